@@ -1,0 +1,41 @@
+// CUDA-specific DWARF: the DW_AT_address_class codes of the PTX
+// interoperability guide (ch. 5.2) and PTX register names packed into
+// DW_OP_regx operands.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ptxdwarf::cuda {
+
+enum AddressClass : uint8_t {
+  ADDR_code_space = 1,
+  ADDR_reg_space = 2,
+  ADDR_sreg_space = 3,
+  ADDR_const_space = 4,
+  ADDR_global_space = 5,
+  ADDR_local_space = 6,
+  ADDR_param_space = 7,
+  ADDR_shared_space = 8,
+  ADDR_surf_space = 9,
+  ADDR_tex_space = 10,
+  ADDR_tex_sampler_space = 11,
+  ADDR_generic_space = 12,
+};
+
+// "ADDR_reg_space" for 2; empty for values outside the table.
+std::string_view addressClassName(uint64_t value);
+// "Register storage" for 2 (the guide's description column).
+std::string_view addressClassDescription(uint64_t value);
+
+// A PTX register name as cuda-gdb expects it in DW_OP_regx: its ASCII bytes
+// read as a big-endian number ("%r1" -> 0x257231). Needs a leading '%' and at
+// most 8 bytes; returns nullopt otherwise.
+std::optional<uint64_t> packRegister(std::string_view name);
+// The inverse: the name when `value` is a packed printable name starting with
+// '%', nullopt for an ordinary register number.
+std::optional<std::string> unpackRegister(uint64_t value);
+
+}  // namespace ptxdwarf::cuda

@@ -1,0 +1,128 @@
+// LEB128 and fixed-width little-endian reads over a bounded byte range.
+// Every read checks its bounds; a failed read leaves the cursor's error flag set
+// and returns 0, so decoders can read a whole record and test once.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace ptxdwarf {
+
+class ByteReader {
+ public:
+  ByteReader() = default;
+  ByteReader(std::span<const uint8_t> data, uint64_t offset = 0) : data_(data), pos_(offset) {
+    if (pos_ > data_.size()) fail();
+  }
+
+  uint64_t offset() const { return pos_; }
+  void seek(uint64_t offset) {
+    if (offset > data_.size()) fail(); else pos_ = offset;
+  }
+  uint64_t remaining() const { return pos_ <= data_.size() ? data_.size() - pos_ : 0; }
+  bool ok() const { return !failed_; }
+  bool atEnd() const { return pos_ >= data_.size(); }
+  std::span<const uint8_t> data() const { return data_; }
+  // Restricts reading to [.., end): later reads past `end` fail.
+  void limit(uint64_t end) {
+    if (end < data_.size()) data_ = data_.first(end);
+  }
+
+  uint8_t u8() { return static_cast<uint8_t>(fixed(1)); }
+  uint16_t u16() { return static_cast<uint16_t>(fixed(2)); }
+  uint32_t u32() { return static_cast<uint32_t>(fixed(4)); }
+  uint64_t u64() { return fixed(8); }
+  // 1, 2, 4 or 8 bytes, little-endian.
+  uint64_t fixed(unsigned size) {
+    if (failed_ || size > remaining()) return fail();
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; ++i) v |= uint64_t{data_[pos_ + i]} << (8 * i);
+    pos_ += size;
+    return v;
+  }
+
+  // At most 10 bytes; bits beyond 64 must be zero (sign bits for sleb).
+  uint64_t uleb() {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 10; ++i) {
+      if (failed_ || pos_ >= data_.size()) return fail();
+      uint8_t b = data_[pos_++];
+      uint64_t bits = b & 0x7f;
+      if (i == 9 && bits > 1) return fail();
+      v |= bits << (7 * i);
+      if (!(b & 0x80)) return v;
+    }
+    return fail();
+  }
+  int64_t sleb() {
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (unsigned i = 0; i < 10; ++i) {
+      if (failed_ || pos_ >= data_.size()) return static_cast<int64_t>(fail());
+      uint8_t b = data_[pos_++];
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      shift += 7;
+      if (!(b & 0x80)) {
+        if (shift < 64 && (b & 0x40)) v |= ~uint64_t{0} << shift;
+        return static_cast<int64_t>(v);
+      }
+    }
+    return static_cast<int64_t>(fail());
+  }
+  // NUL-terminated string; the view excludes the terminator.
+  std::string_view cstring() {
+    if (failed_) return {};
+    for (uint64_t i = pos_; i < data_.size(); ++i) {
+      if (data_[i] == 0) {
+        std::string_view s(reinterpret_cast<const char*>(data_.data() + pos_), i - pos_);
+        pos_ = i + 1;
+        return s;
+      }
+    }
+    fail();
+    return {};
+  }
+  std::span<const uint8_t> bytes(uint64_t n) {
+    if (failed_ || n > remaining()) {
+      fail();
+      return {};
+    }
+    auto s = data_.subspan(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  void skip(uint64_t n) {
+    if (n > remaining()) fail(); else pos_ += n;
+  }
+
+ private:
+  uint64_t fail() {
+    failed_ = true;
+    return 0;
+  }
+  std::span<const uint8_t> data_;
+  uint64_t pos_ = 0;
+  bool failed_ = false;
+};
+
+// Number of bytes of the ULEB128 encoding of v.
+inline unsigned ulebSize(uint64_t v) {
+  unsigned n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+inline unsigned slebSize(int64_t v) {
+  unsigned n = 1;
+  for (;;) {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    if ((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40))) return n;
+    ++n;
+  }
+}
+
+}  // namespace ptxdwarf

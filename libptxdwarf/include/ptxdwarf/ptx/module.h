@@ -1,0 +1,145 @@
+// The non-debug half of a PTX file, indexed so DWARF can be checked against it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ptxdwarf/diagnostic.h"
+#include "ptxdwarf/section.h"
+
+namespace ptxdwarf::ptx {
+
+enum class StateSpace : uint8_t {
+  none, reg, sreg, const_, global, local, param, shared, tex, surf, sampler, generic
+};
+std::string_view stateSpaceName(StateSpace s);  // ".global", ... ; "" for none
+
+enum class Linkage : uint8_t { none, visible, extern_, weak, common };
+
+struct Version {
+  unsigned major = 0;
+  unsigned minor = 0;
+  bool present = false;
+  // true when this version is at least major.minor
+  bool atLeast(unsigned maj, unsigned min) const {
+    return major > maj || (major == maj && minor >= min);
+  }
+};
+
+struct FileEntry {
+  unsigned index = 0;
+  std::string path;
+  std::optional<uint64_t> timestamp;
+  std::optional<uint64_t> size;
+  SourceLoc loc;
+};
+
+struct LocRecord {
+  unsigned file = 0;
+  unsigned line = 0;
+  unsigned col = 0;
+  int32_t function = -1;  // index into Module::functions, -1 at module scope
+  SourceLoc loc;
+};
+
+// A variable or parameter declaration: `.shared .align 4 .b8 buf[128];`
+struct Variable {
+  std::string name;
+  StateSpace space = StateSpace::none;
+  std::string type;                 // ".b8", ".u64", ".texref", ...
+  uint32_t align = 0;               // 0 when not given
+  std::vector<uint64_t> dims;       // array dimensions; 0 for `[]`
+  Linkage linkage = Linkage::none;
+  int32_t function = -1;            // -1: module scope
+  SourceLoc loc;
+};
+
+// `.reg .b32 %r<4>;` declares %r0..%r3 (range form); `.reg .pred p, q;` plain names.
+struct RegisterDecl {
+  std::string name;        // "%r" for the range form, else the full name
+  std::string type;        // ".b32"
+  uint32_t count = 0;      // range form: number of registers; 0 for a plain name
+  bool isRange() const { return count != 0; }
+  SourceLoc loc;
+};
+
+struct Label {
+  std::string name;
+  int32_t function = -1;  // index into Module::functions; -1 outside any body
+  SourceLoc loc;
+};
+
+struct Function {
+  std::string name;
+  bool isEntry = false;
+  Linkage linkage = Linkage::none;
+  bool hasBody = false;
+  std::vector<Variable> returns;   // .func return parameters
+  std::vector<Variable> params;
+  std::vector<RegisterDecl> registers;
+  std::vector<uint32_t> labels;    // indices into Module::labels
+  SourceLoc loc;                   // the `.entry`/`.func` directive
+  SourceLoc bodyBegin, bodyEnd;    // `{` and `}`
+
+  // Does the body declare `reg` ("%r3" matches `%r<4>`, `%SP` matches `%SP`)?
+  bool declaresRegister(std::string_view reg) const;
+};
+
+struct Module {
+  std::string filename;
+  Version version;
+  std::vector<std::string> targets;  // ".target sm_90, debug" -> {"sm_90", "debug"}
+  bool debug = false;                // `debug` among the targets
+  unsigned addressSize = 0;          // 0 when no .address_size (PTX default is 32)
+  SourceLoc versionLoc, targetLoc, addressSizeLoc;
+  std::vector<FileEntry> files;
+  std::vector<LocRecord> locs;
+  std::vector<Function> functions;
+  std::vector<Variable> variables;   // module scope and function scope (Variable::function)
+  std::vector<Label> labels;         // code labels, in order
+  std::vector<SectionImage> sections;  // every `.section`, blocks of one name concatenated
+
+  const SectionImage* section(std::string_view name) const;
+  const Function* findFunction(std::string_view name) const;
+  const Variable* findVariable(std::string_view name, int32_t function = -1) const;
+  const Variable* findParameter(std::string_view name) const;
+  const Label* findLabel(std::string_view name) const;
+  const FileEntry* findFile(unsigned index) const;
+  // Any definition a symbolic operand may name: label, function, variable,
+  // parameter, or a section name.
+  bool definesSymbol(std::string_view name) const;
+  // Builds the name indexes; the reader calls it, callers that edit a Module call it again.
+  void reindex();
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  template <class V>
+  using NameMap = std::unordered_map<std::string, V, NameHash, std::equal_to<>>;
+  NameMap<uint32_t> functionIndex_, variableIndex_, labelIndex_;
+  NameMap<uint64_t> paramIndex_;  // (function << 32) | parameter
+};
+
+struct ReadOptions {
+  // Keep the `.section` blocks whose names do not start with ".debug" too.
+  bool keepAllSections = true;
+};
+
+struct ReadResult {
+  Module module;
+  Diagnostics diagnostics;
+  bool ok() const { return !diagnostics.hasErrors(); }
+};
+
+// Reads a whole PTX file in one pass. On a syntax error the result carries a
+// diagnostic (file:line:col) and the module holds what was read up to it.
+ReadResult read(std::string_view text, std::string_view filename = "<input>",
+                const ReadOptions& options = {});
+
+}  // namespace ptxdwarf::ptx

@@ -1,0 +1,201 @@
+// The decoded DWARF of one PTX module: abbreviation tables, units, a flat DIE
+// array (children follow their parent, NULL entries kept so offsets and the
+// tree shape survive), and the name tables. Values keep their relocations:
+// an operand that was `.b64 func_begin0` in the PTX decodes as symbolic.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxdwarf/diagnostic.h"
+#include "ptxdwarf/section.h"
+
+namespace ptxdwarf::read {
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+struct AttrSpec {
+  uint16_t name = 0;
+  uint16_t form = 0;
+};
+
+struct Abbrev {
+  uint64_t code = 0;
+  uint64_t offset = 0;  // of the code in .debug_abbrev
+  uint16_t tag = 0;
+  bool hasChildren = false;
+  uint32_t firstSpec = 0;  // into AbbrevTable::specs
+  uint32_t specCount = 0;
+};
+
+struct AbbrevTable {
+  uint64_t offset = 0;  // in .debug_abbrev
+  uint64_t end = 0;     // one past the terminating 0 (or where decoding stopped)
+  bool terminated = false;
+  std::vector<Abbrev> abbrevs;  // in table order
+  std::vector<AttrSpec> specs;
+  std::vector<uint32_t> byCode;  // dense code -> index (kNone); codes above its size use a scan
+
+  const Abbrev* find(uint64_t code) const;
+  std::span<const AttrSpec> specsOf(const Abbrev& a) const {
+    return std::span<const AttrSpec>(specs).subspan(a.firstSpec, a.specCount);
+  }
+};
+
+// One attribute value, decoded. `form` is the actual form (DW_FORM_indirect
+// resolved; `indirect` remembers it was indirect).
+struct AttrValue {
+  uint16_t name = 0;
+  uint16_t form = 0;
+  bool indirect = false;
+  uint64_t offset = 0;   // of the value's first byte in .debug_info
+  uint64_t size = 0;     // bytes of the value (after the indirect form code)
+  uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references,
+                         // .debug_str offset for strp, section offset for sec_offset
+  int64_t svalue = 0;    // DW_FORM_sdata
+  std::string_view string;           // string and strp (view into the section bytes)
+  std::span<const uint8_t> block;    // blockN and exprloc contents
+  const Relocation* reloc = nullptr; // set when the value bytes are a symbolic operand
+
+  bool isReference() const;
+  bool isBlock() const;
+  bool isString() const;
+  bool isConstant() const;  // dataN, sdata, udata
+};
+
+struct Die {
+  uint64_t offset = 0;
+  uint32_t unit = 0;
+  uint32_t parent = kNone;     // index into Dwarf::dies
+  uint32_t depth = 0;          // 0 for the unit DIE
+  uint32_t abbrevIndex = kNone;  // into the unit's table; kNone for a NULL entry
+  uint32_t firstAttr = 0;      // into Dwarf::attrs
+  uint32_t attrCount = 0;
+  uint16_t tag = 0;            // 0 for a NULL entry
+  bool hasChildren = false;
+  uint64_t code = 0;           // the abbreviation code as written
+
+  bool isNull() const { return tag == 0 && abbrevIndex == kNone; }
+};
+
+struct Unit {
+  uint64_t offset = 0;
+  uint64_t length = 0;     // the unit_length field
+  uint64_t end = 0;        // offset + 4 + length (clamped to the section)
+  uint16_t version = 0;
+  uint64_t abbrevOffset = 0;
+  uint8_t addressSize = 0;
+  const Relocation* abbrevReloc = nullptr;
+  uint32_t abbrevTable = kNone;  // into Dwarf::abbrevTables
+  uint32_t firstDie = 0;
+  uint32_t dieCount = 0;
+  uint64_t headerSize() const { return 11; }
+};
+
+struct NameEntry {
+  uint64_t offset = 0;      // of the entry in the section
+  uint64_t dieOffset = 0;   // relative to the unit
+  std::string_view name;
+};
+
+struct NameSet {  // one .debug_pubnames set
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  uint16_t version = 0;
+  uint64_t infoOffset = 0;
+  const Relocation* infoReloc = nullptr;
+  uint64_t infoLength = 0;
+  std::vector<NameEntry> entries;
+};
+
+struct Range {
+  uint64_t offset = 0;  // of the entry in the section
+  uint64_t address = 0;
+  uint64_t length = 0;
+  const Relocation* addressReloc = nullptr;
+  const Relocation* lengthReloc = nullptr;
+};
+
+struct ArangeSet {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  uint16_t version = 0;
+  uint64_t infoOffset = 0;
+  const Relocation* infoReloc = nullptr;
+  uint8_t addressSize = 0;
+  uint8_t segmentSize = 0;
+  std::vector<Range> ranges;  // without the 0,0 terminator
+};
+
+// One .debug_loc entry. Kinds: a range with an expression, a base address
+// selection (begin = all ones), or the end of the list.
+struct LocEntry {
+  enum Kind : uint8_t { range, baseAddress, endOfList };
+  Kind kind = range;
+  uint64_t offset = 0;
+  uint64_t begin = 0, end = 0;
+  const Relocation* beginReloc = nullptr;
+  const Relocation* endReloc = nullptr;
+  uint64_t exprOffset = 0;  // of the expression bytes in .debug_loc
+  std::span<const uint8_t> expr;
+};
+
+struct LocList {
+  uint64_t offset = 0;
+  std::vector<LocEntry> entries;  // the end-of-list entry included
+  bool terminated = false;
+};
+
+struct DecodeOptions {
+  // Location lists are decoded from every offset a DW_AT_location /
+  // DW_AT_frame_base / ... sec_offset or data4 value names.
+  bool locationLists = true;
+};
+
+class Dwarf {
+ public:
+  const SectionImage* info = nullptr;
+  const SectionImage* abbrev = nullptr;
+  const SectionImage* str = nullptr;
+  const SectionImage* loc = nullptr;
+  const SectionImage* pubnames = nullptr;
+  const SectionImage* aranges = nullptr;
+  const SectionImage* macinfo = nullptr;
+  const SectionImage* line = nullptr;
+
+  std::vector<AbbrevTable> abbrevTables;
+  std::vector<Unit> units;
+  std::vector<Die> dies;
+  std::vector<AttrValue> attrs;
+  std::vector<NameSet> pubnameSets;
+  std::vector<ArangeSet> arangeSets;
+  std::vector<LocList> locLists;  // sorted by offset
+  Diagnostics diagnostics;
+
+  std::span<const AttrValue> attributes(const Die& d) const {
+    return std::span<const AttrValue>(attrs).subspan(d.firstAttr, d.attrCount);
+  }
+  const AttrValue* attribute(const Die& d, uint16_t name) const;
+  const Die* dieAt(uint64_t offset) const;  // the DIE starting exactly there (not NULL entries)
+  const Die* parentOf(const Die& d) const { return d.parent == kNone ? nullptr : &dies[d.parent]; }
+  const Unit& unitOf(const Die& d) const { return units[d.unit]; }
+  const AbbrevTable* tableOf(const Unit& u) const {
+    return u.abbrevTable == kNone ? nullptr : &abbrevTables[u.abbrevTable];
+  }
+  const LocList* locListAt(uint64_t offset) const;
+  // DW_AT_name, else empty.
+  std::string_view name(const Die& d) const;
+  // DW_AT_linkage_name or DW_AT_MIPS_linkage_name, else empty.
+  std::string_view linkageName(const Die& d) const;
+  // A diagnostic at `offset` in `section`, located at the PTX line that wrote the byte.
+  Diagnostic& error(const SectionImage* section, uint64_t offset, std::string message);
+};
+
+// Decodes every debug section among `sections` (by name). Problems become
+// diagnostics in Dwarf::diagnostics; decoding continues where it safely can.
+Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& options = {});
+
+}  // namespace ptxdwarf::read

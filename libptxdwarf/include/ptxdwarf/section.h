@@ -1,0 +1,65 @@
+// SectionImage: where the PTX reader and the DWARF writer meet.
+// The exact bytes of one debug section as ptxas would assemble them, with every
+// symbolic operand kept as a relocation (its bytes zero-filled) and every byte
+// traceable to the PTX line and column that produced it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxdwarf/diagnostic.h"
+
+namespace ptxdwarf {
+
+// `symbol + addend`, or the label difference `symbol - minus + addend`.
+struct Relocation {
+  uint64_t offset = 0;
+  uint8_t size = 0;  // 1, 2, 4 or 8 (the directive's width)
+  std::string symbol;
+  std::string minus;  // non-empty for `A-B`
+  int64_t addend = 0;
+
+  bool isDifference() const { return !minus.empty(); }
+  // "sym", "sym+8", "sym-4", "A-B"
+  std::string expression() const;
+};
+
+// A label defined inside a section (`name:`), at the offset of the next byte.
+struct SectionLabel {
+  std::string name;
+  uint64_t offset = 0;
+  SourceLoc loc;
+};
+
+// One directive operand's bytes start at `offset`; the source map is a sorted
+// list of these (a byte maps to the last span starting at or before it).
+struct SourceSpan {
+  uint32_t offset = 0;
+  uint32_t line = 0;
+  uint32_t col = 0;
+};
+
+struct SectionImage {
+  std::string name;  // with the leading dot: ".debug_info"
+  std::vector<uint8_t> bytes;
+  std::vector<Relocation> relocations;  // sorted by offset, non-overlapping
+  std::vector<SectionLabel> labels;     // in definition order
+  std::vector<SourceSpan> sourceMap;    // sorted by offset
+  SourceLoc loc;                        // the first `.section` line of this name
+
+  std::span<const uint8_t> data() const { return bytes; }
+  size_t size() const { return bytes.size(); }
+  // The PTX position of the operand that produced byte `offset` (the section's own
+  // position when the offset lies past the end).
+  SourceLoc locate(uint64_t offset) const;
+  // The relocation covering exactly [offset, offset+size), or nullptr.
+  const Relocation* relocationAt(uint64_t offset, uint8_t size) const;
+  // Any relocation overlapping [offset, offset+size), or nullptr.
+  const Relocation* relocationOverlapping(uint64_t offset, uint64_t size) const;
+  const SectionLabel* labelAt(uint64_t offset) const;
+};
+
+}  // namespace ptxdwarf

@@ -1,0 +1,60 @@
+#include "ptxdwarf/cuda.h"
+
+namespace ptxdwarf::cuda {
+
+namespace {
+struct ClassInfo {
+  std::string_view name, description;
+};
+constexpr ClassInfo kClasses[] = {
+    {"", ""},
+    {"ADDR_code_space", "Code storage"},
+    {"ADDR_reg_space", "Register storage"},
+    {"ADDR_sreg_space", "Special register storage"},
+    {"ADDR_const_space", "Constant storage"},
+    {"ADDR_global_space", "Global storage"},
+    {"ADDR_local_space", "Local storage"},
+    {"ADDR_param_space", "Parameter storage"},
+    {"ADDR_shared_space", "Shared storage"},
+    {"ADDR_surf_space", "Surface storage"},
+    {"ADDR_tex_space", "Texture storage"},
+    {"ADDR_tex_sampler_space", "Texture sampler storage"},
+    {"ADDR_generic_space", "Generic-address storage"},
+};
+bool isNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$' || c == '%';
+}
+}  // namespace
+
+std::string_view addressClassName(uint64_t value) {
+  return value < std::size(kClasses) ? kClasses[value].name : std::string_view{};
+}
+
+std::string_view addressClassDescription(uint64_t value) {
+  return value < std::size(kClasses) ? kClasses[value].description : std::string_view{};
+}
+
+std::optional<uint64_t> packRegister(std::string_view name) {
+  if (name.size() < 2 || name.size() > 8 || name[0] != '%') return std::nullopt;
+  uint64_t v = 0;
+  for (char c : name) {
+    if (!isNameChar(c)) return std::nullopt;
+    v = (v << 8) | static_cast<uint8_t>(c);
+  }
+  return v;
+}
+
+std::optional<std::string> unpackRegister(uint64_t value) {
+  std::string s;
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    char c = static_cast<char>((value >> shift) & 0xff);
+    if (c == 0 && s.empty()) continue;  // leading zero bytes
+    if (!isNameChar(c)) return std::nullopt;
+    s += c;
+  }
+  if (s.size() < 2 || s[0] != '%') return std::nullopt;
+  return s;
+}
+
+}  // namespace ptxdwarf::cuda

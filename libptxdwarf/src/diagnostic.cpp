@@ -1,0 +1,52 @@
+#include "ptxdwarf/diagnostic.h"
+
+namespace ptxdwarf {
+
+std::string_view severityName(Severity s) {
+  switch (s) {
+    case Severity::note: return "note";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "error";
+}
+
+std::string Diagnostic::format(std::string_view file) const {
+  std::string out(file);
+  out += ':';
+  out += std::to_string(loc.line);
+  out += ':';
+  out += std::to_string(loc.col);
+  out += ": ";
+  out += severityName(severity);
+  out += ": ";
+  out += message;
+  if (!rule.empty()) {
+    out += " [";
+    out += rule;
+    out += ']';
+  }
+  return out;
+}
+
+Diagnostic& Diagnostics::error(SourceLoc loc, std::string message) {
+  return items.emplace_back(Diagnostic{Severity::error, loc, std::move(message), {}, {}, -1});
+}
+
+Diagnostic& Diagnostics::warning(SourceLoc loc, std::string message) {
+  return items.emplace_back(Diagnostic{Severity::warning, loc, std::move(message), {}, {}, -1});
+}
+
+size_t Diagnostics::errorCount() const {
+  size_t n = 0;
+  for (const auto& d : items) n += d.severity == Severity::error;
+  return n;
+}
+
+size_t Diagnostics::warningCount() const {
+  size_t n = 0;
+  for (const auto& d : items) n += d.severity == Severity::warning;
+  return n;
+}
+
+}  // namespace ptxdwarf

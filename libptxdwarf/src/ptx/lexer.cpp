@@ -1,0 +1,221 @@
+#include "lexer.h"
+
+#include <cstring>
+
+namespace ptxdwarf::ptx {
+
+namespace {
+
+int digitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 99;
+}
+
+}  // namespace
+
+NumberScan scanNumber(const char* p, const char* end) {
+  NumberScan r;
+  if (p >= end || !isDigit(*p)) return r;
+  unsigned base = 10;
+  if (*p == '0' && p + 1 < end) {
+    char n = p[1];
+    if (n == 'x' || n == 'X') {
+      base = 16;
+      p += 2;
+    } else if (n == 'b' || n == 'B') {
+      base = 2;
+      p += 2;
+    } else if (isDigit(n)) {
+      base = 8;
+      p += 1;
+    }
+  }
+  const char* digits = p;
+  uint64_t value = 0;
+  while (p < end) {
+    int d = digitValue(*p);
+    if (d >= static_cast<int>(base)) break;
+    if (value > (UINT64_MAX - static_cast<uint64_t>(d)) / base) r.overflow = true;
+    value = value * base + static_cast<uint64_t>(d);
+    ++p;
+  }
+  if (p == digits) return r;  // "0x" or "0b" without digits
+  if (p < end && *p == 'U') ++p;
+  if (p < end && (isIdentChar(*p))) return r;  // "09", "1U2", "1L"
+  r.end = p;
+  r.value = value;
+  return r;
+}
+
+SourceLoc Cursor::locAt(const char* q) const {
+  // Only valid for positions on the current line; earlier positions get column 1.
+  if (q < lineStart_) return {line_, 1};
+  return {line_, static_cast<uint32_t>(q - lineStart_ + 1)};
+}
+
+void Cursor::moveTo(const char* q) {
+  while (p_ < q) {
+    const void* nl = std::memchr(p_, '\n', static_cast<size_t>(q - p_));
+    if (!nl) {
+      p_ = q;
+      return;
+    }
+    p_ = static_cast<const char*>(nl);
+    newline(p_);
+    ++p_;
+  }
+}
+
+void Cursor::fail(SourceLoc loc, std::string message) const {
+  throw ParseError{loc, std::move(message)};
+}
+
+void Cursor::skipBlockComment() {
+  SourceLoc start = loc();
+  p_ += 2;
+  for (;;) {
+    const void* star = std::memchr(p_, '*', static_cast<size_t>(end_ - p_));
+    if (!star) {
+      moveTo(end_);
+      fail(start, "unterminated /* comment");
+    }
+    moveTo(static_cast<const char*>(star));
+    ++p_;
+    if (p_ < end_ && *p_ == '/') {
+      ++p_;
+      return;
+    }
+  }
+}
+
+void Cursor::skipSpace() {
+  while (p_ < end_) {
+    char c = *p_;
+    if (c == '\n') {
+      newline(p_);
+      ++p_;
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++p_;
+    } else if (c == '/' && p_ + 1 < end_ && p_[1] == '/') {
+      skipLine();
+    } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
+      skipBlockComment();
+    } else {
+      return;
+    }
+  }
+}
+
+void Cursor::skipInlineSpace() {
+  while (p_ < end_) {
+    char c = *p_;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++p_;
+    } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
+      skipBlockComment();
+    } else {
+      return;
+    }
+  }
+}
+
+void Cursor::skipLine() {
+  const void* nl = std::memchr(p_, '\n', static_cast<size_t>(end_ - p_));
+  p_ = nl ? static_cast<const char*>(nl) : end_;
+}
+
+void Cursor::skipStatement() {
+  SourceLoc start = loc();
+  unsigned braces = 0;  // vector operands: `ld.v4.u8 {%rs5, %rs6, %rs7, %rs8}, [p];`
+  while (p_ < end_) {
+    char c = *p_;
+    switch (c) {
+      case ';':
+        ++p_;
+        return;
+      case '{':
+        ++braces;
+        ++p_;
+        break;
+      case '\n':
+        newline(p_);
+        ++p_;
+        break;
+      case '"':
+        stringLiteral();
+        break;
+      case '/':
+        if (p_ + 1 < end_ && p_[1] == '/') {
+          skipLine();
+        } else if (p_ + 1 < end_ && p_[1] == '*') {
+          skipBlockComment();
+        } else {
+          ++p_;
+        }
+        break;
+      case '}':
+        // An unbalanced `}` ends the body: the statement lacks its `;`.
+        if (braces == 0) fail(loc(), "expected ';' before '}'");
+        --braces;
+        ++p_;
+        break;
+      default:
+        ++p_;
+    }
+  }
+  fail(start, "unterminated statement: expected ';' before end of file");
+}
+
+std::string_view Cursor::identifier() {
+  if (p_ >= end_ || !isIdentStart(*p_)) return {};
+  const char* s = p_++;
+  while (p_ < end_ && isIdentChar(*p_)) ++p_;
+  return {s, static_cast<size_t>(p_ - s)};
+}
+
+std::string_view Cursor::directive() {
+  if (p_ + 1 >= end_ || *p_ != '.' || !isIdentChar(p_[1])) return {};
+  const char* s = p_++;
+  while (p_ < end_ && isIdentChar(*p_)) ++p_;
+  return {s, static_cast<size_t>(p_ - s)};
+}
+
+std::string_view Cursor::stringLiteral() {
+  SourceLoc start = loc();
+  if (peek() != '"') fail("expected a string");
+  const char* s = ++p_;
+  while (p_ < end_) {
+    char c = *p_;
+    if (c == '"') {
+      std::string_view v(s, static_cast<size_t>(p_ - s));
+      ++p_;
+      return v;
+    }
+    if (c == '\n') break;
+    if (c == '\\' && p_ + 1 < end_ && p_[1] != '\n') ++p_;
+    ++p_;
+  }
+  fail(start, "unterminated string");
+}
+
+uint64_t Cursor::unsignedNumber(const char* what) {
+  NumberScan n = scanNumber(p_, end_);
+  if (!n.end) fail(std::string("expected ") + what);
+  if (n.overflow) fail(std::string(what) + " does not fit in 64 bits");
+  p_ = n.end;
+  return n.value;
+}
+
+void Cursor::expect(char c, const char* context) {
+  if (!consume(c)) {
+    std::string m = "expected '";
+    m += c;
+    m += "' ";
+    m += context;
+    fail(std::move(m));
+  }
+}
+
+}  // namespace ptxdwarf::ptx

@@ -1,0 +1,90 @@
+// The PTX scanner: one cursor over the whole file, tokens as views, line and
+// column tracked as it goes. Errors are thrown as ParseError and turned into a
+// diagnostic by the reader (the only place that catches them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ptxdwarf/diagnostic.h"
+
+namespace ptxdwarf::ptx {
+
+struct ParseError {
+  SourceLoc loc;
+  std::string message;
+};
+
+inline bool isIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
+}
+inline bool isIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$';
+}
+inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Result of scanning an integer literal the way ptxas reads it in data
+// directives: decimal, 0x hex, 0b binary, leading-0 octal, optional U suffix.
+struct NumberScan {
+  const char* end = nullptr;  // one past the literal; nullptr when malformed
+  uint64_t value = 0;
+  bool overflow = false;      // does not fit in 64 bits
+};
+NumberScan scanNumber(const char* p, const char* end);
+
+class Cursor {
+ public:
+  Cursor(std::string_view text) : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), lineStart_(text.data()) {}
+
+  bool atEnd() const { return p_ >= end_; }
+  char peek() const { return p_ < end_ ? *p_ : '\0'; }
+  char peekAt(size_t n) const { return p_ + n < end_ ? p_[n] : '\0'; }
+  const char* pos() const { return p_; }
+  const char* end() const { return end_; }
+  SourceLoc loc() const { return {line_, static_cast<uint32_t>(p_ - lineStart_ + 1)}; }
+  SourceLoc locAt(const char* q) const;  // q on the current line or earlier in it
+
+  void advance(size_t n = 1) { p_ += n; }
+  // Moves to q (>= pos) counting the newlines passed.
+  void moveTo(const char* q);
+
+  // Skips whitespace (any kind, CR included) and comments.
+  void skipSpace();
+  // Skips blanks and /* */ comments that stay on this line; stops at a newline or `//`.
+  void skipInlineSpace();
+  // Skips a statement up to and including the next `;` outside strings and comments.
+  void skipStatement();
+  // Skips to the end of the line (a trailing // comment included).
+  void skipLine();
+
+  std::string_view identifier();   // [A-Za-z_$%][A-Za-z0-9_$]*, empty when none
+  std::string_view directive();    // ".name" incl. the dot, empty when none
+  std::string_view stringLiteral();  // contents of "...", escapes kept verbatim
+  uint64_t unsignedNumber(const char* what);  // decimal/hex/octal/binary
+  bool consume(char c) {
+    if (peek() != c) return false;
+    ++p_;
+    return true;
+  }
+  void expect(char c, const char* context);
+
+  [[noreturn]] void fail(SourceLoc loc, std::string message) const;
+  [[noreturn]] void fail(std::string message) const { fail(loc(), std::move(message)); }
+
+ private:
+  void skipBlockComment();
+  void newline(const char* at) {
+    ++line_;
+    lineStart_ = at + 1;
+  }
+
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  const char* lineStart_;
+  uint32_t line_ = 1;
+};
+
+}  // namespace ptxdwarf::ptx

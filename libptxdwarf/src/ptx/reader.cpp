@@ -1,0 +1,602 @@
+// The PTX reader: one pass over the text. Module-level directives and
+// declarations are indexed; instruction bodies are skipped statement by
+// statement; `.section` blocks are assembled into SectionImages.
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+#include "lexer.h"
+#include "ptxdwarf/ptx/module.h"
+
+namespace ptxdwarf::ptx {
+namespace {
+
+StateSpace spaceFromDirective(std::string_view d) {
+  if (d == ".global") return StateSpace::global;
+  if (d == ".shared") return StateSpace::shared;
+  if (d == ".const") return StateSpace::const_;
+  if (d == ".local") return StateSpace::local;
+  if (d == ".param") return StateSpace::param;
+  if (d == ".reg") return StateSpace::reg;
+  if (d == ".sreg") return StateSpace::sreg;
+  if (d == ".tex") return StateSpace::tex;
+  if (d == ".surf") return StateSpace::surf;
+  return StateSpace::none;
+}
+
+Linkage linkageFromDirective(std::string_view d) {
+  if (d == ".visible") return Linkage::visible;
+  if (d == ".extern") return Linkage::extern_;
+  if (d == ".weak") return Linkage::weak;
+  if (d == ".common") return Linkage::common;
+  return Linkage::none;
+}
+
+bool isTypeDirective(std::string_view d) {
+  static constexpr std::string_view types[] = {
+      ".b8",  ".b16", ".b32", ".b64", ".b128", ".s8",  ".s16", ".s32", ".s64",    ".u8",
+      ".u16", ".u32", ".u64", ".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".pred",
+      ".texref", ".samplerref", ".surfref", ".e4m3", ".e5m2", ".tf32"};
+  for (auto t : types)
+    if (d == t) return true;
+  return false;
+}
+
+// Width in bytes of a data directive inside a section, 0 if it is not one.
+unsigned dataWidth(std::string_view d) {
+  if (d == ".b8") return 1;
+  if (d == ".b16") return 2;
+  if (d == ".b32") return 4;
+  if (d == ".b64") return 8;
+  return 0;
+}
+
+class Reader {
+ public:
+  Reader(std::string_view text, std::string_view filename) : cur_(text) {
+    module_.filename = std::string(filename);
+  }
+
+  void run() {
+    for (;;) {
+      cur_.skipSpace();
+      if (cur_.atEnd()) break;
+      moduleStatement();
+    }
+  }
+
+  Module take() { return std::move(module_); }
+  SourceLoc loc() const { return cur_.loc(); }
+
+ private:
+  // ---- module scope -------------------------------------------------------
+  void moduleStatement() {
+    SourceLoc at = cur_.loc();
+    std::string_view d = cur_.directive();
+    if (d.empty()) {
+      if (cur_.peek() == '{' || cur_.peek() == '}')
+        cur_.fail(std::string("unexpected '") + cur_.peek() + "' at module scope");
+      if (cur_.peek() == ';') {  // stray empty statement
+        cur_.advance();
+        return;
+      }
+      cur_.fail("expected a directive at module scope");
+    }
+    if (d == ".version") return versionDirective(at);
+    if (d == ".target") return targetDirective(at);
+    if (d == ".address_size") return addressSizeDirective(at);
+    if (d == ".file") return fileDirective(at);
+    if (d == ".loc") return locDirective(at, -1);
+    if (d == ".section") return sectionDirective(at);
+    if (d == ".entry" || d == ".func") return function(d == ".entry", Linkage::none, at);
+
+    Linkage linkage = linkageFromDirective(d);
+    if (linkage != Linkage::none) {
+      cur_.skipSpace();
+      SourceLoc next = cur_.loc();
+      std::string_view d2 = cur_.directive();
+      if (d2 == ".entry" || d2 == ".func") return function(d2 == ".entry", linkage, at);
+      StateSpace space = spaceFromDirective(d2);
+      if (space != StateSpace::none) return variableDeclaration(space, linkage, -1, at);
+      if (d2.empty()) cur_.fail(next, "expected a declaration after '" + std::string(d) + "'");
+      cur_.skipStatement();  // e.g. `.extern .callprototype`
+      return;
+    }
+    StateSpace space = spaceFromDirective(d);
+    if (space != StateSpace::none) return variableDeclaration(space, Linkage::none, -1, at);
+    // .alias, .pragma, and directives we have no use for: statements ending in ';'.
+    cur_.skipStatement();
+  }
+
+  void versionDirective(SourceLoc at) {
+    cur_.skipInlineSpace();
+    const char* s = cur_.pos();
+    unsigned major = 0, minor = 0;
+    auto r = std::from_chars(s, cur_.end(), major);
+    if (r.ec != std::errc() || r.ptr == cur_.end() || *r.ptr != '.')
+      cur_.fail("expected a version number like 7.5");
+    auto r2 = std::from_chars(r.ptr + 1, cur_.end(), minor);
+    if (r2.ec != std::errc()) cur_.fail("expected a version number like 7.5");
+    cur_.advance(static_cast<size_t>(r2.ptr - s));
+    module_.version = {major, minor, true};
+    module_.versionLoc = at;
+  }
+
+  void targetDirective(SourceLoc at) {
+    module_.targetLoc = at;
+    for (;;) {
+      cur_.skipInlineSpace();
+      std::string_view t = cur_.identifier();
+      if (t.empty()) cur_.fail("expected a target name");
+      module_.targets.emplace_back(t);
+      if (t == "debug") module_.debug = true;
+      cur_.skipInlineSpace();
+      if (!cur_.consume(',')) break;
+    }
+  }
+
+  void addressSizeDirective(SourceLoc at) {
+    cur_.skipInlineSpace();
+    SourceLoc valueLoc = cur_.loc();
+    uint64_t v = cur_.unsignedNumber("an address size");
+    if (v != 32 && v != 64) cur_.fail(valueLoc, ".address_size must be 32 or 64");
+    module_.addressSize = static_cast<unsigned>(v);
+    module_.addressSizeLoc = at;
+  }
+
+  void fileDirective(SourceLoc at) {
+    FileEntry f;
+    f.loc = at;
+    cur_.skipInlineSpace();
+    f.index = static_cast<unsigned>(cur_.unsignedNumber("a file number"));
+    cur_.skipInlineSpace();
+    f.path = std::string(cur_.stringLiteral());
+    cur_.skipInlineSpace();
+    if (cur_.consume(',')) {  // .file N "path", timestamp, size
+      cur_.skipInlineSpace();
+      f.timestamp = cur_.unsignedNumber("a timestamp");
+      cur_.skipInlineSpace();
+      if (cur_.consume(',')) {
+        cur_.skipInlineSpace();
+        f.size = cur_.unsignedNumber("a file size");
+      }
+    }
+    module_.files.push_back(std::move(f));
+  }
+
+  // `.loc file line col` with an optional `, function_name X, inlined_at F L C` tail.
+  void locDirective(SourceLoc at, int32_t function) {
+    LocRecord r;
+    r.loc = at;
+    r.function = function;
+    cur_.skipInlineSpace();
+    r.file = static_cast<unsigned>(cur_.unsignedNumber("a file number"));
+    cur_.skipInlineSpace();
+    r.line = static_cast<unsigned>(cur_.unsignedNumber("a line number"));
+    cur_.skipInlineSpace();
+    if (isDigit(cur_.peek())) r.col = static_cast<unsigned>(cur_.unsignedNumber("a column"));
+    cur_.skipInlineSpace();
+    while (cur_.consume(',')) {
+      for (;;) {  // tokens of one tail item, up to the next ',' or end of line
+        cur_.skipInlineSpace();
+        if (cur_.identifier().empty() && !isDigit(cur_.peek())) break;
+        if (isDigit(cur_.peek())) cur_.unsignedNumber("a number");
+      }
+    }
+    module_.locs.push_back(r);
+  }
+
+  // ---- functions ------------------------------------------------------------
+  void function(bool isEntry, Linkage linkage, SourceLoc at) {
+    Function f;
+    f.isEntry = isEntry;
+    f.linkage = linkage;
+    f.loc = at;
+    cur_.skipSpace();
+    if (!isEntry && cur_.peek() == '(') parameterList(f.returns);
+    cur_.skipSpace();
+    SourceLoc nameLoc = cur_.loc();
+    std::string_view name = cur_.identifier();
+    if (name.empty()) cur_.fail(nameLoc, "expected a function name");
+    f.name = std::string(name);
+    cur_.skipSpace();
+    if (cur_.peek() == '(') parameterList(f.params);
+    // Performance directives (.maxntid 1, 1, 1 / .noreturn / .pragma "..."), then body or ';'.
+    for (;;) {
+      cur_.skipSpace();
+      char c = cur_.peek();
+      if (c == ';') {
+        cur_.advance();
+        break;
+      }
+      if (c == '{') {
+        f.hasBody = true;
+        break;
+      }
+      if (c == '.' || isDigit(c) || c == ',') {
+        if (!cur_.directive().empty()) continue;
+        if (cur_.consume(',')) continue;
+        cur_.unsignedNumber("a number");
+        continue;
+      }
+      if (c == '"') {
+        cur_.stringLiteral();
+        continue;
+      }
+      if (cur_.atEnd()) cur_.fail("expected '{' or ';' after the declaration of " + f.name);
+      cur_.fail(std::string("unexpected '") + c + "' in the declaration of " + f.name);
+    }
+    int32_t index = static_cast<int32_t>(module_.functions.size());
+    module_.functions.push_back(std::move(f));
+    if (module_.functions.back().hasBody) body(index);
+  }
+
+  void parameterList(std::vector<Variable>& out) {
+    cur_.expect('(', "to open a parameter list");
+    cur_.skipSpace();
+    if (cur_.consume(')')) return;
+    for (;;) {
+      cur_.skipSpace();
+      out.push_back(declarator());
+      cur_.skipSpace();
+      if (cur_.consume(')')) return;
+      if (!cur_.consume(',')) cur_.fail("expected ',' or ')' in a parameter list");
+    }
+  }
+
+  // One `[.space] [.align N] [.ptr .space .align N] [.vN] .type name[dims]`.
+  // The state space of a parameter defaults to .param.
+  Variable declarator() {
+    Variable v;
+    v.loc = cur_.loc();
+    v.space = StateSpace::param;
+    bool afterPtr = false;
+    for (;;) {
+      cur_.skipSpace();
+      std::string_view d = cur_.directive();
+      if (d.empty()) break;
+      if (d == ".ptr") {
+        afterPtr = true;
+      } else if (d == ".align") {
+        cur_.skipSpace();
+        uint64_t a = cur_.unsignedNumber("an alignment");
+        if (!afterPtr) v.align = static_cast<uint32_t>(a);
+      } else if (isTypeDirective(d)) {
+        v.type = std::string(d);
+      } else if (StateSpace s = spaceFromDirective(d); s != StateSpace::none && !afterPtr) {
+        v.space = s;
+      }
+    }
+    SourceLoc nameLoc = cur_.loc();
+    std::string_view name = cur_.identifier();
+    if (name.empty()) cur_.fail(nameLoc, "expected a parameter name");
+    v.name = std::string(name);
+    v.loc = nameLoc;
+    dimensions(v);
+    return v;
+  }
+
+  void dimensions(Variable& v) {
+    for (;;) {
+      cur_.skipSpace();
+      if (!cur_.consume('[')) return;
+      cur_.skipSpace();
+      uint64_t n = 0;
+      if (cur_.peek() != ']') n = cur_.unsignedNumber("an array size");
+      cur_.skipSpace();
+      cur_.expect(']', "to close an array size");
+      v.dims.push_back(n);
+    }
+  }
+
+  // `.global .align 4 .b8 name[16] = {...};`, `.reg .b32 %r<4>, %x;`
+  void variableDeclaration(StateSpace space, Linkage linkage, int32_t function, SourceLoc at) {
+    Variable proto;
+    proto.space = space;
+    proto.linkage = linkage;
+    proto.function = function;
+    proto.loc = at;
+    for (;;) {
+      cur_.skipSpace();
+      std::string_view d = cur_.directive();
+      if (d.empty()) break;
+      if (d == ".align") {
+        cur_.skipSpace();
+        proto.align = static_cast<uint32_t>(cur_.unsignedNumber("an alignment"));
+      } else if (isTypeDirective(d)) {
+        proto.type = std::string(d);
+      } else if (Linkage l = linkageFromDirective(d); l != Linkage::none) {
+        proto.linkage = l;
+      }
+      // .v2/.v4, .attribute(...) and the like change nothing we index.
+    }
+    for (;;) {
+      cur_.skipSpace();
+      SourceLoc nameLoc = cur_.loc();
+      std::string_view name = cur_.identifier();
+      if (name.empty()) cur_.fail(nameLoc, "expected a variable name");
+      cur_.skipSpace();
+      if (space == StateSpace::reg && cur_.peek() == '<') {
+        registerRange(function, name, proto.type, nameLoc);
+      } else {
+        Variable v = proto;
+        v.name = std::string(name);
+        v.loc = nameLoc;
+        dimensions(v);
+        if (space == StateSpace::reg && function >= 0) {
+          module_.functions[static_cast<size_t>(function)].registers.push_back(
+              {v.name, v.type, 0, nameLoc});
+        } else {
+          module_.variables.push_back(std::move(v));
+        }
+      }
+      cur_.skipSpace();
+      if (cur_.consume(',')) continue;
+      if (cur_.consume(';')) return;
+      if (cur_.peek() == '=') {  // initializer: nothing in it is indexed
+        cur_.skipStatement();
+        return;
+      }
+      cur_.fail("expected ',' or ';' after a declaration");
+    }
+  }
+
+  void registerRange(int32_t function, std::string_view prefix, const std::string& type,
+                     SourceLoc loc) {
+    cur_.expect('<', "");
+    cur_.skipSpace();
+    uint64_t n = cur_.unsignedNumber("a register count");
+    cur_.skipSpace();
+    cur_.expect('>', "to close a register range");
+    if (n == 0 || n > UINT32_MAX) cur_.fail(loc, "register count out of range");
+    if (function < 0) cur_.fail(loc, ".reg declarations belong inside a function body");
+    module_.functions[static_cast<size_t>(function)].registers.push_back(
+        {std::string(prefix), type, static_cast<uint32_t>(n), loc});
+  }
+
+  void body(int32_t function) {
+    Function& f = module_.functions[static_cast<size_t>(function)];
+    f.bodyBegin = cur_.loc();
+    cur_.expect('{', "to open a function body");
+    unsigned depth = 1;
+    while (depth > 0) {
+      cur_.skipSpace();
+      if (cur_.atEnd()) cur_.fail(f.bodyBegin, "unterminated function body of " + f.name);
+      char c = cur_.peek();
+      SourceLoc at = cur_.loc();
+      if (c == '{') {
+        cur_.advance();
+        ++depth;
+      } else if (c == '}') {
+        cur_.advance();
+        --depth;
+      } else if (c == '.') {
+        bodyDirective(function, at);
+      } else if (isIdentStart(c)) {
+        labelOrInstruction(function, at);
+      } else {
+        cur_.skipStatement();  // predicated instruction `@%p1 bra ...;` and the like
+      }
+    }
+    module_.functions[static_cast<size_t>(function)].bodyEnd = cur_.loc();
+  }
+
+  void bodyDirective(int32_t function, SourceLoc at) {
+    std::string_view d = cur_.directive();
+    if (d.empty()) cur_.fail("expected a directive");
+    if (d == ".loc") return locDirective(at, function);
+    if (d == ".file") return fileDirective(at);
+    StateSpace space = spaceFromDirective(d);
+    if (space != StateSpace::none) return variableDeclaration(space, Linkage::none, function, at);
+    cur_.skipStatement();  // .pragma, .maxnreg, ...
+  }
+
+  void labelOrInstruction(int32_t function, SourceLoc at) {
+    const char* start = cur_.pos();
+    std::string_view name = cur_.identifier();
+    cur_.skipInlineSpace();
+    if (cur_.peek() == ':' && cur_.peekAt(1) != ':') {
+      cur_.advance();
+      uint32_t index = static_cast<uint32_t>(module_.labels.size());
+      module_.labels.push_back({std::string(name), function, at});
+      module_.functions[static_cast<size_t>(function)].labels.push_back(index);
+      return;
+    }
+    (void)start;
+    cur_.skipStatement();
+  }
+
+  // ---- sections -------------------------------------------------------------
+  void sectionDirective(SourceLoc at) {
+    cur_.skipInlineSpace();
+    SourceLoc nameLoc = cur_.loc();
+    const char* s = cur_.pos();
+    while (!cur_.atEnd() && (isIdentChar(cur_.peek()) || cur_.peek() == '.')) cur_.advance();
+    std::string_view name(s, static_cast<size_t>(cur_.pos() - s));
+    if (name.empty()) cur_.fail(nameLoc, "expected a section name");
+    // ptxas also takes `.section .name, "flags"`-less forms only; attributes are not PTX.
+    cur_.skipSpace();
+    SourceLoc braceLoc = cur_.loc();
+    cur_.expect('{', ("to open section " + std::string(name)).c_str());
+    SectionImage& image = sectionNamed(name, at);
+    sectionBody(image, braceLoc);
+  }
+
+  SectionImage& sectionNamed(std::string_view name, SourceLoc at) {
+    for (auto& s : module_.sections)
+      if (s.name == name) return s;
+    SectionImage& s = module_.sections.emplace_back();
+    s.name = std::string(name);
+    s.loc = at;
+    return s;
+  }
+
+  void sectionBody(SectionImage& image, SourceLoc open) {
+    for (;;) {
+      cur_.skipSpace();
+      if (cur_.atEnd()) cur_.fail(open, "unterminated section " + image.name + ": expected '}'");
+      char c = cur_.peek();
+      if (c == '}') {
+        cur_.advance();
+        return;
+      }
+      if (c == ';') {  // tolerated separator: `.b8 1; .b8 2` (ptxas 13 itself rejects it)
+        cur_.advance();
+        continue;
+      }
+      SourceLoc at = cur_.loc();
+      if (c == '.') {
+        std::string_view d = cur_.directive();
+        unsigned width = dataWidth(d);
+        if (width == 0) {
+          if (d.empty()) cur_.fail(at, "expected a data directive in section " + image.name);
+          cur_.fail(at, "unknown directive '" + std::string(d) + "' inside section " + image.name +
+                            " (expected .b8, .b16, .b32 or .b64)");
+        }
+        dataOperands(image, width, d);
+        continue;
+      }
+      if (isIdentStart(c)) {
+        std::string_view label = cur_.identifier();
+        cur_.skipInlineSpace();
+        if (!cur_.consume(':'))
+          cur_.fail(at, "expected a data directive or a label in section " + image.name);
+        image.labels.push_back({std::string(label), image.bytes.size(), at});
+        continue;
+      }
+      cur_.fail(at, std::string("unexpected '") + c + "' in section " + image.name);
+    }
+  }
+
+  void dataOperands(SectionImage& image, unsigned width, std::string_view directive) {
+    for (;;) {
+      cur_.skipSpace();
+      dataOperand(image, width, directive);
+      cur_.skipSpace();
+      if (!cur_.consume(',')) return;
+    }
+  }
+
+  void dataOperand(SectionImage& image, unsigned width, std::string_view directive) {
+    SourceLoc at = cur_.loc();
+    uint64_t offset = image.bytes.size();
+    if (offset + width > UINT32_MAX) cur_.fail(at, "section " + image.name + " exceeds 4 GiB");
+    image.sourceMap.push_back({static_cast<uint32_t>(offset), at.line, at.col});
+    char c = cur_.peek();
+    if (isDigit(c) || c == '-') {
+      appendValue(image, width, integerOperand(width, directive, at));
+    } else if (isIdentStart(c) || (c == '.' && isIdentChar(cur_.peekAt(1)))) {
+      symbolOperand(image, width, directive, at);
+    } else if (c == '}' || c == '\0' || c == ',') {
+      cur_.fail(at, "expected an operand after " + std::string(directive));
+    } else {
+      cur_.fail(at, std::string("unexpected '") + c + "' in an operand of " + std::string(directive));
+    }
+  }
+
+  // The operand's value in the directive's width: negative numbers in two's
+  // complement. Range as ptxas checks it: [-2^(w-1), 2^w - 1].
+  uint64_t integerOperand(unsigned width, std::string_view directive, SourceLoc at) {
+    bool negative = cur_.consume('-');
+    if (negative) cur_.skipSpace();
+    const char* s = cur_.pos();
+    NumberScan n = scanNumber(s, cur_.end());
+    if (!n.end) cur_.fail(at, "invalid number in " + std::string(directive) + " operand");
+    std::string literal(s, n.end);
+    if (n.overflow) cur_.fail(at, "constant overflow: " + literal + " does not fit in 64 bits");
+    cur_.moveTo(n.end);
+    const unsigned bits = width * 8;
+    const uint64_t mask = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
+    const uint64_t maxNegative = uint64_t{1} << (bits - 1);
+    if (negative ? n.value > maxNegative : n.value > mask) {
+      cur_.fail(at, "value out of range for type " + std::string(directive) + ": " +
+                        (negative ? "-" : "") + std::to_string(n.value));
+    }
+    return (negative ? (~n.value + 1) : n.value) & mask;
+  }
+
+  void symbolOperand(SectionImage& image, unsigned width, std::string_view directive, SourceLoc at) {
+    if (width < 4)
+      cur_.fail(at, "symbolic operand in " + std::string(directive) +
+                        ": ptxas accepts symbols only in .b32 and .b64 (\"Illegal type for dwarf data\")");
+    Relocation r;
+    r.offset = image.bytes.size();
+    r.size = static_cast<uint8_t>(width);
+    r.symbol = std::string(symbolName());
+    cur_.skipInlineSpace();
+    char c = cur_.peek();
+    if (c == '+' || c == '-') {
+      cur_.advance();
+      cur_.skipInlineSpace();
+      SourceLoc termLoc = cur_.loc();
+      if (isDigit(cur_.peek())) {
+        const char* s = cur_.pos();
+        NumberScan n = scanNumber(s, cur_.end());
+        if (!n.end) cur_.fail(termLoc, "invalid number in a symbolic operand");
+        if (n.overflow || n.value > static_cast<uint64_t>(INT64_MAX))
+          cur_.fail(termLoc, "addend out of range");
+        cur_.moveTo(n.end);
+        r.addend = c == '+' ? static_cast<int64_t>(n.value) : -static_cast<int64_t>(n.value);
+      } else if (c == '-' && isIdentStart(cur_.peek())) {
+        r.minus = std::string(symbolName());
+      } else {
+        cur_.fail(termLoc, std::string("expected a number") + (c == '-' ? " or a label" : "") +
+                               " after '" + c + "'");
+      }
+    }
+    image.relocations.push_back(std::move(r));
+    appendValue(image, width, 0);
+  }
+
+  std::string_view symbolName() {
+    // Section names (`.debug_abbrev`) are symbols too.
+    if (cur_.peek() == '.') return cur_.directive();
+    return cur_.identifier();
+  }
+
+  static void appendValue(SectionImage& image, unsigned width, uint64_t value) {
+    for (unsigned i = 0; i < width; ++i) image.bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  }
+
+  Cursor cur_;
+  Module module_;
+};
+
+
+// PTX is text: a NUL byte means a binary or corrupted file. Report where it is.
+bool rejectNulBytes(std::string_view text, Diagnostics& diags) {
+  size_t nul = text.find('\0');
+  if (nul == std::string_view::npos) return false;
+  std::string_view before = text.substr(0, nul);
+  size_t lines = static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+  size_t lineStart = before.rfind('\n');
+  uint32_t col = static_cast<uint32_t>(lineStart == std::string_view::npos ? nul + 1 : nul - lineStart);
+  diags.error({static_cast<uint32_t>(lines + 1), col}, "NUL byte in the input: this is not PTX text");
+  return true;
+}
+
+}  // namespace
+
+ReadResult read(std::string_view text, std::string_view filename, const ReadOptions& options) {
+  ReadResult result;
+  if (text.size() > UINT32_MAX) {
+    result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
+    return result;
+  }
+  if (rejectNulBytes(text, result.diagnostics)) return result;
+  Reader reader(text, filename);
+  try {
+    reader.run();
+  } catch (const ParseError& e) {
+    result.diagnostics.error(e.loc, e.message);
+  }
+  result.module = reader.take();
+  if (!options.keepAllSections) {
+    std::erase_if(result.module.sections,
+                  [](const SectionImage& s) { return !s.name.starts_with(".debug"); });
+  }
+  result.module.reindex();
+  return result;
+}
+
+}  // namespace ptxdwarf::ptx

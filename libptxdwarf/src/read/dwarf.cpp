@@ -1,0 +1,104 @@
+#include "ptxdwarf/read/dwarf.h"
+
+#include <algorithm>
+
+#include "ptxdwarf/dwarf.h"
+#include "stages.h"
+
+namespace ptxdwarf::read {
+
+bool AttrValue::isReference() const {
+  switch (form) {
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_ref2:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_udata:
+    case dw::DW_FORM_ref_addr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool AttrValue::isBlock() const {
+  switch (form) {
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_block1:
+    case dw::DW_FORM_block2:
+    case dw::DW_FORM_block4:
+    case dw::DW_FORM_exprloc:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool AttrValue::isString() const { return form == dw::DW_FORM_string || form == dw::DW_FORM_strp; }
+
+bool AttrValue::isConstant() const {
+  switch (form) {
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_sdata:
+    case dw::DW_FORM_udata:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const AttrValue* Dwarf::attribute(const Die& d, uint16_t name) const {
+  for (const AttrValue& v : attributes(d))
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+const Die* Dwarf::dieAt(uint64_t offset) const {
+  auto it = std::lower_bound(dies.begin(), dies.end(), offset,
+                             [](const Die& d, uint64_t o) { return d.offset < o; });
+  return it != dies.end() && it->offset == offset && !it->isNull() ? &*it : nullptr;
+}
+
+std::string_view Dwarf::name(const Die& d) const {
+  const AttrValue* v = attribute(d, dw::DW_AT_name);
+  return v && v->isString() ? v->string : std::string_view{};
+}
+
+std::string_view Dwarf::linkageName(const Die& d) const {
+  const AttrValue* v = attribute(d, dw::DW_AT_linkage_name);
+  if (!v) v = attribute(d, dw::DW_AT_MIPS_linkage_name);
+  return v && v->isString() ? v->string : std::string_view{};
+}
+
+Diagnostic& Dwarf::error(const SectionImage* section, uint64_t offset, std::string message) {
+  Diagnostic& d = diagnostics.error(section ? section->locate(offset) : SourceLoc{}, std::move(message));
+  if (section) {
+    d.section = section->name;
+    d.offset = static_cast<int64_t>(offset);
+  }
+  return d;
+}
+
+Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& options) {
+  Dwarf dwarf;
+  for (const SectionImage& s : sections) {
+    if (s.name == ".debug_info") dwarf.info = &s;
+    else if (s.name == ".debug_abbrev") dwarf.abbrev = &s;
+    else if (s.name == ".debug_str") dwarf.str = &s;
+    else if (s.name == ".debug_loc") dwarf.loc = &s;
+    else if (s.name == ".debug_pubnames") dwarf.pubnames = &s;
+    else if (s.name == ".debug_aranges") dwarf.aranges = &s;
+    else if (s.name == ".debug_macinfo") dwarf.macinfo = &s;
+    else if (s.name == ".debug_line") dwarf.line = &s;
+  }
+  if (dwarf.info) decodeInfo(dwarf);
+  if (dwarf.pubnames) decodePubnames(dwarf);
+  if (dwarf.aranges) decodeAranges(dwarf);
+  if (options.locationLists) decodeLocLists(dwarf);
+  return dwarf;
+}
+
+}  // namespace ptxdwarf::read

@@ -1,0 +1,287 @@
+// .debug_info: unit headers, the DIE tree (explicit stack, no recursion) and
+// attribute values of every DWARF 2-4 form.
+#include "ptxdwarf/dwarf.h"
+#include "stages.h"
+
+namespace ptxdwarf::read {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string formLabel(uint16_t form) {
+  std::string_view n = dw::formName(form);
+  return n.empty() ? "form " + hex(form) : std::string(n);
+}
+
+// Reads `size` bytes at the reader as a possibly relocated field.
+uint64_t fixedField(const SectionImage& sec, ByteReader& r, unsigned size, AttrValue& out) {
+  uint64_t at = r.offset();
+  uint64_t v = r.fixed(size);
+  out.reloc = sec.relocationAt(at, static_cast<uint8_t>(size));
+  return v;
+}
+
+}  // namespace
+
+bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, uint16_t form, AttrValue& out) {
+  const SectionImage& sec = *dwarf.info;
+  uint64_t start = r.offset();
+  out.form = form;
+  out.offset = start;
+  switch (form) {
+    case dw::DW_FORM_addr:
+      if (unit.addressSize != 1 && unit.addressSize != 2 && unit.addressSize != 4 && unit.addressSize != 8) {
+        dwarf.error(&sec, start, "DW_FORM_addr with unsupported address size " +
+                                     std::to_string(unit.addressSize)).rule = "unit-header";
+        return false;
+      }
+      out.value = fixedField(sec, r, unit.addressSize, out);
+      break;
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_flag:
+      out.value = r.u8();
+      break;
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_ref2:
+      out.value = fixedField(sec, r, 2, out);
+      break;
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_strp:
+    case dw::DW_FORM_sec_offset:
+      out.value = fixedField(sec, r, 4, out);
+      break;
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_sig8:
+      out.value = fixedField(sec, r, 8, out);
+      break;
+    case dw::DW_FORM_ref_addr:
+      // Address-sized in DWARF 2, offset-sized (4 in 32-bit DWARF) from DWARF 3 on.
+      out.value = fixedField(sec, r, unit.version == 2 ? unit.addressSize : 4, out);
+      break;
+    case dw::DW_FORM_sdata:
+      out.svalue = r.sleb();
+      out.value = static_cast<uint64_t>(out.svalue);
+      break;
+    case dw::DW_FORM_udata:
+    case dw::DW_FORM_ref_udata:
+      out.value = r.uleb();
+      break;
+    case dw::DW_FORM_flag_present:
+      out.value = 1;
+      break;
+    case dw::DW_FORM_string:
+      out.string = r.cstring();
+      if (!r.ok()) {
+        dwarf.error(&sec, start, "string attribute is not NUL-terminated inside the unit").rule = "string-bounds";
+        return false;
+      }
+      break;
+    case dw::DW_FORM_block1:
+    case dw::DW_FORM_block2:
+    case dw::DW_FORM_block4:
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_exprloc: {
+      uint64_t len = form == dw::DW_FORM_block1   ? r.u8()
+                     : form == dw::DW_FORM_block2 ? r.u16()
+                     : form == dw::DW_FORM_block4 ? r.u32()
+                                                  : r.uleb();
+      if (!r.ok()) break;
+      if (len > r.remaining()) {
+        dwarf.error(&sec, start, formLabel(form) + " length " + std::to_string(len) +
+                                     " runs past the end of the unit").rule = "block-bounds";
+        return false;
+      }
+      out.value = r.offset();  // where the block's bytes start
+      out.block = r.bytes(len);
+      break;
+    }
+    case dw::DW_FORM_indirect: {
+      uint64_t actual = r.uleb();
+      if (!r.ok()) break;
+      if (actual == dw::DW_FORM_indirect || actual > 0xffff) {
+        dwarf.error(&sec, start, "DW_FORM_indirect names an invalid form " + hex(actual)).rule = "form";
+        return false;
+      }
+      bool ok = readAttrValue(dwarf, unit, r, static_cast<uint16_t>(actual), out);
+      out.indirect = true;
+      return ok;
+    }
+    default:
+      dwarf.error(&sec, start, "unknown form " + hex(form) + "; cannot decode the rest of the unit").rule = "form";
+      return false;
+  }
+  if (!r.ok()) {
+    dwarf.error(&sec, start, formLabel(form) + " value runs past the end of the unit").rule = "unit-bounds";
+    return false;
+  }
+  out.size = r.offset() - out.offset;
+  // Unit-relative references become absolute .debug_info offsets.
+  switch (form) {
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_ref2:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_udata:
+      out.value += unit.offset;
+      break;
+    case dw::DW_FORM_strp: {
+      // `.b32 .debug_str+N` names offset N; a plain number is the offset itself.
+      uint64_t at = out.reloc ? (out.reloc->symbol == ".debug_str" && !out.reloc->isDifference()
+                                     ? static_cast<uint64_t>(out.reloc->addend)
+                                     : UINT64_MAX)
+                              : out.value;
+      if (dwarf.str && at < dwarf.str->size()) {
+        ByteReader s(dwarf.str->data(), at);
+        out.string = s.cstring();
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return true;
+}
+
+namespace {
+
+// Decodes the DIEs of one unit. The tree is kept flat: a DIE's children follow
+// it, and a NULL entry closes each children list.
+void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
+  Unit& unit = dwarf.units[unitIndex];
+  const SectionImage& sec = *dwarf.info;
+  const AbbrevTable& table = dwarf.abbrevTables[unit.abbrevTable];
+  ByteReader r(sec.data(), unit.offset + unit.headerSize());
+  r.limit(unit.end);
+  unit.firstDie = static_cast<uint32_t>(dwarf.dies.size());
+  std::vector<uint32_t> parents;  // explicit stack: deep trees cannot exhaust the call stack
+  bool sawUnitDie = false;
+  while (!r.atEnd()) {
+    Die die;
+    die.offset = r.offset();
+    die.unit = unitIndex;
+    die.depth = static_cast<uint32_t>(parents.size());
+    die.parent = parents.empty() ? kNone : parents.back();
+    die.code = r.uleb();
+    if (!r.ok()) {
+      dwarf.error(&sec, die.offset, "malformed LEB128 abbreviation code").rule = "leb128";
+      break;
+    }
+    if (die.code == 0) {
+      dwarf.dies.push_back(die);
+      if (parents.empty()) {
+        // Padding after the unit DIE: legal, but nothing may follow but more padding.
+        continue;
+      }
+      parents.pop_back();
+      continue;
+    }
+    if (sawUnitDie && parents.empty()) {
+      dwarf.error(&sec, die.offset, "DIE after the unit DIE's children ended (a second top-level DIE)")
+          .rule = "children-terminated";
+    }
+    const Abbrev* a = table.find(die.code);
+    if (!a) {
+      dwarf.error(&sec, die.offset, "abbreviation code " + std::to_string(die.code) +
+                                        " is not defined in the table at .debug_abbrev+" +
+                                        std::to_string(table.offset)).rule = "abbrev-code";
+      break;
+    }
+    die.abbrevIndex = static_cast<uint32_t>(a - table.abbrevs.data());
+    die.tag = a->tag;
+    die.hasChildren = a->hasChildren;
+    die.firstAttr = static_cast<uint32_t>(dwarf.attrs.size());
+    bool ok = true;
+    for (const AttrSpec& spec : table.specsOf(*a)) {
+      AttrValue v;
+      v.name = spec.name;
+      if (!readAttrValue(dwarf, unit, r, spec.form, v)) {
+        ok = false;
+        break;
+      }
+      dwarf.attrs.push_back(v);
+    }
+    die.attrCount = static_cast<uint32_t>(dwarf.attrs.size() - die.firstAttr);
+    uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
+    dwarf.dies.push_back(die);
+    sawUnitDie = true;
+    if (!ok) break;
+    if (die.hasChildren) parents.push_back(index);
+  }
+  if (!parents.empty() && r.ok()) {
+    const Die& open = dwarf.dies[parents.back()];
+    dwarf.error(&sec, open.offset, "children of the DIE at " + hex(open.offset) +
+                                       " are not terminated by a NULL entry before the unit ends at " +
+                                       hex(unit.end)).rule = "children-terminated";
+  }
+  unit.dieCount = static_cast<uint32_t>(dwarf.dies.size() - unit.firstDie);
+}
+
+}  // namespace
+
+void decodeInfo(Dwarf& dwarf) {
+  const SectionImage& sec = *dwarf.info;
+  ByteReader r(sec.data());
+  while (!r.atEnd()) {
+    Unit unit;
+    unit.offset = r.offset();
+    if (r.remaining() < 11) {
+      dwarf.error(&sec, unit.offset, "truncated unit header: " + std::to_string(r.remaining()) +
+                                         " bytes left, a DWARF 2-4 header needs 11").rule = "unit-header";
+      return;
+    }
+    unit.length = r.u32();
+    if (unit.length >= 0xfffffff0) {
+      dwarf.error(&sec, unit.offset, unit.length == 0xffffffff
+                                         ? "64-bit DWARF units are not supported"
+                                         : "reserved unit length " + hex(unit.length)).rule = "unit-header";
+      return;
+    }
+    unit.end = unit.offset + 4 + unit.length;
+    if (unit.end > sec.size()) {
+      dwarf.error(&sec, unit.offset, "unit length " + hex(unit.length) + " runs past the end of .debug_info (unit ends at " +
+                                         hex(unit.end) + ", section size " + hex(sec.size()) + ")").rule = "unit-length";
+      unit.end = sec.size();
+    }
+    unit.version = r.u16();
+    uint64_t abbrevAt = r.offset();
+    unit.abbrevOffset = r.u32();
+    unit.abbrevReloc = sec.relocationAt(abbrevAt, 4);
+    unit.addressSize = r.u8();
+    uint32_t index = static_cast<uint32_t>(dwarf.units.size());
+    dwarf.units.push_back(unit);
+    Unit& u = dwarf.units.back();
+    if (u.version < 2 || u.version > 4) {
+      dwarf.error(&sec, u.offset + 4, "unsupported DWARF version " + std::to_string(u.version) +
+                                          " (DWARF 2, 3 and 4 are supported)").rule = "unit-version";
+    } else if (u.addressSize != 4 && u.addressSize != 8) {
+      dwarf.error(&sec, u.offset + 10, "unsupported address size " + std::to_string(u.addressSize)).rule = "unit-header";
+    } else if (u.abbrevReloc && u.abbrevReloc->symbol != ".debug_abbrev") {
+      dwarf.error(&sec, abbrevAt, "abbreviation offset refers to '" + u.abbrevReloc->expression() +
+                                      "', not .debug_abbrev").rule = "abbrev-offset";
+    } else if (!dwarf.abbrev) {
+      dwarf.error(&sec, abbrevAt, "no .debug_abbrev section").rule = "abbrev-offset";
+    } else {
+      uint64_t tableOffset = u.abbrevOffset + (u.abbrevReloc ? static_cast<uint64_t>(u.abbrevReloc->addend) : 0);
+      u.abbrevOffset = tableOffset;
+      u.abbrevTable = abbrevTableAt(dwarf, tableOffset);
+      if (u.abbrevTable == kNone) {
+        dwarf.error(&sec, abbrevAt, "abbreviation offset " + hex(tableOffset) + " is outside .debug_abbrev (size " +
+                                        hex(dwarf.abbrev->size()) + ")").rule = "abbrev-offset";
+      } else {
+        decodeDies(dwarf, index);
+      }
+    }
+    r.seek(dwarf.units[index].end);
+    if (!r.ok()) return;
+  }
+}
+
+}  // namespace ptxdwarf::read

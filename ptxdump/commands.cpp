@@ -1,0 +1,144 @@
+#include "commands.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace ptxdump {
+
+using namespace ptxdwarf;
+
+bool readWholeFile(const std::string& path, std::string& text, std::string& error) {
+  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) {
+    error = std::strerror(errno);
+    return false;
+  }
+  text.clear();
+  if (f != stdin && std::fseek(f, 0, SEEK_END) == 0) {
+    long size = std::ftell(f);
+    if (size > 0) text.reserve(static_cast<size_t>(size));
+    std::fseek(f, 0, SEEK_SET);
+  }
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  bool failed = std::ferror(f);
+  if (failed) error = std::strerror(errno);
+  if (f != stdin) std::fclose(f);
+  return !failed;
+}
+
+namespace {
+
+void appendDiagnostics(const Diagnostics& diags, const std::string& path, std::string& err) {
+  for (const Diagnostic& d : diags.items) {
+    err += d.format(path);
+    if (!d.section.empty() && d.offset >= 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " (%s+0x%llx)", d.section.c_str(), static_cast<unsigned long long>(d.offset));
+      err += buf;
+    }
+    err += '\n';
+  }
+}
+
+bool hasDebugSections(const ptx::Module& m) {
+  for (const SectionImage& s : m.sections)
+    if (s.name.starts_with(".debug")) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err) {
+  LoadedFile file;
+  file.path = path;
+  std::string error;
+  if (!readWholeFile(path, file.text, error)) {
+    err += path + ": error: cannot read file: " + error + "\n";
+    return std::nullopt;
+  }
+  file.read = ptx::read(file.text, path);
+  if (!file.read.ok()) {
+    appendDiagnostics(file.read.diagnostics, path, err);
+    return std::nullopt;
+  }
+  file.dwarf = read::decode(file.read.module.sections);
+  return file;
+}
+
+int runDump(const DumpRequest& request, std::string& out, std::string& err) {
+  int status = kOk;
+  for (const std::string& path : request.files) {
+    std::optional<LoadedFile> file = loadFile(path, err);
+    if (!file) {
+      status = kUnreadable;
+      continue;
+    }
+    const ptx::Module& m = file->read.module;
+    if (request.format == Format::json) {
+      dumpJson(m, file->dwarf, request.sections, out);
+    } else {
+      out += path;
+      out += ":\tfile format ptx\n\n";
+      if (!hasDebugSections(m)) {
+        out += "no debug sections in " + path + "\n";
+        continue;
+      }
+      dumpText(m, file->dwarf, request.sections, out);
+    }
+    if (file->dwarf.diagnostics.hasErrors()) {
+      appendDiagnostics(file->dwarf.diagnostics, path, err);
+      status = kUnreadable;
+    }
+  }
+  return status;
+}
+
+int runExtract(const ExtractRequest& request, std::string& out, std::string& err) {
+  std::optional<LoadedFile> file = loadFile(request.file, err);
+  if (!file) return kUnreadable;
+  std::string name = request.section;
+  if (!name.starts_with('.')) name.insert(0, ".");
+  const SectionImage* section = file->read.module.section(name);
+  if (!section) {
+    err += request.file + ": error: no section " + name + " in this file";
+    const auto& sections = file->read.module.sections;
+    if (sections.empty()) {
+      err += " (it has no sections)";
+    } else {
+      err += " (it has:";
+      for (const SectionImage& s : sections) err += " " + s.name;
+      err += ")";
+    }
+    err += "\n";
+    return kUnreadable;
+  }
+  if (!request.output.empty()) {
+    std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
+    if (request.output == "-") {
+      out.append(bytes);
+    } else {
+      FILE* f = std::fopen(request.output.c_str(), "wb");
+      bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+      if (f && std::fclose(f) != 0) ok = false;
+      if (!ok) {
+        err += request.output + ": error: cannot write: " + std::strerror(errno) + "\n";
+        return kUnreadable;
+      }
+    }
+  }
+  if (request.relocations) {
+    char buf[48];
+    for (const Relocation& r : section->relocations) {
+      std::snprintf(buf, sizeof buf, "0x%08llx %u ", static_cast<unsigned long long>(r.offset), r.size);
+      out += buf;
+      out += r.expression();
+      out += '\n';
+    }
+  }
+  return kOk;
+}
+
+}  // namespace ptxdump

@@ -1,0 +1,51 @@
+// ptxdump's subcommands as functions: the CLI parses arguments and calls these;
+// tests call them directly. Each returns the process exit code:
+// 0 success, 1 problems found, 2 a file could not be read or parsed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dump.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+
+namespace ptxdump {
+
+enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
+
+// A PTX file read and decoded. Holds the text so that views into it stay valid.
+struct LoadedFile {
+  std::string path;
+  std::string text;
+  ptxdwarf::ptx::ReadResult read;
+  ptxdwarf::read::Dwarf dwarf;
+};
+
+// Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
+// to `err` and returns nullopt.
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err);
+// Reads the whole file into `text`; false with `error` set on failure.
+bool readWholeFile(const std::string& path, std::string& text, std::string& error);
+
+enum class Format { text, json };
+
+struct DumpRequest {
+  std::vector<std::string> files;
+  DumpOptions sections;
+  Format format = Format::text;
+};
+int runDump(const DumpRequest& request, std::string& out, std::string& err);
+
+struct ExtractRequest {
+  std::string file;
+  std::string section;     // with or without the leading dot
+  std::string output;      // empty: no raw bytes written
+  bool relocations = false;  // print relocations to `out`
+};
+// Raw bytes go to `request.output` ("-" for `out`); relocations, one per line,
+// as `offset size expression` to `out`.
+int runExtract(const ExtractRequest& request, std::string& out, std::string& err);
+
+}  // namespace ptxdump

@@ -1,0 +1,27 @@
+// Printers for ptxdump: llvm-dwarfdump's text layout, and the same content as JSON.
+#pragma once
+
+#include <string>
+
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+
+namespace ptxdump {
+
+struct DumpOptions {
+  bool info = true;
+  bool abbrev = false;
+  bool pubnames = false;
+  bool aranges = false;
+  bool loc = false;
+  bool str = false;
+};
+
+// Appends the selected sections to `out`, in llvm-dwarfdump's order
+// (.debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_pubnames, .debug_str).
+void dumpText(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
+              const DumpOptions& options, std::string& out);
+void dumpJson(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
+              const DumpOptions& options, std::string& out);
+
+}  // namespace ptxdump

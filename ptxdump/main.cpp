@@ -1,0 +1,83 @@
+// ptxdump: inspect DWARF embedded in PTX.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string_view>
+
+#include "commands.h"
+
+namespace {
+
+void write(FILE* f, const std::string& s) {
+  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
+}
+
+int finish(int code, const std::string& out, const std::string& err) {
+  write(stdout, out);
+  std::fflush(stdout);
+  write(stderr, err);
+  return code;
+}
+
+void addSectionFlags(CLI::App* cmd, ptxdump::DumpOptions& s, bool& all) {
+  cmd->add_flag("--debug-info", s.info, "Dump .debug_info (the default)");
+  cmd->add_flag("--debug-abbrev", s.abbrev, "Dump .debug_abbrev");
+  cmd->add_flag("--debug-pubnames", s.pubnames, "Dump .debug_pubnames");
+  cmd->add_flag("--debug-aranges", s.aranges, "Dump .debug_aranges");
+  cmd->add_flag("--debug-loc", s.loc, "Dump .debug_loc");
+  cmd->add_flag("--debug-str", s.str, "Dump .debug_str");
+  cmd->add_flag("-a,--all", all, "Dump every debug section");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ptxdump: inspect the DWARF debug information embedded in PTX"};
+  app.set_version_flag("--version", "ptxdump 0.1.0");
+  app.require_subcommand(1);
+
+  ptxdump::DumpRequest dump;
+  dump.sections.info = false;
+  bool all = false;
+  std::string format = "text";
+  CLI::App* dumpCmd = app.add_subcommand("dump", "Print debug sections in llvm-dwarfdump's layout (default command)");
+  dumpCmd->add_option("files", dump.files, "PTX files ('-' for stdin)")->required();
+  addSectionFlags(dumpCmd, dump.sections, all);
+  dumpCmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
+
+  ptxdump::ExtractRequest extract;
+  CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
+  extractCmd->add_option("file", extract.file, "PTX file")->required();
+  extractCmd->add_option("--section", extract.section, "Section name, e.g. .debug_info")->required();
+  extractCmd->add_option("-o,--output", extract.output, "Output file for the raw bytes ('-' for stdout)");
+  extractCmd->add_flag("--relocs", extract.relocations, "Print the relocations: offset size symbol[+addend] or A-B");
+
+  // `ptxdump FILE...` means `ptxdump dump FILE...`.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] != "dump" && args[0] != "extract" && args[0] != "-h" && args[0] != "--help" &&
+      args[0] != "--version") {
+    args.insert(args.begin(), "dump");
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector form reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : ptxdump::kUnreadable;
+  }
+
+  std::string out, err;
+  if (dumpCmd->parsed()) {
+    ptxdump::DumpOptions& s = dump.sections;
+    if (all) s = {true, true, true, true, true, true};
+    if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str) s.info = true;
+    dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    int code = ptxdump::runDump(dump, out, err);
+    return finish(code, out, err);
+  }
+  if (extractCmd->parsed()) {
+    if (extract.output.empty() && !extract.relocations) extract.output = "-";
+    int code = ptxdump::runExtract(extract, out, err);
+    return finish(code, out, err);
+  }
+  return ptxdump::kUnreadable;
+}

@@ -1,0 +1,153 @@
+// ptxdump end to end: the commands users type, their output and exit codes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ptxdwarf/ptx/module.h"
+#include "tools.h"
+
+using ptxdwarf::testsupport::CommandResult;
+using ptxdwarf::testsupport::readFile;
+using ptxdwarf::testsupport::runCommand;
+
+namespace {
+
+const std::string kFixtures = PTXDWARF_FIXTURES;
+const std::string kChapter6 = kFixtures + "/chapter6.ptx";
+
+CommandResult ptxdump(std::vector<std::string> args) {
+  args.insert(args.begin(), PTXDUMP_EXE);
+  return runCommand(args);
+}
+
+size_t countLines(const std::string& text, std::string_view needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+std::string tempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("ptxdump_cli_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+}  // namespace
+
+TEST(PtxdumpCli, DefaultCommandDumpsTheChapter6DieTree) {
+  CommandResult r = ptxdump({kChapter6});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find(".debug_info contents:"), std::string::npos);
+  EXPECT_NE(r.out.find("0x00000000: Compile Unit: length = 0x00000106, format = DWARF32, version = 0x0002"),
+            std::string::npos);
+  // The 9 DIEs of the example, at their offsets.
+  for (const char* line : {"0x0000000b: DW_TAG_compile_unit", "0x00000045:   DW_TAG_subprogram",
+                           "0x00000077:     DW_TAG_formal_parameter", "0x0000008d:     DW_TAG_formal_parameter",
+                           "0x000000a4:   DW_TAG_base_type", "0x000000ae:   DW_TAG_subprogram",
+                           "0x000000e2:     DW_TAG_formal_parameter", "0x000000fd:   DW_TAG_unspecified_type",
+                           "0x00000103:   DW_TAG_pointer_type"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line;
+  EXPECT_EQ(countLines(r.out, ": DW_TAG_") + countLines(r.out, ":   DW_TAG_") + countLines(r.out, ":     DW_TAG_"), 9u);
+  EXPECT_EQ(r.out, ptxdump({"dump", kChapter6}).out);
+}
+
+TEST(PtxdumpCli, Pubnames) {
+  CommandResult r = ptxdump({"--debug-pubnames", kChapter6});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find(".debug_pubnames contents:"), std::string::npos);
+  EXPECT_NE(r.out.find("0x00000045 \"_Z3fooii\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0x000000ae \"_Z4testPi\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DW_TAG_subprogram"), std::string::npos);  // only the selected section
+}
+
+TEST(PtxdumpCli, ExtractWritesTheSectionBytes) {
+  std::string text = *readFile(kChapter6);
+  ptxdwarf::ptx::ReadResult read = ptxdwarf::ptx::read(text, kChapter6);
+  const ptxdwarf::SectionImage* info = read.module.section(".debug_info");
+  ASSERT_NE(info, nullptr);
+  std::string out = tempPath("info.bin");
+  CommandResult r = ptxdump({"extract", kChapter6, "--section", ".debug_info", "-o", out});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::optional<std::string> bytes = readFile(out);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(*bytes, std::string(info->bytes.begin(), info->bytes.end()));
+  EXPECT_EQ(bytes->size(), 266u);
+  std::filesystem::remove(out);
+}
+
+TEST(PtxdumpCli, ExtractRelocations) {
+  CommandResult r = ptxdump({"extract", kChapter6, "--section", "debug_info", "--relocs"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "0x00000006 4 .debug_abbrev\n"
+            "0x00000026 4 .debug_line\n"
+            "0x00000065 8 func_begin0\n"
+            "0x0000006d 8 func_end0\n"
+            "0x000000ce 8 func_begin1\n"
+            "0x000000d6 8 func_end1\n"
+            "0x000000f4 8 _Z4testPi_param_0\n");
+  CommandResult pub = ptxdump({"extract", kChapter6, "--section", ".debug_pubnames", "--relocs"});
+  EXPECT_EQ(pub.out, "0x00000006 4 .debug_info\n");
+}
+
+TEST(PtxdumpCli, ExtractMissingSection) {
+  CommandResult r = ptxdump({"extract", kChapter6, "--section", ".debug_loc", "-o", "-"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.err, kChapter6 + ": error: no section .debug_loc in this file (it has: .debug_info .debug_abbrev "
+                               ".debug_pubnames)\n");
+}
+
+TEST(PtxdumpCli, FileWithoutDebugSectionsIsNotAnError) {
+  std::string path = tempPath("nodebug.ptx");
+  ASSERT_TRUE(ptxdwarf::testsupport::writeFile(path, ".version 7.5\n.target sm_75\n.address_size 64\n"
+                                                     ".visible .entry k() { ret; }\n"));
+  CommandResult r = ptxdump({path});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("no debug sections in " + path), std::string::npos) << r.out;
+  std::filesystem::remove(path);
+}
+
+TEST(PtxdumpCli, UnreadableFile) {
+  CommandResult r = ptxdump({kFixtures + "/does-not-exist.ptx"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.err, kFixtures + "/does-not-exist.ptx: error: cannot read file: No such file or directory\n");
+}
+
+// Every reader error: the exact diagnostic, at the PTX line and column, exit code 2.
+struct MalformedCase {
+  const char* file;
+  const char* diagnostic;  // after "path:"
+};
+
+class PtxdumpMalformed : public testing::TestWithParam<MalformedCase> {};
+
+TEST_P(PtxdumpMalformed, ReportsFileLineColAndExits2) {
+  std::string path = kFixtures + "/malformed/" + GetParam().file;
+  for (const char* command : {"dump", "extract"}) {
+    std::vector<std::string> args = {command, path};
+    if (std::string(command) == "extract") args.insert(args.end(), {"--section", ".debug_info", "-o", "-"});
+    CommandResult r = ptxdump(args);
+    EXPECT_EQ(r.exitCode, 2) << command;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_EQ(r.err, path + ":" + GetParam().diagnostic + "\n") << command;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, PtxdumpMalformed,
+    testing::Values(
+        MalformedCase{"out_of_range.ptx", "52:5: error: value out of range for type .b8: 256"},
+        MalformedCase{"bad_operand.ptx", "52:5: error: invalid number in .b8 operand"},
+        MalformedCase{"unterminated_block.ptx", "50:24: error: unterminated section .debug_abbrev: expected '}'"},
+        MalformedCase{"unterminated_comment.ptx", "51:11: error: unterminated /* comment"},
+        MalformedCase{"unknown_directive.ptx",
+                      "52:1: error: unknown directive '.byte' inside section .debug_abbrev (expected .b8, .b16, .b32 "
+                      "or .b64)"},
+        MalformedCase{"symbol_in_b8.ptx",
+                      "53:5: error: symbolic operand in .b8: ptxas accepts symbols only in .b32 and .b64 (\"Illegal "
+                      "type for dwarf data\")"},
+        MalformedCase{"nul_byte.ptx", "3:1: error: NUL byte in the input: this is not PTX text"},
+        MalformedCase{"not_text.ptx", "1:1: error: expected a directive at module scope"}),
+    [](const testing::TestParamInfo<MalformedCase>& info) {
+      std::string name = info.param.file;
+      return name.substr(0, name.find('.'));
+    });

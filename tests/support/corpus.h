@@ -1,0 +1,62 @@
+// The real-producer corpus: every fixtures/corpus/*.cu program compiled by each
+// producer (nvcc -G for sm_80/sm_90/sm_100, clang for sm_80) plus the hand-written
+// PTX fixtures (fixtures/chapter6.ptx, fixtures/variants/*.ptx), each assembled by
+// ptxas -g into a cubin under the build tree.
+//
+// Outputs are cached in workDir() behind a stamp holding a fingerprint of the
+// commands, the tools and the inputs; they are written through temporary files and
+// renamed into place, so concurrent test processes (ctest -j) never see partial files.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools.h"
+
+namespace ptxdwarf::testsupport {
+
+enum class Producer { nvcc, clang, fixture };
+std::string_view producerName(Producer p);  // "nvcc", "clang", "fixture"
+
+struct CorpusEntry {
+  std::string id;       // unique, [A-Za-z0-9_]: "structs_nvcc_sm_90", "variant_crlf", "fixture_chapter6"
+  std::string program;  // "structs", "crlf", "chapter6"
+  Producer producer = Producer::fixture;
+  std::string arch;     // -arch for the producer and ptxas: "sm_90"
+  std::string source;   // the .cu or .ptx
+  // From a "ptxdwarf-corpus: ptxas-rejects <message>" marker in the source: ptxas is
+  // expected to fail with <message> in its stderr.
+  bool expectPtxasFailure = false;
+  std::string expectedPtxasMessage;
+  // From a "ptxdwarf-corpus: no-clang <reason>" marker: the clang entry is skipped.
+  std::string skipReason;
+};
+
+std::string fixturesDir();  // PTXDWARF_FIXTURES (compile definition), or $PTXDWARF_FIXTURES
+std::string workDir();      // $PTXDWARF_CORPUS_WORKDIR, PTXDWARF_CORPUS_WORKDIR, or /tmp/ptxdwarf-corpus-<uid>
+
+// All entries, sorted by id. Programs × {nvcc sm_80, nvcc sm_90, nvcc sm_100, clang sm_80},
+// then variants/*.ptx and the top-level fixtures (chapter6.ptx) for their target
+// (raised to sm_75, the oldest -arch ptxas 13 accepts).
+std::vector<CorpusEntry> corpusEntries();
+
+struct PreparedEntry {
+  enum class Status {
+    ready,          // ptxPath and cubinPath exist
+    skipped,        // a tool is missing or the entry is marked; see message
+    failed,         // the producer or ptxas failed unexpectedly; see message
+    ptxasRejected,  // expectPtxasFailure and ptxas did fail; ptxasResult holds its output
+  };
+  Status status = Status::failed;
+  std::string message;
+  std::string ptxPath;
+  std::string cubinPath;
+  CommandResult ptxasResult;  // set when ptxas ran in this call
+  bool fromCache = false;
+};
+
+// Produces (or reuses) the PTX and the cubin for one entry.
+PreparedEntry prepare(const CorpusEntry& entry);
+
+}  // namespace ptxdwarf::testsupport

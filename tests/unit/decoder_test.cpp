@@ -1,0 +1,272 @@
+// The DWARF decoder on the Chapter 6 example and on hand-made malformed units.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/read/expression.h"
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::dw;
+
+namespace {
+
+std::string readFixture(const std::string& name) {
+  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Decoded {
+  ptx::ReadResult read;
+  read::Dwarf dwarf;
+};
+
+std::unique_ptr<Decoded> decodeText(const std::string& text) {
+  auto d = std::make_unique<Decoded>();
+  d->read = ptx::read(text, "t.ptx");
+  EXPECT_TRUE(d->read.ok());
+  d->dwarf = read::decode(d->read.module.sections);
+  return d;
+}
+
+// A module with the given .debug_abbrev and .debug_info bytes.
+std::string sections(const std::vector<int>& abbrev, const std::vector<int>& info) {
+  auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i % 16 == 0 ? "\n.b8 " : ", ") + std::to_string(v[i]);
+    return s;
+  };
+  return ".version 7.5\n.target sm_75\n.address_size 64\n.section .debug_abbrev {" + list(abbrev) +
+         "\n}\n.section .debug_info {" + list(info) + "\n}\n";
+}
+
+std::vector<int> header(uint32_t length, int version = 2) {
+  return {int(length & 0xff), int((length >> 8) & 0xff), int((length >> 16) & 0xff), int(length >> 24),
+          version, 0, 0, 0, 0, 0, 8};
+}
+
+std::string firstError(const read::Dwarf& d) {
+  if (d.diagnostics.items.empty()) return "no error";
+  const Diagnostic& e = d.diagnostics.items[0];
+  return e.section + "+" + std::to_string(e.offset) + ": " + e.message;
+}
+
+}  // namespace
+
+TEST(Decoder, Chapter6Tree) {
+  auto d = decodeText(readFixture("chapter6.ptx"));
+  const read::Dwarf& dw = d->dwarf;
+  EXPECT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
+  ASSERT_EQ(dw.units.size(), 1u);
+  const read::Unit& u = dw.units[0];
+  EXPECT_EQ(u.length, 262u);
+  EXPECT_EQ(u.version, 2);
+  EXPECT_EQ(u.addressSize, 8);
+  ASSERT_NE(u.abbrevReloc, nullptr);
+  EXPECT_EQ(u.abbrevReloc->symbol, ".debug_abbrev");
+  std::vector<std::pair<uint64_t, std::string>> tree;
+  for (const read::Die& die : dw.dies)
+    if (!die.isNull()) tree.emplace_back(die.offset, std::string(die.depth * 2, ' ') + std::string(tagName(die.tag)));
+  std::vector<std::pair<uint64_t, std::string>> expected = {
+      {0x0b, "DW_TAG_compile_unit"},       {0x45, "  DW_TAG_subprogram"},
+      {0x77, "    DW_TAG_formal_parameter"}, {0x8d, "    DW_TAG_formal_parameter"},
+      {0xa4, "  DW_TAG_base_type"},        {0xae, "  DW_TAG_subprogram"},
+      {0xe2, "    DW_TAG_formal_parameter"}, {0xfd, "  DW_TAG_unspecified_type"},
+      {0x103, "  DW_TAG_pointer_type"}};
+  EXPECT_EQ(tree, expected);
+
+  const read::Die* foo = dw.dieAt(0x45);
+  ASSERT_NE(foo, nullptr);
+  EXPECT_EQ(dw.name(*foo), "_Z3fooii");
+  EXPECT_EQ(dw.linkageName(*foo), "_Z3fooii");
+  const read::AttrValue* low = dw.attribute(*foo, DW_AT_low_pc);
+  ASSERT_NE(low, nullptr);
+  ASSERT_NE(low->reloc, nullptr);
+  EXPECT_EQ(low->reloc->symbol, "func_begin0");
+  const read::AttrValue* type = dw.attribute(*foo, DW_AT_type);
+  ASSERT_NE(type, nullptr);
+  EXPECT_EQ(type->form, DW_FORM_ref4);
+  EXPECT_EQ(type->value, 0xa4u);  // relative 164 plus unit offset 0
+  EXPECT_EQ(dw.name(*dw.dieAt(type->value)), "int");
+
+  const read::Die* i = dw.dieAt(0x77);
+  const read::AttrValue* loc = dw.attribute(*i, DW_AT_location);
+  ASSERT_NE(loc, nullptr);
+  read::Expression e = read::decodeExpression(loc->block, {8, 4, dw.info, loc->value});
+  ASSERT_TRUE(e.ok);
+  ASSERT_EQ(e.ops.size(), 1u);
+  EXPECT_EQ(e.ops[0].op, DW_OP_regx);
+  EXPECT_EQ(cuda::unpackRegister(e.ops[0].operands[0]), "%r1");
+  EXPECT_EQ(dw.attribute(*i, DW_AT_address_class)->value, cuda::ADDR_reg_space);
+
+  const read::Die* p = dw.dieAt(0xe2);
+  const read::AttrValue* ploc = dw.attribute(*p, DW_AT_location);
+  read::Expression pe = read::decodeExpression(ploc->block, {8, 4, dw.info, ploc->value});
+  ASSERT_EQ(pe.ops.size(), 1u);
+  EXPECT_EQ(pe.ops[0].op, DW_OP_addr);
+  ASSERT_NE(pe.ops[0].reloc, nullptr);
+  EXPECT_EQ(pe.ops[0].reloc->symbol, "_Z4testPi_param_0");
+  EXPECT_EQ(dw.attribute(*p, DW_AT_address_class)->value, cuda::ADDR_param_space);
+}
+
+TEST(Decoder, Chapter6Pubnames) {
+  auto d = decodeText(readFixture("chapter6.ptx"));
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_EQ(dw.pubnameSets.size(), 1u);
+  const read::NameSet& s = dw.pubnameSets[0];
+  EXPECT_EQ(s.length, 41u);
+  EXPECT_EQ(s.version, 2);
+  EXPECT_EQ(s.infoLength, 262u);  // the example's convention: the unit_length field, not 266
+  ASSERT_EQ(s.entries.size(), 2u);
+  EXPECT_EQ(s.entries[0].dieOffset, 69u);
+  EXPECT_EQ(s.entries[0].name, "_Z3fooii");
+  EXPECT_EQ(s.entries[1].dieOffset, 174u);
+  EXPECT_EQ(s.entries[1].name, "_Z4testPi");
+}
+
+TEST(Decoder, EveryFixedAndVariableForm) {
+  // One DIE with data1/2/4/8, sdata, udata, string, flag, flag_present (v4), block1, exprloc, ref_udata, indirect.
+  std::vector<int> abbrev = {1, 0x11, 0,  // compile_unit, no children
+                             0x0b, 0x0b, 0x0d, 0x05, 0x02, 0x06, 0x03, 0x07, 0x3e, 0x0d, 0x3f, 0x0f,
+                             0x03, 0x08, 0x27, 0x0c, 0x3c, 0x19, 0x02, 0x0a, 0x40, 0x18, 0x49, 0x15,
+                             0x3a, 0x16, 0, 0, 0};
+  std::vector<int> body = {1, 0x2a, 0x34, 0x12, 1, 0, 0, 0x80, 2, 0, 0, 0, 0, 0, 0, 0x80, 0x80, 0x7f, 0xe5, 0x8e, 0x26,
+                           'h', 'i', 0, 1, 2, 0x9c, 0x96, 1, 0x9c, 0x0b, 0x0f, 0x01};
+  std::vector<int> h = header(static_cast<uint32_t>(7 + body.size()), 4);
+  h.insert(h.end(), body.begin(), body.end());
+  auto d = decodeText(sections(abbrev, h));
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
+  ASSERT_EQ(dw.dies.size(), 1u);
+  auto a = dw.attributes(dw.dies[0]);
+  ASSERT_EQ(a.size(), 13u);
+  EXPECT_EQ(a[0].value, 0x2au);
+  EXPECT_EQ(a[1].value, 0x1234u);
+  EXPECT_EQ(a[2].value, 0x80000001u);
+  EXPECT_EQ(a[3].value, 0x8000000000000002u);
+  EXPECT_EQ(a[4].svalue, -128);
+  EXPECT_EQ(a[5].value, 624485u);
+  EXPECT_EQ(a[6].string, "hi");
+  EXPECT_EQ(a[7].value, 1u);
+  EXPECT_EQ(a[8].form, DW_FORM_flag_present);
+  EXPECT_EQ(a[8].size, 0u);
+  EXPECT_EQ(a[9].block.size(), 2u);
+  EXPECT_EQ(a[9].block[1], 0x96);
+  EXPECT_EQ(a[10].block.size(), 1u);
+  EXPECT_EQ(a[11].value, 0x0bu);  // ref_udata 11 -> absolute 0x0b
+  EXPECT_TRUE(a[12].indirect);
+  EXPECT_EQ(a[12].form, DW_FORM_udata);
+  EXPECT_EQ(a[12].value, 1u);
+}
+
+TEST(DecoderErrors, UnitLengthPastSection) {
+  std::vector<int> info = header(100);
+  info.push_back(0);
+  auto d = decodeText(sections({0}, info));
+  EXPECT_EQ(firstError(d->dwarf),
+            ".debug_info+0: unit length 0x00000064 runs past the end of .debug_info (unit ends at 0x00000068, "
+            "section size 0x0000000c)");
+  EXPECT_EQ(d->dwarf.diagnostics.items[0].loc.line, 8u);  // the `.b8` line of .debug_info
+}
+
+TEST(DecoderErrors, UnsupportedVersionAndUndefinedCode) {
+  auto d = decodeText(sections({0}, header(7, 5)));
+  EXPECT_EQ(firstError(d->dwarf), ".debug_info+4: unsupported DWARF version 5 (DWARF 2, 3 and 4 are supported)");
+  std::vector<int> info = header(8);
+  info.push_back(3);
+  auto d2 = decodeText(sections({1, 0x11, 0, 0, 0, 0}, info));
+  EXPECT_EQ(firstError(d2->dwarf),
+            ".debug_info+11: abbreviation code 3 is not defined in the table at .debug_abbrev+0");
+}
+
+TEST(DecoderErrors, BlockAndStringPastUnitEnd) {
+  std::vector<int> info = header(10);
+  info.insert(info.end(), {1, 9, 1, 2});  // block1 of length 9 with 2 bytes left
+  auto d = decodeText(sections({1, 0x11, 0, 0x02, 0x0a, 0, 0, 0}, info));
+  EXPECT_EQ(firstError(d->dwarf), ".debug_info+12: DW_FORM_block1 length 9 runs past the end of the unit");
+  std::vector<int> info2 = header(10);
+  info2.insert(info2.end(), {1, 'a', 'b', 'c'});
+  auto d2 = decodeText(sections({1, 0x11, 0, 0x03, 0x08, 0, 0, 0}, info2));
+  EXPECT_EQ(firstError(d2->dwarf), ".debug_info+12: string attribute is not NUL-terminated inside the unit");
+}
+
+TEST(DecoderErrors, ChildrenNotTerminated) {
+  std::vector<int> info = header(9);
+  info.insert(info.end(), {1, 2});  // CU with children, one child, no NULL
+  auto d = decodeText(sections({1, 0x11, 1, 0, 0, 2, 0x24, 0, 0, 0, 0}, info));
+  EXPECT_EQ(firstError(d->dwarf),
+            ".debug_info+11: children of the DIE at 0x0000000b are not terminated by a NULL entry before the unit ends "
+            "at 0x0000000d");
+}
+
+TEST(DecoderErrors, AbbrevTableNotTerminated) {
+  std::vector<int> info = header(8);
+  info.push_back(1);
+  auto d = decodeText(sections({1, 0x11, 0, 0, 0}, info));
+  EXPECT_EQ(firstError(d->dwarf),
+            ".debug_abbrev+5: abbreviation table at offset 0 is not terminated (missing 0 code before the section "
+            "ends)");
+}
+
+TEST(Decoder, DeepNestingUsesNoRecursion) {
+  // 100 000 nested DIEs, each with children: the tree is decoded with an explicit stack.
+  const int depth = 100000;
+  std::vector<uint8_t> info = {0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8};
+  for (int i = 0; i < depth; ++i) info.push_back(1);
+  for (int i = 0; i < depth; ++i) info.push_back(0);
+  uint32_t length = static_cast<uint32_t>(info.size() - 4);
+  for (int i = 0; i < 4; ++i) info[i] = static_cast<uint8_t>(length >> (8 * i));
+  std::vector<SectionImage> secs(2);
+  secs[0].name = ".debug_abbrev";
+  secs[0].bytes = {1, 0x0b, 1, 0, 0, 0};
+  secs[1].name = ".debug_info";
+  secs[1].bytes = info;
+  read::Dwarf dw = read::decode(secs);
+  EXPECT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
+  ASSERT_EQ(dw.dies.size(), 2u * depth);
+  EXPECT_EQ(dw.dies[depth - 1].depth, static_cast<uint32_t>(depth - 1));
+}
+
+TEST(Expression, OperandsOfEveryKind) {
+  std::vector<uint8_t> b = {0x90, 0xb1, 0xe4, 0x95, 0x01,  // regx %r1
+                            0x92, 0x05, 0x7f,              // bregx 5 -1
+                            0x91, 0x70,                    // fbreg -16
+                            0x08, 0xff,                    // const1u 255
+                            0x09, 0xff,                    // const1s -1
+                            0x2f, 0xfd, 0xff,              // skip -3
+                            0x9d, 0x08, 0x10,              // bit_piece 8 16
+                            0x9e, 0x02, 0xaa, 0xbb,        // implicit_value 2 bytes
+                            0x9c};                         // call_frame_cfa
+  read::Expression e = read::decodeExpression(b, {8, 4, nullptr, 0});
+  ASSERT_TRUE(e.ok) << e.error;
+  ASSERT_EQ(e.ops.size(), 9u);
+  EXPECT_EQ(e.ops[0].operands[0], 0x257231u);
+  EXPECT_EQ(e.ops[1].operands[0], 5u);
+  EXPECT_EQ(static_cast<int64_t>(e.ops[1].operands[1]), -1);
+  EXPECT_EQ(static_cast<int64_t>(e.ops[2].operands[0]), -16);
+  EXPECT_EQ(e.ops[3].operands[0], 255u);
+  EXPECT_EQ(static_cast<int64_t>(e.ops[4].operands[0]), -1);
+  EXPECT_EQ(static_cast<int64_t>(e.ops[5].operands[0]), -3);
+  EXPECT_EQ(e.ops[6].operands[1], 16u);
+  EXPECT_EQ(e.ops[7].block.size(), 2u);
+  EXPECT_EQ(e.ops[8].op, DW_OP_call_frame_cfa);
+  EXPECT_EQ(e.ops[8].offset, 24u);
+}
+
+TEST(Expression, TruncatedAndUnknown) {
+  std::vector<uint8_t> t = {0x03, 1, 2, 3};  // DW_OP_addr needs 8 bytes
+  read::Expression e = read::decodeExpression(t, {8, 4, nullptr, 0});
+  EXPECT_FALSE(e.ok);
+  EXPECT_EQ(e.error, "DW_OP_addr: operand runs past the end of the expression");
+  std::vector<uint8_t> u = {0x9c, 0x01};
+  read::Expression e2 = read::decodeExpression(u, {8, 4, nullptr, 0});
+  EXPECT_FALSE(e2.ok);
+  EXPECT_EQ(e2.errorOffset, 1u);
+  EXPECT_EQ(e2.error, "unknown opcode 0x01");
+}

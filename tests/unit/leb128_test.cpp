@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/leb128.h"
+
+using ptxdwarf::ByteReader;
+
+TEST(Leb128, UnsignedValues) {
+  std::vector<uint8_t> b = {0x02, 0x7f, 0x80, 0x01, 0xe5, 0x8e, 0x26, 0xb1, 0xe4, 0x95, 0x01};
+  ByteReader r(b);
+  EXPECT_EQ(r.uleb(), 2u);
+  EXPECT_EQ(r.uleb(), 127u);
+  EXPECT_EQ(r.uleb(), 128u);
+  EXPECT_EQ(r.uleb(), 624485u);
+  EXPECT_EQ(r.uleb(), 0x257231u);  // "%r1" packed
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.atEnd());
+}
+
+TEST(Leb128, SignedValues) {
+  std::vector<uint8_t> b = {0x02, 0x7e, 0xff, 0x00, 0x81, 0x7f, 0x80, 0x7f, 0x70};
+  ByteReader r(b);
+  EXPECT_EQ(r.sleb(), 2);
+  EXPECT_EQ(r.sleb(), -2);
+  EXPECT_EQ(r.sleb(), 127);
+  EXPECT_EQ(r.sleb(), -127);
+  EXPECT_EQ(r.sleb(), -128);
+  EXPECT_EQ(r.sleb(), -16);
+  EXPECT_TRUE(r.ok());
+}
+
+TEST(Leb128, MaximumAndOverlong) {
+  std::vector<uint8_t> max = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+  ByteReader r(max);
+  EXPECT_EQ(r.uleb(), UINT64_MAX);
+  EXPECT_TRUE(r.ok());
+  // 11 bytes, or a 10th byte with bits beyond 64: rejected, not wrapped.
+  std::vector<uint8_t> eleven(10, 0x80);
+  eleven.push_back(0);
+  ByteReader r2(eleven);
+  r2.uleb();
+  EXPECT_FALSE(r2.ok());
+  std::vector<uint8_t> wide = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+  ByteReader r3(wide);
+  r3.uleb();
+  EXPECT_FALSE(r3.ok());
+}
+
+TEST(Leb128, TruncatedReadsFailWithoutReadingPastTheEnd) {
+  std::vector<uint8_t> b = {0x80, 0x80};
+  ByteReader r(b);
+  EXPECT_EQ(r.uleb(), 0u);
+  EXPECT_FALSE(r.ok());
+  ByteReader r2(b);
+  r2.u32();
+  EXPECT_FALSE(r2.ok());
+  std::vector<uint8_t> s = {'a', 'b'};
+  ByteReader r3(s);
+  EXPECT_EQ(r3.cstring(), "");
+  EXPECT_FALSE(r3.ok());
+}
+
+TEST(Leb128, EncodedSizes) {
+  EXPECT_EQ(ptxdwarf::ulebSize(0), 1u);
+  EXPECT_EQ(ptxdwarf::ulebSize(127), 1u);
+  EXPECT_EQ(ptxdwarf::ulebSize(128), 2u);
+  EXPECT_EQ(ptxdwarf::ulebSize(0x257231), 4u);
+  EXPECT_EQ(ptxdwarf::ulebSize(UINT64_MAX), 10u);
+  EXPECT_EQ(ptxdwarf::slebSize(-1), 1u);
+  EXPECT_EQ(ptxdwarf::slebSize(63), 1u);
+  EXPECT_EQ(ptxdwarf::slebSize(64), 2u);
+  EXPECT_EQ(ptxdwarf::slebSize(-65), 2u);
+}
+
+TEST(CudaRegisters, PackAndUnpack) {
+  using namespace ptxdwarf::cuda;
+  EXPECT_EQ(packRegister("%r1"), 0x257231u);
+  EXPECT_EQ(packRegister("%rd10"), 0x2572643130u);
+  EXPECT_EQ(packRegister("r1"), std::nullopt);         // no leading %
+  EXPECT_EQ(packRegister("%abcdefgh"), std::nullopt);  // 9 bytes
+  EXPECT_EQ(unpackRegister(0x257231), "%r1");
+  EXPECT_EQ(unpackRegister(0x25723135), "%r15");
+  EXPECT_EQ(unpackRegister(5), std::nullopt);
+  EXPECT_EQ(addressClassName(2), "ADDR_reg_space");
+  EXPECT_EQ(addressClassName(12), "ADDR_generic_space");
+  EXPECT_EQ(addressClassName(13), "");
+}

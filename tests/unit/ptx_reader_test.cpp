@@ -1,0 +1,261 @@
+// The PTX reader: section images (bytes, relocations, labels, source map),
+// the module index, and a diagnostic at the right line and column for every
+// kind of malformed input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ptxdwarf/ptx/module.h"
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::ptx;
+
+namespace {
+
+std::string readFixture(const std::string& name) {
+  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<uint8_t> bytesOf(const ReadResult& r, std::string_view section) {
+  const SectionImage* s = r.module.section(section);
+  return s ? s->bytes : std::vector<uint8_t>{};
+}
+
+ReadResult readOk(std::string_view text) {
+  ReadResult r = read(text, "t.ptx");
+  EXPECT_TRUE(r.ok()) << (r.diagnostics.items.empty() ? "" : r.diagnostics.items[0].format("t.ptx"));
+  return r;
+}
+
+// One error expected: returns "line:col: message".
+std::string firstError(std::string_view text) {
+  ReadResult r = read(text, "t.ptx");
+  if (r.ok()) return "no error";
+  const Diagnostic& d = r.diagnostics.items.at(0);
+  return std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message;
+}
+
+std::string section(std::string_view body) {
+  return ".version 7.5\n.target sm_75\n.address_size 64\n.section .debug_str {\n" + std::string(body) + "\n}\n";
+}
+
+}  // namespace
+
+TEST(PtxReader, Chapter6SectionsAndRelocations) {
+  ReadResult r = readOk(readFixture("chapter6.ptx"));
+  const Module& m = r.module;
+  ASSERT_EQ(m.sections.size(), 3u);
+  const SectionImage* info = m.section(".debug_info");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->size(), 266u);  // 4-byte length field + 262
+  EXPECT_EQ(info->bytes[0], 6);   // 262 little-endian
+  EXPECT_EQ(info->bytes[1], 1);
+  ASSERT_EQ(info->relocations.size(), 7u);
+  EXPECT_EQ(info->relocations[0].offset, 6u);
+  EXPECT_EQ(info->relocations[0].size, 4);
+  EXPECT_EQ(info->relocations[0].symbol, ".debug_abbrev");
+  EXPECT_EQ(info->relocations[1].symbol, ".debug_line");
+  EXPECT_EQ(info->relocations[2].symbol, "func_begin0");
+  EXPECT_EQ(info->relocations[2].size, 8);
+  EXPECT_EQ(info->relocations[6].symbol, "_Z4testPi_param_0");
+  for (const Relocation& rel : info->relocations)
+    for (unsigned i = 0; i < rel.size; ++i) EXPECT_EQ(info->bytes[rel.offset + i], 0) << rel.symbol;
+  EXPECT_EQ(m.section(".debug_abbrev")->size(), 86u);
+  EXPECT_EQ(m.section(".debug_pubnames")->size(), 45u);
+  // Source map: byte 6 comes from `.b32 .debug_abbrev` on line 55, column 6.
+  SourceLoc at = info->locate(6);
+  EXPECT_EQ(at.line, 55u);
+  EXPECT_EQ(at.col, 6u);
+  // Bytes 10, 11, 12 are the operands `8, 1, 108` of line 56.
+  EXPECT_EQ(info->locate(11).line, 56u);
+  EXPECT_EQ(info->locate(10).col, 5u);
+  EXPECT_EQ(info->locate(11).col, 8u);
+  EXPECT_EQ(info->locate(12).col, 11u);
+}
+
+TEST(PtxReader, Chapter6Module) {
+  ReadResult r = readOk(readFixture("chapter6.ptx"));
+  const Module& m = r.module;
+  EXPECT_EQ(m.version.major, 4u);
+  EXPECT_EQ(m.version.minor, 2u);
+  EXPECT_TRUE(m.debug);
+  EXPECT_EQ(m.targets, (std::vector<std::string>{"sm_20", "debug"}));
+  EXPECT_EQ(m.addressSize, 64u);
+  ASSERT_EQ(m.files.size(), 1u);
+  EXPECT_EQ(m.files[0].index, 1u);
+  EXPECT_EQ(m.files[0].path, "call_example.cu");
+  EXPECT_EQ(m.locs.size(), 5u);
+  EXPECT_EQ(m.locs[4].line, 9u);
+  EXPECT_EQ(m.locs[4].col, 2u);
+  EXPECT_EQ(m.locs[4].function, 1);
+  ASSERT_EQ(m.functions.size(), 2u);
+  const Function& foo = m.functions[0];
+  EXPECT_EQ(foo.name, "_Z3fooi");
+  EXPECT_FALSE(foo.isEntry);
+  EXPECT_EQ(foo.linkage, Linkage::visible);
+  ASSERT_EQ(foo.returns.size(), 1u);
+  EXPECT_EQ(foo.returns[0].name, "func_retval0");
+  ASSERT_EQ(foo.params.size(), 2u);
+  EXPECT_EQ(foo.params[1].name, "_Z3fooi_param_1");
+  EXPECT_EQ(foo.params[1].type, ".b32");
+  EXPECT_EQ(foo.params[1].space, StateSpace::param);
+  EXPECT_TRUE(foo.declaresRegister("%r3"));
+  EXPECT_FALSE(foo.declaresRegister("%r4"));
+  EXPECT_FALSE(foo.declaresRegister("%rd1"));
+  const Function& test = m.functions[1];
+  EXPECT_TRUE(test.isEntry);
+  EXPECT_TRUE(test.declaresRegister("%rd1"));
+  EXPECT_FALSE(test.declaresRegister("%rd2"));
+  // Labels and the function each lies in.
+  ASSERT_NE(m.findLabel("func_end1"), nullptr);
+  EXPECT_EQ(m.findLabel("func_end1")->function, 1);
+  EXPECT_EQ(m.findLabel("func_begin0")->function, 0);
+  // `.param .b32 param0;` inside the body is a function-scope variable.
+  const Variable* p0 = m.findVariable("param0", 1);
+  ASSERT_NE(p0, nullptr);
+  EXPECT_EQ(p0->space, StateSpace::param);
+  EXPECT_TRUE(m.definesSymbol("_Z4testPi_param_0"));
+  EXPECT_TRUE(m.definesSymbol(".debug_abbrev"));
+  EXPECT_FALSE(m.definesSymbol("func_begin2"));
+}
+
+TEST(PtxReader, OperandSyntax) {
+  ReadResult r = readOk(section(
+      ".b8 0x1F, 0X2a, 0b101, 0B11, 017, 00, 255U, 0xffU\n"
+      ".b8 -1, - 2, -128\n"
+      ".b16 0x1234, -1\n"
+      ".b32 4294967295, -2147483648\n"
+      ".b64 18446744073709551615"));
+  std::vector<uint8_t> expected = {0x1f, 0x2a, 5, 3, 15, 0, 255, 255, 255, 254, 128, 0x34, 0x12, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0x80};
+  for (int i = 0; i < 8; ++i) expected.push_back(0xff);
+  EXPECT_EQ(bytesOf(r, ".debug_str"), expected);
+}
+
+TEST(PtxReader, SymbolicOperands) {
+  ReadResult r = readOk(section(
+      ".b32 .debug_abbrev\n.b64 $L__func_begin0+16\n.b32 .debug_loc+138, sym-4\n.b64 $L__end-$L__begin\n"
+      "inside: .b8 1\n.b32 inside"));
+  const SectionImage& s = *r.module.section(".debug_str");
+  ASSERT_EQ(s.relocations.size(), 6u);
+  EXPECT_EQ(s.relocations[1].symbol, "$L__func_begin0");
+  EXPECT_EQ(s.relocations[1].addend, 16);
+  EXPECT_EQ(s.relocations[1].offset, 4u);
+  EXPECT_EQ(s.relocations[2].expression(), ".debug_loc+138");
+  EXPECT_EQ(s.relocations[3].expression(), "sym-4");
+  EXPECT_EQ(s.relocations[4].symbol, "$L__end");
+  EXPECT_EQ(s.relocations[4].minus, "$L__begin");
+  EXPECT_EQ(s.relocations[4].expression(), "$L__end-$L__begin");
+  EXPECT_EQ(s.relocations[4].size, 8);
+  ASSERT_EQ(s.labels.size(), 1u);
+  EXPECT_EQ(s.labels[0].name, "inside");
+  EXPECT_EQ(s.labels[0].offset, 28u);
+  EXPECT_EQ(s.size(), 33u);
+}
+
+TEST(PtxReader, LayoutVariants) {
+  // `{` on the next line, CRLF, comments everywhere, several directives per
+  // line, blocks of one name concatenated, empty blocks.
+  std::string text =
+      ".version 7.5\r\n.target sm_75 // c\r\n.address_size 64\r\n"
+      ".section .debug_abbrev\r\n{\r\n.b8 1 /* } .section */ , 2 .b8 3 // }\r\n.b16 0x0504 ; .b8 6\r\n}\r\n"
+      ".section .debug_info { }\r\n"
+      "/* .section .debug_abbrev { .b8 99 } */\r\n"
+      ".section\t.debug_abbrev {\r\n.b8 7\r\n}\r\n";
+  ReadResult r = readOk(text);
+  EXPECT_EQ(bytesOf(r, ".debug_abbrev"), (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7}));
+  ASSERT_NE(r.module.section(".debug_info"), nullptr);
+  EXPECT_EQ(r.module.section(".debug_info")->size(), 0u);
+  EXPECT_EQ(r.module.section(".debug_abbrev")->locate(6).line, 12u);
+}
+
+TEST(PtxReader, ModuleIndex) {
+  ReadResult r = readOk(
+      ".version 8.0\n.target sm_90, debug\n.address_size 64\n"
+      ".file 1 \"/src/a.cu\", 1700000000, 1234\n.file 2 \"inc.h\"\n"
+      ".global .align 4 .b8 g[16] = {1, 2, 3};\n.const .align 8 .f64 c[2][3];\n"
+      ".extern .shared .align 16 .b8 dyn[];\n.visible .global .texref tex0;\n"
+      ".weak .func (.param .b64 r) f(.param .u64 .ptr .global .align 8 p, .reg .b32 x) .noreturn;\n"
+      ".visible .entry k(.param .align 8 .b8 k_param_0[24]) .maxntid 128, 1, 1\n{\n"
+      "  .reg .pred %p<3>;\n  .reg .b64 %SP, %SPL;\n  .local .align 4 .b8 __local_depot0[12];\n"
+      "  .shared .align 4 .b8 k_sh[64];\n"
+      "  mov.b64 %SP, {%r1, \"}\"};\n"
+      "$L__BB0_1:\n  @%p1 bra $L__BB0_1;\n  { .reg .b32 inner; }\n"
+      "  .loc 1 10 5, function_name $L__info_string0, inlined_at 1 20 3\n"
+      "  prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+      "  ret;\n}\n");
+  const Module& m = r.module;
+  ASSERT_EQ(m.files.size(), 2u);
+  EXPECT_EQ(m.files[0].timestamp, 1700000000u);
+  EXPECT_EQ(m.files[0].size, 1234u);
+  EXPECT_FALSE(m.files[1].timestamp.has_value());
+  const Variable* g = m.findVariable("g");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->space, StateSpace::global);
+  EXPECT_EQ(g->align, 4u);
+  EXPECT_EQ(g->dims, (std::vector<uint64_t>{16}));
+  EXPECT_EQ(m.findVariable("c")->dims, (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(m.findVariable("dyn")->linkage, Linkage::extern_);
+  EXPECT_EQ(m.findVariable("dyn")->dims, (std::vector<uint64_t>{0}));
+  EXPECT_EQ(m.findVariable("tex0")->type, ".texref");
+  const Function* f = m.findFunction("f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_FALSE(f->hasBody);
+  EXPECT_EQ(f->linkage, Linkage::weak);
+  ASSERT_EQ(f->params.size(), 2u);
+  EXPECT_EQ(f->params[0].align, 0u);  // .align after .ptr describes the pointee
+  EXPECT_EQ(f->params[1].space, StateSpace::reg);
+  const Function* k = m.findFunction("k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->params[0].dims, (std::vector<uint64_t>{24}));
+  EXPECT_TRUE(k->declaresRegister("%p2"));
+  EXPECT_TRUE(k->declaresRegister("%SPL"));
+  EXPECT_TRUE(k->declaresRegister("inner"));
+  EXPECT_FALSE(k->declaresRegister("%p3"));
+  EXPECT_FALSE(k->declaresRegister("%p01"));
+  EXPECT_EQ(m.findVariable("__local_depot0", 1)->space, StateSpace::local);
+  EXPECT_EQ(m.findVariable("k_sh", 1)->space, StateSpace::shared);
+  ASSERT_NE(m.findLabel("$L__BB0_1"), nullptr);
+  ASSERT_NE(m.findLabel("prototype_0"), nullptr);
+  ASSERT_EQ(m.locs.size(), 1u);
+  EXPECT_EQ(m.locs[0].line, 10u);
+  EXPECT_EQ(m.locs[0].col, 5u);
+}
+
+TEST(PtxReaderErrors, ValueOutOfRange) {
+  EXPECT_EQ(firstError(section(".b8 1, 256")), "5:8: value out of range for type .b8: 256");
+  EXPECT_EQ(firstError(section(".b8 -129")), "5:5: value out of range for type .b8: -129");
+  EXPECT_EQ(firstError(section(".b16 65536")), "5:6: value out of range for type .b16: 65536");
+  EXPECT_EQ(firstError(section(".b8 0777")), "5:5: value out of range for type .b8: 511");
+  EXPECT_EQ(firstError(section(".b64 99999999999999999999")),
+            "5:6: constant overflow: 99999999999999999999 does not fit in 64 bits");
+}
+
+TEST(PtxReaderErrors, BadOperands) {
+  EXPECT_EQ(firstError(section(".b8 09")), "5:5: invalid number in .b8 operand");
+  EXPECT_EQ(firstError(section(".b8 0x")), "5:5: invalid number in .b8 operand");
+  EXPECT_EQ(firstError(section(".b8 1U2")), "5:5: invalid number in .b8 operand");
+  EXPECT_EQ(firstError(section(".b8 1,")), "6:1: expected an operand after .b8");
+  EXPECT_EQ(firstError(section(".b32 'a'")), "5:6: unexpected ''' in an operand of .b32");
+  EXPECT_EQ(firstError(section(".b32 sym+")), "5:10: expected a number after '+'");
+  EXPECT_EQ(firstError(section(".b8 sym")),
+            "5:5: symbolic operand in .b8: ptxas accepts symbols only in .b32 and .b64 (\"Illegal type for dwarf data\")");
+}
+
+TEST(PtxReaderErrors, StructureErrors) {
+  EXPECT_EQ(firstError(section(".b8 1\n.byte 2")),
+            "6:1: unknown directive '.byte' inside section .debug_str (expected .b8, .b16, .b32 or .b64)");
+  EXPECT_EQ(firstError(".version 7.5\n.section .debug_info {\n.b8 1\n"),
+            "2:22: unterminated section .debug_info: expected '}'");
+  EXPECT_EQ(firstError(".version 7.5\n/* never closed\n.b8 1\n"), "2:1: unterminated /* comment");
+  EXPECT_EQ(firstError(".version 7.5\n.section .debug_info\n.b8 1\n"),
+            "3:1: expected '{' to open section .debug_info");
+  EXPECT_EQ(firstError(".version 7.5\n.entry k()\n{\n ret;\n"), "3:1: unterminated function body of k");
+  EXPECT_EQ(firstError(".version 7.5\n.file 1 \"a.cu\n"), "2:9: unterminated string");
+  EXPECT_EQ(firstError(std::string(".version 7.5\n.tar\0get", 21)), "2:5: NUL byte in the input: this is not PTX text");
+  EXPECT_EQ(firstError("\x7f" "ELF\x02\x01"), "1:1: expected a directive at module scope");
+}
