@@ -60,10 +60,8 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err) {
     return std::nullopt;
   }
   file.read = ptx::read(file.text, path);
-  if (!file.read.ok()) {
-    appendDiagnostics(file.read.diagnostics, path, err);
-    return std::nullopt;
-  }
+  appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
+  if (!file.read.ok()) return std::nullopt;
   file.dwarf = read::decode(file.read.module.sections);
   return file;
 }

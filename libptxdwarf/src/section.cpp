@@ -56,4 +56,18 @@ const SectionLabel* SectionImage::labelAt(uint64_t offset) const {
   return nullptr;
 }
 
+const SectionLabel* SectionImage::findLabel(std::string_view name) const {
+  for (const SectionLabel& l : labels)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+std::optional<int64_t> SectionImage::resolveDifference(const Relocation& r) const {
+  if (!r.isDifference()) return std::nullopt;
+  const SectionLabel* a = findLabel(r.symbol);
+  const SectionLabel* b = findLabel(r.minus);
+  if (!a || !b) return std::nullopt;
+  return static_cast<int64_t>(a->offset) - static_cast<int64_t>(b->offset) + r.addend;
+}
+
 }  // namespace ptxdwarf

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,14 @@ struct SourceSpan {
   uint32_t col = 0;
 };
 
+// Where one `.section NAME { ... }` block stands in the PTX text: from the
+// `.section` directive to one past the closing brace. Lets a rewriter replace
+// the debug sections and leave every other byte of the file as it was.
+struct TextRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
 struct SectionImage {
   std::string name;  // with the leading dot: ".debug_info"
   std::vector<uint8_t> bytes;
@@ -49,6 +58,7 @@ struct SectionImage {
   std::vector<SectionLabel> labels;     // in definition order
   std::vector<SourceSpan> sourceMap;    // sorted by offset
   SourceLoc loc;                        // the first `.section` line of this name
+  std::vector<TextRange> blocks;        // every block of this name, in file order
 
   std::span<const uint8_t> data() const { return bytes; }
   size_t size() const { return bytes.size(); }
@@ -60,6 +70,10 @@ struct SectionImage {
   // Any relocation overlapping [offset, offset+size), or nullptr.
   const Relocation* relocationOverlapping(uint64_t offset, uint64_t size) const;
   const SectionLabel* labelAt(uint64_t offset) const;
+  const SectionLabel* findLabel(std::string_view name) const;
+  // The value ptxas computes for an `A-B` whose labels are both defined in this
+  // section (nvcc writes pubnames lengths this way); nullopt otherwise.
+  std::optional<int64_t> resolveDifference(const Relocation& r) const;
 };
 
 }  // namespace ptxdwarf

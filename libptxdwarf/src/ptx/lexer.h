@@ -42,6 +42,7 @@ class Cursor {
   char peek() const { return p_ < end_ ? *p_ : '\0'; }
   char peekAt(size_t n) const { return p_ + n < end_ ? p_[n] : '\0'; }
   const char* pos() const { return p_; }
+  uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
   const char* end() const { return end_; }
   SourceLoc loc() const { return {line_, static_cast<uint32_t>(p_ - lineStart_ + 1)}; }
   SourceLoc locAt(const char* q) const;  // q on the current line or earlier in it

@@ -66,6 +66,7 @@ class Reader {
   }
 
   Module take() { return std::move(module_); }
+  Diagnostics& diagnostics() { return diagnostics_; }
   SourceLoc loc() const { return cur_.loc(); }
 
  private:
@@ -87,7 +88,7 @@ class Reader {
     if (d == ".address_size") return addressSizeDirective(at);
     if (d == ".file") return fileDirective(at);
     if (d == ".loc") return locDirective(at, -1);
-    if (d == ".section") return sectionDirective(at);
+    if (d == ".section") return sectionDirective(at, cur_.offset() - d.size());
     if (d == ".entry" || d == ".func") return function(d == ".entry", Linkage::none, at);
 
     Linkage linkage = linkageFromDirective(d);
@@ -407,7 +408,7 @@ class Reader {
   }
 
   // ---- sections -------------------------------------------------------------
-  void sectionDirective(SourceLoc at) {
+  void sectionDirective(SourceLoc at, uint64_t textBegin) {
     cur_.skipInlineSpace();
     SourceLoc nameLoc = cur_.loc();
     const char* s = cur_.pos();
@@ -419,7 +420,15 @@ class Reader {
     SourceLoc braceLoc = cur_.loc();
     cur_.expect('{', ("to open section " + std::string(name)).c_str());
     SectionImage& image = sectionNamed(name, at);
+    size_t before = image.bytes.size();
     sectionBody(image, braceLoc);
+    image.blocks.push_back({textBegin, cur_.offset()});
+    if (before > 0 && image.bytes.size() > before) {
+      diagnostics_.warning(at, "second non-empty block of section " + image.name +
+                                   ": read as a continuation, but ptxas 13 does not concatenate blocks "
+                                   "(it overlays them at offset 0 and rejects blocks that differ)")
+          .rule = "split-section";
+    }
   }
 
   SectionImage& sectionNamed(std::string_view name, SourceLoc at) {
@@ -560,6 +569,7 @@ class Reader {
 
   Cursor cur_;
   Module module_;
+  Diagnostics diagnostics_;  // warnings; errors end the read as ParseError
 };
 
 
@@ -588,8 +598,9 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
   try {
     reader.run();
   } catch (const ParseError& e) {
-    result.diagnostics.error(e.loc, e.message);
+    reader.diagnostics().error(e.loc, e.message);
   }
+  result.diagnostics = std::move(reader.diagnostics());
   result.module = reader.take();
   if (!options.keepAllSections) {
     std::erase_if(result.module.sections,

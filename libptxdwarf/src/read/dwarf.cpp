@@ -73,6 +73,12 @@ std::string_view Dwarf::linkageName(const Die& d) const {
   return v && v->isString() ? v->string : std::string_view{};
 }
 
+std::optional<int64_t> Dwarf::labelDifference(const Relocation& r) const {
+  for (const SectionImage& s : sections)
+    if (auto d = s.resolveDifference(r)) return d;
+  return std::nullopt;
+}
+
 Diagnostic& Dwarf::error(const SectionImage* section, uint64_t offset, std::string message) {
   Diagnostic& d = diagnostics.error(section ? section->locate(offset) : SourceLoc{}, std::move(message));
   if (section) {
@@ -84,6 +90,7 @@ Diagnostic& Dwarf::error(const SectionImage* section, uint64_t offset, std::stri
 
 Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& options) {
   Dwarf dwarf;
+  dwarf.sections = sections;
   for (const SectionImage& s : sections) {
     if (s.name == ".debug_info") dwarf.info = &s;
     else if (s.name == ".debug_abbrev") dwarf.abbrev = &s;

@@ -15,6 +15,15 @@ uint64_t infoOffsetField(const SectionImage& sec, ByteReader& r, const Relocatio
   return v;
 }
 
+// A length field: a number, or an `A-B` of labels defined in one section.
+uint64_t lengthField(const Dwarf& dwarf, const SectionImage& sec, ByteReader& r) {
+  uint64_t at = r.offset();
+  uint64_t v = r.u32();
+  if (const Relocation* rel = sec.relocationAt(at, 4))
+    if (auto d = dwarf.labelDifference(*rel)) v = static_cast<uint64_t>(*d) & 0xffffffffu;
+  return v;
+}
+
 }  // namespace
 
 void decodePubnames(Dwarf& dwarf) {
@@ -23,10 +32,10 @@ void decodePubnames(Dwarf& dwarf) {
   while (!r.atEnd()) {
     NameSet set;
     set.offset = r.offset();
-    set.length = r.u32();
+    set.length = lengthField(dwarf, sec, r);
     set.version = r.u16();
     set.infoOffset = infoOffsetField(sec, r, set.infoReloc);
-    set.infoLength = r.u32();
+    set.infoLength = lengthField(dwarf, sec, r);
     if (!r.ok()) {
       dwarf.error(&sec, set.offset, "truncated .debug_pubnames header").rule = "pubnames-header";
       return;
@@ -63,7 +72,7 @@ void decodeAranges(Dwarf& dwarf) {
   while (!r.atEnd()) {
     ArangeSet set;
     set.offset = r.offset();
-    set.length = r.u32();
+    set.length = lengthField(dwarf, sec, r);
     set.version = r.u16();
     set.infoOffset = infoOffsetField(sec, r, set.infoReloc);
     set.addressSize = r.u8();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -165,6 +166,7 @@ class Dwarf {
   const SectionImage* aranges = nullptr;
   const SectionImage* macinfo = nullptr;
   const SectionImage* line = nullptr;
+  std::span<const SectionImage> sections;  // every section of the module
 
   std::vector<AbbrevTable> abbrevTables;
   std::vector<Unit> units;
@@ -190,6 +192,9 @@ class Dwarf {
   std::string_view name(const Die& d) const;
   // DW_AT_linkage_name or DW_AT_MIPS_linkage_name, else empty.
   std::string_view linkageName(const Die& d) const;
+  // The value ptxas computes for `A-B` when both labels are defined in one
+  // section (nvcc writes pubnames lengths so); nullopt otherwise.
+  std::optional<int64_t> labelDifference(const Relocation& r) const;
   // A diagnostic at `offset` in `section`, located at the PTX line that wrote the byte.
   Diagnostic& error(const SectionImage* section, uint64_t offset, std::string message);
 };

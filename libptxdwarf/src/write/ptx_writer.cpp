@@ -1,0 +1,792 @@
+#include "ptxdwarf/write/ptx_writer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/read/expression.h"
+
+namespace ptxdwarf::write {
+
+std::string_view styleName(Style s) {
+  switch (s) {
+    case Style::packed: return "packed";
+    case Style::onePerLine: return "one-per-line";
+    case Style::verbose: return "verbose";
+  }
+  return "?";
+}
+
+std::optional<Style> parseStyle(std::string_view s) {
+  if (s == "packed") return Style::packed;
+  if (s == "one-per-line" || s == "onePerLine" || s == "one_per_line") return Style::onePerLine;
+  if (s == "verbose") return Style::verbose;
+  return std::nullopt;
+}
+
+namespace {
+
+// ---- validation -------------------------------------------------------------
+
+bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool isIdentChar(char c) { return isAlpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '$'; }
+
+// A PTX identifier: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
+bool isIdentifier(std::string_view s) {
+  if (s.empty()) return false;
+  const char c = s[0];
+  if (isAlpha(c)) {
+  } else if (c == '_' || c == '$' || c == '%') {
+    if (s.size() < 2) return false;
+  } else {
+    return false;
+  }
+  for (size_t i = 1; i < s.size(); ++i)
+    if (!isIdentChar(s[i])) return false;
+  return true;
+}
+
+// A symbolic operand: an identifier, or a section name `.debug_abbrev`
+// (ptxas and our reader read `.` followed by identifier characters).
+bool isSymbol(std::string_view s) {
+  if (!s.empty() && s[0] == '.') {
+    if (s.size() < 2) return false;
+    for (size_t i = 1; i < s.size(); ++i)
+      if (!isIdentChar(s[i])) return false;
+    return true;
+  }
+  return isIdentifier(s);
+}
+
+bool isSectionName(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!isIdentChar(c) && c != '.') return false;
+  return true;
+}
+
+ptx::Version effectiveVersion(const WriteOptions& o) { return o.version; }
+
+Diagnostic& fault(Diagnostics& diags, const SectionImage& image, uint64_t offset, std::string message) {
+  Diagnostic& d = diags.error(image.locate(offset), std::move(message));
+  d.rule = "ptx-write";
+  d.section = image.name;
+  d.offset = static_cast<int64_t>(offset);
+  return d;
+}
+
+std::string versionText(const ptx::Version& v) { return std::to_string(v.major) + "." + std::to_string(v.minor); }
+
+bool validateImage(const SectionImage& image, const ptx::Version& version, Diagnostics& diags) {
+  const size_t before = diags.errorCount();
+  if (!isSectionName(image.name)) {
+    Diagnostic& d = diags.error(image.loc, "cannot write section name '" + image.name + "' in PTX");
+    d.rule = "ptx-write";
+    d.section = image.name;
+  }
+  const uint64_t size = image.bytes.size();
+  uint64_t prevEnd = 0;
+  for (const Relocation& r : image.relocations) {
+    const std::string what = "relocation '" + r.expression() + "' at " + image.name + "+" + std::to_string(r.offset);
+    if (r.size != 4 && r.size != 8) {
+      fault(diags, image, r.offset,
+            what + ": a symbolic operand must be .b32 or .b64 (ptxas: \"Illegal type for dwarf data\"), not " +
+                std::to_string(r.size) + " byte(s)");
+      continue;
+    }
+    if (r.offset < prevEnd) fault(diags, image, r.offset, what + ": overlaps or precedes the previous relocation");
+    if (r.offset + r.size > size || r.offset + r.size < r.offset)
+      fault(diags, image, r.offset, what + ": extends past the end of the section (" + std::to_string(size) + " bytes)");
+    prevEnd = std::max(prevEnd, r.offset + r.size);
+    if (!isSymbol(r.symbol) || (r.isDifference() && !isIdentifier(r.minus)))
+      fault(diags, image, r.offset, what + ": not a valid PTX symbol name");
+    if (r.isDifference()) {
+      if (r.addend != 0)
+        fault(diags, image, r.offset,
+              what + ": ptxas accepts a label difference only without an addend (`A-B+N` is a syntax error)");
+      if (version.present && !version.atLeast(7, 5))
+        fault(diags, image, r.offset,
+              what + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
+    } else if (r.addend < 0) {
+      fault(diags, image, r.offset,
+            what + ": ptxas cannot read a negative addend (`sym-N` is a syntax error at every .version)");
+    }
+  }
+  for (const SectionLabel& l : image.labels) {
+    const std::string what = "label '" + l.name + "' at " + image.name + "+" + std::to_string(l.offset);
+    if (!isIdentifier(l.name)) fault(diags, image, l.offset, what + ": not a valid PTX label name");
+    if (l.offset > size)
+      fault(diags, image, l.offset, what + ": past the end of the section (" + std::to_string(size) + " bytes)");
+    if (version.present && !version.atLeast(7, 0))
+      fault(diags, image, l.offset,
+            what + ": labels inside a section need PTX .version 7.0 or later (target is " + versionText(version) +
+                ")");
+    if (const Relocation* r = image.relocationOverlapping(l.offset, 1); r && r->offset < l.offset)
+      fault(diags, image, l.offset, what + ": inside the relocated operand '" + r->expression() + "'");
+  }
+  return diags.errorCount() == before;
+}
+
+// ---- text output --------------------------------------------------------------
+
+struct ByteText {
+  char text[4];
+  uint8_t len;
+};
+struct ByteTable {
+  ByteText t[256];
+  constexpr ByteTable() : t{} {
+    for (unsigned v = 0; v < 256; ++v) {
+      unsigned n = 0;
+      if (v >= 100) t[v].text[n++] = char('0' + v / 100);
+      if (v >= 10) t[v].text[n++] = char('0' + v / 10 % 10);
+      t[v].text[n++] = char('0' + v % 10);
+      t[v].len = uint8_t(n);
+    }
+  }
+};
+constexpr ByteTable kBytes;
+
+void appendByte(std::string& out, uint8_t b) { out.append(kBytes.t[b].text, kBytes.t[b].len); }
+
+void appendUnsigned(std::string& out, uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  (void)ec;
+  out.append(buf, p);
+}
+
+void appendHex(std::string& out, uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
+  (void)ec;
+  out += "0x";
+  out.append(buf, p);
+}
+
+// Comment text is printed after `// `: no line breaks, no backslashes (a trailing
+// one could splice lines in a preprocessor), printable ASCII only.
+void appendCommentText(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+}
+
+uint64_t readLe(const std::vector<uint8_t>& b, uint64_t off, unsigned size) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < size; ++i) v |= uint64_t(b[off + i]) << (8 * i);
+  return v;
+}
+
+// One DWARF field of a section, for verbose output.
+struct Field {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  bool fixed = false;  // a 4- or 8-byte value: one `.b32`/`.b64` directive
+  std::string comment;
+};
+
+class SectionWriter {
+ public:
+  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options)
+      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n") {
+    perLine_ = std::clamp(options.bytesPerLine, 1u, 4096u);
+    labels_.reserve(image.labels.size());
+    for (const SectionLabel& l : image.labels) labels_.push_back(&l);
+    std::stable_sort(labels_.begin(), labels_.end(),
+                     [](const SectionLabel* a, const SectionLabel* b) { return a->offset < b->offset; });
+  }
+
+  void write(bool indent, std::vector<Field>* fields) {
+    if (indent) out_ += '\t';
+    out_ += ".section\t";
+    out_ += image_.name;
+    out_ += nl_;
+    out_ += "\t{";
+    out_ += nl_;
+    const uint64_t size = image_.bytes.size();
+    if (fields) {
+      for (const Field& f : *fields) {
+        if (f.offset < pos_) continue;  // overlapping field: dropped
+        if (f.offset > pos_) range(f.offset, Style::onePerLine, {});
+        if (f.fixed && !relocationIn(f.offset, f.offset + f.size) && !labelInside(f.offset, f.offset + f.size)) {
+          labelsAt(pos_);
+          out_ += f.size == 8 ? ".b64 " : ".b32 ";
+          appendUnsigned(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
+          comment(f.comment);
+          out_ += nl_;
+          pos_ = f.offset + f.size;
+        } else {
+          range(f.offset + f.size, Style::packed, f.comment);
+        }
+      }
+      range(size, Style::onePerLine, {});
+    } else {
+      range(size, opt_.style == Style::packed ? Style::packed : Style::onePerLine, {});
+    }
+    labelsAt(size);
+    out_ += "\t}";
+  }
+
+ private:
+  void comment(std::string_view c) {
+    if (c.empty()) return;
+    out_ += "\t// ";
+    out_ += c;
+  }
+
+  void labelsAt(uint64_t offset) {
+    while (li_ < labels_.size() && labels_[li_]->offset <= offset) {
+      out_ += labels_[li_]->name;
+      out_ += ':';
+      out_ += nl_;
+      ++li_;
+    }
+  }
+  uint64_t nextLabel() const { return li_ < labels_.size() ? labels_[li_]->offset : UINT64_MAX; }
+  bool labelInside(uint64_t begin, uint64_t end) const {
+    for (size_t i = li_; i < labels_.size() && labels_[i]->offset < end; ++i)
+      if (labels_[i]->offset > begin) return true;
+    return false;
+  }
+  const Relocation* nextReloc() {
+    while (ri_ < image_.relocations.size() && image_.relocations[ri_].offset < pos_) ++ri_;
+    return ri_ < image_.relocations.size() ? &image_.relocations[ri_] : nullptr;
+  }
+  bool relocationIn(uint64_t begin, uint64_t end) { return image_.relocationOverlapping(begin, end - begin) != nullptr; }
+
+  // Writes bytes [pos_, end) with labels and relocations; `comment` goes on the first line.
+  void range(uint64_t end, Style style, std::string_view firstComment) {
+    bool commented = firstComment.empty();
+    while (pos_ < end) {
+      labelsAt(pos_);
+      const Relocation* r = nextReloc();
+      if (r && r->offset == pos_) {
+        out_ += r->size == 8 ? ".b64 " : ".b32 ";
+        out_ += r->symbol;
+        if (r->isDifference()) {
+          out_ += '-';
+          out_ += r->minus;
+        } else if (r->addend > 0) {
+          out_ += '+';
+          appendUnsigned(out_, uint64_t(r->addend));
+        }
+        if (!commented) comment(firstComment), commented = true;
+        out_ += nl_;
+        pos_ += r->size;
+        continue;
+      }
+      uint64_t stop = std::min({end, nextLabel(), r ? r->offset : UINT64_MAX});
+      const uint8_t* b = image_.bytes.data();
+      if (style == Style::onePerLine) {
+        for (; pos_ < stop; ++pos_) {
+          out_ += ".b8 ";
+          appendByte(out_, b[pos_]);
+          if (!commented) comment(firstComment), commented = true;
+          out_ += nl_;
+        }
+      } else {
+        while (pos_ < stop) {
+          const uint64_t lineEnd = std::min<uint64_t>(stop, pos_ + perLine_);
+          out_ += ".b8 ";
+          appendByte(out_, b[pos_++]);
+          for (; pos_ < lineEnd; ++pos_) {
+            out_ += ", ";
+            appendByte(out_, b[pos_]);
+          }
+          if (!commented) comment(firstComment), commented = true;
+          out_ += nl_;
+        }
+      }
+    }
+  }
+
+  std::string& out_;
+  const SectionImage& image_;
+  const WriteOptions& opt_;
+  std::string_view nl_;
+  unsigned perLine_ = 16;
+  std::vector<const SectionLabel*> labels_;
+  size_t li_ = 0, ri_ = 0;
+  uint64_t pos_ = 0;
+};
+
+// ---- verbose: DWARF field boundaries ------------------------------------------
+
+class FieldBuilder {
+ public:
+  explicit FieldBuilder(const SectionImage& image) : image_(image) {}
+
+  void add(uint64_t offset, uint64_t size, std::string comment, bool fixed = false) {
+    if (size == 0 || offset + size > image_.bytes.size() || offset + size < offset) return;
+    // A relocation must not straddle the field's boundaries.
+    if (const Relocation* r = image_.relocationOverlapping(offset, 1); r && r->offset < offset) return;
+    if (const Relocation* r = image_.relocationOverlapping(offset + size - 1, 1); r && r->offset + r->size > offset + size)
+      return;
+    fields_.push_back({offset, size, fixed && (size == 4 || size == 8), std::move(comment)});
+  }
+  // A field of `size` bytes: 4 and 8 as one directive, others as a `.b8` run.
+  void fixed(uint64_t offset, uint64_t size, std::string comment) { add(offset, size, std::move(comment), true); }
+
+  uint64_t ulebSize(uint64_t offset) const {
+    ByteReader r(image_.bytes, offset);
+    r.uleb();
+    return r.ok() ? r.offset() - offset : 0;
+  }
+  uint64_t cstringSize(uint64_t offset) const {
+    const auto& b = image_.bytes;
+    for (uint64_t i = offset; i < b.size(); ++i)
+      if (b[i] == 0) return i - offset + 1;
+    return 0;
+  }
+  std::string_view cstring(uint64_t offset, uint64_t size) const {
+    return {reinterpret_cast<const char*>(image_.bytes.data() + offset), size ? size - 1 : 0};
+  }
+
+  std::vector<Field> take() {
+    std::stable_sort(fields_.begin(), fields_.end(), [](const Field& a, const Field& b) { return a.offset < b.offset; });
+    return std::move(fields_);
+  }
+
+  const SectionImage& image() const { return image_; }
+
+ private:
+  const SectionImage& image_;
+  std::vector<Field> fields_;
+};
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  appendCommentText(out, s);
+  out += '"';
+  return out;
+}
+
+std::string named(std::string_view name, std::string_view kind, uint64_t value) {
+  if (!name.empty()) return std::string(name);
+  std::string s(kind);
+  s += "_unknown_";
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, value, 16);
+  (void)ec;
+  s.append(buf, p);
+  return s;
+}
+
+// "DW_OP_regx %r1 DW_OP_deref", "DW_OP_addr _Z4testPi_param_0"; empty when undecodable.
+std::string describeExpression(const SectionImage& image, uint64_t offset, uint64_t size, uint8_t addressSize) {
+  read::ExpressionContext ctx;
+  ctx.addressSize = addressSize ? addressSize : 8;
+  ctx.section = &image;
+  ctx.sectionOffset = offset;
+  const auto e = read::decodeExpression(std::span<const uint8_t>(image.bytes).subspan(offset, size), ctx);
+  std::string s;
+  for (const read::Operation& op : e.ops) {
+    if (!s.empty()) s += ' ';
+    const dw::OpInfo* info = dw::opInfo(op.op);
+    s += info ? std::string(info->name) : named({}, "DW_OP", op.op);
+    if (!info) break;
+    if (op.reloc) {
+      s += ' ';
+      s += op.reloc->expression();
+      continue;
+    }
+    if (op.op == dw::DW_OP_regx || (op.op >= dw::DW_OP_breg0 && op.op <= dw::DW_OP_breg31) || op.op == dw::DW_OP_bregx) {
+      // PTX register names packed big-endian into the ULEB operand: %r1 = 0x257231.
+      uint64_t v = op.operands[0];
+      std::string reg;
+      while (v) reg.insert(reg.begin(), char(v & 0xff)), v >>= 8;
+      if (op.op == dw::DW_OP_regx && reg.size() >= 2 && reg[0] == '%') {
+        s += ' ';
+        appendCommentText(s, reg);
+        continue;
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      const dw::OperandKind k = i == 0 ? info->a : info->b;
+      if (k == dw::OperandKind::none) break;
+      s += ' ';
+      const uint64_t v = op.operands[i];
+      if (k == dw::OperandKind::sleb || k == dw::OperandKind::s8 || k == dw::OperandKind::s16 ||
+          k == dw::OperandKind::s32 || k == dw::OperandKind::s64) {
+        const int64_t sv = static_cast<int64_t>(v);
+        if (sv < 0) s += '-';
+        appendUnsigned(s, sv < 0 ? uint64_t(0) - uint64_t(sv) : uint64_t(sv));
+      } else {
+        appendHex(s, v);
+      }
+    }
+  }
+  if (!e.ok) {
+    if (!s.empty()) s += ' ';
+    s += "<undecodable>";
+  }
+  return s;
+}
+
+bool isFixedForm(uint16_t form) {
+  switch (form) {
+    case dw::DW_FORM_addr: case dw::DW_FORM_data2: case dw::DW_FORM_data4: case dw::DW_FORM_data8:
+    case dw::DW_FORM_data1: case dw::DW_FORM_flag: case dw::DW_FORM_strp: case dw::DW_FORM_ref_addr:
+    case dw::DW_FORM_ref1: case dw::DW_FORM_ref2: case dw::DW_FORM_ref4: case dw::DW_FORM_ref8:
+    case dw::DW_FORM_sec_offset: case dw::DW_FORM_ref_sig8:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isExpressionAttribute(uint16_t at) {
+  switch (at) {
+    case dw::DW_AT_location: case dw::DW_AT_frame_base: case dw::DW_AT_data_member_location:
+    case dw::DW_AT_vtable_elem_location: case dw::DW_AT_use_location: case dw::DW_AT_string_length:
+    case dw::DW_AT_return_addr: case dw::DW_AT_static_link: case dw::DW_AT_segment:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
+  const SectionImage& image = fb.image();
+  for (const read::Unit& u : dwarf.units) {
+    if (u.version < 2 || u.version > 4) continue;  // DWARF 5 headers are laid out differently
+    fb.fixed(u.offset, 4, "Length of Unit");
+    fb.fixed(u.offset + 4, 2, "DWARF version number");
+    fb.fixed(u.offset + 6, 4, "Offset Into Abbrev. Section");
+    fb.fixed(u.offset + 10, 1, "Address Size (in bytes)");
+    for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount && i < dwarf.dies.size(); ++i) {
+      const read::Die& d = dwarf.dies[i];
+      if (d.isNull()) {
+        fb.fixed(d.offset, 1, "End Of Children Mark");
+        continue;
+      }
+      const uint64_t codeSize = fb.ulebSize(d.offset);
+      if (codeSize == 0) break;
+      std::string c = "Abbrev [";
+      appendUnsigned(c, d.code);
+      c += "] ";
+      appendHex(c, d.offset);
+      c += ' ';
+      c += named(dw::tagName(d.tag), "DW_TAG", d.tag);
+      fb.fixed(d.offset, codeSize, std::move(c));
+      uint64_t at = d.offset + codeSize;
+      for (const read::AttrValue& a : dwarf.attributes(d)) {
+        const uint64_t end = a.offset + a.size;
+        if (a.offset < at || end > image.bytes.size()) break;
+        std::string ac = named(dw::attributeName(a.name), "DW_AT", a.name);
+        if (a.indirect) {
+          ac += " [DW_FORM_indirect ";
+          ac += named(dw::formName(a.form), "DW_FORM", a.form);
+          ac += ']';
+        }
+        if (a.isString()) {
+          ac += ' ';
+          ac += quoted(a.string);
+        } else if (a.isBlock() && isExpressionAttribute(a.name) && !a.block.empty()) {
+          const uint64_t exprOffset = end - a.block.size();
+          const std::string e = describeExpression(image, exprOffset, a.block.size(), u.addressSize);
+          if (!e.empty()) ac += " " + e;
+        }
+        if (end > at) fb.add(at, end - at, std::move(ac), !a.indirect && isFixedForm(a.form));
+        at = end;
+      }
+    }
+  }
+}
+
+void abbrevFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
+  const SectionImage& image = fb.image();
+  for (const read::AbbrevTable& t : dwarf.abbrevTables) {
+    for (const read::Abbrev& a : t.abbrevs) {
+      ByteReader r(image.bytes, a.offset);
+      auto uleb = [&](auto&& describe) {
+        const uint64_t at = r.offset();
+        const uint64_t v = r.uleb();
+        if (r.ok()) fb.add(at, r.offset() - at, describe(v));
+        return v;
+      };
+      uleb([](uint64_t) { return std::string("Abbreviation Code"); });
+      uleb([](uint64_t v) { return named(dw::tagName(v), "DW_TAG", v); });
+      const uint64_t childrenAt = r.offset();
+      const uint8_t children = r.u8();
+      if (!r.ok()) continue;
+      fb.add(childrenAt, 1, children == 1 ? "DW_CHILDREN_yes" : children == 0 ? "DW_CHILDREN_no" : "DW_CHILDREN_?");
+      for (uint32_t s = 0; s < a.specCount && r.ok(); ++s) {
+        uleb([](uint64_t v) { return named(dw::attributeName(v), "DW_AT", v); });
+        const uint64_t form = uleb([](uint64_t v) { return named(dw::formName(v), "DW_FORM", v); });
+        if (form == dw::DW_FORM_implicit_const) {
+          const uint64_t at = r.offset();
+          r.sleb();
+          if (r.ok()) fb.add(at, r.offset() - at, "implicit constant");
+        }
+      }
+      if (!r.ok()) continue;
+      uleb([](uint64_t) { return std::string("EOM(1)"); });
+      uleb([](uint64_t) { return std::string("EOM(2)"); });
+    }
+    if (t.terminated && t.end > t.offset) fb.add(t.end - 1, 1, "EOM(3)");
+  }
+}
+
+void pubnamesFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
+  for (const read::NameSet& s : dwarf.pubnameSets) {
+    fb.fixed(s.offset, 4, "Length of Public Names Info");
+    fb.fixed(s.offset + 4, 2, "DWARF Version");
+    fb.fixed(s.offset + 6, 4, "Offset of Compilation Unit Info");
+    fb.fixed(s.offset + 10, 4, "Compilation Unit Length");
+    uint64_t last = s.offset + 14;
+    for (const read::NameEntry& e : s.entries) {
+      fb.fixed(e.offset, 4, "DIE offset");
+      const uint64_t n = fb.cstringSize(e.offset + 4);
+      if (n == 0) break;
+      fb.add(e.offset + 4, n, "External Name " + quoted(fb.cstring(e.offset + 4, n)));
+      last = e.offset + 4 + n;
+    }
+    const uint64_t end = s.offset + 4 + s.length;
+    if (end >= last + 4) fb.fixed(end - 4, 4, "End Mark");
+  }
+}
+
+void arangesFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
+  for (const read::ArangeSet& s : dwarf.arangeSets) {
+    const unsigned a = s.addressSize;
+    fb.fixed(s.offset, 4, "Length of ARange Set");
+    fb.fixed(s.offset + 4, 2, "DWARF Arange version number");
+    fb.fixed(s.offset + 6, 4, "Offset Into Debug Info Section");
+    fb.fixed(s.offset + 10, 1, "Address Size (in bytes)");
+    fb.fixed(s.offset + 11, 1, "Segment Size (in bytes)");
+    if (a == 0) continue;
+    const uint64_t tuple = 2u * a;
+    const uint64_t first = s.offset + (12 + tuple - 1) / tuple * tuple;
+    if (first > s.offset + 12) fb.add(s.offset + 12, first - (s.offset + 12), "Pad");
+    uint64_t next = first;
+    for (const read::Range& r : s.ranges) {
+      fb.fixed(r.offset, a, "Address");
+      fb.fixed(r.offset + a, a, "Length");
+      next = r.offset + tuple;
+    }
+    if (next + tuple <= s.offset + 4 + s.length) {
+      fb.fixed(next, a, "ARange terminator");
+      fb.fixed(next + a, a, "");
+    }
+  }
+}
+
+void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
+  unsigned defaultSize = dwarf.units.empty() ? 8 : dwarf.units.front().addressSize;
+  if (defaultSize != 4 && defaultSize != 8) defaultSize = 8;
+  for (const read::LocList& l : dwarf.locLists) {
+    for (const read::LocEntry& e : l.entries) {
+      unsigned a = defaultSize;
+      if (e.kind == read::LocEntry::range && e.exprOffset >= e.offset + 2 && (e.exprOffset - e.offset - 2) % 2 == 0)
+        a = unsigned((e.exprOffset - e.offset - 2) / 2);
+      switch (e.kind) {
+        case read::LocEntry::range: {
+          std::string b = "Loc list ";
+          appendHex(b, l.offset);
+          b += ": beginning address offset";
+          fb.fixed(e.offset, a, std::move(b));
+          fb.fixed(e.offset + a, a, "ending address offset");
+          std::string c = "Loc expr size";
+          const std::string ops = describeExpression(fb.image(), e.exprOffset, e.expr.size(), uint8_t(a));
+          fb.add(e.offset + 2u * a, 2, std::move(c));
+          if (!e.expr.empty()) fb.add(e.exprOffset, e.expr.size(), ops);
+          break;
+        }
+        case read::LocEntry::baseAddress:
+          fb.fixed(e.offset, a, "Base address selection");
+          fb.fixed(e.offset + a, a, "base address");
+          break;
+        case read::LocEntry::endOfList:
+          fb.fixed(e.offset, a, "End of list");
+          fb.fixed(e.offset + a, a, "");
+          break;
+      }
+    }
+  }
+}
+
+bool sameBytes(const SectionImage* a, const SectionImage& b) {
+  if (!a) return false;
+  if (a == &b) return true;
+  return a->bytes == b.bytes;
+}
+
+std::optional<std::vector<Field>> verboseFields(const read::Dwarf& dwarf, const SectionImage& image) {
+  FieldBuilder fb(image);
+  if (image.name == ".debug_info" && sameBytes(dwarf.info, image)) {
+    infoFields(dwarf, fb);
+  } else if (image.name == ".debug_abbrev" && sameBytes(dwarf.abbrev, image)) {
+    abbrevFields(dwarf, fb);
+  } else if (image.name == ".debug_pubnames" && sameBytes(dwarf.pubnames, image)) {
+    pubnamesFields(dwarf, fb);
+  } else if (image.name == ".debug_aranges" && sameBytes(dwarf.aranges, image)) {
+    arangesFields(dwarf, fb);
+  } else if (image.name == ".debug_loc" && sameBytes(dwarf.loc, image)) {
+    locFields(dwarf, fb);
+  }
+  return fb.take();
+}
+
+size_t estimateSize(const SectionImage& image, Style style) {
+  const size_t perByte = style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
+  return 32 + image.name.size() + image.bytes.size() * perByte + image.relocations.size() * 40 +
+         image.labels.size() * 24;
+}
+
+void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent) {
+  SectionWriter w(out, image, options);
+  if (options.style == Style::verbose) {
+    std::vector<Field> fields;
+    if (options.dwarf) {
+      if (auto f = verboseFields(*options.dwarf, image)) fields = std::move(*f);
+    }
+    w.write(indent, &fields);
+  } else {
+    w.write(indent, nullptr);
+  }
+}
+
+}  // namespace
+
+bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
+  bool ok = true;
+  const ptx::Version version = effectiveVersion(options);
+  for (const SectionImage& image : images) ok = validateImage(image, version, diags) && ok;
+  return ok;
+}
+
+bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
+                   Diagnostics& diags) {
+  if (!validate(images, options, diags)) return false;
+  size_t need = out.size();
+  for (const SectionImage& image : images) need += estimateSize(image, options.style);
+  out.reserve(need);
+  for (const SectionImage& image : images) {
+    render(out, image, options, true);
+    out += options.crlf ? "\r\n" : "\n";
+  }
+  return true;
+}
+
+bool writeSection(std::string& out, const SectionImage& image, const WriteOptions& options, Diagnostics& diags) {
+  return writeSections(out, std::span<const SectionImage>(&image, 1), options, diags);
+}
+
+std::string writeSections(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
+  std::string out;
+  writeSections(out, images, options, diags);
+  return out;
+}
+
+std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
+                                    std::span<const SectionImage> sections, const WriteOptions& options,
+                                    Diagnostics& diags) {
+  WriteOptions opt = options;
+  if (!opt.version.present) opt.version = module.version;
+  if (!options.crlf) {
+    const size_t nl = text.find('\n');
+    opt.crlf = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
+  }
+  if (!validate(sections, opt, diags)) return std::nullopt;
+
+  struct Edit {
+    TextRange range;
+    const SectionImage* image = nullptr;  // null: remove the block
+  };
+  std::vector<Edit> edits;
+  std::vector<bool> placed(sections.size(), false);
+  uint64_t lastEnd = 0;
+  bool anyBlock = false;
+  for (const SectionImage& original : module.sections) {
+    for (const TextRange& b : original.blocks) {
+      if (b.begin > b.end || b.end > text.size()) {
+        Diagnostic& d = diags.error(original.loc, "block of section " + original.name +
+                                                      " lies outside the text: was the module read from this text?");
+        d.rule = "ptx-write";
+        d.section = original.name;
+        return std::nullopt;
+      }
+      lastEnd = std::max(lastEnd, b.end);
+      anyBlock = true;
+    }
+    size_t idx = sections.size();
+    for (size_t i = 0; i < sections.size(); ++i)
+      if (sections[i].name == original.name) {
+        idx = i;
+        break;
+      }
+    if (idx == sections.size() || original.blocks.empty()) continue;
+    placed[idx] = true;
+    for (size_t k = 0; k < original.blocks.size(); ++k)
+      edits.push_back({original.blocks[k], k == 0 ? &sections[idx] : nullptr});
+  }
+  for (size_t i = 0; i < sections.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (sections[i].name == sections[j].name) {
+        Diagnostic& d = diags.error(sections[i].loc, "two replacement images named " + sections[i].name);
+        d.rule = "ptx-write";
+        d.section = sections[i].name;
+        return std::nullopt;
+      }
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.begin < b.range.begin; });
+  for (size_t i = 1; i < edits.size(); ++i)
+    if (edits[i].range.begin < edits[i - 1].range.end) {
+      diags.error({}, "overlapping section blocks in the module").rule = "ptx-write";
+      return std::nullopt;
+    }
+
+  const std::string_view nl = opt.crlf ? "\r\n" : "\n";
+  size_t need = text.size();
+  for (const SectionImage& s : sections) need += estimateSize(s, opt.style);
+  std::string out;
+  out.reserve(need);
+  uint64_t pos = 0;
+  auto appendNew = [&] {
+    for (size_t i = 0; i < sections.size(); ++i) {
+      if (placed[i]) continue;
+      out += nl;
+      render(out, sections[i], opt, true);
+      if (!anyBlock) out += nl;
+    }
+  };
+  for (const Edit& e : edits) {
+    out.append(text.substr(pos, e.range.begin - pos));
+    if (e.image) render(out, *e.image, opt, false);
+    pos = e.range.end;
+    if (anyBlock && pos == lastEnd) {
+      appendNew();
+      anyBlock = false;  // appended
+      std::fill(placed.begin(), placed.end(), true);
+    }
+  }
+  if (anyBlock && lastEnd > pos) {  // the last block belongs to a kept section
+    out.append(text.substr(pos, lastEnd - pos));
+    pos = lastEnd;
+    appendNew();
+    std::fill(placed.begin(), placed.end(), true);
+    anyBlock = false;
+  }
+  out.append(text.substr(pos));
+  if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
+    if (!out.empty() && out.back() != '\n') out += nl;
+    anyBlock = false;
+    appendNew();
+  }
+  return out;
+}
+
+}  // namespace ptxdwarf::write

@@ -1,0 +1,1585 @@
+// ptxdump's text dump: llvm-dwarfdump 14's layout, line for line.
+//
+// For every value ptxas does not relocate, the .debug_info dump of a PTX file
+// prints exactly what `llvm-dwarfdump --debug-info x.cubin` prints for the
+// cubin `ptxas -g` makes of it. Sections appear in llvm-dwarfdump's order:
+// .debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_str,
+// .debug_pubnames, each introduced by "\n.<name> contents:\n"; a selected
+// section that the PTX does not have prints its header only. The first line,
+// like llvm-dwarfdump's "<file>:\tfile format elf64-unknown", is
+// "<file>:\tfile format ptx".
+//
+// Where the PTX says more than the cubin, we print more -- only here:
+//
+//  1. DW_AT_decl_file / DW_AT_call_file are resolved through the PTX `.file`
+//     table, as llvm-dwarfdump resolves them through the line table ptxas
+//     builds from it: ("/src/call.cu"). A relative name is joined to the unit's
+//     DW_AT_comp_dir with '/' (`.file 1 "call.cu"` + comp_dir "/home/x" ->
+//     "/home/x/call.cu"); an absolute name is printed as written. An index the
+//     `.file` table lacks, or a unit without DW_AT_stmt_list, prints the raw
+//     value (0x05) as llvm-dwarfdump does.
+//  2. DW_AT_address_class is followed by the CUDA address-class name:
+//     (0x02 ADDR_reg_space) where llvm-dwarfdump prints (0x02). Values outside
+//     the 12 CUDA classes print as llvm-dwarfdump prints them.
+//  3. DW_OP_regx / DW_OP_bregx whose register operand is a packed PTX register
+//     name print the name: "DW_OP_regx %r1", "DW_OP_bregx %rd2 +8"
+//     (llvm-dwarfdump: "DW_OP_regx 0x257231").
+//  4. Relocated values -- operands that were symbols in the PTX, whose bytes
+//     ptxas fills in -- print as the PTX operand expression (symbol, `+N`/`-N`
+//     decimal addend, `A-B` label differences), never as the zero bytes:
+//       DW_AT_low_pc     (func_begin0)        DW_AT_high_pc (func_end0)
+//       DW_AT_stmt_list  (.debug_line)        DW_OP_addr _Z4testPi_param_0
+//       DW_AT_location   (.debug_loc+138: ...) for a relocated list offset
+//       location-list entries [$L__tmp1, $L__tmp3): DW_OP_regx %r1
+//       --debug-loc raw entries ($L__func_begin0, $L__tmp2): DW_OP_regx %rd8
+//     Consequently `DW_OP_addr __local_depot0` is shown as the PTX writes it
+//     (ptxas rewrites it into DW_OP_fbreg + DW_OP_nop padding in the cubin).
+//     A computed address whose parts are symbolic prints as
+//     "<base>+<entry>" (list entries with a non-zero base address, DW_AT_high_pc
+//     as an offset from a relocated DW_AT_low_pc, aranges ends): "Lfunc_begin0+0x40".
+//     An entry `A-B` under a base address `B` prints as `A`.
+//     Header fields that are relocations against a debug section
+//     (`.b32 .debug_abbrev`, `.b32 .debug_info` in unit, pubnames and aranges
+//     headers) print the offset the relocation resolves to, exactly as
+//     llvm-dwarfdump shows it: abbr_offset = 0x0000.
+//
+// Everything else follows LLVM 14 (DWARFDie.cpp, DWARFFormValue.cpp,
+// DWARFExpression.cpp, DWARFDebugLoc.cpp, DWARFCompileUnit.cpp,
+// DWARFDebugAbbrev.cpp, DWARFDebugArangeSet.cpp, DWARFDebugPubTable.cpp,
+// DWARFContext.cpp), including its type-name printer (`"const char *"`,
+// `"int[32]"`, `"int (*)(int)"`, `"geo::Vec3"`, template arguments) and its
+// odd corners (`(0x01)` flags, "dead code" for a tombstone low_pc, a
+// DW_FORM_data4 DW_AT_location read as a location list). One deliberate
+// difference: the type-name printer stops after 64 nested type references,
+// where llvm-dwarfdump recurses until it crashes on a reference cycle.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <optional>
+
+#include "dump.h"
+#include "dump_util.h"
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/dwarf.h"
+
+namespace ptxdump {
+
+namespace dw = ptxdwarf::dw;
+using ptxdwarf::Relocation;
+using ptxdwarf::SectionImage;
+using ptxdwarf::read::AttrValue;
+using ptxdwarf::read::Die;
+using ptxdwarf::read::Dwarf;
+using ptxdwarf::read::kNone;
+using ptxdwarf::read::Operation;
+using ptxdwarf::read::Unit;
+
+namespace detail {
+
+// ---------------------------------------------------------------------------
+// Formatting primitives
+
+namespace {
+constexpr char kHexDigits[] = "0123456789abcdef";
+}
+
+void appendHex(std::string& out, uint64_t v, int width) {
+  char buf[18];
+  int n = 0;
+  do {
+    buf[n++] = kHexDigits[v & 15];
+    v >>= 4;
+  } while (v);
+  out += "0x";
+  for (int i = n; i < width; ++i) out += '0';
+  while (n) out += buf[--n];
+}
+
+namespace {
+// Hex digits only, zero padded to `width` (no "0x").
+void appendHexDigits(std::string& out, uint64_t v, int width) {
+  char buf[16];
+  int n = 0;
+  do {
+    buf[n++] = kHexDigits[v & 15];
+    v >>= 4;
+  } while (v);
+  for (int i = n; i < width; ++i) out += '0';
+  while (n) out += buf[--n];
+}
+
+void appendSpaces(std::string& out, size_t n) { out.append(n, ' '); }
+}  // namespace
+
+void appendDec(std::string& out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendSigned(std::string& out, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendEscaped(std::string& out, std::string_view s) {
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '"': out += "\\\""; break;
+      default:
+        if (c >= 0x20 && c < 0x7f) {
+          out += static_cast<char>(c);
+        } else {
+          out += '\\';
+          out += static_cast<char>('0' + ((c >> 6) & 7));
+          out += static_cast<char>('0' + ((c >> 3) & 7));
+          out += static_cast<char>('0' + (c & 7));
+        }
+    }
+  }
+}
+
+void appendJsonString(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += "\\u00";
+          out += kHexDigits[c >> 4];
+          out += kHexDigits[c & 15];
+        } else if (c >= 0x80) {
+          // Bytes of DWARF strings are not guaranteed to be UTF-8: keep valid
+          // UTF-8 sequences, write any other byte as the code point U+00XX.
+          out += "\\u00";
+          out += kHexDigits[c >> 4];
+          out += kHexDigits[c & 15];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void appendReloc(std::string& out, const Relocation& r) {
+  out += r.symbol;
+  if (!r.minus.empty()) {
+    out += '-';
+    out += r.minus;
+  }
+  if (r.addend > 0) {
+    out += '+';
+    appendDec(out, static_cast<uint64_t>(r.addend));
+  } else if (r.addend < 0) {
+    out += '-';
+    appendDec(out, static_cast<uint64_t>(0) - static_cast<uint64_t>(r.addend));
+  }
+}
+
+namespace {
+void appendNameOr(std::string& out, std::string_view name, std::string_view unknownPrefix, uint64_t v) {
+  if (!name.empty()) {
+    out += name;
+  } else {
+    out += unknownPrefix;
+    appendHexDigits(out, v, 1);
+  }
+}
+}  // namespace
+
+void appendTagName(std::string& out, uint64_t tag) {
+  appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag);
+}
+void appendAttrName(std::string& out, uint64_t attr) {
+  appendNameOr(out, dw::attributeName(attr), "DW_AT_unknown_", attr);
+}
+void appendFormName(std::string& out, uint64_t form) {
+  appendNameOr(out, dw::formName(form), "DW_FORM_unknown_", form);
+}
+
+// ---------------------------------------------------------------------------
+// .debug_loc reading
+
+bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset,
+                 std::vector<LocEntryView>& entries) {
+  if (!loc || (addressSize != 4 && addressSize != 8)) return false;
+  const auto& b = loc->bytes;
+  auto fixed = [&](uint64_t at, unsigned size) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; ++i) v |= static_cast<uint64_t>(b[at + i]) << (8 * i);
+    return v;
+  };
+  const uint64_t allOnes = addressSize == 4 ? 0xffffffffull : ~0ull;
+  while (true) {
+    if (offset > b.size() || b.size() - offset < 2u * addressSize) return false;
+    LocEntryView e;
+    e.offset = offset;
+    e.v0 = fixed(offset, addressSize);
+    e.v1 = fixed(offset + addressSize, addressSize);
+    e.r0 = loc->relocationAt(offset, addressSize);
+    e.r1 = loc->relocationAt(offset + addressSize, addressSize);
+    uint64_t next = offset + 2u * addressSize;
+    if (e.v0 == 0 && e.v1 == 0 && !e.r0 && !e.r1) {
+      e.kind = LocEntryView::endOfList;
+      entries.push_back(e);
+      offset = next;
+      return true;
+    }
+    if (e.v0 == allOnes && !e.r0) {
+      e.kind = LocEntryView::baseAddress;
+      entries.push_back(e);
+      offset = next;
+      continue;
+    }
+    if (b.size() - next < 2) return false;
+    uint64_t len = fixed(next, 2);
+    next += 2;
+    if (b.size() - next < len) return false;
+    e.exprOffset = next;
+    e.expr = std::span<const uint8_t>(b.data() + next, len);
+    entries.push_back(e);
+    offset = next + len;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Renderer
+
+namespace {
+
+bool isUnsignedConstantForm(uint16_t form) {
+  switch (form) {
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_udata:
+    case dw::DW_FORM_flag:
+    case dw::DW_FORM_flag_present:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isConstantForm(uint16_t form) { return isUnsignedConstantForm(form) || form == dw::DW_FORM_sdata; }
+
+bool isSectionOffsetForm(uint16_t form) {
+  return form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8 || form == dw::DW_FORM_sec_offset ||
+         form == dw::DW_FORM_strp;
+}
+
+bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
+
+bool isBlockForm(uint16_t form) {
+  return form == dw::DW_FORM_block || form == dw::DW_FORM_block1 || form == dw::DW_FORM_block2 ||
+         form == dw::DW_FORM_block4;
+}
+
+bool mayHaveLocationList(uint16_t attr) {
+  switch (attr) {
+    case dw::DW_AT_location:
+    case dw::DW_AT_string_length:
+    case dw::DW_AT_return_addr:
+    case dw::DW_AT_data_member_location:
+    case dw::DW_AT_frame_base:
+    case dw::DW_AT_static_link:
+    case dw::DW_AT_segment:
+    case dw::DW_AT_use_location:
+    case dw::DW_AT_vtable_elem_location:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool mayHaveLocationExpr(uint16_t attr) {
+  switch (attr) {
+    case dw::DW_AT_location:
+    case dw::DW_AT_byte_size:
+    case dw::DW_AT_bit_offset:
+    case dw::DW_AT_bit_size:
+    case dw::DW_AT_string_length:
+    case dw::DW_AT_lower_bound:
+    case dw::DW_AT_return_addr:
+    case dw::DW_AT_bit_stride:
+    case dw::DW_AT_upper_bound:
+    case dw::DW_AT_count:
+    case dw::DW_AT_data_member_location:
+    case dw::DW_AT_frame_base:
+    case dw::DW_AT_segment:
+    case dw::DW_AT_static_link:
+    case dw::DW_AT_use_location:
+    case dw::DW_AT_vtable_elem_location:
+    case dw::DW_AT_allocated:
+    case dw::DW_AT_associated:
+    case dw::DW_AT_data_location:
+    case dw::DW_AT_byte_stride:
+    case dw::DW_AT_rank:
+    case dw::DW_AT_call_value:
+    case dw::DW_AT_call_origin:
+    case dw::DW_AT_call_target:
+    case dw::DW_AT_call_target_clobbered:
+    case dw::DW_AT_call_data_location:
+    case dw::DW_AT_call_data_value:
+    case dw::DW_AT_GNU_call_site_value:
+    case dw::DW_AT_GNU_call_site_target:
+      return true;
+    default:
+      return false;
+  }
+}
+
+uint64_t tombstone(uint8_t addressSize) { return addressSize >= 8 ? ~0ull : (1ull << (8 * addressSize)) - 1; }
+
+// LLVM 14's LanguageLowerBound (Dwarf.def): the default array lower bound.
+std::optional<unsigned> languageLowerBound(uint64_t lang) {
+  switch (lang) {
+    case 0x0001: case 0x0002: case 0x0004: case 0x000b: case 0x000c: case 0x000d: case 0x0010:
+    case 0x0011: case 0x0012: case 0x0013: case 0x0014: case 0x0015: case 0x0016: case 0x0018:
+    case 0x0019: case 0x001a: case 0x001b: case 0x001c: case 0x001d: case 0x001e: case 0x0020:
+    case 0x0021: case 0x0024: case 0x0025: case 0x8e57: case 0xb000:
+      return 0u;
+    case 0x0003: case 0x0005: case 0x0006: case 0x0007: case 0x0008: case 0x0009: case 0x000a:
+    case 0x000e: case 0x000f: case 0x0017: case 0x001f: case 0x0022: case 0x0023:
+      return 1u;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool isAbsolutePath(std::string_view p) {
+  if (!p.empty() && (p[0] == '/' || p[0] == '\\')) return true;
+  return p.size() >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' &&
+         (p[2] == '\\' || p[2] == '/');
+}
+
+// sys::path::append for one component.
+void pathAppend(std::string& path, std::string_view component) {
+  if (component.empty()) return;
+  bool componentHasSep = component[0] == '/';
+  bool pathHasSep = !path.empty() && path.back() == '/';
+  if (!componentHasSep && !path.empty() && !pathHasSep) path += '/';
+  path += component;
+}
+
+// llvm::DWARFTypePrinter (LLVM 14, DWARFDie.cpp) over our flat DIE array.
+class TypePrinter {
+ public:
+  TypePrinter(const Dwarf& d, std::string& out) : d_(d), out_(out) {}
+
+  void appendQualifiedName(const Die* D) {
+    if (!enter()) return;
+    if (D) appendScopes(parent(D));
+    appendUnqualifiedName(D);
+    leave();
+  }
+
+ private:
+  const Dwarf& d_;
+  std::string& out_;
+  bool word_ = true;
+  bool endedWithTemplate_ = false;
+  int depth_ = 0;
+  static constexpr int kMaxDepth = 64;
+
+  bool enter() {
+    if (depth_ >= kMaxDepth) return false;
+    ++depth_;
+    return true;
+  }
+  void leave() { --depth_; }
+
+  const Die* parent(const Die* D) const { return D ? d_.parentOf(*D) : nullptr; }
+  uint16_t tag(const Die* D) const { return D ? D->tag : 0; }
+  const AttrValue* find(const Die* D, uint16_t attr) const { return D ? d_.attribute(*D, attr) : nullptr; }
+
+  // DWARFDie::getAttributeValueAsReferencedDie
+  const Die* resolve(const Die* D, uint16_t attr = dw::DW_AT_type) const {
+    const AttrValue* v = find(D, attr);
+    if (!v || !v->isReference() || v->reloc) return nullptr;
+    return d_.dieAt(v->value);
+  }
+
+  static std::optional<uint64_t> unsignedConstant(const AttrValue* v) {
+    if (!v || !isUnsignedConstantForm(v->form)) return std::nullopt;
+    return v->value;
+  }
+  static std::optional<int64_t> signedConstant(const AttrValue* v) {
+    if (!v || !isConstantForm(v->form)) return std::nullopt;
+    switch (v->form) {
+      case dw::DW_FORM_data4: return static_cast<int32_t>(v->value);
+      case dw::DW_FORM_data2: return static_cast<int16_t>(v->value);
+      case dw::DW_FORM_data1: return static_cast<int8_t>(v->value);
+      case dw::DW_FORM_sdata: return v->svalue;
+      default: return static_cast<int64_t>(v->value);
+    }
+  }
+  const char* nameOf(const Die* D, std::string_view& name) const {
+    const AttrValue* v = find(D, dw::DW_AT_name);
+    if (!v || !v->isString()) return nullptr;
+    name = v->string;
+    return "";
+  }
+
+  template <class F>
+  void forChildren(const Die* D, F&& f) {
+    if (!D || !D->hasChildren) return;
+    size_t i = static_cast<size_t>(D - d_.dies.data()) + 1;
+    for (; i < d_.dies.size() && d_.dies[i].depth > D->depth; ++i) {
+      const Die& c = d_.dies[i];
+      if (c.depth != D->depth + 1 || c.isNull()) continue;
+      if (!f(&c)) return;
+    }
+  }
+
+  void appendTypeTagName(uint16_t t) {
+    std::string_view s = dw::tagName(t);
+    constexpr std::string_view prefix = "DW_TAG_", suffix = "_type";
+    if (s.size() < prefix.size() + suffix.size() || s.substr(0, prefix.size()) != prefix ||
+        s.substr(s.size() - suffix.size()) != suffix)
+      return;
+    out_ += s.substr(prefix.size(), s.size() - prefix.size() - suffix.size());
+    out_ += ' ';
+  }
+
+  void appendArrayType(const Die* D) {
+    const Die& cu = d_.dies[d_.unitOf(*D).firstDie];
+    std::optional<unsigned> defaultLB;
+    if (auto lang = unsignedConstant(d_.attribute(cu, dw::DW_AT_language))) defaultLB = languageLowerBound(*lang);
+    forChildren(D, [&](const Die* C) {
+      if (C->tag != dw::DW_TAG_subrange_type) return true;
+      std::optional<uint64_t> LB, Count, UB;
+      if (const AttrValue* l = find(C, dw::DW_AT_lower_bound)) LB = unsignedConstant(l);
+      if (const AttrValue* c = find(C, dw::DW_AT_count)) Count = unsignedConstant(c);
+      if (const AttrValue* u = find(C, dw::DW_AT_upper_bound)) UB = unsignedConstant(u);
+      if (defaultLB && LB && *LB == *defaultLB) LB.reset();
+      if (!LB && !Count && !UB) {
+        out_ += "[]";
+      } else if (!LB && (Count || UB) && defaultLB) {
+        out_ += '[';
+        appendDec(out_, Count ? *Count : *UB - *defaultLB + 1);
+        out_ += ']';
+      } else {
+        out_ += "[[";
+        if (LB) appendDec(out_, *LB);
+        else out_ += '?';
+        out_ += ", ";
+        if (Count) {
+          if (LB) appendDec(out_, *LB + *Count);
+          else {
+            out_ += "? + ";
+            appendDec(out_, *Count);
+          }
+        } else if (UB) {
+          appendDec(out_, *UB + 1);
+        } else {
+          out_ += '?';
+        }
+        out_ += ")]";
+      }
+      return true;
+    });
+    endedWithTemplate_ = false;
+  }
+
+  const Die* skipQualifiers(const Die* D) {
+    for (int i = 0; D && (D->tag == dw::DW_TAG_const_type || D->tag == dw::DW_TAG_volatile_type) && i < kMaxDepth; ++i)
+      D = resolve(D);
+    return D;
+  }
+
+  bool needsParens(const Die* D) {
+    D = skipQualifiers(D);
+    return D && (D->tag == dw::DW_TAG_subroutine_type || D->tag == dw::DW_TAG_array_type);
+  }
+
+  void appendPointerLikeTypeBefore(const Die* Inner, std::string_view ptr) {
+    appendQualifiedNameBefore(Inner);
+    if (word_) out_ += ' ';
+    if (needsParens(Inner)) out_ += '(';
+    out_ += ptr;
+    word_ = false;
+    endedWithTemplate_ = false;
+  }
+
+  const Die* appendUnqualifiedNameBefore(const Die* D) {
+    word_ = true;
+    if (!D) {
+      out_ += "void";
+      return nullptr;
+    }
+    if (!enter()) return nullptr;
+    const Die* inner = nullptr;
+    switch (D->tag) {
+      case dw::DW_TAG_pointer_type:
+        inner = resolve(D);
+        appendPointerLikeTypeBefore(inner, "*");
+        break;
+      case dw::DW_TAG_subroutine_type:
+        inner = resolve(D);
+        appendQualifiedNameBefore(inner);
+        if (word_) out_ += ' ';
+        word_ = false;
+        break;
+      case dw::DW_TAG_array_type:
+        inner = resolve(D);
+        appendQualifiedNameBefore(inner);
+        break;
+      case dw::DW_TAG_reference_type:
+        inner = resolve(D);
+        appendPointerLikeTypeBefore(inner, "&");
+        break;
+      case dw::DW_TAG_rvalue_reference_type:
+        inner = resolve(D);
+        appendPointerLikeTypeBefore(inner, "&&");
+        break;
+      case dw::DW_TAG_ptr_to_member_type: {
+        inner = resolve(D);
+        appendQualifiedNameBefore(inner);
+        if (needsParens(inner)) out_ += '(';
+        else if (word_) out_ += ' ';
+        if (const Die* cont = resolve(D, dw::DW_AT_containing_type)) {
+          appendQualifiedName(cont);
+          endedWithTemplate_ = false;
+          out_ += "::";
+        }
+        out_ += '*';
+        word_ = false;
+        break;
+      }
+      case dw::DW_TAG_const_type:
+      case dw::DW_TAG_volatile_type:
+        appendConstVolatileQualifierBefore(D);
+        break;
+      case dw::DW_TAG_namespace: {
+        std::string_view name;
+        if (nameOf(D, name)) out_ += name;
+        else out_ += "(anonymous namespace)";
+        break;
+      }
+      case dw::DW_TAG_unspecified_type: {
+        std::string_view name;
+        nameOf(D, name);
+        if (name == "decltype(nullptr)") name = "std::nullptr_t";
+        word_ = true;
+        out_ += name;
+        endedWithTemplate_ = false;
+        break;
+      }
+      default: {
+        std::string_view name;
+        if (!nameOf(D, name)) {
+          appendTypeTagName(D->tag);
+          leave();
+          return nullptr;
+        }
+        word_ = true;
+        constexpr std::string_view mangledPrefix = "_STN|";
+        if (name.substr(0, mangledPrefix.size()) == mangledPrefix) {
+          name.remove_prefix(mangledPrefix.size());
+          size_t sep = name.find('|');
+          if (sep != std::string_view::npos) name = name.substr(0, sep);
+        } else {
+          endedWithTemplate_ = !name.empty() && name.back() == '>';
+        }
+        out_ += name;
+        if (!name.empty() && name.back() == '>') break;
+        if (!appendTemplateParameters(D, nullptr)) break;
+        if (endedWithTemplate_) out_ += ' ';
+        out_ += '>';
+        endedWithTemplate_ = true;
+        word_ = true;
+        break;
+      }
+    }
+    leave();
+    return inner;
+  }
+
+  void appendUnqualifiedNameAfter(const Die* D, const Die* Inner, bool skipFirstParamIfArtificial = false) {
+    if (!D) return;
+    if (!enter()) return;
+    switch (D->tag) {
+      case dw::DW_TAG_subroutine_type:
+        appendSubroutineNameAfter(D, Inner, skipFirstParamIfArtificial, false, false);
+        break;
+      case dw::DW_TAG_array_type:
+        appendArrayType(D);
+        break;
+      case dw::DW_TAG_const_type:
+      case dw::DW_TAG_volatile_type:
+        appendConstVolatileQualifierAfter(D);
+        break;
+      case dw::DW_TAG_ptr_to_member_type:
+      case dw::DW_TAG_reference_type:
+      case dw::DW_TAG_rvalue_reference_type:
+      case dw::DW_TAG_pointer_type:
+        if (needsParens(Inner)) out_ += ')';
+        appendUnqualifiedNameAfter(Inner, resolve(Inner), D->tag == dw::DW_TAG_ptr_to_member_type);
+        break;
+      default:
+        break;
+    }
+    leave();
+  }
+
+  const Die* appendQualifiedNameBefore(const Die* D) {
+    if (D) appendScopes(parent(D));
+    return appendUnqualifiedNameBefore(D);
+  }
+
+  bool appendTemplateParameters(const Die* D, bool* firstParameter) {
+    bool firstValue = true;
+    bool isTemplate = false;
+    if (!firstParameter) firstParameter = &firstValue;
+    forChildren(D, [&](const Die* C) {
+      auto sep = [&] {
+        if (*firstParameter) out_ += '<';
+        else out_ += ", ";
+        isTemplate = true;
+        endedWithTemplate_ = false;
+        *firstParameter = false;
+      };
+      if (C->tag == dw::DW_TAG_GNU_template_parameter_pack) {
+        isTemplate = true;
+        if (enter()) {
+          appendTemplateParameters(C, firstParameter);
+          leave();
+        }
+      }
+      if (C->tag == dw::DW_TAG_template_value_parameter) {
+        const Die* T = resolve(C);
+        sep();
+        if (tag(T) == dw::DW_TAG_enumeration_type) {
+          out_ += '(';
+          appendQualifiedName(T);
+          out_ += ')';
+          if (auto v = signedConstant(find(C, dw::DW_AT_const_value))) appendSigned(out_, *v);
+          return true;
+        }
+        if (tag(T) == dw::DW_TAG_pointer_type) return true;
+        std::string_view name;
+        nameOf(T, name);
+        const AttrValue* V = find(C, dw::DW_AT_const_value);
+        auto sv = signedConstant(V);
+        auto uv = unsignedConstant(V);
+        bool isQualifiedChar = false;
+        if (name == "bool") {
+          out_ += uv.value_or(0) ? "true" : "false";
+        } else if (name == "short") {
+          out_ += "(short)";
+          appendSigned(out_, sv.value_or(0));
+        } else if (name == "unsigned short") {
+          out_ += "(unsigned short)";
+          appendSigned(out_, sv.value_or(0));
+        } else if (name == "int") {
+          appendSigned(out_, sv.value_or(0));
+        } else if (name == "long") {
+          appendSigned(out_, sv.value_or(0));
+          out_ += 'L';
+        } else if (name == "long long") {
+          appendSigned(out_, sv.value_or(0));
+          out_ += "LL";
+        } else if (name == "unsigned int") {
+          appendDec(out_, uv.value_or(0));
+          out_ += 'U';
+        } else if (name == "unsigned long") {
+          appendDec(out_, uv.value_or(0));
+          out_ += "UL";
+        } else if (name == "unsigned long long") {
+          appendDec(out_, uv.value_or(0));
+          out_ += "ULL";
+        } else if (name == "char" || (isQualifiedChar = (name == "unsigned char" || name == "signed char"))) {
+          int64_t val = sv.value_or(0);
+          if (isQualifiedChar) {
+            out_ += '(';
+            out_ += name;
+            out_ += ')';
+          }
+          switch (val) {
+            case '\\': out_ += "'\\\\'"; break;
+            case '\'': out_ += "'\\''"; break;
+            case '\a': out_ += "'\\a'"; break;
+            case '\b': out_ += "'\\b'"; break;
+            case '\f': out_ += "'\\f'"; break;
+            case '\n': out_ += "'\\n'"; break;
+            case '\r': out_ += "'\\r'"; break;
+            case '\t': out_ += "'\\t'"; break;
+            case '\v': out_ += "'\\v'"; break;
+            default: {
+              if ((val & ~0xFFll) == ~0xFFll) val &= 0xFF;
+              if (val < 127 && val >= 32) {
+                out_ += '\'';
+                out_ += static_cast<char>(val);
+                out_ += '\'';
+              } else {
+                int width = val < 256 ? 2 : val <= 0xFFFF ? 4 : 8;
+                out_ += val < 256 ? "'\\x" : val <= 0xFFFF ? "'\\u" : "'\\U";
+                appendHexDigits(out_, static_cast<uint64_t>(val) & (width == 8 ? 0xffffffffull : ~0ull), width);
+                out_ += '\'';
+              }
+            }
+          }
+        }
+        return true;
+      }
+      if (C->tag == dw::DW_TAG_GNU_template_template_param) {
+        const AttrValue* n = find(C, dw::DW_AT_GNU_template_name);
+        sep();
+        if (n && n->isString()) out_ += n->string;
+        return true;
+      }
+      if (C->tag != dw::DW_TAG_template_type_parameter) return true;
+      const AttrValue* typeAttr = find(C, dw::DW_AT_type);
+      sep();
+      appendQualifiedName(typeAttr ? resolve(C) : nullptr);
+      return true;
+    });
+    if (isTemplate && *firstParameter && firstParameter == &firstValue) {
+      out_ += '<';
+      endedWithTemplate_ = false;
+    }
+    return isTemplate;
+  }
+
+  void decomposeConstVolatile(const Die* N, const Die*& T, const Die*& C, const Die*& V) {
+    (N->tag == dw::DW_TAG_const_type ? C : V) = N;
+    T = resolve(N);
+    if (T) {
+      if (T->tag == dw::DW_TAG_const_type) {
+        C = T;
+        T = resolve(T);
+      } else if (T->tag == dw::DW_TAG_volatile_type) {
+        V = T;
+        T = resolve(T);
+      }
+    }
+  }
+
+  void appendConstVolatileQualifierAfter(const Die* N) {
+    const Die *C = nullptr, *V = nullptr, *T = nullptr;
+    decomposeConstVolatile(N, T, C, V);
+    if (T && T->tag == dw::DW_TAG_subroutine_type)
+      appendSubroutineNameAfter(T, resolve(T), false, C != nullptr, V != nullptr);
+    else
+      appendUnqualifiedNameAfter(T, resolve(T));
+  }
+
+  void appendConstVolatileQualifierBefore(const Die* N) {
+    const Die *C = nullptr, *V = nullptr, *T = nullptr;
+    decomposeConstVolatile(N, T, C, V);
+    bool subroutine = T && T->tag == dw::DW_TAG_subroutine_type;
+    const Die* A = T;
+    for (int i = 0; A && A->tag == dw::DW_TAG_array_type && i < kMaxDepth; ++i) A = resolve(A);
+    bool leading = (!A || (A->tag != dw::DW_TAG_pointer_type && A->tag != dw::DW_TAG_ptr_to_member_type)) &&
+                   !subroutine;
+    if (leading) {
+      if (C) out_ += "const ";
+      if (V) out_ += "volatile ";
+    }
+    appendQualifiedNameBefore(T);
+    if (!leading && !subroutine) {
+      word_ = true;
+      if (C) out_ += "const";
+      if (V) {
+        if (C) out_ += ' ';
+        out_ += "volatile";
+      }
+    }
+  }
+
+  void appendUnqualifiedName(const Die* D) {
+    const Die* inner = appendUnqualifiedNameBefore(D);
+    appendUnqualifiedNameAfter(D, inner);
+  }
+
+  void appendSubroutineNameAfter(const Die* D, const Die* Inner, bool skipFirstParamIfArtificial, bool isConst,
+                                 bool isVolatile) {
+    const Die* firstParamIfArtificial = nullptr;
+    out_ += '(';
+    endedWithTemplate_ = false;
+    bool first = true, realFirst = true, stopped = false;
+    forChildren(D, [&](const Die* P) {
+      if (P->tag != dw::DW_TAG_formal_parameter && P->tag != dw::DW_TAG_unspecified_parameters) {
+        stopped = true;
+        return false;
+      }
+      const Die* T = resolve(P);
+      if (skipFirstParamIfArtificial && realFirst && find(P, dw::DW_AT_artificial)) {
+        firstParamIfArtificial = T;
+        realFirst = false;
+        return true;
+      }
+      if (!first) out_ += ", ";
+      first = false;
+      if (P->tag == dw::DW_TAG_unspecified_parameters) out_ += "...";
+      else appendQualifiedName(T);
+      return true;
+    });
+    if (stopped) return;  // LLVM returns early here, without the ')'
+    endedWithTemplate_ = false;
+    out_ += ')';
+    if (firstParamIfArtificial && firstParamIfArtificial->tag == dw::DW_TAG_pointer_type) {
+      auto cvStep = [&](const Die* cv) -> const Die* {
+        if (const Die* u = resolve(cv)) {
+          isConst |= u->tag == dw::DW_TAG_const_type;
+          isVolatile |= u->tag == dw::DW_TAG_volatile_type;
+          return u;
+        }
+        return nullptr;
+      };
+      if (const Die* cv = cvStep(firstParamIfArtificial)) cvStep(cv);
+    }
+    if (auto cc = unsignedConstant(find(D, dw::DW_AT_calling_convention))) {
+      switch (*cc) {
+        case 0x41: out_ += " __attribute__((stdcall))"; break;        // DW_CC_BORLAND_stdcall
+        case 0x42: out_ += " __attribute__((pascal))"; break;         // DW_CC_BORLAND_pascal
+        case 0x43: out_ += " __attribute__((fastcall))"; break;       // DW_CC_BORLAND_msfastcall
+        case 0x46: out_ += " __attribute__((thiscall))"; break;       // DW_CC_BORLAND_thiscall
+        case 0xc0: out_ += " __attribute__((vectorcall))"; break;     // DW_CC_LLVM_vectorcall
+        case 0xc1: out_ += " __attribute__((ms_abi))"; break;         // DW_CC_LLVM_Win64
+        case 0xc2: out_ += " __attribute__((sysv_abi))"; break;       // DW_CC_LLVM_X86_64SysV
+        case 0xc3: out_ += " __attribute__((pcs(\"aapcs\")))"; break;  // DW_CC_LLVM_AAPCS
+        case 0xc4: out_ += " __attribute__((pcs(\"aapcs-vfp\")))"; break;
+        case 0xc5: out_ += " __attribute__((intel_ocl_bicc))"; break;
+        case 0xc8: out_ += " __attribute__((swiftcall))"; break;      // DW_CC_LLVM_Swift
+        case 0xc9: out_ += " __attribute__((preserve_most))"; break;
+        case 0xca: out_ += " __attribute__((preserve_all))"; break;
+        case 0xcb: out_ += " __attribute__((regcall))"; break;
+        default: break;
+      }
+    }
+    if (isConst) out_ += " const";
+    if (isVolatile) out_ += " volatile";
+    if (find(D, dw::DW_AT_reference)) out_ += " &";
+    if (find(D, dw::DW_AT_rvalue_reference)) out_ += " &&";
+    appendUnqualifiedNameAfter(Inner, resolve(Inner));
+  }
+
+  void appendScopes(const Die* D) {
+    if (!enter()) return;
+    uint16_t t = tag(D);
+    if (D && (t == dw::DW_TAG_compile_unit || t == dw::DW_TAG_type_unit || t == dw::DW_TAG_skeleton_unit ||
+              t == dw::DW_TAG_subprogram || t == dw::DW_TAG_lexical_block)) {
+      leave();
+      return;
+    }
+    if (const Die* p = parent(D)) appendScopes(p);
+    appendUnqualifiedName(D);
+    out_ += "::";
+    leave();
+  }
+};
+
+}  // namespace
+
+void Renderer::typeName(std::string& out, const Die* die) const {
+  TypePrinter(dwarf_, out).appendQualifiedName(die);
+}
+
+bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) const {
+  if (unit.dieCount == 0) return false;
+  const Die& cu = dwarf_.dies[unit.firstDie];
+  if (!dwarf_.attribute(cu, dw::DW_AT_stmt_list)) return false;  // no line table for the unit
+  if (index > UINT32_MAX) return false;
+  const ptxdwarf::ptx::FileEntry* f = module_.findFile(static_cast<unsigned>(index));
+  if (!f) return false;
+  if (isAbsolutePath(f->path)) {
+    out += f->path;
+    return true;
+  }
+  std::string path;
+  if (const AttrValue* dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString())
+    path.assign(dir->string);
+  pathAppend(path, f->path);
+  out += path;
+  return true;
+}
+
+void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) {
+  if (reloc) appendReloc(out, *reloc);
+  else appendHex(out, value, addressSize * 2);
+}
+
+bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
+  if (v.reloc) {
+    if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference() || v.reloc->addend < 0) return false;
+    offset = static_cast<uint64_t>(v.reloc->addend) + v.value;
+    return true;
+  }
+  offset = v.value;
+  return true;
+}
+
+bool Renderer::isLocationList(const AttrValue& v) { return mayHaveLocationList(v.name) && isSectionOffsetForm(v.form); }
+
+bool Renderer::isLocationExpr(const AttrValue& v) {
+  return v.form == dw::DW_FORM_exprloc || (mayHaveLocationExpr(v.name) && isBlockForm(v.form));
+}
+
+void Renderer::operation(std::string& out, const Operation& op, uint8_t addressSize) const {
+  std::string_view name = dw::opName(op.op);
+  out += name;
+  if (op.op == dw::DW_OP_regx || op.op == dw::DW_OP_bregx) {
+    if (auto reg = ptxdwarf::cuda::unpackRegister(op.operands[0])) {
+      out += ' ';
+      out += *reg;
+      if (op.op == dw::DW_OP_bregx) {
+        int64_t s = static_cast<int64_t>(op.operands[1]);
+        out += ' ';
+        if (s >= 0) out += '+';
+        appendSigned(out, s);
+      }
+      return;
+    }
+  }
+  const dw::OpInfo* info = dw::opInfo(op.op);
+  if (!info) return;
+  dw::OperandKind kinds[2] = {info->a, info->b};
+  for (int slot = 0; slot < 2; ++slot) {
+    using K = dw::OperandKind;
+    K k = kinds[slot];
+    if (k == K::none || k == K::unknown) break;
+    if (slot == 0 && op.reloc) {
+      out += ' ';
+      appendReloc(out, *op.reloc);
+      continue;
+    }
+    uint64_t v = op.operands[slot];
+    switch (k) {
+      case K::s8:
+      case K::s16:
+      case K::s32:
+      case K::s64:
+      case K::sleb: {
+        int64_t s = static_cast<int64_t>(v);
+        out += ' ';
+        if (s >= 0) out += '+';
+        appendSigned(out, s);
+        break;
+      }
+      case K::block:
+      case K::block1:
+        out += ' ';
+        appendHex(out, v);
+        for (uint8_t b : op.block) {
+          out += ' ';
+          appendHex(out, b, 2);
+        }
+        break;
+      case K::expr: {
+        // DW_OP_entry_value(<nested ops>)
+        out += '(';
+        auto nested = ptxdwarf::read::decodeExpression(op.block, {addressSize, 4, nullptr, 0});
+        for (size_t i = 0; i < nested.ops.size(); ++i) {
+          if (i) out += ", ";
+          operation(out, nested.ops[i], addressSize);
+        }
+        out += ')';
+        break;
+      }
+      default:
+        out += ' ';
+        appendHex(out, v);
+        break;
+    }
+  }
+}
+
+void Renderer::expression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
+                          uint64_t sectionOffset, uint8_t addressSize) const {
+  if (bytes.empty()) {
+    out += "<empty>";
+    return;
+  }
+  auto e = ptxdwarf::read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    operation(out, e.ops[i], addressSize);
+    bool more = i + 1 < e.ops.size() || !e.ok;
+    if (more) out += ", ";
+  }
+  if (!e.ok) {
+    out += "<decoding error>";
+    for (uint64_t i = e.errorOffset; i < bytes.size(); ++i) {
+      out += ' ';
+      appendHexDigits(out, bytes[i], 2);
+    }
+  }
+}
+
+namespace {
+struct BaseAddress {
+  bool known = false;
+  uint64_t value = 0;
+  const Relocation* reloc = nullptr;
+};
+
+BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
+  BaseAddress b;
+  if (unit.dieCount == 0) return b;
+  const Die& cu = d.dies[unit.firstDie];
+  const AttrValue* pc = d.attribute(cu, dw::DW_AT_low_pc);
+  if (!pc) pc = d.attribute(cu, dw::DW_AT_entry_pc);
+  if (pc && isAddressForm(pc->form)) {
+    b.known = true;
+    b.value = pc->value;
+    b.reloc = pc->reloc;
+  }
+  return b;
+}
+
+// One bound of a list entry with the base address applied.
+void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t value, const Relocation* reloc,
+                        uint8_t addressSize) {
+  if (!base.reloc && !reloc) {
+    appendHex(out, base.value + value, addressSize * 2);
+    return;
+  }
+  if (!base.reloc && base.value == 0) {
+    Renderer::address(out, value, reloc, addressSize);
+    return;
+  }
+  if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend == 0 &&
+      reloc->minus == base.reloc->symbol && base.value == 0) {
+    out += reloc->symbol;
+    if (reloc->addend > 0) {
+      out += '+';
+      appendDec(out, static_cast<uint64_t>(reloc->addend));
+    } else if (reloc->addend < 0) {
+      out += '-';
+      appendDec(out, 0 - static_cast<uint64_t>(reloc->addend));
+    }
+    return;
+  }
+  Renderer::address(out, base.value, base.reloc, addressSize);
+  out += '+';
+  if (reloc) {
+    appendReloc(out, *reloc);
+  } else {
+    appendHex(out, value);
+  }
+}
+}  // namespace
+
+void Renderer::listAddress(std::string& out, const Unit& unit, uint64_t value, const Relocation* reloc) const {
+  appendBasedAddress(out, unitBase(dwarf_, unit), value, reloc, unit.addressSize);
+}
+
+void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue& v, int listIndent) const {
+  uint64_t offset = 0;
+  bool known = locOffset(v, offset);
+  if (v.reloc) appendReloc(out, *v.reloc);
+  else appendHex(out, v.value, 8);
+  out += ": ";
+  if (!known || !dwarf_.loc) return;
+  std::vector<LocEntryView> entries;
+  readLocList(dwarf_.loc, unit.addressSize, offset, entries);
+  BaseAddress base = unitBase(dwarf_, unit);
+  for (const LocEntryView& e : entries) {
+    if (e.kind == LocEntryView::endOfList) break;
+    if (e.kind == LocEntryView::baseAddress) {
+      base.known = true;
+      base.value = e.v1;
+      base.reloc = e.r1;
+      continue;
+    }
+    out += '\n';
+    if (listIndent > 0) appendSpaces(out, static_cast<size_t>(listIndent));
+    if (base.known) {
+      out += '[';
+      appendBasedAddress(out, base, e.v0, e.r0, unit.addressSize);
+      out += ", ";
+      appendBasedAddress(out, base, e.v1, e.r1, unit.addressSize);
+      out += ')';
+    } else {
+      out += '(';
+      address(out, e.v0, e.r0, unit.addressSize);
+      out += ", ";
+      address(out, e.v1, e.r1, unit.addressSize);
+      out += ')';
+    }
+    out += ": ";
+    expression(out, e.expr, dwarf_.loc, e.exprOffset, unit.addressSize);
+  }
+}
+
+namespace {
+// DWARFFormValue::dump (LLVM 14) with relocated values printed symbolically.
+void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrValue& v) {
+  if (v.reloc && v.form != dw::DW_FORM_strp) {
+    appendReloc(out, *v.reloc);
+    return;
+  }
+  switch (v.form) {
+    case dw::DW_FORM_addr: appendHex(out, v.value, unit.addressSize * 2); break;
+    case dw::DW_FORM_flag_present: out += "true"; break;
+    case dw::DW_FORM_flag:
+    case dw::DW_FORM_data1: appendHex(out, v.value & 0xff, 2); break;
+    case dw::DW_FORM_data2: appendHex(out, v.value & 0xffff, 4); break;
+    case dw::DW_FORM_data4: appendHex(out, v.value & 0xffffffff, 8); break;
+    case dw::DW_FORM_ref_sig8:
+    case dw::DW_FORM_data8: appendHex(out, v.value, 16); break;
+    case dw::DW_FORM_string:
+      out += '"';
+      appendEscaped(out, v.string);
+      out += '"';
+      break;
+    case dw::DW_FORM_exprloc:
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_block1:
+    case dw::DW_FORM_block2:
+    case dw::DW_FORM_block4:
+      if (!v.block.empty()) {
+        out += "<";
+        int width = v.form == dw::DW_FORM_block1 ? 2 : v.form == dw::DW_FORM_block2 ? 4
+                    : v.form == dw::DW_FORM_block4                                ? 8
+                                                                                  : 1;
+        appendHex(out, v.block.size(), width);
+        out += "> ";
+        for (uint8_t b : v.block) {
+          appendHexDigits(out, b, 2);
+          out += ' ';
+        }
+      }
+      break;
+    case dw::DW_FORM_sdata: appendSigned(out, v.svalue); break;
+    case dw::DW_FORM_udata: appendDec(out, v.value); break;
+    case dw::DW_FORM_strp: {
+      uint64_t at = v.reloc ? (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference() && v.reloc->addend >= 0
+                                   ? static_cast<uint64_t>(v.reloc->addend) + v.value
+                                   : UINT64_MAX)
+                            : v.value;
+      if (d.str && at < d.str->size()) {
+        out += '"';
+        appendEscaped(out, v.string);
+        out += '"';
+      } else if (v.reloc) {
+        appendReloc(out, *v.reloc);
+      }
+      break;
+    }
+    case dw::DW_FORM_ref_addr: appendHex(out, v.value, 16); break;
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_ref2:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_udata: appendHex(out, v.value, 8); break;
+    case dw::DW_FORM_sec_offset: appendHex(out, v.value & 0xffffffff, 8); break;
+    default:
+      out += "DW_FORM(";
+      appendHex(out, v.form, 4);
+      out += ')';
+      break;
+  }
+}
+
+// DWARFDie::getName(LinkageName) with findRecursively's worklist.
+std::string_view linkageOrName(const Dwarf& d, const Die* start) {
+  auto findRec = [&](std::initializer_list<uint16_t> attrs) -> const AttrValue* {
+    std::vector<const Die*> work{start}, seen{start};
+    while (!work.empty()) {
+      const Die* die = work.back();
+      work.pop_back();
+      if (!die) continue;
+      for (uint16_t a : attrs)
+        if (const AttrValue* v = d.attribute(*die, a)) return v;
+      for (uint16_t link : {dw::DW_AT_abstract_origin, dw::DW_AT_specification}) {
+        const AttrValue* r = d.attribute(*die, link);
+        if (!r || !r->isReference() || r->reloc) continue;
+        const Die* t = d.dieAt(r->value);
+        if (t && std::find(seen.begin(), seen.end(), t) == seen.end()) {
+          seen.push_back(t);
+          work.push_back(t);
+        }
+      }
+    }
+    return nullptr;
+  };
+  if (const AttrValue* v = findRec({dw::DW_AT_MIPS_linkage_name, dw::DW_AT_linkage_name}); v && v->isString())
+    return v->string;
+  if (const AttrValue* v = findRec({dw::DW_AT_name}); v && v->isString()) return v->string;
+  return {};
+}
+}  // namespace
+
+void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue& v, int listIndent) const {
+  const Unit& unit = dwarf_.unitOf(die);
+  bool named = false;
+  if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
+    if (isUnsignedConstantForm(v.form) && !v.reloc) {
+      size_t mark = out.size();
+      out += '"';
+      if (fileName(out, unit, v.value)) {
+        out += '"';
+        named = true;
+      } else {
+        out.resize(mark);
+      }
+    }
+  } else if (isUnsignedConstantForm(v.form) && !v.reloc) {
+    std::string_view n = dw::attributeValueName(v.name, v.value);
+    if (!n.empty()) {
+      out += n;
+      named = true;
+    }
+  }
+  if (named) {
+    // nothing more
+  } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && isConstantForm(v.form) &&
+             !v.reloc) {
+    if (v.form == dw::DW_FORM_sdata) appendSigned(out, v.svalue);
+    else appendDec(out, v.value);
+  } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
+             v.value == tombstone(unit.addressSize)) {
+    out += "dead code";
+  } else if (v.name == dw::DW_AT_high_pc && isUnsignedConstantForm(v.form) && !v.reloc) {
+    const AttrValue* low = dwarf_.attribute(die, dw::DW_AT_low_pc);
+    if (low && isAddressForm(low->form) && (low->reloc || low->value != tombstone(unit.addressSize))) {
+      BaseAddress b{true, low->value, low->reloc};
+      appendBasedAddress(out, b, v.value, nullptr, unit.addressSize);
+    } else {
+      formValue(out, dwarf_, unit, v);
+    }
+  } else if (isLocationList(v)) {
+    locationList(out, unit, v, listIndent);
+  } else if (isLocationExpr(v)) {
+    expression(out, v.block, dwarf_.info, v.value, unit.addressSize);
+  } else {
+    formValue(out, dwarf_, unit, v);
+    if (v.name == dw::DW_AT_address_class && isUnsignedConstantForm(v.form) && !v.reloc) {
+      std::string_view cls = ptxdwarf::cuda::addressClassName(v.value);
+      if (!cls.empty()) {
+        out += ' ';
+        out += cls;
+      }
+    }
+  }
+
+  if ((v.name == dw::DW_AT_specification || v.name == dw::DW_AT_abstract_origin) && v.isReference() && !v.reloc) {
+    if (const Die* t = dwarf_.dieAt(v.value)) {
+      std::string_view n = linkageOrName(dwarf_, t);
+      if (!n.empty()) {
+        out += " \"";
+        out += n;
+        out += '"';
+      }
+    }
+  } else if (v.name == dw::DW_AT_type && v.isReference() && !v.reloc) {
+    if (const Die* t = dwarf_.dieAt(v.value)) {
+      out += " \"";
+      typeName(out, t);
+      out += '"';
+    }
+  }
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// The text dump
+
+namespace {
+
+using detail::appendHex;
+
+class TextDumper {
+ public:
+  TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out)
+      : d_(d), out_(out), r_(m, d) {}
+
+  void header(std::string_view name) {
+    out_ += '\n';
+    out_ += name;
+    out_ += " contents:\n";
+  }
+
+  void abbrev() {
+    header(".debug_abbrev");
+    const SectionImage* s = d_.abbrev;
+    if (!s || s->bytes.empty()) {
+      out_ += "< EMPTY >\n";
+      return;
+    }
+    const auto& b = s->bytes;
+    uint64_t off = 0;
+    auto uleb = [&]() -> uint64_t {
+      uint64_t v = 0;
+      unsigned shift = 0;
+      while (off < b.size()) {
+        uint8_t byte = b[off++];
+        if (shift < 64) v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        shift += 7;
+        if (!(byte & 0x80)) break;
+      }
+      return v;
+    };
+    auto sleb = [&]() -> int64_t {
+      int64_t v = 0;
+      unsigned shift = 0;
+      uint8_t byte = 0;
+      while (off < b.size()) {
+        byte = b[off++];
+        if (shift < 64) v |= static_cast<int64_t>(static_cast<uint64_t>(byte & 0x7f) << shift);
+        shift += 7;
+        if (!(byte & 0x80)) break;
+      }
+      if (shift < 64 && (byte & 0x40)) v |= -(static_cast<int64_t>(1) << shift);
+      return v;
+    };
+    while (off < b.size()) {
+      uint64_t setOffset = off;
+      out_ += "Abbrev table for offset: ";
+      appendHex(out_, setOffset, 8);
+      out_ += '\n';
+      // DWARFAbbreviationDeclarationSet::extract
+      while (true) {
+        uint64_t code = uleb();
+        if (code == 0) break;
+        uint64_t tag = uleb();
+        if (tag == 0) break;
+        uint8_t children = off < b.size() ? b[off++] : 0;
+        // Collect the specs first: a malformed declaration (one of attr/form zero) is dropped.
+        struct Spec {
+          uint64_t attr, form;
+          int64_t implicitConst;
+        };
+        std::vector<Spec> specs;
+        bool bad = false;
+        while (true) {
+          uint64_t a = uleb(), f = uleb();
+          if (a && f) {
+            int64_t ic = 0;
+            if (f == dw::DW_FORM_implicit_const) ic = sleb();
+            specs.push_back({a, f, ic});
+          } else if (a == 0 && f == 0) {
+            break;
+          } else {
+            bad = true;
+            break;
+          }
+        }
+        if (bad) break;
+        out_ += '[';
+        detail::appendDec(out_, code);
+        out_ += "] ";
+        detail::appendTagName(out_, tag);
+        out_ += children == 1 ? "\tDW_CHILDREN_yes\n" : "\tDW_CHILDREN_no\n";
+        for (const Spec& sp : specs) {
+          out_ += '\t';
+          detail::appendAttrName(out_, sp.attr);
+          out_ += '\t';
+          detail::appendFormName(out_, sp.form);
+          if (sp.form == dw::DW_FORM_implicit_const) {
+            out_ += '\t';
+            detail::appendSigned(out_, sp.implicitConst);
+          }
+          out_ += '\n';
+        }
+        out_ += '\n';
+      }
+      if (off == setOffset) break;
+    }
+  }
+
+  void info() {
+    header(".debug_info");
+    for (size_t ui = 0; ui < d_.units.size(); ++ui) unit(d_.units[ui]);
+  }
+
+  void unit(const Unit& u) {
+    appendHex(out_, u.offset, 8);
+    out_ += ": Compile Unit: length = ";
+    appendHex(out_, u.length, 8);
+    out_ += ", format = DWARF32, version = ";
+    appendHex(out_, u.version, 4);
+    out_ += ", abbr_offset = ";
+    appendHex(out_, u.abbrevOffset, 4);
+    if (u.abbrevTable == kNone) out_ += " (invalid)";
+    out_ += ", addr_size = ";
+    appendHex(out_, u.addressSize, 2);
+    out_ += " (next unit at ";
+    appendHex(out_, u.offset + 4 + u.length, 8);
+    out_ += ")\n";
+    if (u.dieCount == 0) {
+      out_ += "<compile unit can't be parsed!>\n\n";
+      return;
+    }
+    for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount; ++i) {
+      const Die& die = d_.dies[i];
+      if (die.isNull() && die.depth == 0) continue;  // padding after the unit DIE: llvm-dwarfdump stops there
+      if (!die.isNull() && die.depth == 0 && i != u.firstDie) break;  // a second top-level DIE is never reached
+      dieLine(die);
+    }
+  }
+
+  void dieLine(const Die& die) {
+    out_ += '\n';
+    appendHex(out_, die.offset, 8);
+    out_ += ": ";
+    size_t indent = 2u * die.depth;
+    out_.append(indent, ' ');
+    if (die.isNull()) {
+      out_ += "NULL\n";
+      return;
+    }
+    detail::appendTagName(out_, die.tag);
+    out_ += '\n';
+    for (const AttrValue& v : d_.attributes(die)) {
+      if (v.form == dw::DW_FORM_implicit_const) continue;
+      out_.append(12 + indent + 2, ' ');
+      detail::appendAttrName(out_, v.name);
+      out_ += "\t(";
+      r_.attributeValue(out_, die, v, static_cast<int>(13 + indent + 4));
+      out_ += ")\n";
+    }
+  }
+
+  void loc() {
+    header(".debug_loc");
+    const SectionImage* s = d_.loc;
+    if (!s || s->bytes.empty() || d_.units.empty()) return;
+    uint8_t addressSize = d_.units[0].addressSize;
+    uint64_t off = 0;
+    bool first = true;
+    std::vector<detail::LocEntryView> entries;
+    while (off < s->bytes.size()) {
+      if (!first) out_ += '\n';
+      first = false;
+      appendHex(out_, off, 8);
+      out_ += ": ";
+      entries.clear();
+      bool ok = detail::readLocList(s, addressSize, off, entries);
+      for (const auto& e : entries) {
+        if (e.kind == detail::LocEntryView::endOfList) break;
+        out_ += "\n            (";
+        detail::Renderer::address(out_, e.kind == detail::LocEntryView::baseAddress && !e.r0
+                                             ? (addressSize == 4 ? 0xffffffffull : ~0ull)
+                                             : e.v0,
+                                  e.r0, addressSize);
+        out_ += ", ";
+        detail::Renderer::address(out_, e.v1, e.r1, addressSize);
+        out_ += ')';
+        if (e.kind == detail::LocEntryView::range) {
+          out_ += ": ";
+          r_.expression(out_, e.expr, s, e.exprOffset, addressSize);
+        }
+      }
+      out_ += '\n';
+      if (!ok) break;
+    }
+  }
+
+  void aranges() {
+    header(".debug_aranges");
+    for (const auto& set : d_.arangeSets) {
+      out_ += "Address Range Header: length = ";
+      appendHex(out_, set.length, 8);
+      out_ += ", format = DWARF32, version = ";
+      appendHex(out_, set.version, 4);
+      out_ += ", cu_offset = ";
+      uint64_t cu = set.infoOffset;  // the decoder adds a `.debug_info+N` addend
+      if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+        detail::appendReloc(out_, *set.infoReloc);
+      else
+        appendHex(out_, cu, 8);
+      out_ += ", addr_size = ";
+      appendHex(out_, set.addressSize, 2);
+      out_ += ", seg_size = ";
+      appendHex(out_, set.segmentSize, 2);
+      out_ += '\n';
+      for (const auto& r : set.ranges) {
+        out_ += '[';
+        detail::Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
+        out_ += ", ";
+        if (!r.addressReloc && !r.lengthReloc) {
+          appendHex(out_, r.address + r.length, set.addressSize * 2);
+        } else {
+          detail::Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
+          out_ += '+';
+          if (r.lengthReloc) detail::appendReloc(out_, *r.lengthReloc);
+          else appendHex(out_, r.length);
+        }
+        out_ += ")\n";
+      }
+    }
+  }
+
+  void str() {
+    header(".debug_str");
+    const SectionImage* s = d_.str;
+    if (!s) return;
+    const auto& b = s->bytes;
+    size_t off = 0;
+    while (off < b.size()) {
+      const uint8_t* begin = b.data() + off;
+      const void* nul = std::memchr(begin, 0, b.size() - off);
+      if (!nul) break;  // unterminated: llvm-dwarfdump warns and stops
+      size_t len = static_cast<const uint8_t*>(nul) - begin;
+      appendHex(out_, off, 8);
+      out_ += ": \"";
+      detail::appendEscaped(out_, std::string_view(reinterpret_cast<const char*>(begin), len));
+      out_ += "\"\n";
+      off += len + 1;
+    }
+  }
+
+  void pubnames() {
+    header(".debug_pubnames");
+    for (const auto& set : d_.pubnameSets) {
+      out_ += "length = ";
+      appendHex(out_, set.length, 8);
+      out_ += ", format = DWARF32, version = ";
+      appendHex(out_, set.version, 4);
+      out_ += ", unit_offset = ";
+      if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+        detail::appendReloc(out_, *set.infoReloc);
+      else
+        appendHex(out_, set.infoOffset, 8);
+      out_ += ", unit_size = ";
+      appendHex(out_, set.infoLength, 8);
+      out_ += "\nOffset     Name\n";
+      for (const auto& e : set.entries) {
+        appendHex(out_, e.dieOffset, 8);
+        out_ += " \"";
+        out_ += e.name;
+        out_ += "\"\n";
+      }
+    }
+  }
+
+ private:
+  const Dwarf& d_;
+  std::string& out_;
+  detail::Renderer r_;
+};
+
+}  // namespace
+
+void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options,
+              std::string& out) {
+  out.reserve(out.size() + (dwarf.info ? dwarf.info->size() * 8 : 0) + 4096);
+  out += module.filename;
+  out += ":\tfile format ptx\n";
+  TextDumper t(module, dwarf, out);
+  if (options.abbrev) t.abbrev();
+  if (options.info) t.info();
+  if (options.loc) t.loc();
+  if (options.aranges) t.aranges();
+  if (options.str) t.str();
+  if (options.pubnames) t.pubnames();
+}
+
+}  // namespace ptxdump

@@ -1,0 +1,107 @@
+// Private helpers shared by dump_text.cpp and dump_json.cpp: allocation-free
+// number/string formatting into a std::string, and the one renderer of
+// attribute values, location expressions, location lists and type names (so
+// the JSON "text" fields are spelled exactly like the text dump).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/section.h"
+
+namespace ptxdump::detail {
+
+// ---- formatting primitives (no iostreams, no temporaries) ----
+
+// "0x" + `width` lowercase hex digits (more when the value needs them).
+void appendHex(std::string& out, uint64_t v, int width);
+// "0x%x": no padding.
+inline void appendHex(std::string& out, uint64_t v) { appendHex(out, v, 1); }
+void appendDec(std::string& out, uint64_t v);
+void appendSigned(std::string& out, int64_t v);  // "-5", "7"
+// LLVM raw_ostream::write_escaped: \\ \t \n \" and octal \ooo for non-printables.
+void appendEscaped(std::string& out, std::string_view s);
+// A JSON string literal with its quotes.
+void appendJsonString(std::string& out, std::string_view s);
+// `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
+void appendReloc(std::string& out, const ptxdwarf::Relocation& r);
+
+// ---- .debug_loc entries, read straight from the section image ----
+
+struct LocEntryView {
+  enum Kind : uint8_t { range, baseAddress, endOfList };
+  Kind kind = range;
+  uint64_t offset = 0;
+  uint64_t v0 = 0, v1 = 0;
+  const ptxdwarf::Relocation* r0 = nullptr;
+  const ptxdwarf::Relocation* r1 = nullptr;
+  uint64_t exprOffset = 0;
+  std::span<const uint8_t> expr;
+};
+
+// Reads the list at `offset` the way llvm-dwarfdump 14 does (pairs of
+// address-sized values, -1 selects a base address, 0,0 ends the list).
+// Returns false when the section ends inside an entry; `offset` is left after
+// the last complete entry read.
+bool readLocList(const ptxdwarf::SectionImage* loc, uint8_t addressSize, uint64_t& offset,
+                 std::vector<LocEntryView>& entries);
+
+// ---- the renderer ----
+
+class Renderer {
+ public:
+  Renderer(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf)
+      : module_(module), dwarf_(dwarf) {}
+
+  // What llvm-dwarfdump prints between "DW_AT_x\t(" and ")" (with our
+  // extensions). `listIndent` is the indentation of location-list entry lines;
+  // a negative value puts each entry on a new line without indentation.
+  void attributeValue(std::string& out, const ptxdwarf::read::Die& die,
+                      const ptxdwarf::read::AttrValue& v, int listIndent) const;
+
+  // A location expression: "DW_OP_regx %r1, DW_OP_piece 0x4".
+  void expression(std::string& out, std::span<const uint8_t> bytes, const ptxdwarf::SectionImage* section,
+                  uint64_t sectionOffset, uint8_t addressSize) const;
+  // One decoded operation (no separators); `bytes` are the whole expression's bytes.
+  void operation(std::string& out, const ptxdwarf::read::Operation& op, uint8_t addressSize) const;
+
+  // The whole location list body of an attribute: "<offset>: \n<indent>[a, b): expr..."
+  void locationList(std::string& out, const ptxdwarf::read::Unit& unit, const ptxdwarf::read::AttrValue& v,
+                    int listIndent) const;
+  // One range bound of a list entry as printed inside an attribute (base applied).
+  void listAddress(std::string& out, const ptxdwarf::read::Unit& unit, uint64_t value,
+                   const ptxdwarf::Relocation* reloc) const;
+  // A raw address operand: "0x%016x" or the relocation.
+  static void address(std::string& out, uint64_t value, const ptxdwarf::Relocation* reloc, uint8_t addressSize);
+
+  // llvm-dwarfdump's qualified type name of `die` ("const char *", "int[32]").
+  void typeName(std::string& out, const ptxdwarf::read::Die* die) const;
+  // The resolved path of file `index` for the unit (decl_file/call_file), or false.
+  bool fileName(std::string& out, const ptxdwarf::read::Unit& unit, uint64_t index) const;
+
+  // The .debug_loc offset a location attribute names (relocation resolved), or false.
+  bool locOffset(const ptxdwarf::read::AttrValue& v, uint64_t& offset) const;
+  // Does llvm-dwarfdump print this attribute as a location list / expression?
+  static bool isLocationList(const ptxdwarf::read::AttrValue& v);
+  static bool isLocationExpr(const ptxdwarf::read::AttrValue& v);
+
+  const ptxdwarf::read::Dwarf& dwarf() const { return dwarf_; }
+  const ptxdwarf::ptx::Module& module() const { return module_; }
+
+ private:
+  const ptxdwarf::ptx::Module& module_;
+  const ptxdwarf::read::Dwarf& dwarf_;
+};
+
+// Tag/attribute/form names with llvm-dwarfdump 14's spelling of unknown values.
+void appendTagName(std::string& out, uint64_t tag);
+void appendAttrName(std::string& out, uint64_t attr);
+void appendFormName(std::string& out, uint64_t form);
+
+}  // namespace ptxdump::detail

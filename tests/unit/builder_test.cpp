@@ -1,0 +1,217 @@
+// The producer API: the Chapter 6 unit built through the builder must encode
+// to exactly the example's bytes and relocations; the encoder's own rules
+// (abbreviation interning, forms, references, lists) get tests of their own.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/builder.h"
+#include "ptxdwarf/write/encode.h"
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::write;
+using namespace ptxdwarf::dw;
+
+namespace {
+
+std::string readFixture(const std::string& name) {
+  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string describe(const Relocation& r) {
+  return std::to_string(r.offset) + "/" + std::to_string(r.size) + " " + r.expression();
+}
+
+std::vector<std::string> relocations(const SectionImage& s) {
+  std::vector<std::string> out;
+  for (const Relocation& r : s.relocations) out.push_back(describe(r));
+  return out;
+}
+
+const SectionImage* find(const std::vector<SectionImage>& v, std::string_view name) {
+  for (const SectionImage& s : v)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+// The Chapter 6 program, as a producer would describe it: types are declared
+// first (detached) and placed where the example has them.
+Builder chapter6() {
+  Builder b;
+  b.compileUnit({.producer = "lgenfe: EDG 4.9", .language = DW_LANG_C_plus_plus, .name = "call1.cu",
+                 .compDir = "/home/mmurphy/test"});
+  DieId intType = b.baseType("int", DW_ATE_signed, 4, kDetached);
+  DieId voidType = b.unspecifiedType("void", kDetached);
+  DieId intPtr = b.pointerType(intType, cuda::ADDR_generic_space, kDetached);
+  DieId foo = b.subprogram({.name = "_Z3fooii", .linkageName = "_Z3fooii", .declFile = 1, .declLine = 1,
+                            .type = intType, .lowPc = SymbolRef{"func_begin0"}, .highPc = SymbolRef{"func_end0"}});
+  b.formalParameter(foo, {.name = "i", .declFile = 1, .declLine = 1, .type = intType, .location = Location::reg("%r1")});
+  b.formalParameter(foo, {.name = "j", .declFile = 1, .declLine = 1, .type = intType, .location = Location::reg("%r2")});
+  b.unit().attach(b.root(), intType);
+  DieId test = b.subprogram({.name = "_Z4testPi", .linkageName = "_Z4testPi", .declFile = 1, .declLine = 6,
+                             .type = voidType, .lowPc = SymbolRef{"func_begin1"}, .highPc = SymbolRef{"func_end1"}});
+  b.formalParameter(test, {.name = "p", .declFile = 1, .declLine = 6, .type = intPtr,
+                           .location = Location::symbol({"_Z4testPi_param_0"}, ptx::StateSpace::param)});
+  b.unit().attach(b.root(), voidType);
+  b.unit().attach(b.root(), intPtr);
+  return b;
+}
+
+}  // namespace
+
+TEST(Builder, ReproducesTheChapter6ExampleByteForByte) {
+  Builder b = chapter6();
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {}, diags);
+  ASSERT_FALSE(diags.hasErrors()) << diags.items[0].message;
+  ptx::ReadResult fixture = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  ASSERT_TRUE(fixture.ok());
+  for (const char* name : {".debug_info", ".debug_abbrev", ".debug_pubnames"}) {
+    const SectionImage* want = fixture.module.section(name);
+    const SectionImage* got = find(built, name);
+    ASSERT_NE(want, nullptr) << name;
+    ASSERT_NE(got, nullptr) << name;
+    EXPECT_EQ(got->bytes, want->bytes) << name;
+    EXPECT_EQ(relocations(*got), relocations(*want)) << name;
+  }
+  EXPECT_EQ(find(built, ".debug_loc"), nullptr);  // no lists, no section
+  EXPECT_EQ(find(built, ".debug_aranges"), nullptr);
+}
+
+TEST(Builder, AddressClassFollowsTheStateSpace) {
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::global), 5);
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::shared), 8);
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::const_), 4);
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::local), 6);
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::param), 7);
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::reg), 2);
+  EXPECT_EQ(addressClassOf(ptx::StateSpace::generic), 12);
+  EXPECT_EQ(Location::symbol({"buf"}, ptx::StateSpace::shared).addressClass(), cuda::ADDR_shared_space);
+  EXPECT_EQ(Location::reg("%rd10").addressClass(), cuda::ADDR_reg_space);
+  EXPECT_EQ(Location::reg("%rd10").expr().bytes(),
+            (std::vector<uint8_t>{0x90, 0xb0, 0xe2, 0x90, 0x93, 0xd7, 0x04}));  // regx 0x2572643130
+}
+
+TEST(Builder, RefusesRegisterNamesCudaGdbCannotRead) {
+  EXPECT_THROW(Location::reg("r1"), BuildError);
+  EXPECT_THROW(Location::reg("%verylong1"), BuildError);
+  try {
+    Location::reg("r1");
+  } catch (const BuildError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot use 'r1' as a DW_OP_regx register: cuda-gdb needs a PTX register name starting with '%', at "
+              "most 8 bytes of [A-Za-z0-9_$%]");
+  }
+  Unit u;
+  EXPECT_THROW(u.add(7, DW_TAG_variable), BuildError);
+}
+
+TEST(Encoder, InternsAbbreviationsAndResolvesForwardReferences) {
+  Builder b({.version = 4, .addressSize = 8, .policy = FormPolicy::compact});
+  b.compileUnit({.producer = "p", .name = "a.cu", .lowPc = std::nullopt, .stmtList = false});
+  DieId later = kNoDie;
+  std::vector<DieId> vars;
+  for (int k = 0; k < 3; ++k) vars.push_back(b.variable(b.root(), {.name = "v" + std::to_string(k), .declFile = 1,
+                                                                    .declLine = 300u + k}));
+  later = b.baseType("int", DW_ATE_signed, 4);
+  for (DieId v : vars) b.unit().set(v, DW_AT_type, Value::reference(later));
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {.pubnames = false}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  read::Dwarf dwarf = read::decode(built);
+  ASSERT_TRUE(dwarf.diagnostics.items.empty()) << dwarf.diagnostics.items[0].message;
+  ASSERT_EQ(dwarf.abbrevTables.size(), 1u);
+  EXPECT_EQ(dwarf.abbrevTables[0].abbrevs.size(), 3u);  // CU, variable (shared by all three), base type
+  const read::Die* v0 = nullptr;
+  for (const read::Die& d : dwarf.dies)
+    if (d.tag == DW_TAG_variable && dwarf.name(d) == "v0") v0 = &d;
+  ASSERT_NE(v0, nullptr);
+  const read::AttrValue* line = dwarf.attribute(*v0, DW_AT_decl_line);
+  EXPECT_EQ(line->form, DW_FORM_data2);  // compact: smallest data form for 300
+  EXPECT_EQ(line->value, 300u);
+  const read::AttrValue* type = dwarf.attribute(*v0, DW_AT_type);
+  ASSERT_NE(dwarf.dieAt(type->value), nullptr);
+  EXPECT_EQ(dwarf.name(*dwarf.dieAt(type->value)), "int");
+}
+
+TEST(Encoder, LocationListsAndAranges) {
+  Builder b;
+  b.compileUnit({.producer = "p", .name = "a.cu"});
+  DieId intType = b.baseType("int", DW_ATE_signed, 4);
+  DieId k = b.subprogram({.name = "k", .linkageName = "k", .type = kNoDie, .lowPc = SymbolRef{"$L__func_begin0"},
+                          .highPc = SymbolRef{"$L__func_end0"}});
+  b.variable(k, {.name = "x", .type = intType,
+                 .location = Location::list({{{"$L__tmp0"}, {"$L__tmp1"}, Location::reg("%r1")},
+                                             {{"$L__tmp1"}, {"$L__func_end0"}, Location::reg("%r15")}})});
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {.aranges = true}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  const SectionImage* loc = find(built, ".debug_loc");
+  ASSERT_NE(loc, nullptr);
+  EXPECT_EQ(relocations(*loc), (std::vector<std::string>{"0/8 $L__tmp0", "8/8 $L__tmp1", "23/8 $L__tmp1",
+                                                          "31/8 $L__func_end0"}));
+  EXPECT_EQ(loc->size(), 2u * (16 + 2) + 5 + 6 + 16);
+  const SectionImage* aranges = find(built, ".debug_aranges");
+  ASSERT_NE(aranges, nullptr);
+  EXPECT_EQ(relocations(*aranges),
+            (std::vector<std::string>{"6/4 .debug_info", "16/8 $L__func_begin0", "24/8 $L__func_end0-$L__func_begin0"}));
+  read::Dwarf dwarf = read::decode(built);
+  ASSERT_TRUE(dwarf.diagnostics.items.empty()) << dwarf.diagnostics.items[0].message;
+  ASSERT_EQ(dwarf.locLists.size(), 1u);
+  EXPECT_EQ(dwarf.locLists[0].entries.size(), 3u);  // two ranges and the end
+  ASSERT_EQ(dwarf.arangeSets.size(), 1u);
+  EXPECT_EQ(dwarf.arangeSets[0].ranges.size(), 1u);
+  const read::Die* x = nullptr;
+  for (const read::Die& d : dwarf.dies)
+    if (dwarf.name(d) == "x") x = &d;
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(dwarf.attribute(*x, DW_AT_location)->reloc->expression(), ".debug_loc");
+  EXPECT_EQ(dwarf.attribute(*x, DW_AT_address_class)->value, cuda::ADDR_reg_space);
+}
+
+TEST(Encoder, PinnedFormThatCannotHoldTheValueIsAnError) {
+  Unit u;
+  u.set(u.root(), DW_AT_byte_size, Value::unsignedValue(300, DW_FORM_data1));
+  Diagnostics diags;
+  encode(u, {}, diags);
+  ASSERT_TRUE(diags.hasErrors());
+  EXPECT_EQ(diags.items[0].message, "DW_AT_byte_size of DIE 0 (DW_TAG_compile_unit): its value does not fit DW_FORM_data1");
+}
+
+TEST(Encoder, SiblingsPointPastTheSubtree) {
+  Builder b;
+  b.compileUnit({.name = "a.cu"});
+  DieId s = b.subprogram({.name = "f", .frameBaseCfa = false});
+  b.variable(s, {.name = "x"});
+  b.unspecifiedType("void");
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {.siblings = true}, diags);
+  read::Dwarf dwarf = read::decode(built);
+  const read::Die* f = nullptr;
+  const read::Die* v = nullptr;
+  for (const read::Die& d : dwarf.dies) {
+    if (dwarf.name(d) == "f") f = &d;
+    if (dwarf.name(d) == "void") v = &d;
+  }
+  ASSERT_TRUE(f && v);
+  EXPECT_EQ(dwarf.attribute(*f, DW_AT_sibling)->value, v->offset);
+}
+
+TEST(Encoder, DeepTreeUsesNoRecursion) {
+  Unit u;
+  DieId parent = u.root();
+  for (int k = 0; k < 100000; ++k) parent = u.add(parent, DW_TAG_lexical_block);
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(u, {.pubnames = false}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  read::Dwarf dwarf = read::decode(built);
+  EXPECT_TRUE(dwarf.diagnostics.items.empty());
+  EXPECT_EQ(dwarf.dies.size(), 2u * 100001 - 1);  // every DIE but the leaf closes a children list
+}
