@@ -112,6 +112,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, uint16_t form,
       }
       bool ok = readAttrValue(dwarf, unit, r, static_cast<uint16_t>(actual), out);
       out.indirect = true;
+      out.formCodeSize = static_cast<uint8_t>(out.offset - start);
       return ok;
     }
     default:

@@ -29,6 +29,7 @@ void decodeList(Dwarf& dwarf, uint64_t offset, uint8_t addressSize) {
   const SectionImage& sec = *dwarf.loc;
   LocList list;
   list.offset = offset;
+  list.addressSize = addressSize;
   ByteReader r(sec.data(), offset);
   const uint64_t allOnes = addressSize == 8 ? UINT64_MAX : 0xffffffffu;
   while (r.ok() && !r.atEnd()) {

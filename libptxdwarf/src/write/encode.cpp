@@ -194,7 +194,8 @@ bool formFits(uint16_t form, const Value& v) {
              form == DW_FORM_ref_udata || form == DW_FORM_ref_addr;
     case K::address: return form == DW_FORM_addr || form == DW_FORM_data4 || form == DW_FORM_data8;
     case K::sectionOffset:
-    case K::locationList: return form == DW_FORM_data4 || form == DW_FORM_sec_offset || form == DW_FORM_data8;
+    case K::locationList:
+      return form == DW_FORM_data4 || form == DW_FORM_sec_offset || form == DW_FORM_data8 || form == DW_FORM_strp;
     case K::block:
     case K::expression:
       return form == DW_FORM_block1 || form == DW_FORM_block2 || form == DW_FORM_block4 || form == DW_FORM_block ||
@@ -327,6 +328,7 @@ void emitValue(SectionWriter& w, uint16_t form, const Value& v, const UnitLayout
   switch (form) {
     case DW_FORM_addr:
     case DW_FORM_sec_offset:
+    case DW_FORM_strp:
     case DW_FORM_data4:
     case DW_FORM_data8: {
       unsigned size = form == DW_FORM_addr ? o.addressSize : form == DW_FORM_data8 ? 8 : 4;
@@ -433,14 +435,21 @@ void emitPubnames(SectionImage& img, const UnitLayout& L, UnitLengthConvention c
   w.fixed(2, 2);
   w.symbol({".debug_info", static_cast<int64_t>(L.offset)}, 4);
   w.fixed(convention == UnitLengthConvention::unitLengthField ? L.size - 4 : L.size, 4);
-  for (DieId child : u.die(u.root()).children) {
-    const Die& d = u.die(child);
-    if (d.tag != DW_TAG_subprogram && d.tag != DW_TAG_variable) continue;
-    const Value* external = attributeValue(d, DW_AT_external);
-    const Value* name = attributeValue(d, DW_AT_name);
-    if (!external || !external->u || !name || name->kind != Value::Kind::string) continue;
-    w.fixed(L.dieOffset[child] - L.offset, 4);
-    w.string(name->str);
+  if (const auto* entries = u.explicitPubnames()) {
+    for (const Unit::Pubname& e : *entries) {
+      w.fixed(L.dieOffset[e.die] - L.offset, 4);
+      w.string(e.name);
+    }
+  } else {
+    for (DieId child : u.die(u.root()).children) {
+      const Die& d = u.die(child);
+      if (d.tag != DW_TAG_subprogram && d.tag != DW_TAG_variable) continue;
+      const Value* external = attributeValue(d, DW_AT_external);
+      const Value* name = attributeValue(d, DW_AT_name);
+      if (!external || !external->u || !name || name->kind != Value::Kind::string) continue;
+      w.fixed(L.dieOffset[child] - L.offset, 4);
+      w.string(name->str);
+    }
   }
   w.fixed(0, 4);
   uint64_t length = w.offset() - start - 4;

@@ -71,6 +71,11 @@ Expr& Expr::addr(uint64_t address) {
   for (unsigned i = 0; i < addressSize_; ++i) bytes_.push_back(static_cast<uint8_t>(address >> (8 * i)));
   return *this;
 }
+Expr& Expr::symbolic(SymbolRef symbol, uint8_t size) {
+  fixups_.push_back({static_cast<uint32_t>(bytes_.size()), size, std::move(symbol)});
+  bytes_.insert(bytes_.end(), size, 0);
+  return *this;
+}
 Expr& Expr::fbreg(int64_t offset) { return op(DW_OP_fbreg).sleb(offset); }
 Expr& Expr::plusUconst(uint64_t v) { return op(DW_OP_plus_uconst).uleb(v); }
 Expr& Expr::callFrameCfa() { return op(DW_OP_call_frame_cfa); }

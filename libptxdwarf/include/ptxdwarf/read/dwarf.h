@@ -52,6 +52,7 @@ struct AttrValue {
   uint16_t name = 0;
   uint16_t form = 0;
   bool indirect = false;
+  uint8_t formCodeSize = 0;  // bytes of the DW_FORM_indirect form code before `offset`
   uint64_t offset = 0;   // of the value's first byte in .debug_info
   uint64_t size = 0;     // bytes of the value (after the indirect form code)
   uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references,
@@ -146,6 +147,7 @@ struct LocEntry {
 
 struct LocList {
   uint64_t offset = 0;
+  uint8_t addressSize = 8;  // of the unit whose attribute names the list
   std::vector<LocEntry> entries;  // the end-of-list entry included
   bool terminated = false;
 };

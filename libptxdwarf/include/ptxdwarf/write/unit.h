@@ -58,6 +58,8 @@ class Expr {
   Expr& bregx(std::string_view ptxRegister, int64_t offset);
   Expr& addr(SymbolRef symbol);  // DW_OP_addr sym (address-sized, relocated)
   Expr& addr(uint64_t address);
+  // A symbolic operand of `size` bytes (zero bytes plus a relocation).
+  Expr& symbolic(SymbolRef symbol, uint8_t size);
   Expr& fbreg(int64_t offset);
   Expr& plusUconst(uint64_t v);
   Expr& callFrameCfa();
@@ -184,6 +186,19 @@ class Unit {
   size_t size() const { return dies_.size(); }
   const UnitOptions& options() const { return options_; }
 
+  // The .debug_pubnames entries. By default the encoder derives them (external
+  // subprograms and variables directly under the unit DIE, by DW_AT_name); a
+  // producer that wants other entries lists them here.
+  struct Pubname {
+    DieId die;
+    std::string name;
+  };
+  void setPubnames(std::vector<Pubname> entries) {
+    pubnames_ = std::move(entries);
+    explicitPubnames_ = true;
+  }
+  const std::vector<Pubname>* explicitPubnames() const { return explicitPubnames_ ? &pubnames_ : nullptr; }
+
   // Location lists referenced by Value::Kind::locationList.
   uint32_t addLocationList(std::vector<Location::ListEntry> entries);
   const std::vector<std::vector<Location::ListEntry>>& locationLists() const { return lists_; }
@@ -193,6 +208,8 @@ class Unit {
   UnitOptions options_;
   std::vector<Die> dies_;
   std::vector<std::vector<Location::ListEntry>> lists_;
+  std::vector<Pubname> pubnames_;
+  bool explicitPubnames_ = false;
 };
 
 }  // namespace ptxdwarf::write

@@ -1,0 +1,35 @@
+// Encoding a decoded DWARF model back into section images.
+//  - preserve: the same abbreviation tables, codes, forms, order and LEB128
+//    widths; the result is byte-identical to the input wherever the decoder
+//    understood it, which is what a round-trip check compares.
+//  - canonical: through the producer's encoder (write::Unit): abbreviations
+//    re-interned, offsets recomputed, every reference rewritten.
+#pragma once
+
+#include <vector>
+
+#include "ptxdwarf/diagnostic.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/section.h"
+#include "ptxdwarf/write/encode.h"
+
+namespace ptxdwarf::write {
+
+// Re-encodes .debug_abbrev, .debug_info, .debug_loc, .debug_pubnames and
+// .debug_aranges from the model; every other section of the input is copied.
+std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags);
+
+// Rebuilds the units as write::Units (forms kept) and encodes them afresh.
+std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags);
+
+// First difference between two sets of images (bytes, then relocations), as
+// "section+offset: what differs"; empty when identical.
+struct ImageDifference {
+  std::string section;
+  uint64_t offset = 0;
+  std::string message;
+};
+std::optional<ImageDifference> compareImages(std::span<const SectionImage> expected,
+                                             std::span<const SectionImage> actual);
+
+}  // namespace ptxdwarf::write

@@ -1,0 +1,434 @@
+#include "ptxdwarf/write/reencode.h"
+
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
+
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
+
+namespace ptxdwarf::write {
+
+using namespace dw;
+
+namespace {
+
+// Appends bytes and copies relocations of the source section that fall in
+// the copied range, so symbolic operands survive re-encoding.
+class PreserveWriter {
+ public:
+  PreserveWriter(SectionImage& out, const SectionImage* source) : out_(out), src_(source) {}
+
+  void fixed(uint64_t v, unsigned size) {
+    for (unsigned i = 0; i < size; ++i) out_.bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
+  void uleb(uint64_t v, uint64_t width) {
+    for (uint64_t i = 0; i + 1 < width; ++i) {
+      out_.bytes.push_back(static_cast<uint8_t>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out_.bytes.push_back(static_cast<uint8_t>(v & 0x7f));
+  }
+  void sleb(int64_t v, uint64_t width) {
+    for (uint64_t i = 0; i + 1 < width; ++i) {
+      out_.bytes.push_back(static_cast<uint8_t>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out_.bytes.push_back(static_cast<uint8_t>(v & 0x7f));
+  }
+  // A header field that was `value` in the input, or zero-filled there when a
+  // relocation (such as a label difference) covers it.
+  void field(uint64_t sourceOffset, uint64_t value, unsigned size) {
+    bool symbolic = src_ && src_->relocationOverlapping(sourceOffset, size);
+    fixed(symbolic ? 0 : value, size);
+  }
+  void raw(std::span<const uint8_t> b) { out_.bytes.insert(out_.bytes.end(), b.begin(), b.end()); }
+  void string(std::string_view s) {
+    out_.bytes.insert(out_.bytes.end(), s.begin(), s.end());
+    out_.bytes.push_back(0);
+  }
+  // Copies the source relocations inside [from, from+size) to the same
+  // relative place after `at` (the output offset the range was written to).
+  void relocationsOf(uint64_t from, uint64_t size, uint64_t at) {
+    if (!src_) return;
+    auto it = std::lower_bound(src_->relocations.begin(), src_->relocations.end(), from,
+                               [](const Relocation& r, uint64_t o) { return r.offset < o; });
+    for (; it != src_->relocations.end() && it->offset < from + size; ++it) {
+      Relocation r = *it;
+      r.offset = at + (it->offset - from);
+      out_.relocations.push_back(std::move(r));
+    }
+  }
+  uint64_t offset() const { return out_.bytes.size(); }
+
+ private:
+  SectionImage& out_;
+  const SectionImage* src_;
+};
+
+void preserveAbbrevs(const read::Dwarf& dwarf, SectionImage& out) {
+  std::vector<const read::AbbrevTable*> tables;
+  for (const read::AbbrevTable& t : dwarf.abbrevTables) tables.push_back(&t);
+  std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
+  PreserveWriter w(out, dwarf.abbrev);
+  for (const read::AbbrevTable* t : tables) {
+    while (w.offset() < t->offset) w.fixed(0, 1);  // bytes no unit uses: unknown, zero
+    for (const read::Abbrev& a : t->abbrevs) {
+      w.uleb(a.code, ulebSize(a.code));
+      w.uleb(a.tag, ulebSize(a.tag));
+      w.fixed(a.hasChildren, 1);
+      for (const read::AttrSpec& s : t->specsOf(a)) {
+        w.uleb(s.name, ulebSize(s.name));
+        w.uleb(s.form, ulebSize(s.form));
+      }
+      w.fixed(0, 2);
+    }
+    if (t->terminated) w.fixed(0, 1);
+  }
+}
+
+void preserveValue(PreserveWriter& w, const read::AttrValue& v, const read::Unit& unit) {
+  uint64_t at = w.offset();
+  if (v.indirect) w.uleb(v.form, v.formCodeSize);
+  uint64_t valueAt = w.offset();
+  uint64_t raw = v.value;
+  switch (v.form) {
+    case DW_FORM_ref1:
+    case DW_FORM_ref2:
+    case DW_FORM_ref4:
+    case DW_FORM_ref8:
+    case DW_FORM_ref_udata:
+      raw -= unit.offset;  // the model holds absolute offsets
+      break;
+    default:
+      break;
+  }
+  switch (v.form) {
+    case DW_FORM_string: w.string(v.string); break;
+    case DW_FORM_sdata: w.sleb(v.svalue, v.size); break;
+    case DW_FORM_udata:
+    case DW_FORM_ref_udata: w.uleb(raw, v.size); break;
+    case DW_FORM_flag_present: break;
+    case DW_FORM_block1:
+    case DW_FORM_block2:
+    case DW_FORM_block4:
+    case DW_FORM_block:
+    case DW_FORM_exprloc: {
+      uint64_t lengthWidth = v.value - v.offset;
+      if (v.form == DW_FORM_block || v.form == DW_FORM_exprloc) w.uleb(v.block.size(), lengthWidth);
+      else w.fixed(v.block.size(), static_cast<unsigned>(lengthWidth));
+      w.raw(v.block);
+      break;
+    }
+    default:
+      w.fixed(raw, static_cast<unsigned>(v.size));  // every fixed-size form
+  }
+  w.relocationsOf(v.offset, v.size, valueAt);
+  (void)at;
+}
+
+void preserveInfo(const read::Dwarf& dwarf, SectionImage& out, Diagnostics& diags) {
+  PreserveWriter w(out, dwarf.info);
+  for (const read::Unit& u : dwarf.units) {
+    if (w.offset() != u.offset) {
+      diags.error({}, "round trip: unit at " + std::to_string(u.offset) + " re-encoded at " + std::to_string(w.offset()));
+      return;
+    }
+    w.fixed(u.length, 4);
+    w.fixed(u.version, 2);
+    uint64_t abbrevAt = w.offset();
+    w.fixed(u.abbrevReloc ? 0 : u.abbrevOffset, 4);
+    w.relocationsOf(u.offset + 6, 4, abbrevAt);
+    w.fixed(u.addressSize, 1);
+    for (uint32_t i = 0; i < u.dieCount; ++i) {
+      const read::Die& d = dwarf.dies[u.firstDie + i];
+      uint64_t end = i + 1 < u.dieCount ? dwarf.dies[u.firstDie + i + 1].offset : u.end;
+      auto attrs = dwarf.attributes(d);
+      uint64_t codeEnd = attrs.empty() ? end : attrs[0].offset - attrs[0].formCodeSize;
+      w.uleb(d.code, codeEnd > d.offset ? codeEnd - d.offset : 1);
+      for (const read::AttrValue& v : attrs) preserveValue(w, v, u);
+    }
+    // Bytes the decoder did not reach (after an error) cannot be reproduced.
+    while (w.offset() < u.end) w.fixed(0, 1);
+  }
+}
+
+void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
+  PreserveWriter w(out, dwarf.loc);
+  for (const read::LocList& list : dwarf.locLists) {
+    while (w.offset() < list.offset) w.fixed(0, 1);
+    if (w.offset() > list.offset) continue;  // overlapping lists: already written
+    const unsigned as = list.addressSize;
+    for (const read::LocEntry& e : list.entries) {
+      uint64_t at = w.offset();
+      w.fixed(e.begin, as);
+      w.fixed(e.end, as);
+      w.relocationsOf(e.offset, 2u * as, at);
+      if (e.kind != read::LocEntry::range) continue;
+      w.fixed(e.expr.size(), 2);
+      uint64_t exprAt = w.offset();
+      w.raw(e.expr);
+      w.relocationsOf(e.exprOffset, e.expr.size(), exprAt);
+    }
+  }
+}
+
+void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
+  PreserveWriter w(out, dwarf.pubnames);
+  for (const read::NameSet& s : dwarf.pubnameSets) {
+    uint64_t at = w.offset();
+    // Length fields may be `A-B`: copy their relocations, write what the input held.
+    w.field(s.offset, s.length, 4);
+    w.fixed(s.version, 2);
+    w.field(s.offset + 6, s.infoOffset, 4);
+    w.field(s.offset + 10, s.infoLength, 4);
+    w.relocationsOf(s.offset, 14, at);
+    for (const read::NameEntry& e : s.entries) {
+      w.fixed(e.dieOffset, 4);
+      w.string(e.name);
+    }
+    w.fixed(0, 4);
+  }
+}
+
+void preserveAranges(const read::Dwarf& dwarf, SectionImage& out) {
+  PreserveWriter w(out, dwarf.aranges);
+  for (const read::ArangeSet& s : dwarf.arangeSets) {
+    uint64_t at = w.offset();
+    w.field(s.offset, s.length, 4);
+    w.fixed(s.version, 2);
+    w.field(s.offset + 6, s.infoOffset, 4);
+    w.fixed(s.addressSize, 1);
+    w.fixed(s.segmentSize, 1);
+    uint64_t tuple = 2u * s.addressSize;
+    while ((w.offset() - at) % tuple) w.fixed(0, 1);
+    w.relocationsOf(s.offset, w.offset() - at, at);
+    for (const read::Range& r : s.ranges) {
+      uint64_t rat = w.offset();
+      w.fixed(r.addressReloc ? 0 : r.address, s.addressSize);
+      w.fixed(r.lengthReloc ? 0 : r.length, s.addressSize);
+      w.relocationsOf(r.offset, tuple, rat);
+    }
+    w.fixed(0, static_cast<unsigned>(tuple));
+    while (w.offset() < s.offset + 4 + s.length && dwarf.aranges && w.offset() < dwarf.aranges->size()) w.fixed(0, 1);
+  }
+}
+
+}  // namespace
+
+std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags) {
+  std::vector<SectionImage> out;
+  for (const SectionImage& in : dwarf.sections) {
+    SectionImage img;
+    img.name = in.name;
+    if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, img);
+    else if (&in == dwarf.info) preserveInfo(dwarf, img, diags);
+    else if (&in == dwarf.loc) preserveLoc(dwarf, img);
+    else if (&in == dwarf.pubnames) preservePubnames(dwarf, img);
+    else if (&in == dwarf.aranges) preserveAranges(dwarf, img);
+    else img = in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
+    img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
+    out.push_back(std::move(img));
+  }
+  return out;
+}
+
+std::optional<ImageDifference> compareImages(std::span<const SectionImage> expected,
+                                             std::span<const SectionImage> actual) {
+  for (const SectionImage& e : expected) {
+    const SectionImage* a = nullptr;
+    for (const SectionImage& s : actual)
+      if (s.name == e.name) a = &s;
+    if (!a) return ImageDifference{e.name, 0, "section missing after re-encoding"};
+    size_t n = std::min(e.bytes.size(), a->bytes.size());
+    auto mismatch = std::mismatch(e.bytes.begin(), e.bytes.begin() + static_cast<ptrdiff_t>(n), a->bytes.begin());
+    if (mismatch.first != e.bytes.begin() + static_cast<ptrdiff_t>(n)) {
+      uint64_t off = static_cast<uint64_t>(mismatch.first - e.bytes.begin());
+      return ImageDifference{e.name, off, "byte " + std::to_string(*mismatch.first) + " re-encoded as " +
+                                              std::to_string(*mismatch.second)};
+    }
+    if (e.bytes.size() != a->bytes.size())
+      return ImageDifference{e.name, n, "size " + std::to_string(e.bytes.size()) + " re-encoded as " +
+                                            std::to_string(a->bytes.size())};
+    size_t m = std::min(e.relocations.size(), a->relocations.size());
+    for (size_t i = 0; i < m; ++i) {
+      const Relocation& x = e.relocations[i];
+      const Relocation& y = a->relocations[i];
+      if (x.offset != y.offset || x.size != y.size || x.symbol != y.symbol || x.minus != y.minus ||
+          x.addend != y.addend)
+        return ImageDifference{e.name, std::min(x.offset, y.offset),
+                               "relocation " + x.expression() + " re-encoded as " + y.expression() + " at offset " +
+                                   std::to_string(y.offset)};
+    }
+    if (e.relocations.size() != a->relocations.size()) {
+      const Relocation& r = e.relocations.size() > m ? e.relocations[m] : a->relocations[m];
+      return ImageDifference{e.name, r.offset,
+                             std::string(e.relocations.size() > m ? "relocation lost: " : "relocation added: ") +
+                                 r.expression()};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace ptxdwarf::write
+
+namespace ptxdwarf::write {
+
+namespace {
+
+SymbolRef symbolOf(const Relocation* r, uint64_t raw) {
+  if (!r) return {"", static_cast<int64_t>(raw)};
+  return {r->symbol, r->addend};
+}
+
+// Copies a block's bytes and the relocations inside it.
+Expr exprOf(const read::Dwarf& dwarf, const SectionImage* sec, uint64_t at, std::span<const uint8_t> bytes,
+            uint8_t addressSize) {
+  (void)dwarf;
+  Expr e(addressSize);
+  size_t pos = 0;
+  if (sec) {
+    for (const Relocation& r : sec->relocations) {
+      if (r.offset < at || r.offset >= at + bytes.size()) continue;
+      for (; pos < r.offset - at; ++pos) e.u8(bytes[pos]);
+      e.symbolic({r.symbol, r.addend}, r.size);
+      pos += r.size;
+    }
+  }
+  for (; pos < bytes.size(); ++pos) e.u8(bytes[pos]);
+  return e;
+}
+
+class CanonicalBuilder {
+ public:
+  CanonicalBuilder(const read::Dwarf& dwarf, Diagnostics& diags) : dwarf_(dwarf), diags_(diags) {}
+
+  std::vector<std::unique_ptr<Unit>> build() {
+    std::vector<std::unique_ptr<Unit>> units;
+    for (const read::Unit& u : dwarf_.units) {
+      if (u.dieCount == 0 || u.abbrevTable == read::kNone) continue;
+      units.push_back(buildUnit(u));
+    }
+    return units;
+  }
+
+ private:
+  std::unique_ptr<Unit> buildUnit(const read::Unit& ru) {
+    const read::Die& rootDie = dwarf_.dies[ru.firstDie];
+    auto unit = std::make_unique<Unit>(rootDie.tag, UnitOptions{ru.version, ru.addressSize, FormPolicy::chapter6});
+    // Pass 1: the tree, so references can be mapped to ids.
+    std::unordered_map<uint64_t, DieId> ids;
+    std::vector<DieId> parents;
+    std::vector<std::pair<const read::Die*, DieId>> order;
+    for (uint32_t i = 0; i < ru.dieCount; ++i) {
+      const read::Die& d = dwarf_.dies[ru.firstDie + i];
+      if (d.isNull()) {
+        if (!parents.empty()) parents.pop_back();
+        continue;
+      }
+      DieId id = i == 0 ? unit->root() : unit->add(parents.empty() ? unit->root() : parents.back(), d.tag);
+      if (d.hasChildren) {
+        unit->die(id).forceChildren = true;
+        parents.push_back(id);
+      }
+      ids[d.offset] = id;
+      order.emplace_back(&d, id);
+    }
+    // The unit's pubnames entries, kept as they are (producers disagree on which DIEs they list).
+    std::vector<Unit::Pubname> pubnames;
+    for (const read::NameSet& set : dwarf_.pubnameSets) {
+      if (set.infoOffset != ru.offset) continue;
+      for (const read::NameEntry& e : set.entries) {
+        auto it = ids.find(ru.offset + e.dieOffset);
+        if (it != ids.end()) pubnames.push_back({it->second, std::string(e.name)});
+      }
+    }
+    unit->setPubnames(std::move(pubnames));
+    // Pass 2: attributes, forms kept.
+    for (auto [d, id] : order) {
+      for (const read::AttrValue& v : dwarf_.attributes(*d)) {
+        std::optional<Value> value = convert(v, ru, ids, *unit);
+        if (value) unit->set(id, v.name, std::move(*value));
+      }
+    }
+    return unit;
+  }
+
+  std::optional<Value> convert(const read::AttrValue& v, const read::Unit& u,
+                               const std::unordered_map<uint64_t, DieId>& ids, Unit& unit) {
+    if (v.isReference()) {
+      auto it = ids.find(v.value);
+      if (it == ids.end()) {
+        dwarf_error(v, "reference to " + std::to_string(v.value) + " lands on no DIE of the unit; dropped");
+        return std::nullopt;
+      }
+      return Value::reference(it->second, v.form);
+    }
+    if (v.isBlock())
+      return Value::expression(exprOf(dwarf_, dwarf_.info, v.value, v.block, u.addressSize), v.form);
+    switch (v.form) {
+      case DW_FORM_string: return Value::string(v.string);
+      case DW_FORM_strp: return Value::sectionOffset(symbolOf(v.reloc, v.value), DW_FORM_strp);
+      case DW_FORM_flag:
+      case DW_FORM_flag_present: return Value::flag(v.value != 0, v.form);
+      case DW_FORM_sdata: return Value::signedValue(v.svalue, v.form);
+      case DW_FORM_addr: return Value::address(symbolOf(v.reloc, v.value), v.form);
+      default: break;
+    }
+    if (v.reloc && v.reloc->symbol == ".debug_loc" && dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend))) {
+      const read::LocList* list = dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend));
+      std::vector<Location::ListEntry> entries;
+      for (const read::LocEntry& e : list->entries) {
+        if (e.kind == read::LocEntry::endOfList) break;
+        if (e.kind == read::LocEntry::baseAddress) {
+          dwarf_error(v, "location lists with base-address entries are not re-encoded; list kept as an offset");
+          return Value::sectionOffset(symbolOf(v.reloc, v.value), v.form);
+        }
+        entries.push_back({symbolOf(e.beginReloc, e.begin), symbolOf(e.endReloc, e.end),
+                           exprOf(dwarf_, dwarf_.loc, e.exprOffset, e.expr, list->addressSize)});
+      }
+      Value lv;
+      lv.kind = Value::Kind::locationList;
+      lv.list = unit.addLocationList(std::move(entries));
+      lv.form = v.form;
+      return lv;
+    }
+    if (v.reloc) return Value::sectionOffset(symbolOf(v.reloc, v.value), v.form);
+    return Value::unsignedValue(v.value, v.form);
+  }
+
+  void dwarf_error(const read::AttrValue& v, std::string message) {
+    Diagnostic& d = diags_.error(dwarf_.info ? dwarf_.info->locate(v.offset) : SourceLoc{}, std::move(message));
+    d.section = ".debug_info";
+    d.offset = static_cast<int64_t>(v.offset);
+  }
+
+  const read::Dwarf& dwarf_;
+  Diagnostics& diags_;
+};
+
+}  // namespace
+
+std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags) {
+  CanonicalBuilder builder(dwarf, diags);
+  std::vector<std::unique_ptr<Unit>> units = builder.build();
+  std::vector<const Unit*> pointers;
+  for (auto& u : units) pointers.push_back(u.get());
+  EncodeOptions options;
+  options.pubnames = dwarf.pubnames != nullptr;
+  options.aranges = dwarf.aranges != nullptr;
+  if (!dwarf.pubnameSets.empty() && !dwarf.units.empty() &&
+      dwarf.pubnameSets[0].infoLength == dwarf.units[0].length + 4)
+    options.pubnamesLength = UnitLengthConvention::totalSize;
+  std::vector<SectionImage> out = encode(pointers, options, diags);
+  // Sections the model does not cover are kept as they were.
+  for (const SectionImage& in : dwarf.sections) {
+    bool produced = false;
+    for (const SectionImage& s : out) produced |= s.name == in.name;
+    if (!produced && in.name != ".debug_loc") out.push_back(in);
+  }
+  return out;
+}
+
+}  // namespace ptxdwarf::write

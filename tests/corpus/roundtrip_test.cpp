@@ -1,0 +1,74 @@
+// Round trips on every corpus file: decode -> preserve-mode encode must give
+// the same section images, bytes and relocations; decode -> canonical encode
+// must give a DWARF tree the decoder reads back with the same DIEs and values.
+#include <gtest/gtest.h>
+
+#include "corpus.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/reencode.h"
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::testsupport;
+
+namespace {
+
+class RoundTrip : public testing::TestWithParam<CorpusEntry> {};
+
+// Tag, name and the (attribute, value) pairs that do not depend on layout.
+std::vector<std::string> semanticTree(const read::Dwarf& d) {
+  std::vector<std::string> out;
+  for (const read::Die& die : d.dies) {
+    if (die.isNull()) continue;
+    std::string line = std::to_string(die.depth) + " " + std::string(dw::tagName(die.tag));
+    for (const read::AttrValue& v : d.attributes(die)) {
+      line += " " + std::string(dw::attributeName(v.name)) + "=";
+      if (v.isString()) line += std::string(v.string);
+      else if (v.isReference()) line += d.dieAt(v.value) ? std::string(dw::tagName(d.dieAt(v.value)->tag)) + ":" +
+                                                               std::string(d.name(*d.dieAt(v.value)))
+                                                         : "?";
+      else if (v.isBlock()) line += std::to_string(v.block.size()) + "b";
+      else if (v.reloc) line += v.reloc->symbol == ".debug_loc" ? ".debug_loc" : v.reloc->expression();
+      else line += std::to_string(v.value);
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_P(RoundTrip, PreserveIsByteIdenticalAndCanonicalKeepsTheTree) {
+  PreparedEntry p = prepare(GetParam());
+  if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
+  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
+  ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
+  std::optional<std::string> text = readFile(p.ptxPath);
+  ASSERT_TRUE(text);
+  ptx::ReadResult r = ptx::read(*text, p.ptxPath);
+  ASSERT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  ASSERT_FALSE(dwarf.diagnostics.hasErrors()) << dwarf.diagnostics.items[0].format(p.ptxPath);
+
+  Diagnostics diags;
+  std::vector<SectionImage> preserved = write::encodePreserve(dwarf, diags);
+  EXPECT_FALSE(diags.hasErrors());
+  std::optional<write::ImageDifference> diff = write::compareImages(r.module.sections, preserved);
+  EXPECT_FALSE(diff) << diff->section << "+" << diff->offset << ": " << diff->message;
+
+  std::vector<SectionImage> canonical = write::encodeCanonical(dwarf, diags);
+  EXPECT_FALSE(diags.hasErrors()) << diags.items[0].message;
+  read::Dwarf again = read::decode(canonical);
+  EXPECT_FALSE(again.diagnostics.hasErrors()) << again.diagnostics.items[0].message;
+  EXPECT_EQ(semanticTree(again), semanticTree(dwarf));
+  ASSERT_EQ(again.pubnameSets.size(), dwarf.pubnameSets.size());
+  for (size_t i = 0; i < dwarf.pubnameSets.size(); ++i) {
+    ASSERT_EQ(again.pubnameSets[i].entries.size(), dwarf.pubnameSets[i].entries.size());
+    for (size_t k = 0; k < dwarf.pubnameSets[i].entries.size(); ++k)
+      EXPECT_EQ(again.pubnameSets[i].entries[k].name, dwarf.pubnameSets[i].entries[k].name);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, RoundTrip, testing::ValuesIn(corpusEntries()),
+                         [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
