@@ -1,5 +1,7 @@
 #include "commands.h"
 
+#include "ptxdwarf/check/check.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -77,14 +79,11 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     const ptx::Module& m = file->read.module;
     if (request.format == Format::json) {
       dumpJson(m, file->dwarf, request.sections, out);
+    } else if (!hasDebugSections(m)) {
+      out += path + ": no debug sections\n";
+      continue;
     } else {
-      out += path;
-      out += ":\tfile format ptx\n\n";
-      if (!hasDebugSections(m)) {
-        out += "no debug sections in " + path + "\n";
-        continue;
-      }
-      dumpText(m, file->dwarf, request.sections, out);
+      dumpText(m, file->dwarf, request.sections, out);  // starts with llvm-dwarfdump's file line
     }
     if (file->dwarf.diagnostics.hasErrors()) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);
@@ -137,6 +136,61 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     }
   }
   return kOk;
+}
+
+namespace {
+
+struct CheckResult {
+  std::string err;
+  size_t errors = 0, warnings = 0;
+  bool unreadable = false;
+};
+
+CheckResult checkOne(const std::string& path, const CheckRequest& request) {
+  CheckResult r;
+  std::optional<LoadedFile> file = loadFile(path, r.err);
+  if (!file) {
+    r.unreadable = true;
+    return r;
+  }
+  check::Options options;
+  options.roundTrip = request.roundTrip;
+  Diagnostics diags = check::run(file->read.module, file->dwarf, options);
+  if (request.werror)
+    for (Diagnostic& d : diags.items)
+      if (d.severity == Severity::warning) d.severity = Severity::error;
+  appendDiagnostics(diags, path, r.err);
+  r.errors = diags.errorCount();
+  r.warnings = diags.warningCount() + file->read.diagnostics.warningCount();
+  return r;
+}
+
+}  // namespace
+
+int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
+  std::vector<CheckResult> results(request.files.size());
+  for (size_t i = 0; i < request.files.size(); ++i) results[i] = checkOne(request.files[i], request);
+  size_t errors = 0, warnings = 0;
+  bool unreadable = false;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CheckResult& r = results[i];
+    err += r.err;
+    errors += r.errors;
+    warnings += r.warnings;
+    unreadable |= r.unreadable;
+    if (r.unreadable) {
+      out += request.files[i] + ": not checked (cannot read or parse)\n";
+    } else {
+      out += request.files[i] + ": " + std::to_string(r.errors) + (r.errors == 1 ? " error, " : " errors, ") +
+             std::to_string(r.warnings) + (r.warnings == 1 ? " warning\n" : " warnings\n");
+    }
+  }
+  if (request.files.size() > 1)
+    out += "total: " + std::to_string(request.files.size()) + " files, " + std::to_string(errors) +
+           (errors == 1 ? " error, " : " errors, ") + std::to_string(warnings) +
+           (warnings == 1 ? " warning\n" : " warnings\n");
+  if (unreadable) return kUnreadable;
+  return errors ? kProblems : kOk;
 }
 
 }  // namespace ptxdump

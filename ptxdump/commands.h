@@ -48,4 +48,14 @@ struct ExtractRequest {
 // as `offset size expression` to `out`.
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err);
 
+struct CheckRequest {
+  std::vector<std::string> files;
+  bool werror = false;      // warnings count as errors
+  bool roundTrip = true;
+  unsigned jobs = 1;        // files checked in parallel
+};
+// Diagnostics to `err` as `file:line:col: severity: message [rule] (section+offset)`,
+// then one summary line per file and a total to `out`. Exit 0 clean, 1 problems, 2 unreadable.
+int runCheck(const CheckRequest& request, std::string& out, std::string& err);
+
 }  // namespace ptxdump

@@ -51,9 +51,15 @@ int main(int argc, char** argv) {
   extractCmd->add_option("-o,--output", extract.output, "Output file for the raw bytes ('-' for stdout)");
   extractCmd->add_flag("--relocs", extract.relocations, "Print the relocations: offset size symbol[+addend] or A-B");
 
+  ptxdump::CheckRequest check;
+  CLI::App* checkCmd = app.add_subcommand("check", "Validate the DWARF against itself and the PTX; round-trip it");
+  checkCmd->add_option("files", check.files, "PTX files")->required();
+  checkCmd->add_flag("--werror", check.werror, "Treat warnings as errors");
+  checkCmd->add_option("-j,--jobs", check.jobs, "Files checked in parallel")->check(CLI::Range(1u, 256u));
+
   // `ptxdump FILE...` means `ptxdump dump FILE...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] != "dump" && args[0] != "extract" && args[0] != "-h" && args[0] != "--help" &&
+  if (!args.empty() && args[0] != "dump" && args[0] != "extract" && args[0] != "check" && args[0] != "-h" && args[0] != "--help" &&
       args[0] != "--version") {
     args.insert(args.begin(), "dump");
   }
@@ -77,6 +83,12 @@ int main(int argc, char** argv) {
   if (extractCmd->parsed()) {
     if (extract.output.empty() && !extract.relocations) extract.output = "-";
     int code = ptxdump::runExtract(extract, out, err);
+    return finish(code, out, err);
+  }
+  if (checkCmd->parsed()) {
+    int code = ptxdump::runCheck(check, out, err);
+    write(stderr, err);  // diagnostics first, then the summary
+    err.clear();
     return finish(code, out, err);
   }
   return ptxdump::kUnreadable;

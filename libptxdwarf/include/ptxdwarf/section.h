@@ -59,6 +59,7 @@ struct SectionImage {
   std::vector<SourceSpan> sourceMap;    // sorted by offset
   SourceLoc loc;                        // the first `.section` line of this name
   std::vector<TextRange> blocks;        // every block of this name, in file order
+  std::vector<uint32_t> negativeOperands;  // offsets of operands written as negative numbers
 
   std::span<const uint8_t> data() const { return bytes; }
   size_t size() const { return bytes.size(); }

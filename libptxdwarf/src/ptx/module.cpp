@@ -51,7 +51,9 @@ void Module::reindex() {
   labelIndex_.clear();
   paramIndex_.clear();
   for (uint32_t i = 0; i < functions.size(); ++i) {
-    functionIndex_.try_emplace(functions[i].name, i);
+    // A definition wins over the declarations (prototypes) of the same name.
+    auto [it, inserted] = functionIndex_.try_emplace(functions[i].name, i);
+    if (!inserted && functions[i].hasBody && !functions[it->second].hasBody) it->second = i;
     for (uint32_t p = 0; p < functions[i].params.size(); ++p)
       paramIndex_.try_emplace(functions[i].params[p].name, (uint64_t{i} << 32) | p);
   }

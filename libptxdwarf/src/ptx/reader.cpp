@@ -493,6 +493,7 @@ class Reader {
     image.sourceMap.push_back({static_cast<uint32_t>(offset), at.line, at.col});
     char c = cur_.peek();
     if (isDigit(c) || c == '-') {
+      if (c == '-') image.negativeOperands.push_back(static_cast<uint32_t>(offset));
       appendValue(image, width, integerOperand(width, directive, at));
     } else if (isIdentStart(c) || (c == '.' && isIdentChar(cur_.peekAt(1)))) {
       symbolOperand(image, width, directive, at);

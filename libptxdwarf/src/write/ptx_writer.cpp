@@ -467,7 +467,19 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
     fb.fixed(u.offset + 4, 2, "DWARF version number");
     fb.fixed(u.offset + 6, 4, "Offset Into Abbrev. Section");
     fb.fixed(u.offset + 10, 1, "Address Size (in bytes)");
-    for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount && i < dwarf.dies.size(); ++i) {
+    // Subtree extents ("Abbrev [2] 0x45:0x5f": offset and size with children, as
+    // LLVM prints them): a DIE ends where the next entry at its depth or above starts.
+    const uint32_t last = uint32_t(std::min<size_t>(u.firstDie + u.dieCount, dwarf.dies.size()));
+    std::vector<uint64_t> ends(last > u.firstDie ? last - u.firstDie : 0, u.end);
+    std::vector<uint32_t> open;
+    for (uint32_t i = u.firstDie; i < last; ++i) {
+      while (!open.empty() && dwarf.dies[open.back()].depth >= dwarf.dies[i].depth) {
+        ends[open.back() - u.firstDie] = dwarf.dies[i].offset;
+        open.pop_back();
+      }
+      if (!dwarf.dies[i].isNull()) open.push_back(i);
+    }
+    for (uint32_t i = u.firstDie; i < last; ++i) {
       const read::Die& d = dwarf.dies[i];
       if (d.isNull()) {
         fb.fixed(d.offset, 1, "End Of Children Mark");
@@ -479,6 +491,8 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
       appendUnsigned(c, d.code);
       c += "] ";
       appendHex(c, d.offset);
+      c += ':';
+      appendHex(c, ends[i - u.firstDie] > d.offset ? ends[i - u.firstDie] - d.offset : 0);
       c += ' ';
       c += named(dw::tagName(d.tag), "DW_TAG", d.tag);
       fb.fixed(d.offset, codeSize, std::move(c));

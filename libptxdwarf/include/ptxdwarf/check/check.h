@@ -1,0 +1,33 @@
+// Checks a module's DWARF for the mistakes ptxas lets through: structure,
+// references, name tables, consistency with the PTX around it (labels,
+// registers, state spaces, .file), PTX version rules, and a round trip
+// through the preserve-mode encoder. Every diagnostic carries a rule id and
+// the PTX line of the offending byte.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ptxdwarf/diagnostic.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+
+namespace ptxdwarf::check {
+
+struct Options {
+  bool roundTrip = true;
+};
+
+// The rules, for --list-rules and the README.
+struct RuleInfo {
+  std::string_view id;
+  std::string_view summary;
+};
+std::span<const RuleInfo> rules();
+
+// Runs every rule. The decoder's own diagnostics (structure rules) are
+// included, so the result is everything `ptxdump check` reports.
+Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Options& options = {});
+
+}  // namespace ptxdwarf::check

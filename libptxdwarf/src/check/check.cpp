@@ -1,0 +1,577 @@
+// The rules of `ptxdump check`. Each rule is one function over the decoded
+// model and the PTX module; all report through Checker::report so that every
+// diagnostic names the PTX line, the section offset and the DIE.
+#include "ptxdwarf/check/check.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/write/reencode.h"
+
+namespace ptxdwarf::check {
+
+using namespace dw;
+
+namespace {
+
+constexpr RuleInfo kRules[] = {
+    {"unit-header", "unit headers are complete; address size 4 or 8"},
+    {"unit-length", "each unit's length stays inside .debug_info"},
+    {"unit-version", "DWARF version 2, 3 or 4"},
+    {"unit-address-size", "unit address size equals the PTX .address_size"},
+    {"abbrev-offset", "a unit's abbreviation offset names a table inside .debug_abbrev"},
+    {"abbrev-code", "every DIE's abbreviation code is defined"},
+    {"abbrev-terminated", "abbreviation tables end with a 0 code"},
+    {"abbrev", "abbreviations are well formed (children flag, no duplicate codes)"},
+    {"children-terminated", "children lists end with a NULL entry inside the unit"},
+    {"form", "forms are known"},
+    {"form-version", "forms exist in the unit's DWARF version"},
+    {"block-bounds", "block lengths stay inside the unit"},
+    {"string-bounds", "strings are NUL-terminated inside the unit"},
+    {"unit-bounds", "attribute values stay inside the unit"},
+    {"leb128", "LEB128 values are at most 10 bytes and inside the section"},
+    {"ref-target", "references land on the start of a DIE (inside the unit for unit-relative forms)"},
+    {"type-target", "DW_AT_type names a type DIE"},
+    {"sibling", "DW_AT_sibling names the DIE after the subtree"},
+    {"loclist-offset", "location-list offsets land on a list inside .debug_loc"},
+    {"loclist-bounds", "location lists end inside .debug_loc"},
+    {"expression", "location expressions decode completely"},
+    {"pubnames-header", "a pubnames set names a unit and its length (either convention)"},
+    {"pubnames-entry", "each pubnames entry is a DIE with that name or linkage name"},
+    {"pubnames-bounds", "pubnames sets end inside the section"},
+    {"aranges-header", "an aranges set names a unit"},
+    {"aranges-range", "aranges ranges are label pairs of a DIE of that unit"},
+    {"aranges-bounds", "aranges sets end inside the section"},
+    {"symbol-defined", "every symbolic operand names a label, function, variable, parameter or section"},
+    {"address-class", "DW_AT_address_class matches the PTX state space of the location"},
+    {"register-name", "DW_OP_regx/bregx names are packed PTX registers the function declares"},
+    {"decl-file", "DW_AT_decl_file/call_file N has a .file N"},
+    {"subprogram-pc", "a subprogram's low/high pc labels lie in the PTX function it names"},
+    {"linkage-name", "a subprogram's linkage name names a PTX function (cuda-gdb finds registers by it)"},
+    {"stmt-list", "DW_AT_stmt_list refers to .debug_line"},
+    {"section-label-version", "labels inside a section need .version 7.0 or later"},
+    {"label-difference-version", "A-B operands and negative numbers need .version 7.5 or later"},
+    {"split-section", "a section is written in one block (ptxas overlays repeated blocks)"},
+    {"round-trip", "decoding and re-encoding reproduces every byte and relocation"},
+};
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool isTypeTag(uint16_t tag) {
+  switch (tag) {
+    case DW_TAG_array_type: case DW_TAG_class_type: case DW_TAG_enumeration_type: case DW_TAG_pointer_type:
+    case DW_TAG_reference_type: case DW_TAG_string_type: case DW_TAG_structure_type: case DW_TAG_subroutine_type:
+    case DW_TAG_typedef: case DW_TAG_union_type: case DW_TAG_ptr_to_member_type: case DW_TAG_set_type:
+    case DW_TAG_subrange_type: case DW_TAG_base_type: case DW_TAG_const_type: case DW_TAG_file_type:
+    case DW_TAG_packed_type: case DW_TAG_volatile_type: case DW_TAG_restrict_type: case DW_TAG_interface_type:
+    case DW_TAG_unspecified_type: case DW_TAG_shared_type: case DW_TAG_rvalue_reference_type:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isVersion4Form(uint16_t form) {
+  return form == DW_FORM_sec_offset || form == DW_FORM_exprloc || form == DW_FORM_flag_present ||
+         form == DW_FORM_ref_sig8;
+}
+
+bool isLocationAttribute(uint16_t at) {
+  return at == DW_AT_location || at == DW_AT_frame_base || at == DW_AT_data_member_location ||
+         at == DW_AT_string_length || at == DW_AT_return_addr || at == DW_AT_static_link ||
+         at == DW_AT_use_location || at == DW_AT_vtable_elem_location;
+}
+
+class Checker {
+ public:
+  Checker(const ptx::Module& m, const read::Dwarf& d, Diagnostics& out) : m_(m), d_(d), out_(out) {}
+
+  void all(const Options& options) {
+    structure();
+    references();
+    pubnames();
+    aranges();
+    symbols();
+    locations();
+    declFiles();
+    subprograms();
+    versionRules();
+    if (options.roundTrip && !out_.hasErrors()) roundTrip();
+  }
+
+ private:
+  // ---- reporting -----------------------------------------------------------
+  Diagnostic& report(Severity sev, const SectionImage* section, uint64_t offset, std::string_view rule,
+                     std::string message, const read::Die* die = nullptr) {
+    if (!die && section == d_.info) die = dieContaining(offset);
+    if (die) message += " (in " + describe(*die) + ")";
+    Diagnostic& diag = out_.items.emplace_back();
+    diag.severity = sev;
+    diag.loc = section ? section->locate(offset) : SourceLoc{};
+    diag.message = std::move(message);
+    diag.rule = std::string(rule);
+    if (section) {
+      diag.section = section->name;
+      diag.offset = static_cast<int64_t>(offset);
+    }
+    return diag;
+  }
+  void error(const SectionImage* s, uint64_t off, std::string_view rule, std::string msg,
+             const read::Die* die = nullptr) {
+    report(Severity::error, s, off, rule, std::move(msg), die);
+  }
+  void warning(const SectionImage* s, uint64_t off, std::string_view rule, std::string msg,
+               const read::Die* die = nullptr) {
+    report(Severity::warning, s, off, rule, std::move(msg), die);
+  }
+
+  std::string describe(const read::Die& die) const {
+    std::string s(tagName(die.tag));
+    if (s.empty()) s = "tag " + hex(die.tag);
+    std::string_view n = d_.name(die);
+    if (!n.empty()) s += " '" + std::string(n) + "'";
+    return s + " at " + hex(die.offset);
+  }
+
+  const read::Die* dieContaining(uint64_t offset) const {
+    auto it = std::upper_bound(d_.dies.begin(), d_.dies.end(), offset,
+                               [](uint64_t o, const read::Die& die) { return o < die.offset; });
+    while (it != d_.dies.begin()) {
+      --it;
+      if (!it->isNull()) return &*it;
+    }
+    return nullptr;
+  }
+
+  // The name a subprogram's code goes by in PTX: its linkage name, else that
+  // of the declaration or abstract instance it completes (clang writes
+  // definitions as DW_AT_specification of an in-class declaration), else its
+  // DW_AT_name. `attr` receives the attribute the name came from.
+  std::string_view ptxName(const read::Die& die, const read::AttrValue** attr = nullptr) const {
+    const read::Die* d = &die;
+    for (int hop = 0; d && hop < 4; ++hop) {
+      for (uint16_t at : {uint16_t(DW_AT_linkage_name), uint16_t(DW_AT_MIPS_linkage_name)}) {
+        if (const read::AttrValue* v = d_.attribute(*d, at); v && v->isString()) {
+          if (attr) *attr = d == &die ? v : nullptr;
+          return v->string;
+        }
+      }
+      const read::AttrValue* next = d_.attribute(*d, DW_AT_specification);
+      if (!next) next = d_.attribute(*d, DW_AT_abstract_origin);
+      d = next && next->isReference() ? d_.dieAt(next->value) : nullptr;
+    }
+    const read::AttrValue* n = d_.attribute(die, DW_AT_name);
+    if (attr) *attr = n;
+    return n && n->isString() ? n->string : std::string_view{};
+  }
+
+  // The PTX function a DIE belongs to: its enclosing subprogram's name, looked
+  // up among the module's functions.
+  const ptx::Function* enclosingFunction(const read::Die& die) const {
+    for (const read::Die* p = &die; p; p = d_.parentOf(*p))
+      if (p->tag == DW_TAG_subprogram) return m_.findFunction(ptxName(*p));
+    return nullptr;
+  }
+
+  // ---- structure -----------------------------------------------------------
+  void structure() {
+    for (const Diagnostic& diag : d_.diagnostics.items) out_.items.push_back(diag);
+    for (const read::Unit& u : d_.units) {
+      if (m_.addressSize && u.addressSize != m_.addressSize / 8 && (u.addressSize == 4 || u.addressSize == 8))
+        error(d_.info, u.offset + 10, "unit-address-size",
+              "unit address size " + std::to_string(u.addressSize) + " does not match .address_size " +
+                  std::to_string(m_.addressSize));
+      const read::AbbrevTable* t = d_.tableOf(u);
+      if (!t || u.version >= 4) continue;
+      for (const read::Abbrev& a : t->abbrevs)
+        for (const read::AttrSpec& s : t->specsOf(a))
+          if (isVersion4Form(s.form))
+            error(d_.abbrev, a.offset, "form-version",
+                  std::string(formName(s.form)) + " (of " + std::string(attributeName(s.name)) +
+                      ") is a DWARF 4 form, used by a DWARF " + std::to_string(u.version) + " unit at " + hex(u.offset));
+    }
+  }
+
+  // ---- references ----------------------------------------------------------
+  void references() {
+    for (const read::Die& die : d_.dies) {
+      if (die.isNull()) continue;
+      const read::Unit& u = d_.unitOf(die);
+      for (const read::AttrValue& v : d_.attributes(die)) {
+        if (!v.isReference()) continue;
+        bool unitRelative = v.form != DW_FORM_ref_addr;
+        if (unitRelative && (v.value < u.offset || v.value >= u.end)) {
+          error(d_.info, v.offset, "ref-target",
+                std::string(attributeName(v.name)) + " refers to " + hex(v.value) + ", outside its unit (" +
+                    hex(u.offset) + "-" + hex(u.end) + ")", &die);
+          continue;
+        }
+        const read::Die* target = d_.dieAt(v.value);
+        if (!target) {
+          const read::Die* inside = dieContaining(v.value);
+          error(d_.info, v.offset, "ref-target",
+                std::string(attributeName(v.name)) + " refers to " + hex(v.value) + ", which is not the start of a DIE" +
+                    (inside ? " (it is inside " + describe(*inside) + ")" : ""), &die);
+          continue;
+        }
+        if (v.name == DW_AT_type && !isTypeTag(target->tag))
+          error(d_.info, v.offset, "type-target",
+                "DW_AT_type refers to " + describe(*target) + ", which is not a type", &die);
+        if (v.name == DW_AT_sibling) {
+          uint64_t expected = subtreeEnd(die);
+          if (v.value != expected)
+            error(d_.info, v.offset, "sibling",
+                  "DW_AT_sibling is " + hex(v.value) + " but the next sibling starts at " + hex(expected), &die);
+        }
+      }
+    }
+    // A list offset inside another list that is not one of its entries.
+    for (size_t i = 1; i < d_.locLists.size(); ++i) {
+      const read::LocList& prev = d_.locLists[i - 1];
+      const read::LocList& cur = d_.locLists[i];
+      if (prev.entries.empty()) continue;
+      const read::LocEntry& last = prev.entries.back();
+      uint64_t prevEnd = last.kind == read::LocEntry::range ? last.exprOffset + last.expr.size()
+                                                           : last.offset + 2u * prev.addressSize;
+      if (cur.offset >= prevEnd) continue;
+      bool onEntry = std::any_of(prev.entries.begin(), prev.entries.end(),
+                                 [&](const read::LocEntry& e) { return e.offset == cur.offset; });
+      if (!onEntry)
+        error(d_.loc, cur.offset, "loclist-offset",
+              "location-list offset " + hex(cur.offset) + " lands inside the list at " + hex(prev.offset));
+    }
+  }
+
+  // Offset of the first entry after `die` and all of its children.
+  uint64_t subtreeEnd(const read::Die& die) const {
+    size_t i = static_cast<size_t>(&die - d_.dies.data());
+    const read::Unit& u = d_.unitOf(die);
+    size_t last = u.firstDie + u.dieCount;
+    if (!die.hasChildren) return i + 1 < last ? d_.dies[i + 1].offset : u.end;
+    uint32_t depth = die.depth;
+    for (size_t k = i + 1; k < last; ++k) {
+      // The NULL at depth+1 closes the children; what follows is the sibling.
+      if (d_.dies[k].isNull() && d_.dies[k].depth == depth + 1)
+        return k + 1 < last ? d_.dies[k + 1].offset : u.end;
+    }
+    return u.end;
+  }
+
+  // "outer::inner::name" through the named scopes around a DIE (nvcc names
+  // function-scope statics `kernel::var` in .debug_pubnames).
+  std::string qualifiedName(const read::Die& die) const {
+    std::string q(d_.name(die));
+    for (const read::Die* p = d_.parentOf(die); p && p->depth > 0; p = d_.parentOf(*p)) {
+      std::string_view n = d_.name(*p);
+      if (!n.empty()) q = std::string(n) + "::" + q;
+    }
+    return q;
+  }
+
+  // ---- name tables ---------------------------------------------------------
+  const read::Unit* unitAt(uint64_t offset) const {
+    for (const read::Unit& u : d_.units)
+      if (u.offset == offset) return &u;
+    return nullptr;
+  }
+
+  void pubnames() {
+    for (const read::NameSet& s : d_.pubnameSets) {
+      const read::Unit* u = unitAt(s.infoOffset);
+      if (!u) {
+        error(d_.pubnames, s.offset + 6, "pubnames-header",
+              "pubnames set names .debug_info offset " + hex(s.infoOffset) + ", where no unit starts");
+        continue;
+      }
+      if (s.infoLength == u->length) {
+        report(Severity::note, d_.pubnames, s.offset + 10, "pubnames-header",
+               "debug_info_length " + std::to_string(s.infoLength) +
+                   " is the unit_length field (the Chapter 6 convention; DWARF says the unit's size, " +
+                   std::to_string(u->length + 4) + ")");
+      } else if (s.infoLength != u->length + 4) {
+        error(d_.pubnames, s.offset + 10, "pubnames-header",
+              "debug_info_length " + std::to_string(s.infoLength) + " matches neither the unit's size (" +
+                  std::to_string(u->length + 4) + ") nor its unit_length field (" + std::to_string(u->length) + ")");
+      }
+      uint64_t end = s.entries.empty() ? s.offset + 14 : s.entries.back().offset + 4 + s.entries.back().name.size() + 1;
+      uint64_t actual = end + 4 - s.offset - 4;
+      if (s.length != actual)
+        error(d_.pubnames, s.offset, "pubnames-header",
+              "set length " + std::to_string(s.length) + " does not match its contents (" + std::to_string(actual) +
+                  " bytes up to and including the 0 terminator)");
+      for (const read::NameEntry& e : s.entries) {
+        const read::Die* die = d_.dieAt(u->offset + e.dieOffset);
+        if (!die || die->unit != static_cast<uint32_t>(u - d_.units.data())) {
+          error(d_.pubnames, e.offset, "pubnames-entry",
+                "entry '" + std::string(e.name) + "' names offset " + std::to_string(e.dieOffset) +
+                    ", which is not the start of a DIE of the unit");
+        } else if (d_.name(*die) != e.name && d_.linkageName(*die) != e.name && qualifiedName(*die) != e.name) {
+          error(d_.pubnames, e.offset, "pubnames-entry",
+                "entry '" + std::string(e.name) + "' names " + describe(*die) + ", whose name is not '" +
+                    std::string(e.name) + "'");
+        }
+      }
+    }
+  }
+
+  void aranges() {
+    for (const read::ArangeSet& s : d_.arangeSets) {
+      const read::Unit* u = unitAt(s.infoOffset);
+      if (!u) {
+        error(d_.aranges, s.offset + 6, "aranges-header",
+              "aranges set names .debug_info offset " + hex(s.infoOffset) + ", where no unit starts");
+        continue;
+      }
+      for (const read::Range& r : s.ranges) {
+        if (!r.addressReloc) continue;  // numeric ranges: nothing to match against
+        std::string begin = r.addressReloc->symbol;
+        std::string end = r.lengthReloc && r.lengthReloc->isDifference() && r.lengthReloc->minus == begin
+                              ? r.lengthReloc->symbol
+                              : std::string();
+        if (end.empty()) {
+          error(d_.aranges, r.offset + s.addressSize, "aranges-range",
+                "range starting at " + begin + " has no `end-" + begin + "` length");
+          continue;
+        }
+        if (!hasLabelPair(*u, begin, end))
+          error(d_.aranges, r.offset, "aranges-range",
+                "range " + begin + ".." + end + " is not the low/high pc of any DIE of the unit at " + hex(u->offset));
+      }
+    }
+  }
+
+  bool hasLabelPair(const read::Unit& u, std::string_view begin, std::string_view end) const {
+    for (uint32_t i = 0; i < u.dieCount; ++i) {
+      const read::Die& die = d_.dies[u.firstDie + i];
+      if (die.isNull()) continue;
+      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
+      const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
+      if (lo && hi && lo->reloc && hi->reloc && lo->reloc->symbol == begin && hi->reloc->symbol == end) return true;
+    }
+    return false;
+  }
+
+  // ---- DWARF against the PTX -------------------------------------------------
+  void symbols() {
+    for (const SectionImage& s : m_.sections) {
+      if (!s.name.starts_with(".debug")) continue;
+      for (const Relocation& r : s.relocations) {
+        for (const std::string* name : {&r.symbol, &r.minus}) {
+          if (name->empty() || name->starts_with(".debug") || m_.definesSymbol(*name)) continue;
+          error(&s, r.offset, "symbol-defined", "'" + *name + "' is not defined in this PTX file");
+        }
+      }
+    }
+  }
+
+  void locations() {
+    for (const read::Die& die : d_.dies) {
+      if (die.isNull()) continue;
+      const read::AttrValue* cls = d_.attribute(die, DW_AT_address_class);
+      for (const read::AttrValue& v : d_.attributes(die)) {
+        if (!isLocationAttribute(v.name)) continue;
+        if (v.isBlock()) {
+          checkExpression(die, v.block, d_.info, v.value, d_.unitOf(die).addressSize,
+                          v.name == DW_AT_location ? cls : nullptr);
+        } else if (v.reloc && v.reloc->symbol == ".debug_loc") {
+          const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend));
+          if (!list) continue;
+          for (const read::LocEntry& e : list->entries)
+            if (e.kind == read::LocEntry::range)
+              checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize,
+                              v.name == DW_AT_location ? cls : nullptr);
+        }
+      }
+    }
+  }
+
+  void checkExpression(const read::Die& die, std::span<const uint8_t> bytes, const SectionImage* sec, uint64_t at,
+                       uint8_t addressSize, const read::AttrValue* addressClass) {
+    read::Expression e = read::decodeExpression(bytes, {addressSize, 4, sec, at});
+    if (!e.ok) {
+      error(sec, at + e.errorOffset, "expression", "location expression: " + e.error, &die);
+      return;
+    }
+    for (const read::Operation& op : e.ops) {
+      uint64_t opAt = at + op.offset;
+      if (op.op == DW_OP_regx || op.op == DW_OP_bregx) checkRegister(die, op.operands[0], sec, opAt, addressClass);
+      if (op.op == DW_OP_addr && op.reloc && addressClass) checkSpace(die, *op.reloc, sec, opAt, *addressClass);
+    }
+  }
+
+  void checkRegister(const read::Die& die, uint64_t packed, const SectionImage* sec, uint64_t at,
+                     const read::AttrValue* addressClass) {
+    std::optional<std::string> reg = cuda::unpackRegister(packed);
+    if (!reg) {
+      error(sec, at, "register-name",
+            "DW_OP_regx operand " + hex(packed) + " is not a packed PTX register name ('%' and at most 8 bytes)", &die);
+      return;
+    }
+    if (const ptx::Function* f = enclosingFunction(die); f && !f->declaresRegister(*reg))
+      error(sec, at, "register-name", "register " + *reg + " is not declared in " + f->name, &die);
+    if (addressClass && addressClass->value != cuda::ADDR_reg_space && sec == d_.info)
+      error(d_.info, addressClass->offset, "address-class",
+            "located in register " + *reg + " but DW_AT_address_class is " + className(addressClass->value) +
+                " (expected 2 ADDR_reg_space)", &die);
+  }
+
+  static std::string className(uint64_t v) {
+    std::string_view n = cuda::addressClassName(v);
+    return std::to_string(v) + (n.empty() ? "" : " " + std::string(n));
+  }
+
+  void checkSpace(const read::Die& die, const Relocation& r, const SectionImage* sec, uint64_t at,
+                  const read::AttrValue& addressClass) {
+    const ptx::Variable* var = nullptr;
+    if (const ptx::Function* f = enclosingFunction(die))
+      var = m_.findVariable(r.symbol, static_cast<int32_t>(f - m_.functions.data()));
+    if (!var) var = m_.findVariable(r.symbol);
+    if (!var) var = m_.findParameter(r.symbol);
+    if (!var) return;  // undefined symbols are the symbol-defined rule's business
+    uint8_t expected = 0;
+    switch (var->space) {
+      case ptx::StateSpace::global: expected = cuda::ADDR_global_space; break;
+      case ptx::StateSpace::shared: expected = cuda::ADDR_shared_space; break;
+      case ptx::StateSpace::const_: expected = cuda::ADDR_const_space; break;
+      case ptx::StateSpace::local: expected = cuda::ADDR_local_space; break;
+      case ptx::StateSpace::param: expected = cuda::ADDR_param_space; break;
+      case ptx::StateSpace::tex: expected = cuda::ADDR_tex_space; break;
+      case ptx::StateSpace::surf: expected = cuda::ADDR_surf_space; break;
+      default: return;
+    }
+    if (addressClass.value != expected)
+      error(d_.info, addressClass.offset, "address-class",
+            "DW_AT_address_class is " + className(addressClass.value) + " but '" + r.symbol + "' is declared " +
+                std::string(ptx::stateSpaceName(var->space)) + " (expected " + className(expected) + ")", &die);
+    (void)sec;
+    (void)at;
+  }
+
+  void declFiles() {
+    for (const read::Die& die : d_.dies) {
+      if (die.isNull()) continue;
+      for (const read::AttrValue& v : d_.attributes(die)) {
+        if (v.name != DW_AT_decl_file && v.name != DW_AT_call_file) continue;
+        if (!v.isConstant() || v.value == 0) continue;
+        if (!m_.findFile(static_cast<unsigned>(v.value)) || v.value > UINT32_MAX)
+          error(d_.info, v.offset, "decl-file",
+                std::string(attributeName(v.name)) + " " + std::to_string(v.value) + " has no `.file " +
+                    std::to_string(v.value) + "` in the PTX", &die);
+      }
+      if (const read::AttrValue* s = d_.attribute(die, DW_AT_stmt_list)) {
+        if (!s->reloc || s->reloc->symbol != ".debug_line" || s->reloc->addend != 0)
+          error(d_.info, s->offset, "stmt-list",
+                "DW_AT_stmt_list must be `.b32 .debug_line` (ptxas builds the line table), not " +
+                    (s->reloc ? s->reloc->expression() : std::to_string(s->value)), &die);
+      }
+    }
+  }
+
+  void subprograms() {
+    for (const read::Die& die : d_.dies) {
+      if (die.tag != DW_TAG_subprogram) continue;
+      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
+      if (!lo) continue;  // declarations and abstract instances name no PTX code
+      const read::AttrValue* from = nullptr;
+      std::string_view name = ptxName(die, &from);
+      const ptx::Function* f = m_.findFunction(name);
+      if (!f) {
+        warning(d_.info, from ? from->offset : die.offset, "linkage-name",
+                (name.empty() ? std::string("subprogram has no linkage name or name")
+                              : "linkage name '" + std::string(name) + "' names no PTX function") +
+                    "; cuda-gdb looks registers up by it" + nearestFunction(name), &die);
+        continue;
+      }
+      for (const read::AttrValue* pc : {lo, d_.attribute(die, DW_AT_high_pc)}) {
+        if (!pc || !pc->reloc) continue;
+        const ptx::Label* l = m_.findLabel(pc->reloc->symbol);
+        if (!l) continue;  // symbol-defined reports it
+        int32_t fi = static_cast<int32_t>(f - m_.functions.data());
+        if (l->function != fi)
+          error(d_.info, pc->offset, "subprogram-pc",
+                std::string(attributeName(pc->name)) + " label " + l->name + " is " +
+                    (l->function < 0 ? std::string("outside every function")
+                                     : "in " + m_.functions[static_cast<size_t>(l->function)].name) +
+                    ", not in " + f->name, &die);
+      }
+    }
+  }
+
+  // " (did you mean _Z3fooi?)" when a function's name shares a long prefix.
+  std::string nearestFunction(std::string_view name) const {
+    const ptx::Function* best = nullptr;
+    size_t bestLen = 0;
+    for (const ptx::Function& f : m_.functions) {
+      size_t n = 0;
+      while (n < f.name.size() && n < name.size() && f.name[n] == name[n]) ++n;
+      if (n > bestLen) {
+        bestLen = n;
+        best = &f;
+      }
+    }
+    if (!best || bestLen < 3 || bestLen * 2 < name.size()) return "";
+    return " (the PTX defines '" + best->name + "')";
+  }
+
+  // ---- PTX version rules ------------------------------------------------------
+  void versionRules() {
+    const ptx::Version& v = m_.version;
+    if (!v.present) return;
+    std::string have = std::to_string(v.major) + "." + std::to_string(v.minor);
+    for (const SectionImage& s : m_.sections) {
+      if (!v.atLeast(7, 0))
+        for (const SectionLabel& l : s.labels)
+          report(Severity::error, &s, l.offset, "section-label-version",
+                 "label " + l.name + " inside " + s.name + " needs .version 7.0 or later (this file is " + have + ")")
+              .loc = l.loc;
+      if (v.atLeast(7, 5)) continue;
+      for (const Relocation& r : s.relocations)
+        if (r.isDifference())
+          error(&s, r.offset, "label-difference-version",
+                "'" + r.expression() + "' needs .version 7.5 or later (this file is " + have + ")");
+      for (uint32_t off : s.negativeOperands)
+        error(&s, off, "label-difference-version",
+              "negative numbers in " + s.name + " need .version 7.5 or later (this file is " + have + ")");
+    }
+  }
+
+  // ---- round trip --------------------------------------------------------------
+  void roundTrip() {
+    Diagnostics encodeDiags;
+    std::vector<SectionImage> again = write::encodePreserve(d_, encodeDiags);
+    std::vector<SectionImage> originals;
+    for (const SectionImage& s : m_.sections)
+      if (s.name.starts_with(".debug")) originals.push_back(s);
+    std::optional<write::ImageDifference> diff = write::compareImages(originals, again);
+    if (!diff) return;
+    const SectionImage* sec = m_.section(diff->section);
+    error(sec, diff->offset, "round-trip",
+          "decode and re-encode differ at " + diff->section + "+" + hex(diff->offset) + ": " + diff->message);
+  }
+
+  const ptx::Module& m_;
+  const read::Dwarf& d_;
+  Diagnostics& out_;
+};
+
+}  // namespace
+
+std::span<const RuleInfo> rules() { return kRules; }
+
+Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Options& options) {
+  Diagnostics out;
+  Checker(module, dwarf, out).all(options);
+  std::stable_sort(out.items.begin(), out.items.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
+  });
+  return out;
+}
+
+}  // namespace ptxdwarf::check
