@@ -1,6 +1,8 @@
 #include "commands.h"
 
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/write/ptx_writer.h"
+#include "ptxdwarf/write/reencode.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -191,6 +193,55 @@ int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
            (warnings == 1 ? " warning\n" : " warnings\n");
   if (unreadable) return kUnreadable;
   return errors ? kProblems : kOk;
+}
+
+namespace {
+
+bool writeOutput(const std::string& path, std::string_view data, std::string& out, std::string& err) {
+  if (path.empty() || path == "-") {
+    out.append(data);
+    return true;
+  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  if (f && std::fclose(f) != 0) ok = false;
+  if (!ok) err += path + ": error: cannot write: " + std::strerror(errno) + "\n";
+  return ok;
+}
+
+}  // namespace
+
+int runReformat(const ReformatRequest& request, std::string& out, std::string& err) {
+  std::optional<write::Style> style = write::parseStyle(request.style);
+  if (!style) {
+    err += "error: unknown style '" + request.style + "' (packed, one-per-line or verbose)\n";
+    return kUnreadable;
+  }
+  std::optional<LoadedFile> file = loadFile(request.file, err);
+  if (!file) return kUnreadable;
+  if (file->dwarf.diagnostics.hasErrors()) {
+    appendDiagnostics(file->dwarf.diagnostics, request.file, err);
+    return kUnreadable;
+  }
+  const ptx::Module& m = file->read.module;
+  Diagnostics diags;
+  std::vector<SectionImage> images;
+  if (request.reencode) {
+    images = write::encodeCanonical(file->dwarf, diags);
+  } else {
+    for (const SectionImage& s : m.sections)
+      if (s.name.starts_with(".debug")) images.push_back(s);
+  }
+  // Verbose comments need the model of exactly these bytes.
+  read::Dwarf annotated = request.reencode ? read::decode(images) : read::Dwarf{};
+  write::WriteOptions options;
+  options.style = *style;
+  options.dwarf = request.reencode ? &annotated : &file->dwarf;
+  std::optional<std::string> text;
+  if (!diags.hasErrors()) text = write::reformat(file->text, m, images, options, diags);
+  appendDiagnostics(diags, request.file, err);
+  if (!text) return kProblems;
+  return writeOutput(request.output, *text, out, err) ? kOk : kUnreadable;
 }
 
 }  // namespace ptxdump

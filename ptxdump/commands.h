@@ -58,4 +58,14 @@ struct CheckRequest {
 // then one summary line per file and a total to `out`. Exit 0 clean, 1 problems, 2 unreadable.
 int runCheck(const CheckRequest& request, std::string& out, std::string& err);
 
+struct ReformatRequest {
+  std::string file;
+  std::string output;            // empty or "-": to `out`
+  std::string style = "packed";  // packed | one-per-line | verbose
+  bool reencode = false;         // through the canonical encoder
+};
+// Rewrites only the debug sections; every other byte of the file is kept.
+// Exit 0 written, 1 the sections cannot be written for this .version, 2 unreadable.
+int runReformat(const ReformatRequest& request, std::string& out, std::string& err);
+
 }  // namespace ptxdump

@@ -57,9 +57,18 @@ int main(int argc, char** argv) {
   checkCmd->add_flag("--werror", check.werror, "Treat warnings as errors");
   checkCmd->add_option("-j,--jobs", check.jobs, "Files checked in parallel")->check(CLI::Range(1u, 256u));
 
+  ptxdump::ReformatRequest reformat;
+  CLI::App* reformatCmd = app.add_subcommand("reformat", "Rewrite the debug sections in another layout");
+  reformatCmd->add_option("file", reformat.file, "PTX file")->required();
+  reformatCmd->add_option("-o,--output", reformat.output, "Output PTX file (default: stdout)");
+  reformatCmd->add_option("--style", reformat.style, "packed, one-per-line or verbose")
+      ->check(CLI::IsMember({"packed", "one-per-line", "verbose"}));
+  reformatCmd->add_flag("--reencode", reformat.reencode,
+                        "Re-encode through the canonical encoder (abbreviations re-interned, offsets recomputed)");
+
   // `ptxdump FILE...` means `ptxdump dump FILE...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] != "dump" && args[0] != "extract" && args[0] != "check" && args[0] != "-h" && args[0] != "--help" &&
+  if (!args.empty() && args[0] != "dump" && args[0] != "extract" && args[0] != "check" && args[0] != "reformat" && args[0] != "-h" && args[0] != "--help" &&
       args[0] != "--version") {
     args.insert(args.begin(), "dump");
   }
@@ -83,6 +92,10 @@ int main(int argc, char** argv) {
   if (extractCmd->parsed()) {
     if (extract.output.empty() && !extract.relocations) extract.output = "-";
     int code = ptxdump::runExtract(extract, out, err);
+    return finish(code, out, err);
+  }
+  if (reformatCmd->parsed()) {
+    int code = ptxdump::runReformat(reformat, out, err);
     return finish(code, out, err);
   }
   if (checkCmd->parsed()) {

@@ -174,9 +174,16 @@ class Checker {
 
   // The PTX function a DIE belongs to: its enclosing subprogram's name, looked
   // up among the module's functions.
+  // When the name finds nothing (the linkage-name rule reports that), the
+  // function holding the subprogram's low_pc label is the one it describes.
   const ptx::Function* enclosingFunction(const read::Die& die) const {
-    for (const read::Die* p = &die; p; p = d_.parentOf(*p))
-      if (p->tag == DW_TAG_subprogram) return m_.findFunction(ptxName(*p));
+    for (const read::Die* p = &die; p; p = d_.parentOf(*p)) {
+      if (p->tag != DW_TAG_subprogram) continue;
+      if (const ptx::Function* f = m_.findFunction(ptxName(*p))) return f;
+      const read::AttrValue* lo = d_.attribute(*p, DW_AT_low_pc);
+      const ptx::Label* l = lo && lo->reloc ? m_.findLabel(lo->reloc->symbol) : nullptr;
+      return l && l->function >= 0 ? &m_.functions[static_cast<size_t>(l->function)] : nullptr;
+    }
     return nullptr;
   }
 

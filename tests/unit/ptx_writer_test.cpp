@@ -1,0 +1,384 @@
+// The PTX writer: every style re-reads to the same bytes, relocations and
+// labels; packed output shown literally; version limits reported, never
+// written; verbose comments; reformat keeps every byte outside the blocks.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/ptx_writer.h"
+
+using namespace ptxdwarf;
+using ptxdwarf::write::Style;
+using ptxdwarf::write::WriteOptions;
+
+namespace {
+
+std::string readFixture(const std::string& name) {
+  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+constexpr Style kStyles[] = {Style::packed, Style::onePerLine, Style::verbose};
+
+std::string errorsOf(const Diagnostics& d, std::string_view file = "t.ptx") {
+  std::string s;
+  for (const auto& i : d.items) s += i.format(file) + "\n";
+  return s;
+}
+
+ptx::Version version(unsigned major, unsigned minor) { return {major, minor, true}; }
+
+// Same bytes, relocations (offset, size, expression) and labels (name, offset), in order.
+void expectSameImages(const std::vector<SectionImage>& a, const std::vector<SectionImage>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].name);
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].bytes, b[i].bytes);
+    ASSERT_EQ(a[i].relocations.size(), b[i].relocations.size());
+    for (size_t k = 0; k < a[i].relocations.size(); ++k) {
+      const Relocation &x = a[i].relocations[k], &y = b[i].relocations[k];
+      EXPECT_EQ(x.offset, y.offset);
+      EXPECT_EQ(x.size, y.size);
+      EXPECT_EQ(x.expression(), y.expression());
+    }
+    ASSERT_EQ(a[i].labels.size(), b[i].labels.size());
+    for (size_t k = 0; k < a[i].labels.size(); ++k) {
+      EXPECT_EQ(a[i].labels[k].name, b[i].labels[k].name);
+      EXPECT_EQ(a[i].labels[k].offset, b[i].labels[k].offset);
+    }
+  }
+}
+
+// Writes `images` in `style` under a small PTX header and reads them back.
+std::vector<SectionImage> roundTrip(const std::vector<SectionImage>& images, Style style,
+                                    const read::Dwarf* dwarf = nullptr, ptx::Version v = version(7, 5)) {
+  WriteOptions o;
+  o.style = style;
+  o.version = v;
+  o.dwarf = dwarf;
+  Diagnostics diags;
+  std::string text = ".version " + std::to_string(v.major) + "." + std::to_string(v.minor) +
+                     "\n.target sm_75, debug\n.address_size 64\n";
+  EXPECT_TRUE(write::writeSections(text, images, o, diags)) << errorsOf(diags);
+  ptx::ReadResult r = ptx::read(text, "out.ptx");
+  EXPECT_TRUE(r.ok()) << errorsOf(r.diagnostics, "out.ptx") << text;
+  return std::move(r.module.sections);
+}
+
+SectionImage image(std::string name, std::vector<uint8_t> bytes) {
+  SectionImage s;
+  s.name = std::move(name);
+  s.bytes = std::move(bytes);
+  return s;
+}
+
+Relocation reloc(uint64_t offset, uint8_t size, std::string symbol, int64_t addend = 0, std::string minus = {}) {
+  Relocation r;
+  r.offset = offset;
+  r.size = size;
+  r.symbol = std::move(symbol);
+  r.addend = addend;
+  r.minus = std::move(minus);
+  return r;
+}
+
+// A hand-made image with every feature: relocations of both widths, an addend,
+// a section-name symbol, a label difference, labels at the start, inside, on a
+// relocation, several at one offset and one at the very end.
+std::vector<SectionImage> handMade() {
+  std::vector<uint8_t> bytes;
+  for (unsigned i = 0; i < 60; ++i) bytes.push_back(uint8_t(i * 37 + 255));
+  SectionImage s = image(".debug_info", bytes);
+  for (uint64_t o : {4u, 20u, 40u, 52u})  // relocated bytes are zero in a read image
+    for (uint64_t k = 0; k < 8; ++k) s.bytes[o + k] = 0;
+  s.relocations = {reloc(4, 4, ".debug_abbrev"), reloc(20, 8, "func_begin0"), reloc(28, 4, ".debug_loc", 138),
+                   reloc(40, 4, "$L__end", 0, "$L__start"), reloc(52, 8, "sym", 8)};
+  for (uint64_t o = 28; o < 32; ++o) s.bytes[o] = 0;
+  s.bytes[44] = 7;  // after the 4-byte relocation at 40
+  s.labels = {{"$L__start", 0, {}}, {"$L__mid", 17, {}}, {"$L__a", 20, {}}, {"$L__b", 20, {}}, {"$L__end", 60, {}}};
+  SectionImage empty = image(".debug_macinfo", {});
+  SectionImage abbrev = image(".debug_abbrev", {1, 17, 0, 0, 0, 0});
+  return {s, empty, abbrev};
+}
+
+}  // namespace
+
+TEST(PtxWriter, Chapter6RoundTripsInEveryStyle) {
+  ptx::ReadResult r = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  ASSERT_TRUE(r.ok());
+  const read::Dwarf dwarf = read::decode(r.module.sections);
+  for (Style style : kStyles) {
+    SCOPED_TRACE(std::string(write::styleName(style)));
+    expectSameImages(r.module.sections, roundTrip(r.module.sections, style, &dwarf, version(4, 2)));
+  }
+}
+
+TEST(PtxWriter, HandMadeImagesRoundTripInEveryStyle) {
+  const auto images = handMade();
+  for (Style style : kStyles) {
+    SCOPED_TRACE(std::string(write::styleName(style)));
+    expectSameImages(images, roundTrip(images, style));
+  }
+  // Verbose with a Dwarf that does not describe these bytes falls back to one per line.
+  ptx::ReadResult c6 = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  const read::Dwarf other = read::decode(c6.module.sections);
+  expectSameImages(images, roundTrip(images, Style::verbose, &other));
+}
+
+TEST(PtxWriter, PackedChapter6PubnamesLiterally) {
+  ptx::ReadResult r = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  ASSERT_TRUE(r.ok());
+  const SectionImage* pubnames = r.module.section(".debug_pubnames");
+  ASSERT_NE(pubnames, nullptr);
+  WriteOptions o;
+  o.style = Style::packed;
+  o.version = r.module.version;
+  Diagnostics diags;
+  std::string out = "// before\n";
+  ASSERT_TRUE(write::writeSection(out, *pubnames, o, diags)) << errorsOf(diags);
+  EXPECT_EQ(out,
+            "// before\n"
+            "\t.section\t.debug_pubnames\n"
+            "\t{\n"
+            ".b8 41, 0, 0, 0, 2, 0\n"
+            ".b32 .debug_info\n"
+            ".b8 6, 1, 0, 0, 69, 0, 0, 0, 95, 90, 51, 102, 111, 111, 105, 105\n"
+            ".b8 0, 174, 0, 0, 0, 95, 90, 52, 116, 101, 115, 116, 80, 105, 0, 0\n"
+            ".b8 0, 0, 0\n"
+            "\t}\n");
+
+  o.style = Style::onePerLine;
+  const std::string one = write::writeSections(std::span<const SectionImage>(pubnames, 1), o, diags);
+  EXPECT_EQ(one.substr(0, 60), "\t.section\t.debug_pubnames\n\t{\n.b8 41\n.b8 0\n.b8 0\n.b8 0\n.b8 2\n");
+  EXPECT_NE(one.find("\n.b32 .debug_info\n.b8 6\n.b8 1\n"), std::string::npos);
+}
+
+TEST(PtxWriter, PackedHandMadeLayout) {
+  const auto images = handMade();
+  WriteOptions o;
+  o.version = version(7, 5);
+  o.bytesPerLine = 8;
+  Diagnostics diags;
+  const std::string out = write::writeSections(std::span<const SectionImage>(images).first(1), o, diags);
+  ASSERT_FALSE(out.empty()) << errorsOf(diags);
+  EXPECT_EQ(out,
+            "\t.section\t.debug_info\n\t{\n"
+            "$L__start:\n"
+            ".b8 255, 36, 73, 110\n"
+            ".b32 .debug_abbrev\n"
+            ".b8 0, 0, 0, 0, 187, 224, 5, 42\n"
+            ".b8 79\n"
+            "$L__mid:\n"
+            ".b8 116, 153, 190\n"
+            "$L__a:\n"
+            "$L__b:\n"
+            ".b64 func_begin0\n"
+            ".b32 .debug_loc+138\n"
+            ".b8 159, 196, 233, 14, 51, 88, 125, 162\n"
+            ".b32 $L__end-$L__start\n"
+            ".b8 7, 0, 0, 0, 239, 20, 57, 94\n"
+            ".b64 sym+8\n"
+            "$L__end:\n"
+            "\t}\n");
+}
+
+TEST(PtxWriter, VersionLimitsAreErrorsNotOutput) {
+  const auto images = handMade();
+  WriteOptions o;
+  o.version = version(6, 4);
+  Diagnostics diags;
+  std::string out = "keep";
+  EXPECT_FALSE(write::writeSections(out, images, o, diags));
+  EXPECT_EQ(out, "keep");  // nothing appended
+  const std::string all = errorsOf(diags);
+  EXPECT_NE(all.find("label '$L__start' at .debug_info+0: labels inside a section need PTX .version 7.0"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("relocation '$L__end-$L__start' at .debug_info+40: a label difference needs PTX .version 7.5"),
+            std::string::npos)
+      << all;
+  ASSERT_FALSE(diags.items.empty());
+  EXPECT_EQ(diags.items[0].section, ".debug_info");
+  EXPECT_EQ(diags.items[0].offset, 40);
+
+  // 7.0: labels are fine, the difference is not.
+  Diagnostics d70;
+  o.version = version(7, 0);
+  EXPECT_TRUE(write::writeSections(images, o, d70).empty());
+  ASSERT_EQ(d70.errorCount(), 1u) << errorsOf(d70);
+  EXPECT_NE(d70.items[0].message.find("label difference needs PTX .version 7.5 or later (target is 7.0)"),
+            std::string::npos);
+
+  // 7.5 and "no version given" accept everything.
+  Diagnostics d75;
+  o.version = version(7, 5);
+  EXPECT_FALSE(write::writeSections(images, o, d75).empty()) << errorsOf(d75);
+  o.version = {};
+  EXPECT_FALSE(write::writeSections(images, o, d75).empty()) << errorsOf(d75);
+  EXPECT_EQ(d75.errorCount(), 0u);
+}
+
+TEST(PtxWriter, RejectsWhatPtxasCannotRead) {
+  auto one = [](Relocation r, std::vector<SectionLabel> labels = {}) {
+    SectionImage s = image(".debug_info", std::vector<uint8_t>(16, 0));
+    s.relocations = {std::move(r)};
+    s.labels = std::move(labels);
+    WriteOptions o;
+    o.version = version(8, 0);
+    Diagnostics d;
+    EXPECT_FALSE(write::validate(std::span<const SectionImage>(&s, 1), o, d));
+    return d.items.empty() ? std::string() : d.items[0].message;
+  };
+  EXPECT_NE(one(reloc(0, 8, "sym", -8)).find("negative addend"), std::string::npos);
+  EXPECT_NE(one(reloc(0, 4, "A", 4, "B")).find("without an addend"), std::string::npos);
+  EXPECT_NE(one(reloc(0, 2, "sym")).find("must be .b32 or .b64"), std::string::npos);
+  EXPECT_NE(one(reloc(12, 8, "sym")).find("past the end"), std::string::npos);
+  EXPECT_NE(one(reloc(0, 8, "bad name")).find("not a valid PTX symbol"), std::string::npos);
+  EXPECT_NE(one(reloc(0, 8, "sym"), {{"inside", 4, {}}}).find("inside the relocated operand"), std::string::npos);
+  EXPECT_NE(one(reloc(0, 8, "sym"), {{"late", 17, {}}}).find("past the end"), std::string::npos);
+}
+
+TEST(PtxWriter, VerboseChapter6Comments) {
+  ptx::ReadResult r = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  ASSERT_TRUE(r.ok());
+  const read::Dwarf dwarf = read::decode(r.module.sections);
+  WriteOptions o;
+  o.style = Style::verbose;
+  o.dwarf = &dwarf;
+  o.version = r.module.version;
+  Diagnostics diags;
+  const std::string out = write::writeSections(r.module.sections, o, diags);
+  ASSERT_FALSE(out.empty()) << errorsOf(diags);
+  for (const char* line : {
+           // .debug_info: unit header, DIEs, attributes (strings quoted, expressions decoded)
+           ".b32 262\t// Length of Unit\n",
+           ".b8 2, 0\t// DWARF version number\n",
+           ".b32 .debug_abbrev\t// Offset Into Abbrev. Section\n",
+           ".b8 8\t// Address Size (in bytes)\n",
+           ".b8 1\t// Abbrev [1] 0xb:0xff DW_TAG_compile_unit\n",
+           ".b8 108, 103, 101, 110, 102, 101, 58, 32, 69, 68, 71, 32, 52, 46, 57, 0\t// DW_AT_producer \"lgenfe: EDG 4.9\"\n",
+           ".b8 2\t// Abbrev [2] 0x45:0x5f DW_TAG_subprogram\n",
+           ".b64 func_begin0\t// DW_AT_low_pc\n",
+           ".b32 164\t// DW_AT_type\n",
+           ".b8 5, 144, 177, 228, 149, 1\t// DW_AT_location DW_OP_regx %r1\n",
+           ".b8 9, 3\t// DW_AT_location DW_OP_addr _Z4testPi_param_0\n.b64 _Z4testPi_param_0\n",
+           ".b8 0\t// End Of Children Mark\n",
+           // .debug_abbrev
+           ".b8 1\t// Abbreviation Code\n.b8 17\t// DW_TAG_compile_unit\n.b8 1\t// DW_CHILDREN_yes\n"
+           ".b8 37\t// DW_AT_producer\n.b8 8\t// DW_FORM_string\n",
+           ".b8 0\t// EOM(1)\n.b8 0\t// EOM(2)\n",
+           ".b8 0\t// EOM(3)\n\t}\n",
+           // .debug_pubnames
+           ".b32 41\t// Length of Public Names Info\n",
+           ".b32 .debug_info\t// Offset of Compilation Unit Info\n",
+           ".b32 174\t// DIE offset\n.b8 95, 90, 52, 116, 101, 115, 116, 80, 105, 0\t// External Name \"_Z4testPi\"\n",
+           ".b32 0\t// End Mark\n",
+       }) {
+    EXPECT_NE(out.find(line), std::string::npos) << "missing: " << line << "\nin:\n" << out;
+  }
+  EXPECT_NE(out.find("// DW_TAG_compile_unit"), std::string::npos);
+  EXPECT_NE(out.find("// DW_AT_producer"), std::string::npos);
+  // Without a Dwarf, verbose is one per line.
+  o.dwarf = nullptr;
+  const std::string plain = write::writeSections(r.module.sections, o, diags);
+  o.style = Style::onePerLine;
+  EXPECT_EQ(plain, write::writeSections(r.module.sections, o, diags));
+}
+
+TEST(PtxWriter, CommentsCannotBreakTheLine) {
+  // A string with a newline, a backslash and a non-ASCII byte in .debug_info.
+  const std::string ptx =
+      ".version 7.0\n.target sm_75, debug\n.address_size 64\n"
+      ".section .debug_abbrev { .b8 1, 17, 0, 3, 8, 0, 0, 0 }\n"
+      ".section .debug_info { .b32 15\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8, 1, 97, 10, 92, 200, 0 }\n";
+  ptx::ReadResult r = ptx::read(ptx, "t.ptx");
+  ASSERT_TRUE(r.ok()) << errorsOf(r.diagnostics);
+  const read::Dwarf dwarf = read::decode(r.module.sections);
+  WriteOptions o;
+  o.style = Style::verbose;
+  o.dwarf = &dwarf;
+  Diagnostics diags;
+  const std::string out = write::writeSections(r.module.sections, o, diags);
+  EXPECT_NE(out.find(".b8 97, 10, 92, 200, 0\t// DW_AT_name \"a\\x0a\\x5c\\xc8\"\n"), std::string::npos) << out;
+  expectSameImages(r.module.sections, roundTrip(r.module.sections, Style::verbose, &dwarf));
+}
+
+TEST(PtxWriter, ReformatKeepsEverythingOutsideTheBlocks) {
+  const std::string text =
+      "// head\r\n.version 7.5\r\n.target sm_75, debug\r\n.address_size 64\r\n"
+      "\t.section .debug_abbrev { .b8 1, 17, 0, 0, 0, 0 }  // trailing\r\n"
+      ".global .b32 gv;\r\n"
+      "  .section .debug_str\r\n{\r\n.b8 104, 105, 0\r\n}\r\n"
+      "/* between */ .section .debug_abbrev { }\r\n"
+      ".section .debug_info { .b32 .debug_abbrev }\r\n"
+      "// tail\r\n";
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok()) << errorsOf(r.diagnostics);
+  ASSERT_EQ(r.module.section(".debug_abbrev")->blocks.size(), 2u);
+
+  // Replace .debug_abbrev (two blocks: the second is removed) and .debug_info, keep
+  // .debug_str as it is, add .debug_loc.
+  std::vector<SectionImage> repl = {*r.module.section(".debug_info"), *r.module.section(".debug_abbrev"),
+                                    image(".debug_loc", {0, 0})};
+  repl[0].bytes.push_back(9);
+  WriteOptions o;
+  o.style = Style::packed;
+  Diagnostics diags;
+  const auto out = write::reformat(text, r.module, repl, o, diags);
+  ASSERT_TRUE(out.has_value()) << errorsOf(diags);
+  EXPECT_EQ(*out,
+            "// head\r\n.version 7.5\r\n.target sm_75, debug\r\n.address_size 64\r\n"
+            "\t.section\t.debug_abbrev\r\n\t{\r\n.b8 1, 17, 0, 0, 0, 0\r\n\t}  // trailing\r\n"
+            ".global .b32 gv;\r\n"
+            "  .section .debug_str\r\n{\r\n.b8 104, 105, 0\r\n}\r\n"
+            "/* between */ \r\n"
+            ".section\t.debug_info\r\n\t{\r\n.b32 .debug_abbrev\r\n.b8 9\r\n\t}\r\n"
+            "\t.section\t.debug_loc\r\n\t{\r\n.b8 0, 0\r\n\t}\r\n"
+            "// tail\r\n");
+  ptx::ReadResult again = ptx::read(*out, "out.ptx");
+  ASSERT_TRUE(again.ok()) << errorsOf(again.diagnostics);
+  EXPECT_EQ(again.module.section(".debug_abbrev")->blocks.size(), 1u);
+  EXPECT_EQ(again.module.section(".debug_info")->bytes, repl[0].bytes);
+  EXPECT_EQ(again.module.section(".debug_loc")->bytes, (std::vector<uint8_t>{0, 0}));
+  EXPECT_EQ(again.module.section(".debug_str")->bytes, (std::vector<uint8_t>{104, 105, 0}));
+
+  // Identity reformat of chapter6 in each style: same images, same non-section text.
+  const std::string c6 = readFixture("chapter6.ptx");
+  ptx::ReadResult m = ptx::read(c6, "chapter6.ptx");
+  for (Style style : kStyles) {
+    o.style = style;
+    const auto re = write::reformat(c6, m.module, m.module.sections, o, diags);
+    ASSERT_TRUE(re.has_value());
+    ptx::ReadResult back = ptx::read(*re, "re.ptx");
+    ASSERT_TRUE(back.ok());
+    expectSameImages(m.module.sections, back.module.sections);
+    const uint64_t first = m.module.sections.front().blocks.front().begin;
+    EXPECT_EQ(re->substr(0, first), c6.substr(0, first));
+  }
+}
+
+TEST(PtxWriter, ReformatReportsVersionProblemsWithTheModuleVersion) {
+  const std::string text =
+      ".version 6.5\n.target sm_75, debug\n.address_size 64\n.section .debug_info { .b8 1 }\n";
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok());
+  std::vector<SectionImage> repl = r.module.sections;
+  repl[0].labels.push_back({"$L__info_end", 1, {}});
+  Diagnostics diags;
+  EXPECT_FALSE(write::reformat(text, r.module, repl, {}, diags).has_value());
+  ASSERT_EQ(diags.errorCount(), 1u);
+  EXPECT_NE(diags.items[0].message.find("label '$L__info_end' at .debug_info+1"), std::string::npos);
+  EXPECT_NE(diags.items[0].message.find("(target is 6.5)"), std::string::npos);
+}
+
+TEST(PtxWriter, StyleNames) {
+  for (Style s : kStyles) EXPECT_EQ(write::parseStyle(write::styleName(s)), s);
+  EXPECT_EQ(write::parseStyle("onePerLine"), Style::onePerLine);
+  EXPECT_FALSE(write::parseStyle("dense").has_value());
+}
