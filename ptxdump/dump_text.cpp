@@ -49,9 +49,16 @@
 // DWARFContext.cpp), including its type-name printer (`"const char *"`,
 // `"int[32]"`, `"int (*)(int)"`, `"geo::Vec3"`, template arguments) and its
 // odd corners (`(0x01)` flags, "dead code" for a tombstone low_pc, a
-// DW_FORM_data4 DW_AT_location read as a location list). One deliberate
-// difference: the type-name printer stops after 64 nested type references,
-// where llvm-dwarfdump recurses until it crashes on a reference cycle.
+// DW_FORM_data4 DW_AT_location read as a location list, "<empty>" for an empty
+// expression, "<decoding error> 01 02" after an undecodable op, `DW_AT_language
+// (0x9999)` for an unknown language, a decl_file index outside the `.file`
+// table printed raw). Deliberate differences, both where llvm-dwarfdump 14 has
+// no defined behaviour:
+//  - the type-name printer stops after 64 nested type references, where
+//    llvm-dwarfdump recurses until it crashes on a reference cycle;
+//  - a DW_FORM_sdata DW_AT_decl_line/call_line prints its signed value (-3),
+//    where llvm-dwarfdump dereferences an empty Optional and prints 0.
+// Verified against llvm-dwarfdump 14.0.6 with tests/golden/compare_llvm_dwarfdump.py.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -461,30 +468,32 @@ class TypePrinter {
     if (auto lang = unsignedConstant(d_.attribute(cu, dw::DW_AT_language))) defaultLB = languageLowerBound(*lang);
     forChildren(D, [&](const Die* C) {
       if (C->tag != dw::DW_TAG_subrange_type) return true;
-      std::optional<uint64_t> LB, Count, UB;
-      if (const AttrValue* l = find(C, dw::DW_AT_lower_bound)) LB = unsignedConstant(l);
-      if (const AttrValue* c = find(C, dw::DW_AT_count)) Count = unsignedConstant(c);
-      if (const AttrValue* u = find(C, dw::DW_AT_upper_bound)) UB = unsignedConstant(u);
-      if (defaultLB && LB && *LB == *defaultLB) LB.reset();
-      if (!LB && !Count && !UB) {
+      // Plain values + flags: std::optional here trips GCC's -Wmaybe-uninitialized.
+      uint64_t lb = 0, count = 0, ub = 0;
+      bool hasLB = false, hasCount = false, hasUB = false;
+      if (auto l = unsignedConstant(find(C, dw::DW_AT_lower_bound))) hasLB = true, lb = *l;
+      if (auto c = unsignedConstant(find(C, dw::DW_AT_count))) hasCount = true, count = *c;
+      if (auto u = unsignedConstant(find(C, dw::DW_AT_upper_bound))) hasUB = true, ub = *u;
+      if (defaultLB && hasLB && lb == *defaultLB) hasLB = false;
+      if (!hasLB && !hasCount && !hasUB) {
         out_ += "[]";
-      } else if (!LB && (Count || UB) && defaultLB) {
+      } else if (!hasLB && (hasCount || hasUB) && defaultLB) {
         out_ += '[';
-        appendDec(out_, Count ? *Count : *UB - *defaultLB + 1);
+        appendDec(out_, hasCount ? count : ub - *defaultLB + 1);
         out_ += ']';
       } else {
         out_ += "[[";
-        if (LB) appendDec(out_, *LB);
+        if (hasLB) appendDec(out_, lb);
         else out_ += '?';
         out_ += ", ";
-        if (Count) {
-          if (LB) appendDec(out_, *LB + *Count);
+        if (hasCount) {
+          if (hasLB) appendDec(out_, lb + count);
           else {
             out_ += "? + ";
-            appendDec(out_, *Count);
+            appendDec(out_, count);
           }
-        } else if (UB) {
-          appendDec(out_, *UB + 1);
+        } else if (hasUB) {
+          appendDec(out_, ub + 1);
         } else {
           out_ += '?';
         }

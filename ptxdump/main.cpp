@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "commands.h"
+#include "diff.h"
+#include "verify.h"
 
 namespace {
 
@@ -66,12 +68,30 @@ int main(int argc, char** argv) {
   reformatCmd->add_flag("--reencode", reformat.reencode,
                         "Re-encode through the canonical encoder (abbreviations re-interned, offsets recomputed)");
 
+  ptxdump::DiffRequest diff;
+  CLI::App* diffCmd = app.add_subcommand("diff", "Semantic diff of two files' debug info (exit 0 equal, 1 different)");
+  diffCmd->add_option("old", diff.oldFile, "The reference PTX file (e.g. a golden file)")->required();
+  diffCmd->add_option("new", diff.newFile, "The PTX file compared with it")->required();
+  diffCmd->add_flag("--order", diff.options.order, "Report children that moved among their siblings");
+
+  ptxdump::VerifyRequest verify;
+  std::string verifyWith = "all";
+  CLI::App* verifyCmd =
+      app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (from memory)");
+  verifyCmd->add_option("files", verify.files, "PTX files")->required();
+  verifyCmd->add_option("--with", verifyWith, "Oracles: llvm, libdwarf or all")
+      ->check(CLI::IsMember({"llvm", "libdwarf", "all"}));
+  verifyCmd->add_flag("-v,--verbose", verify.verbose, "Time each oracle");
+
   // `ptxdump FILE...` means `ptxdump dump FILE...`.
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] != "dump" && args[0] != "extract" && args[0] != "check" && args[0] != "reformat" && args[0] != "-h" && args[0] != "--help" &&
-      args[0] != "--version") {
-    args.insert(args.begin(), "dump");
-  }
+  auto isCommandOrHelp = [&](const std::string& a) {
+    if (a == "-h" || a == "--help" || a == "--version") return true;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->get_name() == a) return true;
+    return false;
+  };
+  if (!args.empty() && !isCommandOrHelp(args[0])) args.insert(args.begin(), "dump");
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector form reversed
   try {
     app.parse(args);
@@ -96,6 +116,18 @@ int main(int argc, char** argv) {
   }
   if (reformatCmd->parsed()) {
     int code = ptxdump::runReformat(reformat, out, err);
+    return finish(code, out, err);
+  }
+  if (verifyCmd->parsed()) {
+    verify.llvm = verifyWith == "llvm" || verifyWith == "all";
+    verify.libdwarf = verifyWith == "libdwarf" || verifyWith == "all";
+    int code = ptxdump::runVerify(verify, out, err);
+    write(stderr, err);  // disagreements first, then the summary
+    err.clear();
+    return finish(code, out, err);
+  }
+  if (diffCmd->parsed()) {
+    int code = ptxdump::runDiff(diff, out, err);
     return finish(code, out, err);
   }
   if (checkCmd->parsed()) {

@@ -17,6 +17,22 @@ Lines must be identical except for the documented extensions of dump_text.cpp:
   - `DW_OP_addr __local_depotN` where llvm sees ptxas' rewrite
     `DW_OP_fbreg N, DW_OP_nop, ...` (both may be followed by the same further ops).
 Prints a summary; exits 1 if any other difference is found.
+
+How the printers were compared (CUDA 13.0 nvcc/ptxas, clang 14.0.6, llvm-dwarfdump 14.0.6):
+  for each fixtures/corpus/*.cu (structs, bitfields via bits.h, enums, classes, templates,
+  location lists, shared/constant/global/local variables, printf, `.file 2+` headers) and a
+  type-printer stress program (function pointers, pointers to members, const/volatile,
+  multi-dimensional arrays, template value parameters, nested/anonymous namespaces, nullptr_t):
+    nvcc -G -ptx -arch=sm_90 -I fixtures/corpus/include x.cu -o x.ptx
+    ptxas -arch=sm_90 -g x.ptx -o x.cubin
+    clang -x cuda --cuda-device-only -S -g -O0 --cuda-gpu-arch=sm_80 -nocudainc -nocudalib \
+      -I fixtures/corpus/include -include fixtures/corpus/include/clang_prelude.h x.cu -o y.ptx
+    ptxas -arch=sm_80 -g y.ptx -o y.cubin
+  then this script on (ptxdump's dump of the .ptx, llvm-dwarfdump of the .cubin), all six sections.
+  Result over 20 programs (10 nvcc + 10 clang): 14002 lines, 1938 DIE lines, 6640 attribute
+  lines; 12066 identical, 465 address-class names, 97 %register names, 1120 relocated values,
+  254 __local_depot operands; 0 unexplained. fixtures/variants/one_per_line.ptx (= chapter6.ptx,
+  ptxas -arch=sm_75) is identical apart from the same documented extensions.
 """
 import re
 import sys

@@ -349,7 +349,7 @@ class CanonicalBuilder {
     for (auto [d, id] : order) {
       for (const read::AttrValue& v : dwarf_.attributes(*d)) {
         std::optional<Value> value = convert(v, ru, ids, *unit);
-        if (value) unit->set(id, v.name, std::move(*value));
+        if (value) unit->append(id, v.name, std::move(*value));
       }
     }
     return unit;
@@ -412,7 +412,13 @@ class CanonicalBuilder {
 
 std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags) {
   CanonicalBuilder builder(dwarf, diags);
-  std::vector<std::unique_ptr<Unit>> units = builder.build();
+  std::vector<std::unique_ptr<Unit>> units;
+  try {
+    units = builder.build();
+  } catch (const BuildError& e) {  // input the producer model cannot hold (a DIE with tag 0, ...)
+    diags.error({}, std::string("cannot re-encode: ") + e.what());
+    return {};
+  }
   std::vector<const Unit*> pointers;
   for (auto& u : units) pointers.push_back(u.get());
   EncodeOptions options;

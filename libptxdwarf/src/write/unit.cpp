@@ -254,18 +254,27 @@ void Unit::attach(DieId parent, DieId child) {
   dies_[parent].children.push_back(child);
 }
 
-void Unit::set(DieId id, uint16_t name, Value value) {
+void Unit::checkValue(DieId id, uint16_t name, const Value& value) const {
   check(id);
   if (name == 0) throw BuildError("attribute 0 is reserved");
   if (value.kind == Value::Kind::reference && value.ref != kNoDie) check(value.ref);
   if (value.kind == Value::Kind::locationList && value.list >= lists_.size())
     throw BuildError("location list " + std::to_string(value.list) + " does not exist");
+}
+
+void Unit::set(DieId id, uint16_t name, Value value) {
+  checkValue(id, name, value);
   for (Attribute& a : dies_[id].attributes) {
     if (a.name == name) {
       a.value = std::move(value);
       return;
     }
   }
+  dies_[id].attributes.push_back({name, std::move(value)});
+}
+
+void Unit::append(DieId id, uint16_t name, Value value) {
+  checkValue(id, name, value);
   dies_[id].attributes.push_back({name, std::move(value)});
 }
 

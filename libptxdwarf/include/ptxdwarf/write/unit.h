@@ -181,6 +181,9 @@ class Unit {
   void attach(DieId parent, DieId child);
   // Sets (or replaces) an attribute; attributes keep the order of first set.
   void set(DieId die, uint16_t name, Value value);
+  // Appends an attribute even when the DIE has one of that name already
+  // (re-encoding input that repeats an attribute keeps both).
+  void append(DieId die, uint16_t name, Value value);
   const Die& die(DieId id) const { return dies_.at(id); }
   Die& die(DieId id) { return dies_.at(id); }
   size_t size() const { return dies_.size(); }
@@ -205,6 +208,7 @@ class Unit {
 
  private:
   void check(DieId id) const;
+  void checkValue(DieId id, uint16_t name, const Value& value) const;
   UnitOptions options_;
   std::vector<Die> dies_;
   std::vector<std::vector<Location::ListEntry>> lists_;

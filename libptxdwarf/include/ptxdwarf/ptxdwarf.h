@@ -1,0 +1,435 @@
+/* ptxdwarf C API: build DWARF for PTX from C (or any language with a C FFI).
+ *
+ * A thin layer over the C++ producer API (ptxdwarf/write/unit.h, builder.h,
+ * encode.h, ptx_writer.h). C99; no C++ in this header.
+ *
+ * Conventions
+ *  - Every function that can fail returns a ptxdwarf_status. On failure its
+ *    out-parameters are left unchanged and ptxdwarf_last_error() holds a
+ *    message naming the problem (per thread, valid until the next ptxdwarf_*
+ *    call that returns a status on the same thread). No exception, signal or
+ *    abort crosses this boundary.
+ *  - Handles are opaque. Every object the library allocates has a free
+ *    function; free functions accept NULL. A handle may be used by one thread
+ *    at a time; different handles are independent.
+ *  - Strings are NUL-terminated UTF-8 and are copied: the caller keeps
+ *    ownership of what it passes in. Strings and byte arrays the library hands
+ *    out live as long as the handle they came from.
+ *  - DIEs are named by ids (ptxdwarf_die) inside their unit. References may
+ *    point forward; abbreviations and offsets are the encoder's business.
+ *  - Description structs are meant to be zero-initialized (C99 designated
+ *    initializers): every field's zero value is the Chapter 6 / nvcc default,
+ *    documented next to it.
+ *
+ * The Chapter 6 example of the PTX interoperability guide, from C:
+ *
+ *   ptxdwarf_unit* u;
+ *   ptxdwarf_die int_t, foo, p;
+ *   ptxdwarf_expr* r1;
+ *   ptxdwarf_unit_create(2, 8, PTXDWARF_POLICY_CHAPTER6, &u);
+ *   ptxdwarf_compile_unit_desc cu = {.producer = "lgenfe: EDG 4.9", .name = "call1.cu",
+ *                                    .comp_dir = "/home/mmurphy/test"};
+ *   ptxdwarf_compile_unit(u, &cu);
+ *   ptxdwarf_base_type(u, PTXDWARF_DETACHED, "int", PTXDWARF_DW_ATE_signed, 4, &int_t);
+ *   ptxdwarf_subprogram_desc sp = {.name = "_Z3fooii", .linkage_name = "_Z3fooii", .decl_file = 1,
+ *                                  .decl_line = 1, .type = int_t, .low_pc = "func_begin0",
+ *                                  .high_pc = "func_end0"};
+ *   ptxdwarf_subprogram(u, PTXDWARF_ROOT, &sp, &foo);
+ *   ptxdwarf_location_register("%r1", 8, &r1);
+ *   ptxdwarf_variable_desc i = {.name = "i", .decl_file = 1, .decl_line = 1, .type = int_t,
+ *                               .location = r1};
+ *   ptxdwarf_formal_parameter(u, foo, &i, &p);
+ *   ptxdwarf_attach(u, PTXDWARF_ROOT, int_t);
+ *   ...
+ *   ptxdwarf_sections* s;
+ *   ptxdwarf_encode(u, NULL, &s);
+ *   char* text;
+ *   ptxdwarf_render_ptx(s, NULL, &text);   (the `.section .debug_info { ... }` blocks)
+ *   ptxdwarf_string_free(text); ptxdwarf_sections_free(s); ptxdwarf_expr_free(r1);
+ *   ptxdwarf_unit_free(u);
+ */
+#ifndef PTXDWARF_PTXDWARF_H
+#define PTXDWARF_PTXDWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Marks the exported functions; define it before including to override. */
+#ifndef PTXDWARF_API
+#if defined(__GNUC__)
+#define PTXDWARF_API __attribute__((visibility("default")))
+#else
+#define PTXDWARF_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status and errors ---------------------------------------------------- */
+
+typedef enum {
+  PTXDWARF_OK = 0,
+  PTXDWARF_E_INVALID_ARGUMENT, /* NULL handle or pointer, bad enum value, misuse of the builder */
+  PTXDWARF_E_BAD_REGISTER,     /* a PTX register name cuda-gdb cannot read ("r1", more than 8 bytes) */
+  PTXDWARF_E_BAD_DIE,          /* a DIE id that does not belong to the unit */
+  PTXDWARF_E_ENCODE,           /* the encoder reported errors (value too large for a pinned form, ...) */
+  PTXDWARF_E_PARSE,            /* ptxdwarf_read_ptx: the text has syntax errors */
+  PTXDWARF_E_RENDER,           /* ptxdwarf_render_ptx: the sections cannot be written for that PTX version */
+  PTXDWARF_E_NOT_FOUND,        /* no section of that name; index out of range */
+  PTXDWARF_E_NO_MEMORY,
+  PTXDWARF_E_INTERNAL /* a bug in ptxdwarf: please report the message */
+} ptxdwarf_status;
+
+/* The message of the last failure on the calling thread; "" when the last
+ * status-returning call succeeded. Never NULL. */
+PTXDWARF_API const char* ptxdwarf_last_error(void);
+/* "PTXDWARF_OK", "PTXDWARF_E_BAD_REGISTER", ...; "PTXDWARF_E_UNKNOWN" otherwise. */
+PTXDWARF_API const char* ptxdwarf_status_name(ptxdwarf_status status);
+
+/* ---- DWARF and CUDA constants --------------------------------------------- */
+
+/* PTXDWARF_DW_TAG_compile_unit, PTXDWARF_DW_AT_name, PTXDWARF_DW_FORM_data4,
+ * PTXDWARF_DW_OP_regx, PTXDWARF_DW_LANG_C_plus_plus, PTXDWARF_DW_ATE_signed, ...:
+ * generated from the same table as the C++ names (ptxdwarf/dwarf.def). The
+ * PTXDWARF_ prefix keeps them apart from libdwarf's DW_* macros. */
+enum ptxdwarf_dw_tag {
+#define PTXDWARF_DW_TAG(name, value) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+enum ptxdwarf_dw_at {
+#define PTXDWARF_DW_AT(name, value) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+enum ptxdwarf_dw_form {
+#define PTXDWARF_DW_FORM(name, value) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+enum ptxdwarf_dw_op {
+#define PTXDWARF_DW_OP(name, value, a, b) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+enum ptxdwarf_dw_lang {
+#define PTXDWARF_DW_LANG(name, value) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+enum ptxdwarf_dw_ate {
+#define PTXDWARF_DW_ATE(name, value) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+
+/* DW_AT_address_class values (PTX interoperability guide, ch. 5.2). */
+enum ptxdwarf_address_class {
+  PTXDWARF_ADDR_NONE = 0, /* as an argument: no DW_AT_address_class */
+  PTXDWARF_ADDR_CODE_SPACE = 1,
+  PTXDWARF_ADDR_REG_SPACE = 2,
+  PTXDWARF_ADDR_SREG_SPACE = 3,
+  PTXDWARF_ADDR_CONST_SPACE = 4,
+  PTXDWARF_ADDR_GLOBAL_SPACE = 5,
+  PTXDWARF_ADDR_LOCAL_SPACE = 6,
+  PTXDWARF_ADDR_PARAM_SPACE = 7,
+  PTXDWARF_ADDR_SHARED_SPACE = 8,
+  PTXDWARF_ADDR_SURF_SPACE = 9,
+  PTXDWARF_ADDR_TEX_SPACE = 10,
+  PTXDWARF_ADDR_TEX_SAMPLER_SPACE = 11,
+  PTXDWARF_ADDR_GENERIC_SPACE = 12
+};
+
+/* PTX state spaces; a symbol's location takes its address class from its space. */
+typedef enum {
+  PTXDWARF_SPACE_NONE = 0,
+  PTXDWARF_SPACE_REG,
+  PTXDWARF_SPACE_SREG,
+  PTXDWARF_SPACE_CONST,
+  PTXDWARF_SPACE_GLOBAL,
+  PTXDWARF_SPACE_LOCAL,
+  PTXDWARF_SPACE_PARAM,
+  PTXDWARF_SPACE_SHARED,
+  PTXDWARF_SPACE_TEX,
+  PTXDWARF_SPACE_SURF,
+  PTXDWARF_SPACE_SAMPLER,
+  PTXDWARF_SPACE_GENERIC
+} ptxdwarf_space;
+
+/* The DW_AT_address_class of a state space (0 for NONE or an unknown value). */
+PTXDWARF_API uint8_t ptxdwarf_address_class_of(ptxdwarf_space space);
+
+/* ---- Units and DIEs -------------------------------------------------------- */
+
+typedef struct ptxdwarf_unit ptxdwarf_unit;
+typedef uint32_t ptxdwarf_die;
+
+#define PTXDWARF_ROOT ((ptxdwarf_die)0)                    /* the compile unit DIE */
+#define PTXDWARF_NO_DIE ((ptxdwarf_die)UINT32_MAX)         /* "none" (no type, ...) */
+#define PTXDWARF_DETACHED ((ptxdwarf_die)(UINT32_MAX - 1)) /* as a parent: outside the tree, see ptxdwarf_attach */
+
+typedef enum {
+  PTXDWARF_POLICY_CHAPTER6 = 0, /* the guide's example: data4 decl file/line, ref4, inline strings */
+  PTXDWARF_POLICY_COMPACT = 1   /* smallest data form that fits each constant */
+} ptxdwarf_form_policy;
+
+/* A new unit whose root is a DW_TAG_compile_unit. version: 2, 3 or 4 (0 means 2);
+ * address_size: 4 or 8 (0 means 8). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_unit_create(uint16_t version, uint8_t address_size, ptxdwarf_form_policy policy,
+                                                  ptxdwarf_unit** out);
+PTXDWARF_API void ptxdwarf_unit_free(ptxdwarf_unit* unit);
+/* Number of DIEs in the unit (ids are 0 .. count-1); 0 for NULL. */
+PTXDWARF_API size_t ptxdwarf_unit_die_count(const ptxdwarf_unit* unit);
+
+/* A bare DIE, last among parent's children (PTXDWARF_DETACHED: outside the tree). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_add_die(ptxdwarf_unit* unit, ptxdwarf_die parent, uint16_t tag,
+                                              ptxdwarf_die* out);
+/* Places a detached DIE last among parent's children. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_attach(ptxdwarf_unit* unit, ptxdwarf_die parent, ptxdwarf_die child);
+/* DW_CHILDREN_yes even when the DIE has no children (nonzero) or not (0). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_force_children(ptxdwarf_unit* unit, ptxdwarf_die die, int force);
+
+/* ---- Expressions and locations -------------------------------------------- */
+
+/* A DWARF expression (bytes, possibly with symbolic operands) plus the
+ * DW_AT_address_class that goes with it when used as a location; or a
+ * location list (ptxdwarf_location_list_create). */
+typedef struct ptxdwarf_expr ptxdwarf_expr;
+
+/* An empty expression (address class 0). address_size: 4 or 8 (0 means 8). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_create(uint8_t address_size, ptxdwarf_expr** out);
+PTXDWARF_API void ptxdwarf_expr_free(ptxdwarf_expr* expr);
+
+/* A PTX register: DW_OP_regx with the name's bytes packed as cuda-gdb expects
+ * ("%r1" -> 0x257231), ADDR_reg_space. PTXDWARF_E_BAD_REGISTER when the name
+ * lacks the leading '%' or is longer than 8 bytes. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_location_register(const char* ptx_register, uint8_t address_size,
+                                                        ptxdwarf_expr** out);
+/* A symbol (+ addend) in a state space: DW_OP_addr symbol, the space's class
+ * (.global 5, .shared 8, .const 4, .local 6, .param 7, ...). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_location_symbol(const char* symbol, int64_t addend, ptxdwarf_space space,
+                                                      uint8_t address_size, ptxdwarf_expr** out);
+/* DW_OP_fbreg offset with the given class (PTXDWARF_ADDR_LOCAL_SPACE usually). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_location_frame_offset(int64_t offset, uint8_t address_class, ptxdwarf_expr** out);
+/* An empty location list; fill it with ptxdwarf_location_list_add. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_location_list_create(ptxdwarf_expr** out);
+/* Adds the range [begin, end) (PTX labels) where `location` (an expression) holds.
+ * The list's class is its ranges' class when they all agree, 0 otherwise. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_location_list_add(ptxdwarf_expr* list, const char* begin_label,
+                                                        const char* end_label, const ptxdwarf_expr* location);
+
+/* Appending to an expression (not to a list). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_op(ptxdwarf_expr* expr, uint8_t opcode);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_u8(ptxdwarf_expr* expr, uint8_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_u16(ptxdwarf_expr* expr, uint16_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_u32(ptxdwarf_expr* expr, uint32_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_u64(ptxdwarf_expr* expr, uint64_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_uleb(ptxdwarf_expr* expr, uint64_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_sleb(ptxdwarf_expr* expr, int64_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_regx(ptxdwarf_expr* expr, const char* ptx_register);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_bregx(ptxdwarf_expr* expr, const char* ptx_register, int64_t offset);
+/* DW_OP_addr symbol+addend (address-sized, relocated); symbol NULL or "": the number `addend`. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_addr(ptxdwarf_expr* expr, const char* symbol, int64_t addend);
+/* A symbolic operand of `size` bytes (4 or 8): zero bytes plus a relocation. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_symbolic(ptxdwarf_expr* expr, const char* symbol, int64_t addend,
+                                                    uint8_t size);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_fbreg(ptxdwarf_expr* expr, int64_t offset);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_plus_uconst(ptxdwarf_expr* expr, uint64_t value);
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_call_frame_cfa(ptxdwarf_expr* expr);
+/* The DW_AT_address_class written with this location (0: none). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_expr_set_address_class(ptxdwarf_expr* expr, uint8_t address_class);
+/* The bytes so far (symbolic operands zero-filled); *size 0 and NULL for a list. */
+PTXDWARF_API const uint8_t* ptxdwarf_expr_bytes(const ptxdwarf_expr* expr, size_t* size);
+PTXDWARF_API uint8_t ptxdwarf_expr_address_class(const ptxdwarf_expr* expr);
+
+/* ---- Semantic helpers (attributes in the order the Chapter 6 example has) -- */
+
+typedef struct {
+  const char* producer; /* NULL: no DW_AT_producer */
+  uint16_t language;    /* 0: DW_LANG_C_plus_plus (nvcc describes CUDA so) */
+  const char* name;     /* NULL: no DW_AT_name */
+  const char* low_pc;   /* NULL: `.b64 0` as in the example; a label name otherwise */
+  int omit_low_pc;      /* nonzero: no DW_AT_low_pc */
+  int omit_stmt_list;   /* nonzero: no DW_AT_stmt_list (.debug_line, which ptxas makes) */
+  const char* comp_dir; /* NULL: no DW_AT_comp_dir */
+} ptxdwarf_compile_unit_desc;
+
+typedef struct {
+  const char* name;              /* NULL: no DW_AT_name */
+  const char* linkage_name;      /* the PTX function name (cuda-gdb finds registers through it) */
+  unsigned decl_file, decl_line; /* decl_file 0: neither attribute */
+  ptxdwarf_die type;             /* return type; 0 or PTXDWARF_NO_DIE: none (void) */
+  int internal;                  /* nonzero: no DW_AT_external */
+  const char* low_pc;            /* PTX labels around the body; NULL: none */
+  const char* high_pc;
+  int no_frame_base;           /* nonzero: no DW_AT_frame_base DW_OP_call_frame_cfa */
+  int linkage_name_after_name; /* nonzero: DW_AT_name first (the example has the linkage name first) */
+  uint16_t linkage_attribute;  /* 0: DW_AT_MIPS_linkage_name (nvcc); or PTXDWARF_DW_AT_linkage_name */
+} ptxdwarf_subprogram_desc;
+
+typedef struct {
+  const char* name;
+  unsigned decl_file, decl_line; /* decl_file 0: neither attribute */
+  ptxdwarf_die type;             /* 0 or PTXDWARF_NO_DIE: none */
+  const ptxdwarf_expr* location; /* NULL: no DW_AT_location / DW_AT_address_class */
+  int external;                  /* nonzero: DW_AT_external */
+  const char* linkage_name;      /* NULL: none (DW_AT_MIPS_linkage_name) */
+} ptxdwarf_variable_desc;
+
+/* Sets the attributes of the unit DIE (PTXDWARF_ROOT). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_compile_unit(ptxdwarf_unit* unit, const ptxdwarf_compile_unit_desc* desc);
+PTXDWARF_API ptxdwarf_status ptxdwarf_subprogram(ptxdwarf_unit* unit, ptxdwarf_die parent,
+                                                 const ptxdwarf_subprogram_desc* desc, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_formal_parameter(ptxdwarf_unit* unit, ptxdwarf_die subprogram,
+                                                       const ptxdwarf_variable_desc* desc, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_variable(ptxdwarf_unit* unit, ptxdwarf_die scope,
+                                               const ptxdwarf_variable_desc* desc, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_lexical_block(ptxdwarf_unit* unit, ptxdwarf_die scope, const char* begin_label,
+                                                    const char* end_label, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_inlined_subroutine(ptxdwarf_unit* unit, ptxdwarf_die scope, ptxdwarf_die origin,
+                                                         const char* begin_label, const char* end_label,
+                                                         unsigned call_file, unsigned call_line, ptxdwarf_die* out);
+
+/* Types. `parent` is PTXDWARF_ROOT, a scope, or PTXDWARF_DETACHED (declare now,
+ * ptxdwarf_attach where the output wants it). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_base_type(ptxdwarf_unit* unit, ptxdwarf_die parent, const char* name,
+                                                uint8_t encoding, uint64_t byte_size, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_unspecified_type(ptxdwarf_unit* unit, ptxdwarf_die parent, const char* name,
+                                                       ptxdwarf_die* out);
+/* address_class: the space pointed into (PTXDWARF_ADDR_GENERIC_SPACE usually; 0: none). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_pointer_type(ptxdwarf_unit* unit, ptxdwarf_die parent, ptxdwarf_die pointee,
+                                                   uint8_t address_class, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_reference_type(ptxdwarf_unit* unit, ptxdwarf_die parent, ptxdwarf_die pointee,
+                                                     ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_const_type(ptxdwarf_unit* unit, ptxdwarf_die parent, ptxdwarf_die type,
+                                                 ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_volatile_type(ptxdwarf_unit* unit, ptxdwarf_die parent, ptxdwarf_die type,
+                                                    ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_typedef(ptxdwarf_unit* unit, ptxdwarf_die parent, const char* name,
+                                              ptxdwarf_die type, ptxdwarf_die* out);
+/* tag: PTXDWARF_DW_TAG_structure_type, _class_type or _union_type. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_aggregate(ptxdwarf_unit* unit, ptxdwarf_die parent, uint16_t tag,
+                                                const char* name, uint64_t byte_size, ptxdwarf_die* out);
+/* A data member at byte `offset` of the aggregate. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_member(ptxdwarf_unit* unit, ptxdwarf_die aggregate, const char* name,
+                                             ptxdwarf_die type, uint64_t offset, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_array_type(ptxdwarf_unit* unit, ptxdwarf_die parent, ptxdwarf_die element,
+                                                 ptxdwarf_die* out);
+/* A dimension of `count` elements indexed by index_type (0 or PTXDWARF_NO_DIE: none). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_subrange(ptxdwarf_unit* unit, ptxdwarf_die array, uint64_t count,
+                                               ptxdwarf_die index_type, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_enumeration(ptxdwarf_unit* unit, ptxdwarf_die parent, const char* name,
+                                                  uint64_t byte_size, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_enumerator(ptxdwarf_unit* unit, ptxdwarf_die enumeration, const char* name,
+                                                 int64_t value, ptxdwarf_die* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_subroutine_type(ptxdwarf_unit* unit, ptxdwarf_die parent,
+                                                      ptxdwarf_die return_type, const ptxdwarf_die* parameters,
+                                                      size_t parameter_count, ptxdwarf_die* out);
+
+/* ---- Attributes: the escape hatch ------------------------------------------
+ * Sets (or replaces) attribute `name` of `die`; attributes keep the order in
+ * which they were first set. `form` 0 lets the unit's policy choose; a pinned
+ * form the value does not fit is reported by ptxdwarf_encode. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_unsigned(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                        uint64_t value, uint16_t form);
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_signed(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                      int64_t value, uint16_t form);
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_flag(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name, int value,
+                                                    uint16_t form);
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_string(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                      const char* value, uint16_t form);
+/* A reference to another DIE of the same unit (may be created later than `die`). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_reference(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                         ptxdwarf_die target, uint16_t form);
+/* An address: `.b64 symbol+addend` (symbol NULL or "": the number `addend`). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_address(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                       const char* symbol, int64_t addend, uint16_t form);
+/* An offset into another section: `.b32 symbol+addend` (".debug_line", ".debug_loc+138"). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_section_offset(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                              const char* symbol, int64_t addend, uint16_t form);
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_block(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                     const uint8_t* bytes, size_t size, uint16_t form);
+/* An expression (its bytes and symbolic operands) as a block; the address class is not written. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_attr_expr(ptxdwarf_unit* unit, ptxdwarf_die die, uint16_t name,
+                                                    const ptxdwarf_expr* expr, uint16_t form);
+/* DW_AT_location from an expression or a location list, plus DW_AT_address_class
+ * when the location has one (what the variable helpers do). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_location(ptxdwarf_unit* unit, ptxdwarf_die die,
+                                                   const ptxdwarf_expr* location);
+
+/* The .debug_pubnames entries, replacing the derived ones (external
+ * subprograms and variables directly under the unit DIE, by DW_AT_name). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_set_pubnames(ptxdwarf_unit* unit, const ptxdwarf_die* dies,
+                                                   const char* const* names, size_t count);
+
+/* ---- Sections -------------------------------------------------------------- */
+
+typedef struct ptxdwarf_sections ptxdwarf_sections;
+
+typedef struct {
+  int no_pubnames;                /* nonzero: no .debug_pubnames */
+  int aranges;                    /* nonzero: a .debug_aranges too */
+  int pubnames_length_total_size; /* nonzero: debug_info_length is the unit's full size (DWARF);
+                                     0: its unit_length field, as the Chapter 6 example writes it */
+  int siblings;                   /* nonzero: DW_AT_sibling on DIEs with children and a next sibling */
+} ptxdwarf_encode_options;
+
+/* Encodes the unit into .debug_abbrev, .debug_info and as asked .debug_pubnames,
+ * .debug_aranges, .debug_loc (only when lists exist). options NULL: defaults. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_encode(const ptxdwarf_unit* unit, const ptxdwarf_encode_options* options,
+                                             ptxdwarf_sections** out);
+/* Several units into one set of sections. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_encode_units(const ptxdwarf_unit* const* units, size_t count,
+                                                   const ptxdwarf_encode_options* options, ptxdwarf_sections** out);
+/* The debug sections of PTX text (`.section NAME { ... }` blocks); filename is for messages (NULL: "<input>"). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_read_ptx(const char* text, size_t length, const char* filename,
+                                               ptxdwarf_sections** out);
+PTXDWARF_API void ptxdwarf_sections_free(ptxdwarf_sections* sections);
+
+typedef struct {
+  const char* name;     /* ".debug_info" */
+  const uint8_t* bytes; /* `size` bytes; relocated operands zero-filled */
+  size_t size;
+  size_t relocation_count;
+} ptxdwarf_section_info;
+
+typedef struct {
+  uint64_t offset;    /* of the operand in the section */
+  uint8_t size;       /* 1, 2, 4 or 8 */
+  const char* symbol; /* the symbol, label or section name */
+  const char* minus;  /* "" or, for a label difference `symbol - minus`, the subtrahend */
+  int64_t addend;
+} ptxdwarf_relocation;
+
+PTXDWARF_API size_t ptxdwarf_sections_count(const ptxdwarf_sections* sections); /* 0 for NULL */
+PTXDWARF_API ptxdwarf_status ptxdwarf_sections_get(const ptxdwarf_sections* sections, size_t index,
+                                                   ptxdwarf_section_info* out);
+/* The index of the section named `name` (".debug_info"); PTXDWARF_E_NOT_FOUND when absent. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_sections_find(const ptxdwarf_sections* sections, const char* name, size_t* index);
+PTXDWARF_API ptxdwarf_status ptxdwarf_sections_relocation(const ptxdwarf_sections* sections, size_t section,
+                                                          size_t index, ptxdwarf_relocation* out);
+
+/* ---- PTX text ----------------------------------------------------------------- */
+
+typedef enum {
+  PTXDWARF_STYLE_PACKED = 0,       /* `.b8 a, b, c` runs: the smallest text */
+  PTXDWARF_STYLE_ONE_PER_LINE = 1, /* one `.b8 N` per line (the nvcc/LLVM layout) */
+  PTXDWARF_STYLE_VERBOSE = 2       /* one DWARF field per line with a comment naming it */
+} ptxdwarf_style;
+
+typedef struct {
+  ptxdwarf_style style;
+  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: no limits */
+  unsigned bytes_per_line;               /* packed style; 0: 16 */
+  int crlf;                              /* nonzero: "\r\n" line endings */
+} ptxdwarf_render_options;
+
+/* The sections as `.section NAME { ... }` blocks, in order, into a new
+ * NUL-terminated string freed with ptxdwarf_string_free. PTXDWARF_E_RENDER
+ * when the target version cannot express them (labels below 7.0, ...).
+ * options NULL: defaults. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_render_ptx(const ptxdwarf_sections* sections,
+                                                 const ptxdwarf_render_options* options, char** out);
+PTXDWARF_API void ptxdwarf_string_free(char* text);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PTXDWARF_PTXDWARF_H */

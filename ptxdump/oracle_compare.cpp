@@ -1,0 +1,302 @@
+// compareViews: where two oracles' descriptions of the same sections differ.
+// Also the stand-ins for oracles this ptxdump was built without.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "oracle.h"
+#include "ptxdwarf/dwarf.h"
+
+namespace ptxdump {
+
+using namespace ptxdwarf;
+
+#ifndef PTXDWARF_HAVE_LLVM
+bool haveLlvmOracle() { return false; }
+std::optional<OracleView> llvmView(std::span<const SectionImage>, std::string* error) {
+  if (error) *error = "ptxdump was built without LLVM DebugInfo";
+  return std::nullopt;
+}
+#endif
+#ifndef PTXDWARF_HAVE_LIBDWARF
+bool haveLibdwarfOracle() { return false; }
+std::optional<OracleView> libdwarfView(std::span<const SectionImage>, std::string* error) {
+  if (error) *error = "ptxdump was built without libdwarf";
+  return std::nullopt;
+}
+#endif
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string at(std::string_view section, uint64_t offset) { return std::string(section) + "+" + hex(offset); }
+
+template <class F>
+std::string named(F nameOf, uint64_t v, const char* unknownPrefix) {
+  std::string_view n = nameOf(v);
+  if (!n.empty()) return std::string(n);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%llx", unknownPrefix, static_cast<unsigned long long>(v));
+  return buf;
+}
+std::string tagText(uint16_t t) { return t == 0 ? "NULL" : named(dw::tagName, t, "DW_TAG_unknown_"); }
+std::string attrText(uint16_t a) { return named(dw::attributeName, a, "DW_AT_unknown_"); }
+std::string formText(uint16_t f) { return named(dw::formName, f, "DW_FORM_unknown_"); }
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string bytesText(const std::vector<uint8_t>& b) {
+  std::string out = "<";
+  for (size_t i = 0; i < b.size(); ++i) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%s%02x", i ? " " : "", b[i]);
+    out += buf;
+  }
+  return out + ">";
+}
+
+std::string valueText(const OracleAttr& a) {
+  if (!a.valueKnown) return "(no value)";
+  switch (a.kind) {
+    case AttrKind::string: return quoted(a.string);
+    case AttrKind::block: return bytesText(a.bytes);
+    case AttrKind::other: return "(not compared)";
+    default: return hex(a.u64);
+  }
+}
+
+bool sameValue(const OracleAttr& a, const OracleAttr& b) {
+  if (a.valueKnown != b.valueKnown) return false;
+  if (!a.valueKnown) return true;
+  switch (a.kind) {
+    case AttrKind::string:
+      // strp offsets too, where both oracles report one (libdwarf does not).
+      return a.string == b.string && (a.form != dw::DW_FORM_strp || a.u64 == UINT64_MAX || b.u64 == UINT64_MAX ||
+                                      a.u64 == b.u64);
+    case AttrKind::block: return a.bytes == b.bytes;
+    case AttrKind::other: return true;
+    default: return a.u64 == b.u64;
+  }
+}
+
+class Comparer {
+ public:
+  Comparer(const OracleView& ours, const OracleView& theirs, std::string_view name)
+      : ours_(ours), theirs_(theirs), name_(name) {}
+
+  std::vector<std::string> run() {
+    units();
+    dies();
+    loclists();
+    pubnames();
+    aranges();
+    for (const std::string& m : theirs_.messages) out_.push_back(name_ + " reports: " + m);
+    return std::move(out_);
+  }
+
+ private:
+  const OracleView& ours_;
+  const OracleView& theirs_;
+  std::string name_;
+  std::vector<std::string> out_;
+
+  void diff(const std::string& where, const std::string& what, const std::string& a, const std::string& b) {
+    out_.push_back(where + ": " + what + ": ours " + a + ", " + name_ + " " + b);
+  }
+  void diffNum(const std::string& where, const std::string& what, uint64_t a, uint64_t b) {
+    if (a != b) diff(where, what, hex(a), hex(b));
+  }
+
+  void units() {
+    std::map<uint64_t, const OracleUnit*> theirs;
+    for (const OracleUnit& u : theirs_.units) theirs.emplace(u.offset, &u);
+    for (const OracleUnit& u : ours_.units) {
+      std::string where = at(".debug_info", u.offset);
+      auto it = theirs.find(u.offset);
+      if (it == theirs.end()) {
+        diff(where, "unit", "a unit (length " + hex(u.length) + ")", "none");
+        continue;
+      }
+      const OracleUnit& t = *it->second;
+      theirs.erase(it);
+      diffNum(where, "unit length", u.length, t.length);
+      diffNum(where, "unit version", u.version, t.version);
+      diffNum(where, "unit abbreviation offset", u.abbrevOffset, t.abbrevOffset);
+      diffNum(where, "unit address size", u.addressSize, t.addressSize);
+    }
+    for (auto& [offset, t] : theirs) diff(at(".debug_info", offset), "unit", "none", "a unit (length " + hex(t->length) + ")");
+  }
+
+  void dies() {
+    bool nulls = ours_.hasNullEntries && theirs_.hasNullEntries;
+    std::map<uint64_t, const OracleDie*> theirs;
+    for (const OracleDie& d : theirs_.dies)
+      if (nulls || d.tag != 0) theirs.emplace(d.offset, &d);
+    for (const OracleDie& d : ours_.dies) {
+      if (!nulls && d.tag == 0) continue;
+      std::string where = at(".debug_info", d.offset);
+      auto it = theirs.find(d.offset);
+      if (it == theirs.end()) {
+        diff(where, "DIE", tagText(d.tag), "none");
+        continue;
+      }
+      const OracleDie& t = *it->second;
+      theirs.erase(it);
+      if (d.tag != t.tag) {
+        diff(where, "tag", tagText(d.tag), tagText(t.tag));
+        continue;  // the attributes follow another abbreviation
+      }
+      if (d.depth != t.depth) diff(where, "depth", std::to_string(d.depth), std::to_string(t.depth));
+      attributes(where, d, t);
+    }
+    for (auto& [offset, t] : theirs) diff(at(".debug_info", offset), "DIE", "none", tagText(t->tag));
+  }
+
+  void attributes(const std::string& where, const OracleDie& d, const OracleDie& t) {
+    size_t n = std::min(d.attrs.size(), t.attrs.size());
+    for (size_t i = 0; i < n; ++i) {
+      const OracleAttr& a = d.attrs[i];
+      const OracleAttr& b = t.attrs[i];
+      if (a.name != b.name) {
+        diff(where, "attribute " + std::to_string(i + 1), attrText(a.name), attrText(b.name));
+        return;  // the rest would be shifted
+      }
+      if (a.form != b.form) {
+        diff(where, attrText(a.name) + " form", formText(a.form), formText(b.form));
+        continue;
+      }
+      if (!sameValue(a, b)) diff(where, attrText(a.name), valueText(a), valueText(b));
+    }
+    if (d.attrs.size() != t.attrs.size()) {
+      auto list = [](const OracleDie& x, size_t from) {
+        std::string s;
+        for (size_t i = from; i < x.attrs.size(); ++i) s += (s.empty() ? "" : " ") + attrText(x.attrs[i].name);
+        return s;
+      };
+      diff(where, "attribute count", std::to_string(d.attrs.size()) + (d.attrs.size() > n ? " (" + list(d, n) + ")" : ""),
+           std::to_string(t.attrs.size()) + (t.attrs.size() > n ? " (" + list(t, n) + ")" : ""));
+    }
+  }
+
+  static const char* kindText(OracleLocEntry::Kind k) {
+    return k == OracleLocEntry::range ? "range" : k == OracleLocEntry::baseAddress ? "base address" : "end of list";
+  }
+
+  void loclists() {
+    bool ends = ours_.hasLocEnd && theirs_.hasLocEnd;
+    bool exprs = ours_.hasLocExprBytes && theirs_.hasLocExprBytes;
+    std::map<uint64_t, const OracleLocList*> theirs;
+    for (const OracleLocList& l : theirs_.loclists) theirs.emplace(l.offset, &l);
+    auto entries = [ends](const OracleLocList& l) {
+      std::vector<const OracleLocEntry*> v;
+      for (const OracleLocEntry& e : l.entries)
+        if (ends || e.kind != OracleLocEntry::endOfList) v.push_back(&e);
+      return v;
+    };
+    for (const OracleLocList& l : ours_.loclists) {
+      std::string where = at(".debug_loc", l.offset);
+      auto it = theirs.find(l.offset);
+      if (it == theirs.end()) {
+        diff(where, "location list", std::to_string(l.entries.size()) + " entries", "none");
+        continue;
+      }
+      std::vector<const OracleLocEntry*> a = entries(l), b = entries(*it->second);
+      theirs.erase(it);
+      for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        std::string w = at(".debug_loc", a[i]->offset);
+        if (a[i]->offset != b[i]->offset && a[i]->offset != kUnknownOffset && b[i]->offset != kUnknownOffset) {
+          diff(where, "entry " + std::to_string(i) + " offset", hex(a[i]->offset), hex(b[i]->offset));
+          break;
+        }
+        if (a[i]->kind != b[i]->kind) {
+          diff(w, "entry kind", kindText(a[i]->kind), kindText(b[i]->kind));
+          break;
+        }
+        if (a[i]->kind == OracleLocEntry::endOfList) continue;
+        if (a[i]->kind == OracleLocEntry::range) diffNum(w, "begin", a[i]->begin, b[i]->begin);
+        diffNum(w, a[i]->kind == OracleLocEntry::range ? "end" : "base address", a[i]->end, b[i]->end);
+        if (exprs && a[i]->expr != b[i]->expr) diff(w, "expression", bytesText(a[i]->expr), bytesText(b[i]->expr));
+      }
+      if (a.size() != b.size())
+        diff(where, "location list entries", std::to_string(a.size()), std::to_string(b.size()));
+    }
+    for (auto& [offset, l] : theirs)
+      diff(at(".debug_loc", offset), "location list", "none", std::to_string(l->entries.size()) + " entries");
+  }
+
+  void pubnames() {
+    if (ours_.hasNameSetHeaders && theirs_.hasNameSetHeaders) {
+      for (size_t i = 0; i < std::min(ours_.nameSets.size(), theirs_.nameSets.size()); ++i) {
+        const OracleNameSet& a = ours_.nameSets[i];
+        const OracleNameSet& b = theirs_.nameSets[i];
+        std::string where = ".debug_pubnames set " + std::to_string(i);
+        diffNum(where, "length", a.length, b.length);
+        diffNum(where, "version", a.version, b.version);
+        diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
+        diffNum(where, "unit length", a.infoLength, b.infoLength);
+      }
+      if (ours_.nameSets.size() != theirs_.nameSets.size())
+        diff(".debug_pubnames", "sets", std::to_string(ours_.nameSets.size()), std::to_string(theirs_.nameSets.size()));
+    }
+    const auto& a = ours_.pubnames;
+    const auto& b = theirs_.pubnames;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      if (a[i].dieOffset != b[i].dieOffset || a[i].name != b[i].name)
+        diff(".debug_pubnames entry " + std::to_string(i), "name", hex(a[i].dieOffset) + " " + quoted(a[i].name),
+             hex(b[i].dieOffset) + " " + quoted(b[i].name));
+    if (a.size() != b.size()) diff(".debug_pubnames", "entries", std::to_string(a.size()), std::to_string(b.size()));
+  }
+
+  void aranges() {
+    if (ours_.hasArangeSetHeaders && theirs_.hasArangeSetHeaders) {
+      for (size_t i = 0; i < std::min(ours_.arangeSets.size(), theirs_.arangeSets.size()); ++i) {
+        const OracleArangeSet& a = ours_.arangeSets[i];
+        const OracleArangeSet& b = theirs_.arangeSets[i];
+        std::string where = ".debug_aranges set " + std::to_string(i);
+        diffNum(where, "length", a.length, b.length);
+        diffNum(where, "version", a.version, b.version);
+        diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
+        diffNum(where, "address size", a.addressSize, b.addressSize);
+        diffNum(where, "segment size", a.segmentSize, b.segmentSize);
+      }
+      if (ours_.arangeSets.size() != theirs_.arangeSets.size())
+        diff(".debug_aranges", "sets", std::to_string(ours_.arangeSets.size()),
+             std::to_string(theirs_.arangeSets.size()));
+    }
+    const auto& a = ours_.ranges;
+    const auto& b = theirs_.ranges;
+    auto text = [](const OracleRange& r) { return "[" + hex(r.address) + ", +" + hex(r.length) + ") of unit " + hex(r.infoOffset); };
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      if (a[i].address != b[i].address || a[i].length != b[i].length || a[i].infoOffset != b[i].infoOffset)
+        diff(".debug_aranges range " + std::to_string(i), "range", text(a[i]), text(b[i]));
+    if (a.size() != b.size()) diff(".debug_aranges", "ranges", std::to_string(a.size()), std::to_string(b.size()));
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> compareViews(const OracleView& ours, const OracleView& theirs, std::string_view oracleName) {
+  return Comparer(ours, theirs, oracleName).run();
+}
+
+}  // namespace ptxdump

@@ -1,0 +1,10 @@
+// PTX text -> Module + SectionImages -> every check rule; see properties.h.
+#include <cstdlib>
+
+#include "properties.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string why;
+  if (!ptxdwarf::fuzz::readAndCheck({reinterpret_cast<const char*>(data), size}, &why)) std::abort();
+  return 0;
+}

@@ -1,0 +1,88 @@
+// What each fuzz target asserts, shared by the fuzzers and by the regression
+// test that replays their findings (fixtures/malformed/fuzz).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "dump.h"
+#include "fuzz_input.h"
+#include "ptxdwarf/check/check.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/reencode.h"
+
+namespace ptxdwarf::fuzz {
+
+// PTX text through the reader and every check rule. Returns false (with the
+// reason) when a property breaks: a diagnostic on a line that does not exist,
+// a relocation out of order or out of bounds.
+inline bool readAndCheck(std::string_view text, std::string* why) {
+  ptx::ReadResult r = ptx::read(text, "fuzz.ptx");
+  uint32_t lines = 1;
+  for (char c : text) lines += c == '\n';
+  for (const Diagnostic& d : r.diagnostics.items)
+    if (d.loc.line > lines) return *why = "diagnostic on line " + std::to_string(d.loc.line), false;
+  if (!r.ok()) return true;
+  for (const SectionImage& s : r.module.sections) {
+    uint64_t end = 0;
+    for (const Relocation& rel : s.relocations) {
+      if (rel.offset < end || rel.offset + rel.size > s.bytes.size())
+        return *why = "relocation out of order or bounds in " + s.name, false;
+      end = rel.offset + rel.size;
+    }
+  }
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  check::run(r.module, dwarf);
+  return true;
+}
+
+// Raw sections through the decoder and both printers (no property beyond
+// "no crash, no hang, no out-of-bounds read": the sanitizers check that).
+inline void decodeAndDump(const uint8_t* data, size_t size) {
+  std::vector<SectionImage> sections = sectionsFromFuzzInput(data, size);
+  read::Dwarf dwarf = read::decode(sections);
+  ptx::Module module;
+  module.filename = "fuzz.ptx";
+  module.sections = sections;
+  ptxdump::DumpOptions all{true, true, true, true, true, true};
+  std::string out;
+  ptxdump::dumpText(module, dwarf, all, out);
+  ptxdump::dumpJson(module, dwarf, all, out);
+}
+
+inline std::string shape(const read::Dwarf& d, bool withValues) {
+  std::string s;
+  for (const read::Die& die : d.dies) {
+    s += std::to_string(die.depth) + ":" + std::to_string(die.tag) + "(";
+    for (const read::AttrValue& v : d.attributes(die)) {
+      s += std::to_string(v.name) + "=";
+      if (v.isString()) s += std::string(v.string);
+      else if (withValues && !v.isReference()) s += std::to_string(v.value);
+      s += ",";
+    }
+    s += ")";
+  }
+  return s;
+}
+
+// decode -> encode -> decode gives the same model: preserve mode with every
+// value, canonical mode with the same tags, attributes and strings.
+inline bool roundTrips(const uint8_t* data, size_t size, std::string* why) {
+  std::vector<SectionImage> sections = sectionsFromFuzzInput(data, size);
+  read::Dwarf first = read::decode(sections);
+  if (first.diagnostics.hasErrors()) return true;  // a model exists only for valid input
+  Diagnostics diags;
+  std::vector<SectionImage> preserved = write::encodePreserve(first, diags);
+  read::Dwarf again = read::decode(preserved);
+  if (again.diagnostics.hasErrors() || shape(again, true) != shape(first, true))
+    return *why = "preserve-mode re-encoding decodes to a different model", false;
+  std::vector<SectionImage> canonical = write::encodeCanonical(first, diags);
+  if (diags.hasErrors()) return true;  // refused with a diagnostic (e.g. a DIE with tag 0)
+  read::Dwarf third = read::decode(canonical);
+  if (third.diagnostics.hasErrors() || shape(third, false) != shape(first, false))
+    return *why = "canonical re-encoding decodes to a different model", false;
+  return true;
+}
+
+}  // namespace ptxdwarf::fuzz

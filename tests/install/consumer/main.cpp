@@ -1,0 +1,59 @@
+// Uses the installed headers and library: builds the Chapter 6 unit with the
+// C++ builder and prints the size of its encoded .debug_info (266 bytes); the
+// C API header is usable from C++ too.
+#include <ptxdwarf/dwarf.h>
+#include <ptxdwarf/ptxdwarf.h>
+#include <ptxdwarf/write/builder.h>
+#include <ptxdwarf/write/encode.h>
+
+#include <cstdio>
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::write;
+
+int main() {
+  Builder b;
+  b.compileUnit({.producer = "lgenfe: EDG 4.9",
+                 .language = dw::DW_LANG_C_plus_plus,
+                 .name = "call1.cu",
+                 .compDir = "/home/mmurphy/test"});
+  DieId intType = b.baseType("int", dw::DW_ATE_signed, 4, kDetached);
+  DieId voidType = b.unspecifiedType("void", kDetached);
+  DieId intPtr = b.pointerType(intType, cuda::ADDR_generic_space, kDetached);
+  DieId foo = b.subprogram({.name = "_Z3fooii",
+                            .linkageName = "_Z3fooii",
+                            .declFile = 1,
+                            .declLine = 1,
+                            .type = intType,
+                            .lowPc = SymbolRef{"func_begin0"},
+                            .highPc = SymbolRef{"func_end0"}});
+  b.formalParameter(foo,
+                    {.name = "i", .declFile = 1, .declLine = 1, .type = intType, .location = Location::reg("%r1")});
+  b.formalParameter(foo,
+                    {.name = "j", .declFile = 1, .declLine = 1, .type = intType, .location = Location::reg("%r2")});
+  b.unit().attach(b.root(), intType);
+  DieId test = b.subprogram({.name = "_Z4testPi",
+                             .linkageName = "_Z4testPi",
+                             .declFile = 1,
+                             .declLine = 6,
+                             .type = voidType,
+                             .lowPc = SymbolRef{"func_begin1"},
+                             .highPc = SymbolRef{"func_end1"}});
+  b.formalParameter(test, {.name = "p",
+                           .declFile = 1,
+                           .declLine = 6,
+                           .type = intPtr,
+                           .location = Location::symbol({"_Z4testPi_param_0"}, ptx::StateSpace::param)});
+  b.unit().attach(b.root(), voidType);
+  b.unit().attach(b.root(), intPtr);
+
+  Diagnostics diags;
+  for (const SectionImage& s : encode(b.unit(), {}, diags))
+    if (s.name == ".debug_info") std::printf(".debug_info: %zu bytes\n", s.size());
+  if (diags.hasErrors()) {
+    std::fprintf(stderr, "%s\n", diags.items[0].message.c_str());
+    return 1;
+  }
+  std::printf("C API: %s\n", ptxdwarf_status_name(PTXDWARF_OK));
+  return 0;
+}
