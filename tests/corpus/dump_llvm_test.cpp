@@ -1,0 +1,152 @@
+// Our dump of each corpus PTX file against llvm-dwarfdump 14 on the cubin
+// ptxas makes of it, all six sections, line for line. A line may differ only
+// by the extensions documented in ptxdump/dump_text.cpp:
+//  - "(0xNN ADDR_xxx)" for DW_AT_address_class (llvm: "(0xNN)");
+//  - "DW_OP_regx %r1" / "DW_OP_bregx %r1 +N" (llvm: the packed number);
+//  - relocated values: where our line prints a PTX symbol, llvm prints the
+//    number ptxas filled in; then every number or symbol of the value may differ;
+//  - `DW_OP_addr __local_depotN` where ptxas wrote `DW_OP_fbreg N, DW_OP_nop...`.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "corpus.h"
+#include "dump.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+
+using namespace ptxdwarf::testsupport;
+
+namespace {
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    out.push_back(text.substr(start, nl - start));
+  if (start < text.size()) out.push_back(text.substr(start));
+  return out;
+}
+
+std::string packedHex(const std::string& reg) {
+  uint64_t v = 0;
+  for (unsigned char c : reg) v = (v << 8) | c;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Our spelling -> llvm-dwarfdump's for the two pure-spelling extensions.
+std::string llvmSpelling(const std::string& line) {
+  static const std::regex cls(R"(\((0x[0-9a-f]+) ADDR_[a-z_]+_space\))");
+  static const std::regex reg(R"((DW_OP_b?regx) (%[A-Za-z0-9_$]+))");
+  std::string s = std::regex_replace(line, cls, "($1)");
+  std::string out;
+  auto begin = std::sregex_iterator(s.begin(), s.end(), reg);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += s.substr(last, static_cast<size_t>(it->position(0)) - last);
+    out += (*it)[1].str() + " " + packedHex((*it)[2].str());
+    last = static_cast<size_t>(it->position(0) + it->length(0));
+  }
+  return out + s.substr(last);
+}
+
+// The value part of a line with numbers (and, on our side, symbols) masked,
+// strings left alone: lines that differ only in relocated values match.
+std::string masked(const std::string& line, bool ours) {
+  static const std::regex depotOurs(R"(DW_OP_addr __local_depot\d+)");
+  static const std::regex depotLlvm(R"(DW_OP_fbreg [-+]?\d+(, DW_OP_nop)+)");
+  static const std::regex valueOurs(R"((^|[^A-Za-z0-9_$.%])(?!DW_)([A-Za-z_$.%][A-Za-z0-9_$.%]*([+-][A-Za-z0-9_$.%]+)*|0x[0-9a-f]+)(?![A-Za-z0-9_$]))");
+  static const std::regex valueLlvm(R"((^|[^A-Za-z0-9_])0x[0-9a-f]+(?![A-Za-z0-9_]))");
+  std::string s = std::regex_replace(line, ours ? depotOurs : depotLlvm, "@@");
+  size_t paren = s.find("\t(");
+  std::string head = paren == std::string::npos ? "" : s.substr(0, paren + 2);
+  std::string tail = paren == std::string::npos ? s : s.substr(paren + 2);
+  std::string out;
+  bool inString = false;
+  std::string chunk;
+  auto flush = [&] {
+    out += inString ? chunk : std::regex_replace(chunk, ours ? valueOurs : valueLlvm, "$1<V>");
+    chunk.clear();
+  };
+  for (char c : tail) {
+    if (c == '"') {
+      flush();
+      out += c;
+      inString = !inString;
+    } else {
+      chunk += c;
+    }
+  }
+  flush();
+  return head + out;
+}
+
+// Does our line print a symbolic (relocated) value?
+bool printsSymbol(const std::string& line) {
+  static const std::regex symbol(R"([(\[, ]([A-Za-z_$.][A-Za-z0-9_$.]*)([+-][0-9]+)?[),\]])");
+  std::string value = line.substr(line.find('(') == std::string::npos ? 0 : line.find('('));
+  for (auto it = std::sregex_iterator(value.begin(), value.end(), symbol); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1].str();
+    if (name.rfind("DW_", 0) != 0 && name.rfind("0x", 0) != 0) return true;
+  }
+  return value.find("__local_depot") != std::string::npos || value.find(".debug_") != std::string::npos;
+}
+
+struct Totals {
+  int files = 0, lines = 0, dies = 0, attrs = 0, exact = 0, spelled = 0, relocated = 0;
+  ~Totals() {
+    if (files)
+      std::printf("dump vs llvm-dwarfdump: %d files, %d lines (%d DIE lines, %d attribute lines): %d identical, "
+                  "%d differ only in CUDA spelling, %d only in relocated values\n",
+                  files, lines, dies, attrs, exact, spelled, relocated);
+  }
+} totals;
+
+class DumpAgainstLlvm : public testing::TestWithParam<CorpusEntry> {};
+
+TEST_P(DumpAgainstLlvm, EveryLineAgreesOutsideDocumentedExtensions) {
+  std::optional<std::string> tool = findTool("llvm-dwarfdump");
+  if (!tool) GTEST_SKIP() << "llvm-dwarfdump not found";
+  PreparedEntry p = prepare(GetParam());
+  if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
+  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
+  ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
+  std::string text = *readFile(p.ptxPath);
+  ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(text, p.ptxPath);
+  ASSERT_TRUE(r.ok());
+  ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
+  std::string ours;
+  ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, ours);
+  CommandResult llvm = runCommand({*tool, "--debug-info", "--debug-abbrev", "--debug-loc", "--debug-aranges",
+                                   "--debug-str", "--debug-pubnames", p.cubinPath});
+  ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
+  std::vector<std::string> a = lines(ours), b = lines(llvm.out);
+  ASSERT_EQ(a.size(), b.size()) << "line counts differ";
+  static const std::regex dieLine(R"(^0x[0-9a-f]{8}: +(DW_TAG|NULL))");
+  static const std::regex attrLine(R"(^ +DW_AT_)");
+  ++totals.files;
+  for (size_t i = 1; i < a.size(); ++i) {  // line 0 names the file format
+    ++totals.lines;
+    totals.dies += std::regex_search(b[i], dieLine);
+    totals.attrs += std::regex_search(b[i], attrLine);
+    if (a[i] == b[i]) {
+      ++totals.exact;
+      continue;
+    }
+    std::string spelled = llvmSpelling(a[i]);
+    if (spelled == b[i]) {
+      ++totals.spelled;
+      continue;
+    }
+    bool relocated = printsSymbol(a[i]) && masked(spelled, true) == masked(b[i], false);
+    EXPECT_TRUE(relocated) << "line " << i + 1 << "\n  ours: " << a[i] << "\n  llvm: " << b[i];
+    totals.relocated += relocated;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, DumpAgainstLlvm, testing::ValuesIn(corpusEntries()),
+                         [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
+
+}  // namespace
