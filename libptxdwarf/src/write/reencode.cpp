@@ -289,11 +289,12 @@ Expr exprOf(const read::Dwarf& dwarf, const SectionImage* sec, uint64_t at, std:
   Expr e(addressSize);
   size_t pos = 0;
   if (sec) {
-    for (const Relocation& r : sec->relocations) {
-      if (r.offset < at || r.offset >= at + bytes.size()) continue;
-      for (; pos < r.offset - at; ++pos) e.u8(bytes[pos]);
-      e.symbolic({r.symbol, r.addend}, r.size);
-      pos += r.size;
+    auto it = std::lower_bound(sec->relocations.begin(), sec->relocations.end(), at,
+                               [](const Relocation& r, uint64_t o) { return r.offset < o; });
+    for (; it != sec->relocations.end() && it->offset < at + bytes.size(); ++it) {
+      for (; pos < it->offset - at; ++pos) e.u8(bytes[pos]);
+      e.symbolic({it->symbol, it->addend}, it->size);
+      pos += it->size;
     }
   }
   for (; pos < bytes.size(); ++pos) e.u8(bytes[pos]);
