@@ -57,9 +57,24 @@ void Module::reindex() {
     for (uint32_t p = 0; p < functions[i].params.size(); ++p)
       paramIndex_.try_emplace(functions[i].params[p].name, (uint64_t{i} << 32) | p);
   }
-  for (uint32_t i = 0; i < variables.size(); ++i)
+  localIndex_.clear();
+  for (uint32_t i = 0; i < variables.size(); ++i) {
     if (variables[i].function < 0) variableIndex_.try_emplace(variables[i].name, i);
+    else localIndex_.try_emplace(std::to_string(variables[i].function) + ":" + variables[i].name, i);
+  }
   for (uint32_t i = 0; i < labels.size(); ++i) labelIndex_.try_emplace(labels[i].name, i);
+  symbols_.clear();
+  for (const Label& l : labels) symbols_.try_emplace(l.name, true);
+  for (const Function& f : functions) {
+    symbols_.try_emplace(f.name, true);
+    for (const Variable& p : f.params) symbols_.try_emplace(p.name, true);
+    for (const Variable& p : f.returns) symbols_.try_emplace(p.name, true);
+  }
+  for (const Variable& v : variables) symbols_.try_emplace(v.name, true);
+  for (const SectionImage& s : sections) {
+    symbols_.try_emplace(s.name, true);
+    for (const SectionLabel& l : s.labels) symbols_.try_emplace(l.name, true);
+  }
 }
 
 const Function* Module::findFunction(std::string_view name) const {
@@ -69,8 +84,8 @@ const Function* Module::findFunction(std::string_view name) const {
 
 const Variable* Module::findVariable(std::string_view name, int32_t function) const {
   if (function >= 0) {
-    for (const Variable& v : variables)
-      if (v.function == function && v.name == name) return &v;
+    auto local = localIndex_.find(std::to_string(function) + ":" + std::string(name));
+    if (local != localIndex_.end()) return &variables[local->second];
   }
   auto it = variableIndex_.find(name);
   return it == variableIndex_.end() ? nullptr : &variables[it->second];
@@ -93,16 +108,6 @@ const FileEntry* Module::findFile(unsigned index) const {
   return nullptr;
 }
 
-bool Module::definesSymbol(std::string_view name) const {
-  if (findLabel(name) || findFunction(name) || findParameter(name)) return true;
-  for (const Variable& v : variables)
-    if (v.name == name) return true;
-  for (const SectionImage& s : sections) {
-    if (s.name == name) return true;
-    for (const SectionLabel& l : s.labels)
-      if (l.name == name) return true;
-  }
-  return false;
-}
+bool Module::definesSymbol(std::string_view name) const { return symbols_.find(name) != symbols_.end(); }
 
 }  // namespace ptxdwarf::ptx

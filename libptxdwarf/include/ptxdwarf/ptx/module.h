@@ -124,6 +124,8 @@ struct Module {
   using NameMap = std::unordered_map<std::string, V, NameHash, std::equal_to<>>;
   NameMap<uint32_t> functionIndex_, variableIndex_, labelIndex_;
   NameMap<uint64_t> paramIndex_;  // (function << 32) | parameter
+  NameMap<bool> symbols_;         // every name definesSymbol() accepts
+  NameMap<uint32_t> localIndex_;  // "<function index>:<name>" -> function-scope variable
 };
 
 struct ReadOptions {
