@@ -21,12 +21,26 @@ bool readWholeFile(const std::string& path, std::string& text, std::string& erro
   text.clear();
   if (f != stdin && std::fseek(f, 0, SEEK_END) == 0) {
     long size = std::ftell(f);
+    // Refuse before reading: a multi-gigabyte file would be held in memory whole.
+    if (size > static_cast<long>(kMaxFileSize)) {
+      std::fclose(f);
+      error = "file is " + std::to_string(size) + " bytes; ptxdump reads PTX files of at most " +
+              std::to_string(kMaxFileSize >> 20) + " MiB";
+      return false;
+    }
     if (size > 0) text.reserve(static_cast<size_t>(size));
     std::fseek(f, 0, SEEK_SET);
   }
   char buffer[1 << 16];
   size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
+    text.append(buffer, n);
+    if (text.size() > kMaxFileSize) {  // a pipe or a file that grew
+      if (f != stdin) std::fclose(f);
+      error = "input exceeds " + std::to_string(kMaxFileSize >> 20) + " MiB";
+      return false;
+    }
+  }
   bool failed = std::ferror(f);
   if (failed) error = std::strerror(errno);
   if (f != stdin) std::fclose(f);

@@ -26,6 +26,9 @@ struct LoadedFile {
 // Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
 // to `err` and returns nullopt.
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err);
+// The largest file ptxdump reads (the whole file is held in memory).
+inline constexpr size_t kMaxFileSize = size_t{1} << 30;
+
 // Reads the whole file into `text`; false with `error` set on failure.
 bool readWholeFile(const std::string& path, std::string& text, std::string& error);
 

@@ -378,102 +378,50 @@ class JsonDumper {
     out_ += ',';
     key("abbrev");
     out_ += '[';
-    const SectionImage* s = d_.abbrev;
-    if (s) {
-      const auto& b = s->bytes;
-      uint64_t off = 0;
-      auto uleb = [&]() -> uint64_t {
-        uint64_t v = 0;
-        unsigned shift = 0;
-        while (off < b.size()) {
-          uint8_t byte = b[off++];
-          if (shift < 64) v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-          shift += 7;
-          if (!(byte & 0x80)) break;
-        }
-        return v;
-      };
-      bool firstSet = true;
-      while (off < b.size()) {
-        uint64_t setOffset = off;
-        if (!firstSet) out_ += ',';
-        firstSet = false;
+    bool firstSet = true;
+    for (const ptxdwarf::read::AbbrevTable* t : d_.tablesInOrder()) {
+      if (!firstSet) out_ += ',';
+      firstSet = false;
+      out_ += '{';
+      num("offset", t->offset);
+      out_ += ',';
+      key("abbrevs");
+      out_ += '[';
+      bool firstDecl = true;
+      for (const ptxdwarf::read::Abbrev& a : t->abbrevs) {
+        if (!firstDecl) out_ += ',';
+        firstDecl = false;
         out_ += '{';
-        num("offset", setOffset);
+        num("code", a.code);
         out_ += ',';
-        key("abbrevs");
+        num("offset", a.offset);
+        out_ += ',';
+        scratch_.clear();
+        appendTagName(scratch_, a.tag);
+        str("tag", scratch_);
+        out_ += ',';
+        key("children");
+        out_ += a.hasChildren ? "true" : "false";
+        out_ += ',';
+        key("attributes");
         out_ += '[';
-        bool firstDecl = true;
-        while (true) {
-          uint64_t declOffset = off;
-          uint64_t code = uleb();
-          if (code == 0) break;
-          uint64_t tag = uleb();
-          if (tag == 0) break;
-          uint8_t children = off < b.size() ? b[off++] : 0;
-          size_t mark = out_.size();
-          if (!firstDecl) out_ += ',';
+        bool firstSpec = true;
+        for (const ptxdwarf::read::AttrSpec& sp : t->specsOf(a)) {
+          if (!firstSpec) out_ += ',';
+          firstSpec = false;
           out_ += '{';
-          num("code", code);
-          out_ += ',';
-          num("offset", declOffset);
+          scratch_.clear();
+          appendAttrName(scratch_, sp.name);
+          str("name", scratch_);
           out_ += ',';
           scratch_.clear();
-          appendTagName(scratch_, tag);
-          str("tag", scratch_);
-          out_ += ',';
-          key("children");
-          out_ += children == 1 ? "true" : "false";
-          out_ += ',';
-          key("attributes");
-          out_ += '[';
-          bool bad = false, firstSpec = true;
-          while (true) {
-            uint64_t a = uleb(), f = uleb();
-            if (a && f) {
-              if (!firstSpec) out_ += ',';
-              firstSpec = false;
-              out_ += '{';
-              scratch_.clear();
-              appendAttrName(scratch_, a);
-              str("name", scratch_);
-              out_ += ',';
-              scratch_.clear();
-              appendFormName(scratch_, f);
-              str("form", scratch_);
-              if (f == dw::DW_FORM_implicit_const) {
-                int64_t v = 0;
-                unsigned shift = 0;
-                uint8_t byte = 0;
-                while (off < b.size()) {
-                  byte = b[off++];
-                  if (shift < 64) v |= static_cast<int64_t>(static_cast<uint64_t>(byte & 0x7f) << shift);
-                  shift += 7;
-                  if (!(byte & 0x80)) break;
-                }
-                if (shift < 64 && (byte & 0x40)) v |= -(static_cast<int64_t>(1) << shift);
-                out_ += ',';
-                key("value");
-                appendSigned(out_, v);
-              }
-              out_ += '}';
-            } else if (a == 0 && f == 0) {
-              break;
-            } else {
-              bad = true;
-              break;
-            }
-          }
-          if (bad) {
-            out_.resize(mark);
-            break;
-          }
-          out_ += "]}";
-          firstDecl = false;
+          appendFormName(scratch_, sp.form);
+          str("form", scratch_);
+          out_ += '}';
         }
         out_ += "]}";
-        if (off == setOffset) break;
       }
+      out_ += "]}";
     }
     out_ += ']';
   }

@@ -1322,84 +1322,26 @@ class TextDumper {
       out_ += "< EMPTY >\n";
       return;
     }
-    const auto& b = s->bytes;
-    uint64_t off = 0;
-    auto uleb = [&]() -> uint64_t {
-      uint64_t v = 0;
-      unsigned shift = 0;
-      while (off < b.size()) {
-        uint8_t byte = b[off++];
-        if (shift < 64) v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-        shift += 7;
-        if (!(byte & 0x80)) break;
-      }
-      return v;
-    };
-    auto sleb = [&]() -> int64_t {
-      int64_t v = 0;
-      unsigned shift = 0;
-      uint8_t byte = 0;
-      while (off < b.size()) {
-        byte = b[off++];
-        if (shift < 64) v |= static_cast<int64_t>(static_cast<uint64_t>(byte & 0x7f) << shift);
-        shift += 7;
-        if (!(byte & 0x80)) break;
-      }
-      if (shift < 64 && (byte & 0x40)) v |= -(static_cast<int64_t>(1) << shift);
-      return v;
-    };
-    while (off < b.size()) {
-      uint64_t setOffset = off;
+    // The decoder's tables, in section order (DWARFDebugAbbrev::dump).
+    for (const ptxdwarf::read::AbbrevTable* t : d_.tablesInOrder()) {
       out_ += "Abbrev table for offset: ";
-      appendHex(out_, setOffset, 8);
+      appendHex(out_, t->offset, 8);
       out_ += '\n';
-      // DWARFAbbreviationDeclarationSet::extract
-      while (true) {
-        uint64_t code = uleb();
-        if (code == 0) break;
-        uint64_t tag = uleb();
-        if (tag == 0) break;
-        uint8_t children = off < b.size() ? b[off++] : 0;
-        // Collect the specs first: a malformed declaration (one of attr/form zero) is dropped.
-        struct Spec {
-          uint64_t attr, form;
-          int64_t implicitConst;
-        };
-        std::vector<Spec> specs;
-        bool bad = false;
-        while (true) {
-          uint64_t a = uleb(), f = uleb();
-          if (a && f) {
-            int64_t ic = 0;
-            if (f == dw::DW_FORM_implicit_const) ic = sleb();
-            specs.push_back({a, f, ic});
-          } else if (a == 0 && f == 0) {
-            break;
-          } else {
-            bad = true;
-            break;
-          }
-        }
-        if (bad) break;
+      for (const ptxdwarf::read::Abbrev& a : t->abbrevs) {
         out_ += '[';
-        detail::appendDec(out_, code);
+        detail::appendDec(out_, a.code);
         out_ += "] ";
-        detail::appendTagName(out_, tag);
-        out_ += children == 1 ? "\tDW_CHILDREN_yes\n" : "\tDW_CHILDREN_no\n";
-        for (const Spec& sp : specs) {
+        detail::appendTagName(out_, a.tag);
+        out_ += a.hasChildren ? "\tDW_CHILDREN_yes\n" : "\tDW_CHILDREN_no\n";
+        for (const ptxdwarf::read::AttrSpec& sp : t->specsOf(a)) {
           out_ += '\t';
-          detail::appendAttrName(out_, sp.attr);
+          detail::appendAttrName(out_, sp.name);
           out_ += '\t';
           detail::appendFormName(out_, sp.form);
-          if (sp.form == dw::DW_FORM_implicit_const) {
-            out_ += '\t';
-            detail::appendSigned(out_, sp.implicitConst);
-          }
           out_ += '\n';
         }
         out_ += '\n';
       }
-      if (off == setOffset) break;
     }
   }
 

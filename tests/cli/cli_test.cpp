@@ -112,6 +112,21 @@ TEST(PtxdumpCli, UnreadableFile) {
   EXPECT_EQ(r.err, kFixtures + "/does-not-exist.ptx: error: cannot read file: No such file or directory\n");
 }
 
+TEST(PtxdumpCli, HugeFileIsRefusedBeforeItIsRead) {
+  std::string path = tempPath("huge.ptx");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
+  std::filesystem::resize_file(path, uint64_t{2} << 30);  // 2 GiB, sparse: no disk used
+  CommandResult r = ptxdump({"check", path});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_EQ(r.err, path + ": error: cannot read file: file is 2147483648 bytes; ptxdump reads PTX files of at most "
+                          "1024 MiB\n");
+  std::filesystem::remove(path);
+}
+
 // Every reader error: the exact diagnostic, at the PTX line and column, exit code 2.
 struct MalformedCase {
   const char* file;

@@ -51,9 +51,12 @@ inline void decodeAndDump(const uint8_t* data, size_t size) {
   ptxdump::dumpJson(module, dwarf, all, out);
 }
 
+// withValues: preserve mode keeps everything; canonical mode keeps tags,
+// attributes and strings but not the padding NULLs after a unit's DIE.
 inline std::string shape(const read::Dwarf& d, bool withValues) {
   std::string s;
   for (const read::Die& die : d.dies) {
+    if (!withValues && die.isNull() && die.depth == 0) continue;
     s += std::to_string(die.depth) + ":" + std::to_string(die.tag) + "(";
     for (const read::AttrValue& v : d.attributes(die)) {
       s += std::to_string(v.name) + "=";

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
 
@@ -102,6 +104,13 @@ uint32_t abbrevTableAt(Dwarf& dwarf, uint64_t offset) {
   decodeTable(dwarf, table);
   dwarf.abbrevTables.push_back(std::move(table));
   return static_cast<uint32_t>(dwarf.abbrevTables.size() - 1);
+}
+
+std::vector<const AbbrevTable*> Dwarf::tablesInOrder() const {
+  std::vector<const AbbrevTable*> out;
+  for (const AbbrevTable& t : abbrevTables) out.push_back(&t);
+  std::sort(out.begin(), out.end(), [](const AbbrevTable* a, const AbbrevTable* b) { return a->offset < b->offset; });
+  return out;
 }
 
 }  // namespace ptxdwarf::read

@@ -102,6 +102,13 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
     else if (s.name == ".debug_line") dwarf.line = &s;
   }
   if (dwarf.info) decodeInfo(dwarf);
+  // Tables no unit names are decoded too, in section order: dumps list them
+  // and preserve-mode encoding reproduces every byte of the section.
+  for (uint64_t at = 0; dwarf.abbrev && at < dwarf.abbrev->size();) {
+    uint32_t t = abbrevTableAt(dwarf, at);
+    if (t == kNone || dwarf.abbrevTables[t].end <= at || !dwarf.abbrevTables[t].terminated) break;
+    at = dwarf.abbrevTables[t].end;
+  }
   if (dwarf.pubnames) decodePubnames(dwarf);
   if (dwarf.aranges) decodeAranges(dwarf);
   if (options.locationLists) decodeLocLists(dwarf);

@@ -68,11 +68,8 @@ class PreserveWriter {
 };
 
 void preserveAbbrevs(const read::Dwarf& dwarf, SectionImage& out) {
-  std::vector<const read::AbbrevTable*> tables;
-  for (const read::AbbrevTable& t : dwarf.abbrevTables) tables.push_back(&t);
-  std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
   PreserveWriter w(out, dwarf.abbrev);
-  for (const read::AbbrevTable* t : tables) {
+  for (const read::AbbrevTable* t : dwarf.tablesInOrder()) {
     while (w.offset() < t->offset) w.fixed(0, 1);  // bytes no unit uses: unknown, zero
     for (const read::Abbrev& a : t->abbrevs) {
       w.uleb(a.code, ulebSize(a.code));

@@ -170,7 +170,7 @@ class Dwarf {
   const SectionImage* line = nullptr;
   std::span<const SectionImage> sections;  // every section of the module
 
-  std::vector<AbbrevTable> abbrevTables;
+  std::vector<AbbrevTable> abbrevTables;  // those units name first, then the rest; see tablesInOrder()
   std::vector<Unit> units;
   std::vector<Die> dies;
   std::vector<AttrValue> attrs;
@@ -190,6 +190,8 @@ class Dwarf {
     return u.abbrevTable == kNone ? nullptr : &abbrevTables[u.abbrevTable];
   }
   const LocList* locListAt(uint64_t offset) const;
+  // Every abbreviation table, by offset in .debug_abbrev.
+  std::vector<const AbbrevTable*> tablesInOrder() const;
   // DW_AT_name, else empty.
   std::string_view name(const Die& d) const;
   // DW_AT_linkage_name or DW_AT_MIPS_linkage_name, else empty.
