@@ -161,7 +161,7 @@ TEST(Encoder, LocationListsAndAranges) {
   const SectionImage* aranges = find(built, ".debug_aranges");
   ASSERT_NE(aranges, nullptr);
   EXPECT_EQ(relocations(*aranges),
-            (std::vector<std::string>{"6/4 .debug_info", "16/8 $L__func_begin0", "24/8 $L__func_end0-$L__func_begin0"}));
+            (std::vector<std::string>{"6/4 .debug_info", "16/8 $L__func_begin0", "24/8 $L__func_end0"}));
   read::Dwarf dwarf = read::decode(built);
   ASSERT_TRUE(dwarf.diagnostics.items.empty()) << dwarf.diagnostics.items[0].message;
   ASSERT_EQ(dwarf.locLists.size(), 1u);
@@ -214,4 +214,16 @@ TEST(Encoder, DeepTreeUsesNoRecursion) {
   read::Dwarf dwarf = read::decode(built);
   EXPECT_TRUE(dwarf.diagnostics.items.empty());
   EXPECT_EQ(dwarf.dies.size(), 2u * 100001 - 1);  // every DIE but the leaf closes a children list
+}
+
+TEST(Builder, DepotOffsetsBecomeAnOperationPtxasKeeps) {
+  // ptxas rewrites DW_OP_addr __local_depotN to DW_OP_fbreg and drops an addend.
+  Location l = Location::symbol({"__local_depot1", 12}, ptx::StateSpace::local);
+  EXPECT_EQ(l.expr().bytes(), (std::vector<uint8_t>{0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x23, 12}));
+  ASSERT_EQ(l.expr().fixups().size(), 1u);
+  EXPECT_EQ(l.expr().fixups()[0].symbol.addend, 0);
+  EXPECT_EQ(l.addressClass(), cuda::ADDR_local_space);
+  // Other symbols keep their addend in the relocation.
+  Location s = Location::symbol({"tile", 4}, ptx::StateSpace::shared);
+  EXPECT_EQ(s.expr().fixups()[0].symbol.addend, 4);
 }

@@ -242,6 +242,10 @@ TEST(PtxWriter, RejectsWhatPtxasCannotRead) {
   EXPECT_NE(one(reloc(0, 8, "bad name")).find("not a valid PTX symbol"), std::string::npos);
   EXPECT_NE(one(reloc(0, 8, "sym"), {{"inside", 4, {}}}).find("inside the relocated operand"), std::string::npos);
   EXPECT_NE(one(reloc(0, 8, "sym"), {{"late", 17, {}}}).find("past the end"), std::string::npos);
+  // Code labels in `A-B`: ptxas says "label invalid" at every .version.
+  EXPECT_EQ(one(reloc(0, 8, "$L__func_end0", 0, "$L__func_begin0")),
+            "relocation '$L__func_end0-$L__func_begin0' at .debug_info+0: ptxas computes a label difference only "
+            "between labels defined inside debug sections (code labels give \"label invalid\")");
 }
 
 TEST(PtxWriter, VerboseChapter6Comments) {

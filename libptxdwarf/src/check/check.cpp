@@ -50,10 +50,12 @@ constexpr RuleInfo kRules[] = {
     {"register-name", "DW_OP_regx/bregx names are packed PTX registers the function declares"},
     {"decl-file", "DW_AT_decl_file/call_file N has a .file N"},
     {"subprogram-pc", "a subprogram's low/high pc labels lie in the PTX function it names"},
+    {"pc-range", "a DIE's high_pc label does not come before its low_pc label"},
     {"linkage-name", "a subprogram's linkage name names a PTX function (cuda-gdb finds registers by it)"},
     {"stmt-list", "DW_AT_stmt_list refers to .debug_line"},
     {"section-label-version", "labels inside a section need .version 7.0 or later"},
     {"label-difference-version", "A-B operands and negative numbers need .version 7.5 or later"},
+    {"label-difference-labels", "A-B names two labels defined inside debug sections (ptxas rejects code labels)"},
     {"split-section", "a section is written in one block (ptxas overlays repeated blocks)"},
     {"round-trip", "decoding and re-encoding reproduces every byte and relocation"},
 };
@@ -102,6 +104,7 @@ class Checker {
     locations();
     declFiles();
     subprograms();
+    pcRanges();
     versionRules();
     if (options.roundTrip && !out_.hasErrors()) roundTrip();
   }
@@ -481,6 +484,24 @@ class Checker {
     }
   }
 
+  // Labels are in file order, and code addresses follow it.
+  void pcRanges() {
+    for (const read::Die& die : d_.dies) {
+      if (die.isNull()) continue;
+      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
+      const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
+      if (!lo || !hi || !lo->reloc || !hi->reloc || hi->form != DW_FORM_addr) continue;
+      const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
+      const ptx::Label* end = m_.findLabel(hi->reloc->symbol);
+      if (!begin || !end || begin->function != end->function) continue;
+      if (end < begin || (end == begin && hi->reloc->addend < lo->reloc->addend))
+        error(d_.info, hi->offset, "pc-range",
+              "DW_AT_high_pc " + hi->reloc->expression() + " (line " + std::to_string(end->loc.line) +
+                  ") comes before DW_AT_low_pc " + lo->reloc->expression() + " (line " +
+                  std::to_string(begin->loc.line) + ")", &die);
+    }
+  }
+
   void subprograms() {
     for (const read::Die& die : d_.dies) {
       if (die.tag != DW_TAG_subprogram) continue;
@@ -532,6 +553,14 @@ class Checker {
     const ptx::Version& v = m_.version;
     if (!v.present) return;
     std::string have = std::to_string(v.major) + "." + std::to_string(v.minor);
+    for (const SectionImage& s : m_.sections)
+      for (const Relocation& r : s.relocations)
+        if (r.isDifference())
+          for (const std::string* name : {&r.symbol, &r.minus})
+            if (m_.findLabel(*name))
+              error(&s, r.offset, "label-difference-labels",
+                    "'" + r.expression() + "': " + *name +
+                        " is a code label; ptxas computes A-B only between labels inside debug sections");
     for (const SectionImage& s : m_.sections) {
       if (!v.atLeast(7, 0))
         for (const SectionLabel& l : s.labels)

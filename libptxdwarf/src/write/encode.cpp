@@ -474,9 +474,12 @@ void emitAranges(SectionImage& img, const UnitLayout& L) {
     const Value* high = attributeValue(d, DW_AT_high_pc);
     if (!low || !high || low->kind != Value::Kind::address || high->kind != Value::Kind::address) continue;
     if (low->symbol.name.empty() || high->symbol.name.empty()) continue;
+    // ptxas computes `A-B` only between labels inside debug sections, so the
+    // length cannot be `end-begin`. It places every function in its own
+    // .text section starting at 0: the end label's address is the length when
+    // low_pc is the function's first label, as producers emit it.
     w.symbol(low->symbol, as);
-    // The length is `end-begin`: ptxas computes label differences (PTX >= 7.5).
-    w.symbol({high->symbol.name, high->symbol.addend - low->symbol.addend}, as, low->symbol.name);
+    w.symbol({high->symbol.name, high->symbol.addend - low->symbol.addend}, as);
   }
   w.fixed(0, as);
   w.fixed(0, as);

@@ -82,7 +82,14 @@ Diagnostic& fault(Diagnostics& diags, const SectionImage& image, uint64_t offset
 
 std::string versionText(const ptx::Version& v) { return std::to_string(v.major) + "." + std::to_string(v.minor); }
 
-bool validateImage(const SectionImage& image, const ptx::Version& version, Diagnostics& diags) {
+// `sectionLabels`: every label defined inside the sections being written.
+// ptxas 13 computes `A-B` only when both are such labels ("label 'X' invalid"
+// for code labels, at every .version).
+bool validateImage(const SectionImage& image, const ptx::Version& version,
+                   const std::vector<std::string_view>& sectionLabels, Diagnostics& diags) {
+  auto isSectionLabel = [&](std::string_view name) {
+    return std::find(sectionLabels.begin(), sectionLabels.end(), name) != sectionLabels.end();
+  };
   const size_t before = diags.errorCount();
   if (!isSectionName(image.name)) {
     Diagnostic& d = diags.error(image.loc, "cannot write section name '" + image.name + "' in PTX");
@@ -112,6 +119,10 @@ bool validateImage(const SectionImage& image, const ptx::Version& version, Diagn
       if (version.present && !version.atLeast(7, 5))
         fault(diags, image, r.offset,
               what + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
+      if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus))
+        fault(diags, image, r.offset,
+              what + ": ptxas computes a label difference only between labels defined inside debug sections "
+                     "(code labels give \"label invalid\")");
     } else if (r.addend < 0) {
       fault(diags, image, r.offset,
             what + ": ptxas cannot read a negative addend (`sym-N` is a syntax error at every .version)");
@@ -679,7 +690,10 @@ void render(std::string& out, const SectionImage& image, const WriteOptions& opt
 bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
   bool ok = true;
   const ptx::Version version = effectiveVersion(options);
-  for (const SectionImage& image : images) ok = validateImage(image, version, diags) && ok;
+  std::vector<std::string_view> sectionLabels;
+  for (const SectionImage& image : images)
+    for (const SectionLabel& l : image.labels) sectionLabels.push_back(l.name);
+  for (const SectionImage& image : images) ok = validateImage(image, version, sectionLabels, diags) && ok;
   return ok;
 }
 

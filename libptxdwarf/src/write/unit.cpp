@@ -114,7 +114,16 @@ Location Location::symbol(SymbolRef symbol, ptx::StateSpace space, uint8_t addre
   Location l;
   l.kind_ = Kind::expression;
   l.expr_ = Expr(addressSize);
-  l.expr_.addr(std::move(symbol));
+  if (symbol.name.starts_with("__local_depot") && symbol.addend != 0) {
+    // ptxas rewrites `DW_OP_addr __local_depotN` into DW_OP_fbreg and drops an
+    // addend silently; an offset into the depot must follow as an operation.
+    if (symbol.addend < 0) throw BuildError("negative offset into " + symbol.name);
+    int64_t offset = symbol.addend;
+    symbol.addend = 0;
+    l.expr_.addr(std::move(symbol)).plusUconst(static_cast<uint64_t>(offset));
+  } else {
+    l.expr_.addr(std::move(symbol));
+  }
   l.addressClass_ = addressClassOf(space);
   return l;
 }
