@@ -75,7 +75,6 @@ cat > "$TMP/extra.tsv" <<'EOF'
 ref_past_unit	ref-target	(sed) L84 pointer's DW_AT_type `.b32 164` → `.b32 400` (past the unit end 0x10a)	84s/^\.b32 164$/.b32 400/
 pubnames_past_unit	pubnames-entry	(sed) L101 pubnames offset `.b32 174` → `.b32 500` (past the unit end)	101s/^\.b32 174$/.b32 500/
 abbrev_offset_past_section	abbrev-offset	(sed) L55 `.b32 .debug_abbrev` → `.b32 .debug_abbrev+200` (section is 86 bytes)	55s/^\.b32 \.debug_abbrev$/.b32 .debug_abbrev+200/
-pc_range_inverted	subprogram-pc	(sed) L65/66 foo's low/high pc swapped: `func_end0`, `func_begin0`	65s/func_begin0/func_end0/;66s/func_end0/func_begin0/
 header_address_size_4	unit-address-size	(sed) L56 unit header address_size `8` → `4` (PTX keeps .address_size 64)	56s/^\.b8 8, 1,/.b8 4, 1,/
 EOF
 while IFS=$TAB read -r name rule desc script; do
