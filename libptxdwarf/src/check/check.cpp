@@ -139,8 +139,23 @@ class Checker {
     std::string s(tagName(die.tag));
     if (s.empty()) s = "tag " + hex(die.tag);
     std::string_view n = d_.name(die);
-    if (!n.empty()) s += " '" + std::string(n) + "'";
+    if (!n.empty()) s += " '" + printable(n) + "'";
     return s + " at " + hex(die.offset);
+  }
+
+  // DWARF strings are bytes; a diagnostic is one line of text.
+  static std::string printable(std::string_view s) {
+    std::string out;
+    for (unsigned char c : s) {
+      if (c >= 0x20 && c < 0x7f && c != '\\') {
+        out += static_cast<char>(c);
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02x", c);
+        out += buf;
+      }
+    }
+    return out;
   }
 
   const read::Die* dieContaining(uint64_t offset) const {
@@ -319,13 +334,13 @@ class Checker {
       for (const read::NameEntry& e : s.entries) {
         const read::Die* die = d_.dieAt(u->offset + e.dieOffset);
         if (!die || die->unit != static_cast<uint32_t>(u - d_.units.data())) {
-          error(d_.pubnames, e.offset, "pubnames-entry",
-                "entry '" + std::string(e.name) + "' names offset " + std::to_string(e.dieOffset) +
+ error(d_.pubnames, e.offset, "pubnames-entry",
+                "entry '" + printable(e.name) + "' names offset " + std::to_string(e.dieOffset) +
                     ", which is not the start of a DIE of the unit");
         } else if (d_.name(*die) != e.name && d_.linkageName(*die) != e.name && qualifiedName(*die) != e.name) {
           error(d_.pubnames, e.offset, "pubnames-entry",
-                "entry '" + std::string(e.name) + "' names " + describe(*die) + ", whose name is not '" +
-                    std::string(e.name) + "'");
+                "entry '" + printable(e.name) + "' names " + describe(*die) + ", whose name is not '" +
+                    printable(e.name) + "'");
         }
       }
     }
