@@ -302,4 +302,8 @@ PreparedEntry prepare(const CorpusEntry& entry) {
   return result;
 }
 
+std::string readFixture(std::string_view name) {
+  return readFile(fixturesDir() + "/" + std::string(name)).value_or("");
+}
+
 }  // namespace ptxdwarf::testsupport

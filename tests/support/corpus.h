@@ -33,7 +33,9 @@ struct CorpusEntry {
   std::string skipReason;
 };
 
-std::string fixturesDir();  // PTXDWARF_FIXTURES (compile definition), or $PTXDWARF_FIXTURES
+std::string fixturesDir();
+// The contents of fixtures/<name>; empty when it cannot be read.
+std::string readFixture(std::string_view name);  // PTXDWARF_FIXTURES (compile definition), or $PTXDWARF_FIXTURES
 std::string workDir();      // $PTXDWARF_CORPUS_WORKDIR, PTXDWARF_CORPUS_WORKDIR, or /tmp/ptxdwarf-corpus-<uid>
 
 // All entries, sorted by id. Programs × {nvcc sm_80, nvcc sm_90, nvcc sm_100, clang sm_80},

@@ -3,9 +3,8 @@
 // (abbreviation interning, forms, references, lists) get tests of their own.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
+#include "corpus.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -17,13 +16,6 @@ using namespace ptxdwarf::write;
 using namespace ptxdwarf::dw;
 
 namespace {
-
-std::string readFixture(const std::string& name) {
-  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::string describe(const Relocation& r) {
   return std::to_string(r.offset) + "/" + std::to_string(r.size) + " " + r.expression();
@@ -71,7 +63,7 @@ TEST(Builder, ReproducesTheChapter6ExampleByteForByte) {
   Diagnostics diags;
   std::vector<SectionImage> built = encode(b.unit(), {}, diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.items[0].message;
-  ptx::ReadResult fixture = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  ptx::ReadResult fixture = ptx::read(ptxdwarf::testsupport::readFixture("chapter6.ptx"), "chapter6.ptx");
   ASSERT_TRUE(fixture.ok());
   for (const char* name : {".debug_info", ".debug_abbrev", ".debug_pubnames"}) {
     const SectionImage* want = fixture.module.section(name);

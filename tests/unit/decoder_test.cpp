@@ -1,9 +1,8 @@
 // The DWARF decoder on the Chapter 6 example and on hand-made malformed units.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
+#include "corpus.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
@@ -14,13 +13,6 @@ using namespace ptxdwarf;
 using namespace ptxdwarf::dw;
 
 namespace {
-
-std::string readFixture(const std::string& name) {
-  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct Decoded {
   ptx::ReadResult read;
@@ -60,7 +52,7 @@ std::string firstError(const read::Dwarf& d) {
 }  // namespace
 
 TEST(Decoder, Chapter6Tree) {
-  auto d = decodeText(readFixture("chapter6.ptx"));
+  auto d = decodeText(ptxdwarf::testsupport::readFixture("chapter6.ptx"));
   const read::Dwarf& dw = d->dwarf;
   EXPECT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
   ASSERT_EQ(dw.units.size(), 1u);
@@ -116,7 +108,7 @@ TEST(Decoder, Chapter6Tree) {
 }
 
 TEST(Decoder, Chapter6Pubnames) {
-  auto d = decodeText(readFixture("chapter6.ptx"));
+  auto d = decodeText(ptxdwarf::testsupport::readFixture("chapter6.ptx"));
   const read::Dwarf& dw = d->dwarf;
   ASSERT_EQ(dw.pubnameSets.size(), 1u);
   const read::NameSet& s = dw.pubnameSets[0];

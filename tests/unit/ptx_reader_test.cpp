@@ -3,22 +3,14 @@
 // kind of malformed input.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
+#include "corpus.h"
 #include "ptxdwarf/ptx/module.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::ptx;
 
 namespace {
-
-std::string readFixture(const std::string& name) {
-  std::ifstream f(std::string(PTXDWARF_FIXTURES) + "/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 std::vector<uint8_t> bytesOf(const ReadResult& r, std::string_view section) {
   const SectionImage* s = r.module.section(section);
@@ -46,7 +38,7 @@ std::string section(std::string_view body) {
 }  // namespace
 
 TEST(PtxReader, Chapter6SectionsAndRelocations) {
-  ReadResult r = readOk(readFixture("chapter6.ptx"));
+  ReadResult r = readOk(ptxdwarf::testsupport::readFixture("chapter6.ptx"));
   const Module& m = r.module;
   ASSERT_EQ(m.sections.size(), 3u);
   const SectionImage* info = m.section(".debug_info");
@@ -78,7 +70,7 @@ TEST(PtxReader, Chapter6SectionsAndRelocations) {
 }
 
 TEST(PtxReader, Chapter6Module) {
-  ReadResult r = readOk(readFixture("chapter6.ptx"));
+  ReadResult r = readOk(ptxdwarf::testsupport::readFixture("chapter6.ptx"));
   const Module& m = r.module;
   EXPECT_EQ(m.version.major, 4u);
   EXPECT_EQ(m.version.minor, 2u);
