@@ -4,7 +4,10 @@
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 
@@ -184,8 +187,18 @@ CheckResult checkOne(const std::string& path, const CheckRequest& request) {
 }  // namespace
 
 int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
+  // Files are independent: `jobs` workers take the next unchecked file; output
+  // is printed afterwards in argument order, so it does not depend on timing.
   std::vector<CheckResult> results(request.files.size());
-  for (size_t i = 0; i < request.files.size(); ++i) results[i] = checkOne(request.files[i], request);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < request.files.size();) results[i] = checkOne(request.files[i], request);
+  };
+  unsigned jobs = std::max(1u, std::min<unsigned>(request.jobs, static_cast<unsigned>(request.files.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
   size_t errors = 0, warnings = 0;
   bool unreadable = false;
   for (size_t i = 0; i < results.size(); ++i) {

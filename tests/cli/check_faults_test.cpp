@@ -89,6 +89,22 @@ TEST(CheckChapter6, ExactlyTheLinkageNameWarning) {
   EXPECT_TRUE(reports(strict.err, path, 61, "linkage-name", "error")) << strict.err;
 }
 
+TEST(CheckJobs, ParallelCheckReportsLikeSequential) {
+  std::vector<std::string> files;
+  for (const char* f : {"chapter6.ptx", "faults/unit_length.ptx", "faults/address_class.ptx", "faults/decl_file.ptx",
+                        "faults/stmt_list.ptx"})
+    files.push_back(kFixtures + "/" + f);
+  std::vector<std::string> sequential = {PTXDUMP_EXE, "check"}, parallel = {PTXDUMP_EXE, "check", "-j", "3"};
+  sequential.insert(sequential.end(), files.begin(), files.end());
+  parallel.insert(parallel.end(), files.begin(), files.end());
+  CommandResult a = runCommand(sequential), b = runCommand(parallel);
+  EXPECT_EQ(a.exitCode, 1);
+  EXPECT_EQ(b.exitCode, 1);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.err, b.err);
+  EXPECT_NE(a.out.find("total: 5 files, 5 errors, 5 warnings"), std::string::npos) << a.out;
+}
+
 // Faults in real nvcc output: the corpus file is compiled, one thing in it is
 // broken by text replacement, and check must point at it.
 std::string seeded(const std::string& id, const std::regex& what, const std::string& with, std::string* skip) {

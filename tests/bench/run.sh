@@ -1,0 +1,78 @@
+#!/bin/sh
+# Whole-command timings of ptxdump on large nvcc -G PTX, side by side with
+# llvm-dwarfdump on the cubin ptxas makes of it and with `wc -l`.
+# usage: tests/bench/run.sh [BUILD_DIR] [SIZES_MB] [RUNS]
+#   BUILD_DIR  a configured and built tree (default: build)
+#   SIZES_MB   PTX sizes to generate, in MB (default: "1 20 100")
+#   RUNS       runs per command; the median is reported (default: 5)
+# Inputs are cached in BUILD_DIR/bench-work (nvcc and ptxas take minutes on
+# the largest). Prints one Markdown table: MB/s of PTX per command, the ratios
+# the performance targets name, and peak memory (/usr/bin/time -f %M).
+set -eu
+BUILD=${1:-build}
+SIZES=${2:-"1 20 100"}
+RUNS=${3:-5}
+PTXDUMP=$BUILD/ptxdump/ptxdump
+GEN=$BUILD/tests/bench/ptxdwarf_gen_cuda
+WORK=$BUILD/bench-work
+mkdir -p "$WORK"
+for tool in nvcc ptxas llvm-dwarfdump; do
+  command -v $tool >/dev/null 2>&1 || PATH=$PATH:/usr/local/cuda/bin
+  command -v $tool >/dev/null 2>&1 || { echo "run.sh: $tool not found" >&2; exit 2; }
+done
+[ -x "$PTXDUMP" ] && [ -x "$GEN" ] || { echo "run.sh: build $PTXDUMP and $GEN first" >&2; exit 2; }
+
+# One timed run: prints "seconds maxrss_kb".
+timed() {
+  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+  tail -n 1 "$WORK/time.txt"
+}
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+printf '| PTX MB | debug text MB | dump s (MB/s) | llvm-dwarfdump s | dump/llvm | check s (MB/s) | wc -l s | check/wc | reencode s | reencode/check | check peak MB | peak/file |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+for mb in $SIZES; do
+  n=$((mb * 110))  # about 9 KB of nvcc -G PTX per generated function pair
+  ptx=$WORK/gen$mb.ptx
+  if [ ! -s "$ptx" ]; then
+    "$GEN" $n > "$WORK/gen$mb.cu"
+    nvcc -G -ptx -arch=sm_90 "$WORK/gen$mb.cu" -o "$ptx"
+  fi
+  [ -s "$WORK/gen$mb.cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$WORK/gen$mb.cubin"
+  size=$(wc -c < "$ptx")
+  debug=$(awk '/^[ \t]*\.section/{s=1} s{n+=length($0)+1} /^[ \t]*}/{s=0} END{print n+0}' "$ptx")
+  : > "$WORK/d"; : > "$WORK/l"; : > "$WORK/c"; : > "$WORK/w"; : > "$WORK/r"; : > "$WORK/m"
+  i=0
+  while [ $i -lt "$RUNS" ]; do  # alternating, so load changes hit every command alike
+    timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" | awk '{print $1}' >> "$WORK/d"
+    timed llvm-dwarfdump --debug-info --debug-loc "$WORK/gen$mb.cubin" | awk '{print $1}' >> "$WORK/l"
+    timed "$PTXDUMP" check "$ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/c"; awk '{print $2}' "$WORK/one" >> "$WORK/m"
+    timed wc -l "$ptx" | awk '{print $1}' >> "$WORK/w"
+    timed "$PTXDUMP" reformat --reencode "$ptx" -o "$WORK/re.ptx" | awk '{print $1}' >> "$WORK/r"
+    i=$((i + 1))
+  done
+  d=$(median < "$WORK/d"); l=$(median < "$WORK/l"); c=$(median < "$WORK/c")
+  w=$(median < "$WORK/w"); r=$(median < "$WORK/r"); m=$(median < "$WORK/m")
+  awk -v s="$size" -v dbg="$debug" -v d="$d" -v l="$l" -v c="$c" -v w="$w" -v r="$r" -v m="$m" 'BEGIN {
+    MB = 1048576; f = s / MB
+    printf "| %.1f | %.1f | %.2f (%.0f) | %.2f | %.2fx | %.2f (%.0f) | %.3f | %.1fx | %.2f | %.2fx | %.0f | %.2fx |\n",
+      f, dbg / MB, d, (d > 0 ? f / d : 0), l, (l > 0 ? d / l : 0), c, (c > 0 ? f / c : 0), w,
+      (w > 0 ? c / w : 0), r, (c > 0 ? r / c : 0), m / 1024, (m * 1024) / s
+  }'
+done
+
+# check -j over many files uses the cores.
+files=""
+k=0
+while [ $k -lt 20 ]; do cp "$WORK/gen1.ptx" "$WORK/many$k.ptx" 2>/dev/null && files="$files $WORK/many$k.ptx"; k=$((k + 1)); done
+if [ -n "$files" ]; then
+  : > "$WORK/j1"; : > "$WORK/j2"
+  i=0
+  while [ $i -lt "$RUNS" ]; do
+    timed "$PTXDUMP" check -j 1 $files | awk '{print $1}' >> "$WORK/j1"
+    timed "$PTXDUMP" check -j 2 $files | awk '{print $1}' >> "$WORK/j2"
+    i=$((i + 1))
+  done
+  j1=$(median < "$WORK/j1"); j2=$(median < "$WORK/j2")
+  awk -v a="$j1" -v b="$j2" 'BEGIN { printf "\ncheck of 20 files: -j 1 %.2f s, -j 2 %.2f s, speed-up %.2fx\n", a, b, (b > 0 ? a / b : 0) }'
+fi
