@@ -188,6 +188,16 @@ TEST(DecoderErrors, BlockAndStringPastUnitEnd) {
   EXPECT_EQ(firstError(d2->dwarf), ".debug_info+12: string attribute is not NUL-terminated inside the unit");
 }
 
+TEST(DecoderErrors, OverlongLeb128) {
+  std::vector<int> info = header(19);
+  info.push_back(1);  // compile_unit with one DW_FORM_udata attribute: 11 bytes of LEB128
+  for (int i = 0; i < 10; ++i) info.push_back(0x80);
+  info.push_back(0);
+  auto d = decodeText(sections({1, 0x11, 0, 0x0b, 0x0f, 0, 0, 0}, info));
+  EXPECT_EQ(firstError(d->dwarf), ".debug_info+12: DW_FORM_udata value is a LEB128 longer than 10 bytes");
+  EXPECT_EQ(d->dwarf.diagnostics.items[0].rule, "leb128");
+}
+
 TEST(DecoderErrors, ChildrenNotTerminated) {
   std::vector<int> info = header(9);
   info.insert(info.end(), {1, 2});  // CU with children, one child, no NULL

@@ -22,6 +22,8 @@ class ByteReader {
   }
   uint64_t remaining() const { return pos_ <= data_.size() ? data_.size() - pos_ : 0; }
   bool ok() const { return !failed_; }
+  // Why the first failed read failed: the data ended, or a LEB128 ran past 10 bytes / 64 bits.
+  bool overlong() const { return overlong_; }
   bool atEnd() const { return pos_ >= data_.size(); }
   std::span<const uint8_t> data() const { return data_; }
   // Restricts reading to [.., end): later reads past `end` fail.
@@ -49,11 +51,11 @@ class ByteReader {
       if (failed_ || pos_ >= data_.size()) return fail();
       uint8_t b = data_[pos_++];
       uint64_t bits = b & 0x7f;
-      if (i == 9 && bits > 1) return fail();
+      if (i == 9 && bits > 1) return failOverlong();
       v |= bits << (7 * i);
       if (!(b & 0x80)) return v;
     }
-    return fail();
+    return failOverlong();
   }
   int64_t sleb() {
     uint64_t v = 0;
@@ -68,7 +70,7 @@ class ByteReader {
         return static_cast<int64_t>(v);
       }
     }
-    return static_cast<int64_t>(fail());
+    return static_cast<int64_t>(failOverlong());
   }
   // NUL-terminated string; the view excludes the terminator.
   std::string_view cstring() {
@@ -101,9 +103,14 @@ class ByteReader {
     failed_ = true;
     return 0;
   }
+  uint64_t failOverlong() {
+    if (!failed_) overlong_ = true;
+    return fail();
+  }
   std::span<const uint8_t> data_;
   uint64_t pos_ = 0;
   bool failed_ = false;
+  bool overlong_ = false;
 };
 
 // Number of bytes of the ULEB128 encoding of v.

@@ -120,7 +120,10 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, uint16_t form,
       return false;
   }
   if (!r.ok()) {
-    dwarf.error(&sec, start, formLabel(form) + " value runs past the end of the unit").rule = "unit-bounds";
+    if (r.overlong())
+      dwarf.error(&sec, start, formLabel(form) + " value is a LEB128 longer than 10 bytes").rule = "leb128";
+    else
+      dwarf.error(&sec, start, formLabel(form) + " value runs past the end of the unit").rule = "unit-bounds";
     return false;
   }
   out.size = r.offset() - out.offset;
@@ -172,7 +175,9 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
     die.parent = parents.empty() ? kNone : parents.back();
     die.code = r.uleb();
     if (!r.ok()) {
-      dwarf.error(&sec, die.offset, "malformed LEB128 abbreviation code").rule = "leb128";
+      dwarf.error(&sec, die.offset, r.overlong() ? "abbreviation code is a LEB128 longer than 10 bytes"
+                                                 : "abbreviation code runs past the end of the unit")
+          .rule = r.overlong() ? "leb128" : "unit-bounds";
       break;
     }
     if (die.code == 0) {
