@@ -296,13 +296,13 @@ struct Side {
       first = false;
       if (e.kind == detail::LocEntryView::baseAddress) {
         out += "base ";
-        detail::Renderer::address(out, e.v1, e.r1, unit.addressSize);
+        detail::Renderer::address(out, e.end, e.endReloc, unit.addressSize);
         continue;
       }
       out += '[';
-      detail::Renderer::address(out, e.v0, e.r0, unit.addressSize);
+      detail::Renderer::address(out, e.begin, e.beginReloc, unit.addressSize);
       out += ", ";
-      detail::Renderer::address(out, e.v1, e.r1, unit.addressSize);
+      detail::Renderer::address(out, e.end, e.endReloc, unit.addressSize);
       out += "): ";
       renderer.expression(out, e.expr, d.loc, e.exprOffset, unit.addressSize);
     }

@@ -193,11 +193,11 @@ class JsonDumper {
       out_ += ',';
       str("kind", e.kind == LocEntryView::range ? "range" : "base_address");
       out_ += ',';
-      num("begin", e.v0);
+      num("begin", e.begin);
       out_ += ',';
-      num("end", e.v1);
-      relocKey("begin_symbol", e.r0);
-      relocKey("end_symbol", e.r1);
+      num("end", e.end);
+      relocKey("begin_symbol", e.beginReloc);
+      relocKey("end_symbol", e.endReloc);
       if (e.kind == LocEntryView::range) {
         out_ += ',';
         ops(e.expr, s, e.exprOffset, addressSize, true);
@@ -205,15 +205,15 @@ class JsonDumper {
         scratch2_.clear();
         if (unit) {
           scratch2_ += '[';
-          r_.listAddress(scratch2_, *unit, e.v0, e.r0);
+          r_.listAddress(scratch2_, *unit, e.begin, e.beginReloc);
           scratch2_ += ", ";
-          r_.listAddress(scratch2_, *unit, e.v1, e.r1);
+          r_.listAddress(scratch2_, *unit, e.end, e.endReloc);
           scratch2_ += ')';
         } else {
           scratch2_ += '(';
-          Renderer::address(scratch2_, e.v0, e.r0, addressSize);
+          Renderer::address(scratch2_, e.begin, e.beginReloc, addressSize);
           scratch2_ += ", ";
-          Renderer::address(scratch2_, e.v1, e.r1, addressSize);
+          Renderer::address(scratch2_, e.end, e.endReloc, addressSize);
           scratch2_ += ')';
         }
         scratch2_ += ": ";

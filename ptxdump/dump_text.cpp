@@ -221,44 +221,11 @@ void appendFormName(std::string& out, uint64_t form) {
 
 bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset,
                  std::vector<LocEntryView>& entries) {
-  if (!loc || (addressSize != 4 && addressSize != 8)) return false;
-  const auto& b = loc->bytes;
-  auto fixed = [&](uint64_t at, unsigned size) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < size; ++i) v |= static_cast<uint64_t>(b[at + i]) << (8 * i);
-    return v;
-  };
-  const uint64_t allOnes = addressSize == 4 ? 0xffffffffull : ~0ull;
-  while (true) {
-    if (offset > b.size() || b.size() - offset < 2u * addressSize) return false;
-    LocEntryView e;
-    e.offset = offset;
-    e.v0 = fixed(offset, addressSize);
-    e.v1 = fixed(offset + addressSize, addressSize);
-    e.r0 = loc->relocationAt(offset, addressSize);
-    e.r1 = loc->relocationAt(offset + addressSize, addressSize);
-    uint64_t next = offset + 2u * addressSize;
-    if (e.v0 == 0 && e.v1 == 0 && !e.r0 && !e.r1) {
-      e.kind = LocEntryView::endOfList;
-      entries.push_back(e);
-      offset = next;
-      return true;
-    }
-    if (e.v0 == allOnes && !e.r0) {
-      e.kind = LocEntryView::baseAddress;
-      entries.push_back(e);
-      offset = next;
-      continue;
-    }
-    if (b.size() - next < 2) return false;
-    uint64_t len = fixed(next, 2);
-    next += 2;
-    if (b.size() - next < len) return false;
-    e.exprOffset = next;
-    e.expr = std::span<const uint8_t>(b.data() + next, len);
-    entries.push_back(e);
-    offset = next + len;
-  }
+  if (!loc) return false;
+  ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize);
+  entries.insert(entries.end(), list.entries.begin(), list.entries.end());
+  offset = list.end;
+  return list.terminated;
 }
 
 // ---------------------------------------------------------------------------
@@ -1101,23 +1068,23 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
     if (e.kind == LocEntryView::endOfList) break;
     if (e.kind == LocEntryView::baseAddress) {
       base.known = true;
-      base.value = e.v1;
-      base.reloc = e.r1;
+      base.value = e.end;
+      base.reloc = e.endReloc;
       continue;
     }
     out += '\n';
     if (listIndent > 0) appendSpaces(out, static_cast<size_t>(listIndent));
     if (base.known) {
       out += '[';
-      appendBasedAddress(out, base, e.v0, e.r0, unit.addressSize);
+      appendBasedAddress(out, base, e.begin, e.beginReloc, unit.addressSize);
       out += ", ";
-      appendBasedAddress(out, base, e.v1, e.r1, unit.addressSize);
+      appendBasedAddress(out, base, e.end, e.endReloc, unit.addressSize);
       out += ')';
     } else {
       out += '(';
-      address(out, e.v0, e.r0, unit.addressSize);
+      address(out, e.begin, e.beginReloc, unit.addressSize);
       out += ", ";
-      address(out, e.v1, e.r1, unit.addressSize);
+      address(out, e.end, e.endReloc, unit.addressSize);
       out += ')';
     }
     out += ": ";
@@ -1416,12 +1383,12 @@ class TextDumper {
       for (const auto& e : entries) {
         if (e.kind == detail::LocEntryView::endOfList) break;
         out_ += "\n            (";
-        detail::Renderer::address(out_, e.kind == detail::LocEntryView::baseAddress && !e.r0
+        detail::Renderer::address(out_, e.kind == detail::LocEntryView::baseAddress && !e.beginReloc
                                              ? (addressSize == 4 ? 0xffffffffull : ~0ull)
-                                             : e.v0,
-                                  e.r0, addressSize);
+                                             : e.begin,
+                                  e.beginReloc, addressSize);
         out_ += ", ";
-        detail::Renderer::address(out_, e.v1, e.r1, addressSize);
+        detail::Renderer::address(out_, e.end, e.endReloc, addressSize);
         out_ += ')';
         if (e.kind == detail::LocEntryView::range) {
           out_ += ": ";

@@ -34,21 +34,10 @@ void appendReloc(std::string& out, const ptxdwarf::Relocation& r);
 
 // ---- .debug_loc entries, read straight from the section image ----
 
-struct LocEntryView {
-  enum Kind : uint8_t { range, baseAddress, endOfList };
-  Kind kind = range;
-  uint64_t offset = 0;
-  uint64_t v0 = 0, v1 = 0;
-  const ptxdwarf::Relocation* r0 = nullptr;
-  const ptxdwarf::Relocation* r1 = nullptr;
-  uint64_t exprOffset = 0;
-  std::span<const uint8_t> expr;
-};
+using LocEntryView = ptxdwarf::read::LocEntry;
 
-// Reads the list at `offset` the way llvm-dwarfdump 14 does (pairs of
-// address-sized values, -1 selects a base address, 0,0 ends the list).
-// Returns false when the section ends inside an entry; `offset` is left after
-// the last complete entry read.
+// The list at `offset` (the library's reader); false when the section ends
+// inside it. `offset` is left after the last complete entry read.
 bool readLocList(const ptxdwarf::SectionImage* loc, uint8_t addressSize, uint64_t& offset,
                  std::vector<LocEntryView>& entries);
 

@@ -26,10 +26,23 @@ bool isLocationAttribute(uint16_t at) {
 }
 
 void decodeList(Dwarf& dwarf, uint64_t offset, uint8_t addressSize) {
-  const SectionImage& sec = *dwarf.loc;
+  LocList list = readLocList(*dwarf.loc, offset, addressSize);
+  if (!list.terminated)
+    dwarf.error(dwarf.loc, list.entries.empty() ? offset : list.entries.back().offset,
+                "location list at .debug_loc+" + std::to_string(offset) +
+                    " runs past the end of the section without an end-of-list entry")
+        .rule = "loclist-bounds";
+  dwarf.locLists.push_back(std::move(list));
+}
+
+}  // namespace
+
+LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSize) {
   LocList list;
   list.offset = offset;
   list.addressSize = addressSize;
+  list.end = offset;
+  if (addressSize != 4 && addressSize != 8) return list;
   ByteReader r(sec.data(), offset);
   const uint64_t allOnes = addressSize == 8 ? UINT64_MAX : 0xffffffffu;
   while (r.ok() && !r.atEnd()) {
@@ -44,11 +57,13 @@ void decodeList(Dwarf& dwarf, uint64_t offset, uint8_t addressSize) {
       e.kind = LocEntry::endOfList;
       list.entries.push_back(e);
       list.terminated = true;
+      list.end = r.offset();
       break;
     }
     if (e.begin == allOnes && !e.beginReloc) {
       e.kind = LocEntry::baseAddress;
       list.entries.push_back(e);
+      list.end = r.offset();
       continue;
     }
     uint64_t len = r.u16();
@@ -56,16 +71,10 @@ void decodeList(Dwarf& dwarf, uint64_t offset, uint8_t addressSize) {
     e.expr = r.bytes(len);
     if (!r.ok()) break;
     list.entries.push_back(e);
+    list.end = r.offset();
   }
-  if (!list.terminated)
-    dwarf.error(&sec, list.entries.empty() ? offset : list.entries.back().offset,
-                "location list at .debug_loc+" + std::to_string(offset) +
-                    " runs past the end of the section without an end-of-list entry")
-        .rule = "loclist-bounds";
-  dwarf.locLists.push_back(std::move(list));
+  return list;
 }
-
-}  // namespace
 
 void decodeLocLists(Dwarf& dwarf) {
   if (!dwarf.loc) return;

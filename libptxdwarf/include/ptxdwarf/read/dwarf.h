@@ -150,7 +150,13 @@ struct LocList {
   uint8_t addressSize = 8;  // of the unit whose attribute names the list
   std::vector<LocEntry> entries;  // the end-of-list entry included
   bool terminated = false;
+  uint64_t end = 0;  // one past the last complete entry
 };
+
+// Reads the list at `offset` of `.debug_loc`: pairs of address-sized values,
+// all-ones selecting a base address, 0,0 (not relocated) ending the list.
+// `terminated` is false when the section ends inside the list.
+LocList readLocList(const SectionImage& loc, uint64_t offset, uint8_t addressSize);
 
 struct DecodeOptions {
   // Location lists are decoded from every offset a DW_AT_location /
