@@ -54,8 +54,8 @@
 // (0x9999)` for an unknown language, a decl_file index outside the `.file`
 // table printed raw). Deliberate differences, both where llvm-dwarfdump 14 has
 // no defined behaviour:
-//  - the type-name printer stops after 64 nested type references, where
-//    llvm-dwarfdump recurses until it crashes on a reference cycle;
+//  - the type-name printer stops after 64 nested type references (and 4096 steps
+//    per name), where llvm-dwarfdump recurses until it crashes on a reference cycle;
 //  - a DW_FORM_sdata DW_AT_decl_line/call_line prints its signed value (-3),
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
 // Verified against llvm-dwarfdump 14.0.6 with tests/golden/compare_llvm_dwarfdump.py.
@@ -367,11 +367,16 @@ class TypePrinter {
   bool word_ = true;
   bool endedWithTemplate_ = false;
   int depth_ = 0;
+  int steps_ = 0;
   static constexpr int kMaxDepth = 64;
+  // Scopes and types reference each other: a crafted file can make the walk
+  // exponential within the depth limit, so one name gets a bounded amount of work.
+  static constexpr int kMaxSteps = 4096;
 
   bool enter() {
-    if (depth_ >= kMaxDepth) return false;
+    if (depth_ >= kMaxDepth || steps_ >= kMaxSteps) return false;
     ++depth_;
+    ++steps_;
     return true;
   }
   void leave() { --depth_; }
