@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/reencode.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <unordered_map>
 
@@ -151,24 +152,36 @@ void preserveInfo(const read::Dwarf& dwarf, SectionImage& out, Diagnostics& diag
   }
 }
 
+// Lists may share bytes (one starting inside another), so each entry is
+// written at its own offset into one image, not appended list after list.
 void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
-  PreserveWriter w(out, dwarf.loc);
+  uint64_t size = 0;
+  for (const read::LocList& list : dwarf.locLists) size = std::max(size, list.end);
+  out.bytes.assign(size, 0);
+  std::map<uint64_t, Relocation> relocations;  // by offset: shared entries give the same ones
+  auto put = [&](uint64_t at, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) out.bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  auto keep = [&](const Relocation* r) {
+    if (r) relocations.emplace(r->offset, *r);
+  };
   for (const read::LocList& list : dwarf.locLists) {
-    while (w.offset() < list.offset) w.fixed(0, 1);
-    if (w.offset() > list.offset) continue;  // overlapping lists: already written
     const unsigned as = list.addressSize;
     for (const read::LocEntry& e : list.entries) {
-      uint64_t at = w.offset();
-      w.fixed(e.begin, as);
-      w.fixed(e.end, as);
-      w.relocationsOf(e.offset, 2u * as, at);
+      put(e.offset, e.beginReloc ? 0 : e.begin, as);
+      put(e.offset + as, e.endReloc ? 0 : e.end, as);
+      keep(e.beginReloc);
+      keep(e.endReloc);
       if (e.kind != read::LocEntry::range) continue;
-      w.fixed(e.expr.size(), 2);
-      uint64_t exprAt = w.offset();
-      w.raw(e.expr);
-      w.relocationsOf(e.exprOffset, e.expr.size(), exprAt);
+      put(e.exprOffset - 2, e.expr.size(), 2);
+      std::copy(e.expr.begin(), e.expr.end(), out.bytes.begin() + static_cast<ptrdiff_t>(e.exprOffset));
+      if (!dwarf.loc) continue;
+      auto it = std::lower_bound(dwarf.loc->relocations.begin(), dwarf.loc->relocations.end(), e.exprOffset,
+                                 [](const Relocation& r, uint64_t o) { return r.offset < o; });
+      for (; it != dwarf.loc->relocations.end() && it->offset < e.exprOffset + e.expr.size(); ++it) keep(&*it);
     }
   }
+  for (auto& [offset, r] : relocations) out.relocations.push_back(r);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
