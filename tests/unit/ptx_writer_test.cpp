@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "corpus.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/ptx_writer.h"
@@ -379,6 +380,16 @@ TEST(PtxWriter, ReformatReportsVersionProblemsWithTheModuleVersion) {
   ASSERT_EQ(diags.errorCount(), 1u);
   EXPECT_NE(diags.items[0].message.find("label '$L__info_end' at .debug_info+1"), std::string::npos);
   EXPECT_NE(diags.items[0].message.find("(target is 6.5)"), std::string::npos);
+}
+
+TEST(PtxWriter, StreamOutputEqualsStringOutput) {
+  ptx::ReadResult r = ptx::read(ptxdwarf::testsupport::readFixture("chapter6.ptx"), "chapter6.ptx");
+  ASSERT_TRUE(r.ok());
+  Diagnostics diags;
+  std::ostringstream os;
+  ASSERT_TRUE(write::writeSections(os, r.module.sections, {}, diags));
+  EXPECT_EQ(os.str(), write::writeSections(r.module.sections, {}, diags));
+  EXPECT_NE(os.str().find(".section\t.debug_pubnames"), std::string::npos);
 }
 
 TEST(PtxWriter, StyleNames) {

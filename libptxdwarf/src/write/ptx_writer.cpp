@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
+#include <ostream>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -712,6 +713,14 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
 
 bool writeSection(std::string& out, const SectionImage& image, const WriteOptions& options, Diagnostics& diags) {
   return writeSections(out, std::span<const SectionImage>(&image, 1), options, diags);
+}
+
+bool writeSections(std::ostream& out, std::span<const SectionImage> images, const WriteOptions& options,
+                   Diagnostics& diags) {
+  std::string text;
+  if (!writeSections(text, images, options, diags)) return false;
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  return static_cast<bool>(out);
 }
 
 std::string writeSections(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {

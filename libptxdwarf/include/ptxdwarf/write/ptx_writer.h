@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <span>
 #include <string>
@@ -75,6 +76,9 @@ bool writeSection(std::string& out, const SectionImage& image, const WriteOption
 
 // The rendered sections as a new string; empty on error (see diags).
 std::string writeSections(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags);
+// The same, onto a stream (nothing is written when there is an error).
+bool writeSections(std::ostream& out, std::span<const SectionImage> images, const WriteOptions& options,
+                   Diagnostics& diags);
 
 // New PTX text for `text` (from which `module` was read) with its `.section`
 // blocks replaced by `sections`: for every name in `sections` that the module
