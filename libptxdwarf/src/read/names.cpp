@@ -108,8 +108,9 @@ void decodeAranges(Dwarf& dwarf) {
       if (range.address == 0 && range.length == 0 && !range.addressReloc && !range.lengthReloc) break;
       set.ranges.push_back(range);
     }
-    dwarf.arangeSets.push_back(std::move(set));
     if (end > r.offset() && end <= sec.size()) r.seek(end);  // padding after the terminator
+    set.next = r.offset();
+    dwarf.arangeSets.push_back(std::move(set));
   }
 }
 

@@ -221,7 +221,7 @@ void preserveAranges(const read::Dwarf& dwarf, SectionImage& out) {
       w.relocationsOf(r.offset, tuple, rat);
     }
     w.fixed(0, static_cast<unsigned>(tuple));
-    while (w.offset() < s.offset + 4 + s.length && dwarf.aranges && w.offset() < dwarf.aranges->size()) w.fixed(0, 1);
+    while (w.offset() < s.next) w.fixed(0, 1);  // the padding the decoder skipped
   }
 }
 

@@ -130,6 +130,7 @@ struct ArangeSet {
   uint8_t addressSize = 0;
   uint8_t segmentSize = 0;
   std::vector<Range> ranges;  // without the 0,0 terminator
+  uint64_t next = 0;          // where the next set starts (after padding the length covers)
 };
 
 // One .debug_loc entry. Kinds: a range with an expression, a base address
