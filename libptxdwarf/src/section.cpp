@@ -20,18 +20,60 @@ std::string Relocation::expression() const {
   return s;
 }
 
-SourceLoc SectionImage::locate(uint64_t offset) const {
-  auto it = std::upper_bound(sourceMap.begin(), sourceMap.end(), offset,
-                             [](uint64_t o, const SourceSpan& s) { return o < s.offset; });
-  if (it == sourceMap.begin() || offset >= bytes.size()) {
-    if (!sourceMap.empty() && offset >= bytes.size()) {
-      const SourceSpan& last = sourceMap.back();
-      return {last.line, last.col};
-    }
-    return loc;
+namespace {
+void putUleb(std::vector<uint8_t>& out, uint32_t v) {
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    out.push_back(v ? (b | 0x80) : b);
+  } while (v);
+}
+uint32_t getUleb(const uint8_t*& p) {
+  uint32_t v = 0;
+  for (unsigned shift = 0;; shift += 7) {
+    uint8_t b = *p++;
+    v |= static_cast<uint32_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) return v;
   }
+}
+}  // namespace
+
+void SourceMap::add(uint32_t offset, uint32_t line, uint32_t col) {
+  if (count_ % kStride == 0) {
+    checkpoints_.push_back({{offset, line, col}, static_cast<uint32_t>(deltas_.size())});
+  } else {
+    putUleb(deltas_, offset - last_.offset);
+    putUleb(deltas_, line - last_.line);  // lines only grow: operands are read in file order
+    putUleb(deltas_, col);
+  }
+  last_ = {offset, line, col};
+  ++count_;
+}
+
+SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
+  auto it = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), offset,
+                             [](uint64_t o, const Checkpoint& c) { return o < c.entry.offset; });
+  if (it == checkpoints_.begin()) return fallback;
   --it;
-  return {it->line, it->col};
+  Entry e = it->entry;
+  const uint32_t index = static_cast<uint32_t>(it - checkpoints_.begin()) * kStride;
+  const uint32_t end = std::min(count_, index + kStride);
+  const uint8_t* p = deltas_.data() + it->pos;
+  for (uint32_t i = index + 1; i < end; ++i) {
+    Entry next;
+    next.offset = e.offset + getUleb(p);
+    next.line = e.line + getUleb(p);
+    next.col = getUleb(p);
+    if (next.offset > offset) break;
+    e = next;
+  }
+  return {e.line, e.col};
+}
+
+SourceLoc SectionImage::locate(uint64_t offset) const {
+  if (sourceMap.empty()) return loc;
+  if (offset >= bytes.size()) return sourceMap.last();
+  return sourceMap.locate(offset, loc);
 }
 
 const Relocation* SectionImage::relocationOverlapping(uint64_t offset, uint64_t size) const {

@@ -22,10 +22,13 @@ for tool in nvcc ptxas llvm-dwarfdump; do
 done
 [ -x "$PTXDUMP" ] && [ -x "$GEN" ] || { echo "run.sh: build $PTXDUMP and $GEN first" >&2; exit 2; }
 
-# One timed run: prints "seconds maxrss_kb".
+# One timed run: prints "seconds maxrss_kb". Wall time from the nanosecond
+# clock (/usr/bin/time's %e has 10 ms steps: too coarse for wc -l on 1 MB).
 timed() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
-  tail -n 1 "$WORK/time.txt"
+  start=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+  end=$(date +%s%N)
+  echo "$(( (end - start) / 1000 ))" "$(tail -n 1 "$WORK/time.txt")" | awk '{printf "%.6f %s\n", $1 / 1e6, $2}'
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
@@ -55,7 +58,7 @@ for mb in $SIZES; do
   w=$(median < "$WORK/w"); r=$(median < "$WORK/r"); m=$(median < "$WORK/m")
   awk -v s="$size" -v dbg="$debug" -v d="$d" -v l="$l" -v c="$c" -v w="$w" -v r="$r" -v m="$m" 'BEGIN {
     MB = 1048576; f = s / MB
-    printf "| %.1f | %.1f | %.2f (%.0f) | %.2f | %.2fx | %.2f (%.0f) | %.3f | %.1fx | %.2f | %.2fx | %.0f | %.2fx |\n",
+    printf "| %.1f | %.1f | %.3f (%.0f) | %.3f | %.2fx | %.3f (%.0f) | %.4f | %.1fx | %.3f | %.2fx | %.0f | %.2fx |\n",
       f, dbg / MB, d, (d > 0 ? f / d : 0), l, (l > 0 ? d / l : 0), c, (c > 0 ? f / c : 0), w,
       (w > 0 ? c / w : 0), r, (c > 0 ? r / c : 0), m / 1024, (m * 1024) / s
   }'

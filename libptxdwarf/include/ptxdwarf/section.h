@@ -35,12 +35,34 @@ struct SectionLabel {
   SourceLoc loc;
 };
 
-// One directive operand's bytes start at `offset`; the source map is a sorted
-// list of these (a byte maps to the last span starting at or before it).
-struct SourceSpan {
-  uint32_t offset = 0;
-  uint32_t line = 0;
-  uint32_t col = 0;
+// Where each operand's bytes came from: (section offset, line, column) for
+// every directive operand, in offset order. nvcc writes one byte per line, so
+// this has an entry per DWARF byte; it is stored delta-encoded (about 3 bytes
+// an entry) with a checkpoint every 64 entries for lookup.
+class SourceMap {
+ public:
+  // Offsets must not decrease.
+  void add(uint32_t offset, uint32_t line, uint32_t col);
+  // The position of the last operand starting at or before `offset`;
+  // `fallback` when there is none.
+  SourceLoc locate(uint64_t offset, SourceLoc fallback) const;
+  SourceLoc last() const { return {last_.line, last_.col}; }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+
+ private:
+  struct Entry {
+    uint32_t offset = 0, line = 0, col = 0;
+  };
+  struct Checkpoint {
+    Entry entry;
+    uint32_t pos = 0;  // of the next entry's deltas in deltas_
+  };
+  static constexpr uint32_t kStride = 64;
+  std::vector<Checkpoint> checkpoints_;
+  std::vector<uint8_t> deltas_;  // per entry: ULEB offset delta, ULEB line delta, ULEB column
+  Entry last_;
+  uint32_t count_ = 0;
 };
 
 // Where one `.section NAME { ... }` block stands in the PTX text: from the
@@ -56,7 +78,7 @@ struct SectionImage {
   std::vector<uint8_t> bytes;
   std::vector<Relocation> relocations;  // sorted by offset, non-overlapping
   std::vector<SectionLabel> labels;     // in definition order
-  std::vector<SourceSpan> sourceMap;    // sorted by offset
+  SourceMap sourceMap;                  // operand positions, by offset
   SourceLoc loc;                        // the first `.section` line of this name
   std::vector<TextRange> blocks;        // every block of this name, in file order
   std::vector<uint32_t> negativeOperands;  // offsets of operands written as negative numbers

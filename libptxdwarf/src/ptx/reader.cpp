@@ -490,7 +490,7 @@ class Reader {
     SourceLoc at = cur_.loc();
     uint64_t offset = image.bytes.size();
     if (offset + width > UINT32_MAX) cur_.fail(at, "section " + image.name + " exceeds 4 GiB");
-    image.sourceMap.push_back({static_cast<uint32_t>(offset), at.line, at.col});
+    image.sourceMap.add(static_cast<uint32_t>(offset), at.line, at.col);
     char c = cur_.peek();
     if (isDigit(c) || c == '-') {
       if (c == '-') image.negativeOperands.push_back(static_cast<uint32_t>(offset));
