@@ -427,7 +427,7 @@ class Checker {
     for (const read::Operation& op : e.ops) {
       uint64_t opAt = at + op.offset;
       if (op.op == DW_OP_regx || op.op == DW_OP_bregx) checkRegister(die, op.operands[0], sec, opAt, addressClass);
-      if (op.op == DW_OP_addr && op.reloc && addressClass) checkSpace(die, *op.reloc, sec, opAt, *addressClass);
+      if (op.op == DW_OP_addr && op.reloc && addressClass) checkSpace(die, *op.reloc, *addressClass);
     }
   }
 
@@ -452,8 +452,7 @@ class Checker {
     return std::to_string(v) + (n.empty() ? "" : " " + std::string(n));
   }
 
-  void checkSpace(const read::Die& die, const Relocation& r, const SectionImage* sec, uint64_t at,
-                  const read::AttrValue& addressClass) {
+  void checkSpace(const read::Die& die, const Relocation& r, const read::AttrValue& addressClass) {
     const ptx::Variable* var = nullptr;
     if (const ptx::Function* f = enclosingFunction(die))
       var = m_.findVariable(r.symbol, static_cast<int32_t>(f - m_.functions.data()));
@@ -475,8 +474,6 @@ class Checker {
       error(d_.info, addressClass.offset, "address-class",
             "DW_AT_address_class is " + className(addressClass.value) + " but '" + r.symbol + "' is declared " +
                 std::string(ptx::stateSpaceName(var->space)) + " (expected " + className(expected) + ")", &die);
-    (void)sec;
-    (void)at;
   }
 
   void declFiles() {

@@ -393,7 +393,6 @@ class Reader {
   }
 
   void labelOrInstruction(int32_t function, SourceLoc at) {
-    const char* start = cur_.pos();
     std::string_view name = cur_.identifier();
     cur_.skipInlineSpace();
     if (cur_.peek() == ':' && cur_.peekAt(1) != ':') {
@@ -403,7 +402,6 @@ class Reader {
       module_.functions[static_cast<size_t>(function)].labels.push_back(index);
       return;
     }
-    (void)start;
     cur_.skipStatement();
   }
 

@@ -87,7 +87,6 @@ void preserveAbbrevs(const read::Dwarf& dwarf, SectionImage& out) {
 }
 
 void preserveValue(PreserveWriter& w, const read::AttrValue& v, const read::Unit& unit) {
-  uint64_t at = w.offset();
   if (v.indirect) w.uleb(v.form, v.formCodeSize);
   uint64_t valueAt = w.offset();
   uint64_t raw = v.value;
@@ -123,7 +122,6 @@ void preserveValue(PreserveWriter& w, const read::AttrValue& v, const read::Unit
       w.fixed(raw, static_cast<unsigned>(v.size));  // every fixed-size form
   }
   w.relocationsOf(v.offset, v.size, valueAt);
-  (void)at;
 }
 
 void preserveInfo(const read::Dwarf& dwarf, SectionImage& out, Diagnostics& diags) {
@@ -293,9 +291,7 @@ SymbolRef symbolOf(const Relocation* r, uint64_t raw) {
 }
 
 // Copies a block's bytes and the relocations inside it.
-Expr exprOf(const read::Dwarf& dwarf, const SectionImage* sec, uint64_t at, std::span<const uint8_t> bytes,
-            uint8_t addressSize) {
-  (void)dwarf;
+Expr exprOf(const SectionImage* sec, uint64_t at, std::span<const uint8_t> bytes, uint8_t addressSize) {
   Expr e(addressSize);
   size_t pos = 0;
   if (sec) {
@@ -377,7 +373,7 @@ class CanonicalBuilder {
       return Value::reference(it->second, v.form);
     }
     if (v.isBlock())
-      return Value::expression(exprOf(dwarf_, dwarf_.info, v.value, v.block, u.addressSize), v.form);
+      return Value::expression(exprOf(dwarf_.info, v.value, v.block, u.addressSize), v.form);
     switch (v.form) {
       case DW_FORM_string: return Value::string(v.string);
       case DW_FORM_strp: return Value::sectionOffset(symbolOf(v.reloc, v.value), DW_FORM_strp);
@@ -397,7 +393,7 @@ class CanonicalBuilder {
           return Value::sectionOffset(symbolOf(v.reloc, v.value), v.form);
         }
         entries.push_back({symbolOf(e.beginReloc, e.begin), symbolOf(e.endReloc, e.end),
-                           exprOf(dwarf_, dwarf_.loc, e.exprOffset, e.expr, list->addressSize)});
+                           exprOf(dwarf_.loc, e.exprOffset, e.expr, list->addressSize)});
       }
       Value lv;
       lv.kind = Value::Kind::locationList;
