@@ -315,14 +315,18 @@ class CanonicalBuilder {
     std::vector<std::unique_ptr<Unit>> units;
     for (const read::Unit& u : dwarf_.units) {
       if (u.dieCount == 0 || u.abbrevTable == read::kNone) continue;
-      units.push_back(buildUnit(u));
+      if (std::unique_ptr<Unit> unit = buildUnit(u)) units.push_back(std::move(unit));
     }
     return units;
   }
 
  private:
   std::unique_ptr<Unit> buildUnit(const read::Unit& ru) {
-    const read::Die& rootDie = dwarf_.dies[ru.firstDie];
+    // The unit DIE is the first real entry: NULL padding may come before it.
+    uint32_t first = 0;
+    while (first < ru.dieCount && dwarf_.dies[ru.firstDie + first].isNull()) ++first;
+    if (first == ru.dieCount) return nullptr;
+    const read::Die& rootDie = dwarf_.dies[ru.firstDie + first];
     auto unit = std::make_unique<Unit>(rootDie.tag, UnitOptions{ru.version, ru.addressSize, FormPolicy::chapter6});
     // Pass 1: the tree, so references can be mapped to ids.
     std::unordered_map<uint64_t, DieId> ids;
@@ -334,7 +338,7 @@ class CanonicalBuilder {
         if (!parents.empty()) parents.pop_back();
         continue;
       }
-      DieId id = i == 0 ? unit->root() : unit->add(parents.empty() ? unit->root() : parents.back(), d.tag);
+      DieId id = i == first ? unit->root() : unit->add(parents.empty() ? unit->root() : parents.back(), d.tag);
       if (d.hasChildren) {
         unit->die(id).forceChildren = true;
         parents.push_back(id);
