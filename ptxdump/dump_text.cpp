@@ -133,10 +133,18 @@ void appendSigned(std::string& out, int64_t v) {
 void appendEscaped(std::string& out, std::string_view s) {
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '"': out += "\\\""; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
       default:
         if (c >= 0x20 && c < 0x7f) {
           out += static_cast<char>(c);
@@ -154,13 +162,27 @@ void appendJsonString(std::string& out, std::string_view s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += "\\u00";
@@ -206,9 +228,7 @@ void appendNameOr(std::string& out, std::string_view name, std::string_view unkn
 }
 }  // namespace
 
-void appendTagName(std::string& out, uint64_t tag) {
-  appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag);
-}
+void appendTagName(std::string& out, uint64_t tag) { appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag); }
 void appendAttrName(std::string& out, uint64_t attr) {
   appendNameOr(out, dw::attributeName(attr), "DW_AT_unknown_", attr);
 }
@@ -219,8 +239,7 @@ void appendFormName(std::string& out, uint64_t form) {
 // ---------------------------------------------------------------------------
 // .debug_loc reading
 
-bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset,
-                 std::vector<LocEntryView>& entries) {
+bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset, std::vector<LocEntryView>& entries) {
   if (!loc) return false;
   ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize);
   entries.insert(entries.end(), list.entries.begin(), list.entries.end());
@@ -260,23 +279,6 @@ bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
 bool isBlockForm(uint16_t form) {
   return form == dw::DW_FORM_block || form == dw::DW_FORM_block1 || form == dw::DW_FORM_block2 ||
          form == dw::DW_FORM_block4;
-}
-
-bool mayHaveLocationList(uint16_t attr) {
-  switch (attr) {
-    case dw::DW_AT_location:
-    case dw::DW_AT_string_length:
-    case dw::DW_AT_return_addr:
-    case dw::DW_AT_data_member_location:
-    case dw::DW_AT_frame_base:
-    case dw::DW_AT_static_link:
-    case dw::DW_AT_segment:
-    case dw::DW_AT_use_location:
-    case dw::DW_AT_vtable_elem_location:
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool mayHaveLocationExpr(uint16_t attr) {
@@ -321,13 +323,46 @@ uint64_t tombstone(uint8_t addressSize) { return addressSize >= 8 ? ~0ull : (1ul
 // LLVM 14's LanguageLowerBound (Dwarf.def): the default array lower bound.
 std::optional<unsigned> languageLowerBound(uint64_t lang) {
   switch (lang) {
-    case 0x0001: case 0x0002: case 0x0004: case 0x000b: case 0x000c: case 0x000d: case 0x0010:
-    case 0x0011: case 0x0012: case 0x0013: case 0x0014: case 0x0015: case 0x0016: case 0x0018:
-    case 0x0019: case 0x001a: case 0x001b: case 0x001c: case 0x001d: case 0x001e: case 0x0020:
-    case 0x0021: case 0x0024: case 0x0025: case 0x8e57: case 0xb000:
+    case 0x0001:
+    case 0x0002:
+    case 0x0004:
+    case 0x000b:
+    case 0x000c:
+    case 0x000d:
+    case 0x0010:
+    case 0x0011:
+    case 0x0012:
+    case 0x0013:
+    case 0x0014:
+    case 0x0015:
+    case 0x0016:
+    case 0x0018:
+    case 0x0019:
+    case 0x001a:
+    case 0x001b:
+    case 0x001c:
+    case 0x001d:
+    case 0x001e:
+    case 0x0020:
+    case 0x0021:
+    case 0x0024:
+    case 0x0025:
+    case 0x8e57:
+    case 0xb000:
       return 0u;
-    case 0x0003: case 0x0005: case 0x0006: case 0x0007: case 0x0008: case 0x0009: case 0x000a:
-    case 0x000e: case 0x000f: case 0x0017: case 0x001f: case 0x0022: case 0x0023:
+    case 0x0003:
+    case 0x0005:
+    case 0x0006:
+    case 0x0007:
+    case 0x0008:
+    case 0x0009:
+    case 0x000a:
+    case 0x000e:
+    case 0x000f:
+    case 0x0017:
+    case 0x001f:
+    case 0x0022:
+    case 0x0023:
       return 1u;
     default:
       return std::nullopt;
@@ -399,11 +434,16 @@ class TypePrinter {
   static std::optional<int64_t> signedConstant(const AttrValue* v) {
     if (!v || !isConstantForm(v->form)) return std::nullopt;
     switch (v->form) {
-      case dw::DW_FORM_data4: return static_cast<int32_t>(v->value);
-      case dw::DW_FORM_data2: return static_cast<int16_t>(v->value);
-      case dw::DW_FORM_data1: return static_cast<int8_t>(v->value);
-      case dw::DW_FORM_sdata: return v->svalue;
-      default: return static_cast<int64_t>(v->value);
+      case dw::DW_FORM_data4:
+        return static_cast<int32_t>(v->value);
+      case dw::DW_FORM_data2:
+        return static_cast<int16_t>(v->value);
+      case dw::DW_FORM_data1:
+        return static_cast<int8_t>(v->value);
+      case dw::DW_FORM_sdata:
+        return v->svalue;
+      default:
+        return static_cast<int64_t>(v->value);
     }
   }
   const char* nameOf(const Die* D, std::string_view& name) const {
@@ -455,11 +495,14 @@ class TypePrinter {
         out_ += ']';
       } else {
         out_ += "[[";
-        if (hasLB) appendDec(out_, lb);
-        else out_ += '?';
+        if (hasLB)
+          appendDec(out_, lb);
+        else
+          out_ += '?';
         out_ += ", ";
         if (hasCount) {
-          if (hasLB) appendDec(out_, lb + count);
+          if (hasLB)
+            appendDec(out_, lb + count);
           else {
             out_ += "? + ";
             appendDec(out_, count);
@@ -530,8 +573,10 @@ class TypePrinter {
       case dw::DW_TAG_ptr_to_member_type: {
         inner = resolve(D);
         appendQualifiedNameBefore(inner);
-        if (needsParens(inner)) out_ += '(';
-        else if (word_) out_ += ' ';
+        if (needsParens(inner))
+          out_ += '(';
+        else if (word_)
+          out_ += ' ';
         if (const Die* cont = resolve(D, dw::DW_AT_containing_type)) {
           appendQualifiedName(cont);
           endedWithTemplate_ = false;
@@ -547,8 +592,10 @@ class TypePrinter {
         break;
       case dw::DW_TAG_namespace: {
         std::string_view name;
-        if (nameOf(D, name)) out_ += name;
-        else out_ += "(anonymous namespace)";
+        if (nameOf(D, name))
+          out_ += name;
+        else
+          out_ += "(anonymous namespace)";
         break;
       }
       case dw::DW_TAG_unspecified_type: {
@@ -628,8 +675,10 @@ class TypePrinter {
     if (!firstParameter) firstParameter = &firstValue;
     forChildren(D, [&](const Die* C) {
       auto sep = [&] {
-        if (*firstParameter) out_ += '<';
-        else out_ += ", ";
+        if (*firstParameter)
+          out_ += '<';
+        else
+          out_ += ", ";
         isTemplate = true;
         endedWithTemplate_ = false;
         *firstParameter = false;
@@ -691,15 +740,33 @@ class TypePrinter {
             out_ += ')';
           }
           switch (val) {
-            case '\\': out_ += "'\\\\'"; break;
-            case '\'': out_ += "'\\''"; break;
-            case '\a': out_ += "'\\a'"; break;
-            case '\b': out_ += "'\\b'"; break;
-            case '\f': out_ += "'\\f'"; break;
-            case '\n': out_ += "'\\n'"; break;
-            case '\r': out_ += "'\\r'"; break;
-            case '\t': out_ += "'\\t'"; break;
-            case '\v': out_ += "'\\v'"; break;
+            case '\\':
+              out_ += "'\\\\'";
+              break;
+            case '\'':
+              out_ += "'\\''";
+              break;
+            case '\a':
+              out_ += "'\\a'";
+              break;
+            case '\b':
+              out_ += "'\\b'";
+              break;
+            case '\f':
+              out_ += "'\\f'";
+              break;
+            case '\n':
+              out_ += "'\\n'";
+              break;
+            case '\r':
+              out_ += "'\\r'";
+              break;
+            case '\t':
+              out_ += "'\\t'";
+              break;
+            case '\v':
+              out_ += "'\\v'";
+              break;
             default: {
               if ((val & ~0xFFll) == ~0xFFll) val &= 0xFF;
               if (val < 127 && val >= 32) {
@@ -765,8 +832,8 @@ class TypePrinter {
     bool subroutine = T && T->tag == dw::DW_TAG_subroutine_type;
     const Die* A = T;
     for (int i = 0; A && A->tag == dw::DW_TAG_array_type && i < kMaxDepth; ++i) A = resolve(A);
-    bool leading = (!A || (A->tag != dw::DW_TAG_pointer_type && A->tag != dw::DW_TAG_ptr_to_member_type)) &&
-                   !subroutine;
+    bool leading =
+        (!A || (A->tag != dw::DW_TAG_pointer_type && A->tag != dw::DW_TAG_ptr_to_member_type)) && !subroutine;
     if (leading) {
       if (C) out_ += "const ";
       if (V) out_ += "volatile ";
@@ -806,8 +873,10 @@ class TypePrinter {
       }
       if (!first) out_ += ", ";
       first = false;
-      if (P->tag == dw::DW_TAG_unspecified_parameters) out_ += "...";
-      else appendQualifiedName(T);
+      if (P->tag == dw::DW_TAG_unspecified_parameters)
+        out_ += "...";
+      else
+        appendQualifiedName(T);
       return true;
     });
     if (stopped) return;  // LLVM returns early here, without the ')'
@@ -826,21 +895,50 @@ class TypePrinter {
     }
     if (auto cc = unsignedConstant(find(D, dw::DW_AT_calling_convention))) {
       switch (*cc) {
-        case 0x41: out_ += " __attribute__((stdcall))"; break;        // DW_CC_BORLAND_stdcall
-        case 0x42: out_ += " __attribute__((pascal))"; break;         // DW_CC_BORLAND_pascal
-        case 0x43: out_ += " __attribute__((fastcall))"; break;       // DW_CC_BORLAND_msfastcall
-        case 0x46: out_ += " __attribute__((thiscall))"; break;       // DW_CC_BORLAND_thiscall
-        case 0xc0: out_ += " __attribute__((vectorcall))"; break;     // DW_CC_LLVM_vectorcall
-        case 0xc1: out_ += " __attribute__((ms_abi))"; break;         // DW_CC_LLVM_Win64
-        case 0xc2: out_ += " __attribute__((sysv_abi))"; break;       // DW_CC_LLVM_X86_64SysV
-        case 0xc3: out_ += " __attribute__((pcs(\"aapcs\")))"; break;  // DW_CC_LLVM_AAPCS
-        case 0xc4: out_ += " __attribute__((pcs(\"aapcs-vfp\")))"; break;
-        case 0xc5: out_ += " __attribute__((intel_ocl_bicc))"; break;
-        case 0xc8: out_ += " __attribute__((swiftcall))"; break;      // DW_CC_LLVM_Swift
-        case 0xc9: out_ += " __attribute__((preserve_most))"; break;
-        case 0xca: out_ += " __attribute__((preserve_all))"; break;
-        case 0xcb: out_ += " __attribute__((regcall))"; break;
-        default: break;
+        case 0x41:
+          out_ += " __attribute__((stdcall))";
+          break;  // DW_CC_BORLAND_stdcall
+        case 0x42:
+          out_ += " __attribute__((pascal))";
+          break;  // DW_CC_BORLAND_pascal
+        case 0x43:
+          out_ += " __attribute__((fastcall))";
+          break;  // DW_CC_BORLAND_msfastcall
+        case 0x46:
+          out_ += " __attribute__((thiscall))";
+          break;  // DW_CC_BORLAND_thiscall
+        case 0xc0:
+          out_ += " __attribute__((vectorcall))";
+          break;  // DW_CC_LLVM_vectorcall
+        case 0xc1:
+          out_ += " __attribute__((ms_abi))";
+          break;  // DW_CC_LLVM_Win64
+        case 0xc2:
+          out_ += " __attribute__((sysv_abi))";
+          break;  // DW_CC_LLVM_X86_64SysV
+        case 0xc3:
+          out_ += " __attribute__((pcs(\"aapcs\")))";
+          break;  // DW_CC_LLVM_AAPCS
+        case 0xc4:
+          out_ += " __attribute__((pcs(\"aapcs-vfp\")))";
+          break;
+        case 0xc5:
+          out_ += " __attribute__((intel_ocl_bicc))";
+          break;
+        case 0xc8:
+          out_ += " __attribute__((swiftcall))";
+          break;  // DW_CC_LLVM_Swift
+        case 0xc9:
+          out_ += " __attribute__((preserve_most))";
+          break;
+        case 0xca:
+          out_ += " __attribute__((preserve_all))";
+          break;
+        case 0xcb:
+          out_ += " __attribute__((regcall))";
+          break;
+        default:
+          break;
       }
     }
     if (isConst) out_ += " const";
@@ -867,9 +965,7 @@ class TypePrinter {
 
 }  // namespace
 
-void Renderer::typeName(std::string& out, const Die* die) const {
-  TypePrinter(dwarf_, out).appendQualifiedName(die);
-}
+void Renderer::typeName(std::string& out, const Die* die) const { TypePrinter(dwarf_, out).appendQualifiedName(die); }
 
 bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) const {
   if (unit.dieCount == 0) return false;
@@ -883,16 +979,17 @@ bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) cons
     return true;
   }
   std::string path;
-  if (const AttrValue* dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString())
-    path.assign(dir->string);
+  if (const AttrValue* dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString()) path.assign(dir->string);
   pathAppend(path, f->path);
   out += path;
   return true;
 }
 
 void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) {
-  if (reloc) appendReloc(out, *reloc);
-  else appendHex(out, value, addressSize * 2);
+  if (reloc)
+    appendReloc(out, *reloc);
+  else
+    appendHex(out, value, addressSize * 2);
 }
 
 bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
@@ -905,7 +1002,9 @@ bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
   return true;
 }
 
-bool Renderer::isLocationList(const AttrValue& v) { return mayHaveLocationList(v.name) && isSectionOffsetForm(v.form); }
+bool Renderer::isLocationList(const AttrValue& v) {
+  return ptxdwarf::read::isLocationAttribute(v.name) && isSectionOffsetForm(v.form);
+}
 
 bool Renderer::isLocationExpr(const AttrValue& v) {
   return v.form == dw::DW_FORM_exprloc || (mayHaveLocationExpr(v.name) && isBlockForm(v.form));
@@ -1062,8 +1161,10 @@ void Renderer::listAddress(std::string& out, const Unit& unit, uint64_t value, c
 void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue& v, int listIndent) const {
   uint64_t offset = 0;
   bool known = locOffset(v, offset);
-  if (v.reloc) appendReloc(out, *v.reloc);
-  else appendHex(out, v.value, 8);
+  if (v.reloc)
+    appendReloc(out, *v.reloc);
+  else
+    appendHex(out, v.value, 8);
   out += ": ";
   if (!known || !dwarf_.loc) return;
   std::vector<LocEntryView> entries;
@@ -1105,14 +1206,26 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
     return;
   }
   switch (v.form) {
-    case dw::DW_FORM_addr: appendHex(out, v.value, unit.addressSize * 2); break;
-    case dw::DW_FORM_flag_present: out += "true"; break;
+    case dw::DW_FORM_addr:
+      appendHex(out, v.value, unit.addressSize * 2);
+      break;
+    case dw::DW_FORM_flag_present:
+      out += "true";
+      break;
     case dw::DW_FORM_flag:
-    case dw::DW_FORM_data1: appendHex(out, v.value & 0xff, 2); break;
-    case dw::DW_FORM_data2: appendHex(out, v.value & 0xffff, 4); break;
-    case dw::DW_FORM_data4: appendHex(out, v.value & 0xffffffff, 8); break;
+    case dw::DW_FORM_data1:
+      appendHex(out, v.value & 0xff, 2);
+      break;
+    case dw::DW_FORM_data2:
+      appendHex(out, v.value & 0xffff, 4);
+      break;
+    case dw::DW_FORM_data4:
+      appendHex(out, v.value & 0xffffffff, 8);
+      break;
     case dw::DW_FORM_ref_sig8:
-    case dw::DW_FORM_data8: appendHex(out, v.value, 16); break;
+    case dw::DW_FORM_data8:
+      appendHex(out, v.value, 16);
+      break;
     case dw::DW_FORM_string:
       out += '"';
       appendEscaped(out, v.string);
@@ -1125,9 +1238,10 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
     case dw::DW_FORM_block4:
       if (!v.block.empty()) {
         out += "<";
-        int width = v.form == dw::DW_FORM_block1 ? 2 : v.form == dw::DW_FORM_block2 ? 4
-                    : v.form == dw::DW_FORM_block4                                ? 8
-                                                                                  : 1;
+        int width = v.form == dw::DW_FORM_block1   ? 2
+                    : v.form == dw::DW_FORM_block2 ? 4
+                    : v.form == dw::DW_FORM_block4 ? 8
+                                                   : 1;
         appendHex(out, v.block.size(), width);
         out += "> ";
         for (uint8_t b : v.block) {
@@ -1136,8 +1250,12 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
         }
       }
       break;
-    case dw::DW_FORM_sdata: appendSigned(out, v.svalue); break;
-    case dw::DW_FORM_udata: appendDec(out, v.value); break;
+    case dw::DW_FORM_sdata:
+      appendSigned(out, v.svalue);
+      break;
+    case dw::DW_FORM_udata:
+      appendDec(out, v.value);
+      break;
     case dw::DW_FORM_strp: {
       uint64_t at = v.reloc ? (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference() && v.reloc->addend >= 0
                                    ? static_cast<uint64_t>(v.reloc->addend) + v.value
@@ -1152,13 +1270,19 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       }
       break;
     }
-    case dw::DW_FORM_ref_addr: appendHex(out, v.value, 16); break;
+    case dw::DW_FORM_ref_addr:
+      appendHex(out, v.value, 16);
+      break;
     case dw::DW_FORM_ref1:
     case dw::DW_FORM_ref2:
     case dw::DW_FORM_ref4:
     case dw::DW_FORM_ref8:
-    case dw::DW_FORM_ref_udata: appendHex(out, v.value, 8); break;
-    case dw::DW_FORM_sec_offset: appendHex(out, v.value & 0xffffffff, 8); break;
+    case dw::DW_FORM_ref_udata:
+      appendHex(out, v.value, 8);
+      break;
+    case dw::DW_FORM_sec_offset:
+      appendHex(out, v.value & 0xffffffff, 8);
+      break;
     default:
       out += "DW_FORM(";
       appendHex(out, v.form, 4);
@@ -1219,10 +1343,11 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   }
   if (named) {
     // nothing more
-  } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && isConstantForm(v.form) &&
-             !v.reloc) {
-    if (v.form == dw::DW_FORM_sdata) appendSigned(out, v.svalue);
-    else appendDec(out, v.value);
+  } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && isConstantForm(v.form) && !v.reloc) {
+    if (v.form == dw::DW_FORM_sdata)
+      appendSigned(out, v.svalue);
+    else
+      appendDec(out, v.value);
   } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
              v.value == tombstone(unit.addressSize)) {
     out += "dead code";
@@ -1278,8 +1403,7 @@ using detail::appendHex;
 
 class TextDumper {
  public:
-  TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out)
-      : d_(d), out_(out), r_(m, d) {}
+  TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out) : d_(d), out_(out), r_(m, d) {}
 
   void header(std::string_view name) {
     out_ += '\n';
@@ -1388,9 +1512,10 @@ class TextDumper {
       for (const auto& e : entries) {
         if (e.kind == detail::LocEntryView::endOfList) break;
         out_ += "\n            (";
-        detail::Renderer::address(out_, e.kind == detail::LocEntryView::baseAddress && !e.beginReloc
-                                             ? (addressSize == 4 ? 0xffffffffull : ~0ull)
-                                             : e.begin,
+        detail::Renderer::address(out_,
+                                  e.kind == detail::LocEntryView::baseAddress && !e.beginReloc
+                                      ? (addressSize == 4 ? 0xffffffffull : ~0ull)
+                                      : e.begin,
                                   e.beginReloc, addressSize);
         out_ += ", ";
         detail::Renderer::address(out_, e.end, e.endReloc, addressSize);
@@ -1432,8 +1557,10 @@ class TextDumper {
         } else {
           detail::Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
           out_ += '+';
-          if (r.lengthReloc) detail::appendReloc(out_, *r.lengthReloc);
-          else appendHex(out_, r.length);
+          if (r.lengthReloc)
+            detail::appendReloc(out_, *r.lengthReloc);
+          else
+            appendHex(out_, r.length);
         }
         out_ += ")\n";
       }
@@ -1491,8 +1618,7 @@ class TextDumper {
 
 }  // namespace
 
-void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options,
-              std::string& out) {
+void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out) {
   out.reserve(out.size() + (dwarf.info ? dwarf.info->size() * 8 : 0) + 4096);
   out += module.filename;
   out += ":\tfile format ptx\n";

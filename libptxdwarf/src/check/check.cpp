@@ -85,12 +85,6 @@ bool isVersion4Form(uint16_t form) {
          form == DW_FORM_ref_sig8;
 }
 
-bool isLocationAttribute(uint16_t at) {
-  return at == DW_AT_location || at == DW_AT_frame_base || at == DW_AT_data_member_location ||
-         at == DW_AT_string_length || at == DW_AT_return_addr || at == DW_AT_static_link ||
-         at == DW_AT_use_location || at == DW_AT_vtable_elem_location;
-}
-
 class Checker {
  public:
   Checker(const ptx::Module& m, const read::Dwarf& d, Diagnostics& out) : m_(m), d_(d), out_(out) {}
@@ -401,7 +395,7 @@ class Checker {
       if (die.isNull()) continue;
       const read::AttrValue* cls = d_.attribute(die, DW_AT_address_class);
       for (const read::AttrValue& v : d_.attributes(die)) {
-        if (!isLocationAttribute(v.name)) continue;
+        if (!read::isLocationAttribute(v.name)) continue;
         if (v.isBlock()) {
           checkExpression(die, v.block, d_.info, v.value, d_.unitOf(die).addressSize,
                           v.name == DW_AT_location ? cls : nullptr);

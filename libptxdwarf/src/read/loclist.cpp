@@ -7,9 +7,7 @@
 
 namespace ptxdwarf::read {
 
-namespace {
-
-bool isLocationAttribute(uint16_t at) {
+bool isLocationAttribute(uint64_t at) {
   switch (at) {
     case dw::DW_AT_location:
     case dw::DW_AT_frame_base:
@@ -17,6 +15,7 @@ bool isLocationAttribute(uint16_t at) {
     case dw::DW_AT_string_length:
     case dw::DW_AT_return_addr:
     case dw::DW_AT_static_link:
+    case dw::DW_AT_segment:
     case dw::DW_AT_use_location:
     case dw::DW_AT_vtable_elem_location:
       return true;
@@ -24,6 +23,8 @@ bool isLocationAttribute(uint16_t at) {
       return false;
   }
 }
+
+namespace {
 
 void decodeList(Dwarf& dwarf, uint64_t offset, uint8_t addressSize) {
   LocList list = readLocList(*dwarf.loc, offset, addressSize);

@@ -460,17 +460,6 @@ bool isFixedForm(uint16_t form) {
   }
 }
 
-bool isExpressionAttribute(uint16_t at) {
-  switch (at) {
-    case dw::DW_AT_location: case dw::DW_AT_frame_base: case dw::DW_AT_data_member_location:
-    case dw::DW_AT_vtable_elem_location: case dw::DW_AT_use_location: case dw::DW_AT_string_length:
-    case dw::DW_AT_return_addr: case dw::DW_AT_static_link: case dw::DW_AT_segment:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
   const SectionImage& image = fb.image();
   for (const read::Unit& u : dwarf.units) {
@@ -521,7 +510,7 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
         if (a.isString()) {
           ac += ' ';
           ac += quoted(a.string);
-        } else if (a.isBlock() && isExpressionAttribute(a.name) && !a.block.empty()) {
+        } else if (a.isBlock() && read::isLocationAttribute(a.name) && !a.block.empty()) {
           const uint64_t exprOffset = end - a.block.size();
           const std::string e = describeExpression(image, exprOffset, a.block.size(), u.addressSize);
           if (!e.empty()) ac += " " + e;

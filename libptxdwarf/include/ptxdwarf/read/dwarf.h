@@ -154,6 +154,10 @@ struct LocList {
   uint64_t end = 0;  // one past the last complete entry
 };
 
+// Attributes whose value is a location: an expression block, or an offset
+// into .debug_loc (LLVM's DWARFAttribute::mayHaveLocationList set).
+bool isLocationAttribute(uint64_t attr);
+
 // Reads the list at `offset` of `.debug_loc`: pairs of address-sized values,
 // all-ones selecting a base address, 0,0 (not relocated) ending the list.
 // `terminated` is false when the section ends inside the list.
