@@ -1,0 +1,121 @@
+// Whole-file phases, one benchmark each, on one PTX file: where `ptxdump check`
+// and `ptxdump dump` spend their time. The file is $PTXDWARF_BENCH_PTX (run.sh
+// points it at the generated nvcc output); without it, a synthetic one from
+// the builder. Not timed assertions: read the numbers (tests/bench/README.md).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "commands.h"
+#include "dump.h"
+#include "ptxdwarf/check/check.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/builder.h"
+#include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/ptx_writer.h"
+#include "ptxdwarf/write/reencode.h"
+
+using namespace ptxdwarf;
+
+namespace {
+
+std::string syntheticPtx() {
+  write::Builder b;
+  b.compileUnit({.producer = "bench", .name = "bench.cu", .compDir = "/tmp"});
+  write::DieId intType = b.baseType("int", dw::DW_ATE_signed, 4);
+  std::string code;
+  for (int f = 0; f < 2000; ++f) {
+    std::string n = std::to_string(f);
+    write::DieId sp = b.subprogram({.name = "work" + n, .type = intType,
+                                    .lowPc = write::SymbolRef{"$L__func_begin" + n},
+                                    .highPc = write::SymbolRef{"$L__func_end" + n}});
+    b.formalParameter(sp, {.name = "x", .type = intType, .location = write::Location::reg("%r1")});
+    code += ".func work" + n + "()\n{\n.reg .b32 %r<4>;\n$L__func_begin" + n + ":\nret;\n$L__func_end" + n + ":\n}\n";
+  }
+  Diagnostics diags;
+  write::WriteOptions options;
+  options.style = write::Style::onePerLine;
+  return ".version 7.5\n.target sm_90, debug\n.address_size 64\n" + code +
+         write::writeSections(write::encode(b.unit(), {}, diags), options, diags);
+}
+
+const std::string& input() {
+  static const std::string text = [] {
+    const char* path = std::getenv("PTXDWARF_BENCH_PTX");
+    if (!path) return syntheticPtx();
+    std::string t, error;
+    if (!ptxdump::readWholeFile(path, t, error)) {
+      std::fprintf(stderr, "%s: %s\n", path, error.c_str());
+      std::exit(2);
+    }
+    return t;
+  }();
+  return text;
+}
+
+void setBytes(benchmark::State& state) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input().size()));
+}
+
+void BM_PhaseRead(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(ptx::read(input(), "bench.ptx"));
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseRead)->Unit(benchmark::kMillisecond);
+
+void BM_PhaseDecode(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  for (auto _ : state) benchmark::DoNotOptimize(read::decode(r.module.sections));
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseDecode)->Unit(benchmark::kMillisecond);
+
+void BM_PhaseRules(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = false}));
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseRules)->Unit(benchmark::kMillisecond);
+
+void BM_PhaseRoundTrip(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  for (auto _ : state) {
+    Diagnostics diags;
+    std::vector<SectionImage> images = write::encodePreserve(dwarf, diags);
+    benchmark::DoNotOptimize(write::compareImages(r.module.sections, images));
+  }
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseRoundTrip)->Unit(benchmark::kMillisecond);
+
+void BM_PhaseDumpText(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  for (auto _ : state) {
+    std::string out;
+    ptxdump::dumpText(r.module, dwarf, {.info = true, .loc = true}, out);
+    benchmark::DoNotOptimize(out);
+  }
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseDumpText)->Unit(benchmark::kMillisecond);
+
+void BM_PhaseReencode(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  for (auto _ : state) {
+    Diagnostics diags;
+    benchmark::DoNotOptimize(write::encodeCanonical(dwarf, diags));
+  }
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseReencode)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
