@@ -169,7 +169,7 @@ class Linker {
   std::span<const ptxdwarf::SectionImage> sections_;
   const ptxdwarf::ptx::Module* module_ = nullptr;
   std::unordered_map<std::string, uint64_t> addresses_;
-  uint64_t symbolValue(const std::string& name) const;
+  uint64_t symbolValue(std::string_view name) const;
 };
 
 // The .debug_line Linker::link adds: a DWARF 2 line table header with no

@@ -35,9 +35,9 @@ Linker::Linker(std::span<const SectionImage> sections, const ptx::Module* module
   }
 }
 
-uint64_t Linker::symbolValue(const std::string& name) const {
+uint64_t Linker::symbolValue(std::string_view name) const {
   if (name.starts_with(".debug_")) return 0;  // a section ptxas builds (.debug_line) or one of ours
-  auto it = addresses_.find(name);
+  auto it = addresses_.find(std::string(name));
   return it == addresses_.end() ? 0 : it->second;
 }
 

@@ -881,8 +881,9 @@ ptxdwarf_status ptxdwarf_sections_relocation(const ptxdwarf_sections* sections, 
     const Relocation& r = s.relocations[index];
     out->offset = r.offset;
     out->size = r.size;
-    out->symbol = r.symbol.c_str();
-    out->minus = r.minus.c_str();
+    // Names kept by a SectionImage are NUL-terminated (StringStore::keep).
+    out->symbol = r.symbol.empty() ? "" : r.symbol.data();
+    out->minus = r.minus.empty() ? "" : r.minus.data();
     out->addend = r.addend;
   });
 }

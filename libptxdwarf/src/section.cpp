@@ -4,8 +4,27 @@
 
 namespace ptxdwarf {
 
+std::string_view StringStore::keep(std::string_view s) {
+  if (s.empty()) return {};
+  if (s.size() + 1 > free_.size()) {
+    const size_t size = std::max(kChunkSize, s.size() + 1);
+    chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
+    free_ = {chunks_.back().get(), size};
+  }
+  std::copy(s.begin(), s.end(), free_.begin());
+  free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)
+  std::string_view kept(free_.data(), s.size());
+  free_ = free_.subspan(s.size() + 1);
+  return kept;
+}
+
+Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
+                                        std::string_view minus, int64_t addend) {
+  return relocations.emplace_back(Relocation{offset, size, names.keep(symbol), names.keep(minus), addend});
+}
+
 std::string Relocation::expression() const {
-  std::string s = symbol;
+  std::string s(symbol);
   if (!minus.empty()) {
     s += '-';
     s += minus;
@@ -21,12 +40,9 @@ std::string Relocation::expression() const {
 }
 
 namespace {
-void putUleb(std::vector<uint8_t>& out, uint32_t v) {
-  do {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    out.push_back(v ? (b | 0x80) : b);
-  } while (v);
+inline void putUleb(std::vector<uint8_t>& out, uint32_t v) {
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<uint8_t>(v | 0x80));
+  out.push_back(static_cast<uint8_t>(v));
 }
 uint32_t getUleb(const uint8_t*& p) {
   uint32_t v = 0;

@@ -194,7 +194,7 @@ TEST_P(CorpusTest, ReaderMatchesPtxas) {
       };
 
       if (r.isDifference()) {
-        const auto a = labels.find(r.symbol), b = labels.find(r.minus);
+        const auto a = labels.find(std::string(r.symbol)), b = labels.find(std::string(r.minus));
         if (a != labels.end() && b != labels.end() && a->second.first == b->second.first) {
           ++t.differences;
           const uint64_t expected =
@@ -212,7 +212,7 @@ TEST_P(CorpusTest, ReaderMatchesPtxas) {
             << hexBytes(theirs, r.offset - 1, r.offset + 8);
         continue;
       }
-      if (ours.count(r.symbol) != 0 || kPtxasOwnSections.count(r.symbol) != 0) {
+      if (ours.count(std::string(r.symbol)) != 0 || kPtxasOwnSections.count(std::string(r.symbol)) != 0) {
         // A section-relative operand: every section starts at 0 in a cubin.
         EXPECT_EQ(value, truncate(uint64_t(r.addend), r.size)) << where();
       }

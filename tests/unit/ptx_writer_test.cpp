@@ -79,14 +79,10 @@ SectionImage image(std::string name, std::vector<uint8_t> bytes) {
   return s;
 }
 
-Relocation reloc(uint64_t offset, uint8_t size, std::string symbol, int64_t addend = 0, std::string minus = {}) {
-  Relocation r;
-  r.offset = offset;
-  r.size = size;
-  r.symbol = std::move(symbol);
-  r.addend = addend;
-  r.minus = std::move(minus);
-  return r;
+// Names are string literals: a Relocation views its names.
+Relocation reloc(uint64_t offset, uint8_t size, std::string_view symbol, int64_t addend = 0,
+                 std::string_view minus = {}) {
+  return {offset, size, symbol, minus, addend};
 }
 
 // A hand-made image with every feature: relocations of both widths, an addend,

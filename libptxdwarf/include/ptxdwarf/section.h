@@ -5,22 +5,56 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ptxdwarf/diagnostic.h"
 
 namespace ptxdwarf {
 
+// Append-only storage for the names relocations refer to. A name, once kept,
+// never moves, so views of it stay valid as long as any copy of the store
+// lives: copies share the chunks written so far and each writes new names
+// into chunks of its own.
+class StringStore {
+ public:
+  StringStore() = default;
+  StringStore(const StringStore& other) : chunks_(other.chunks_) {}
+  StringStore& operator=(const StringStore& other) {
+    chunks_ = other.chunks_;
+    free_ = {};
+    return *this;
+  }
+  StringStore(StringStore&& other) noexcept
+      : chunks_(std::move(other.chunks_)), free_(std::exchange(other.free_, {})) {}
+  StringStore& operator=(StringStore&& other) noexcept {
+    chunks_ = std::move(other.chunks_);
+    free_ = std::exchange(other.free_, {});
+    return *this;
+  }
+
+  // A NUL-terminated copy of `s` that lives as long as this store or a copy of it.
+  std::string_view keep(std::string_view s);
+
+ private:
+  static constexpr size_t kChunkSize = 16384;
+  std::vector<std::shared_ptr<char[]>> chunks_;
+  std::span<char> free_;  // the unused tail of this store's own last chunk
+};
+
 // `symbol + addend`, or the label difference `symbol - minus + addend`.
+// The names are views: of string literals, or of the owning SectionImage's
+// `names` (SectionImage::addRelocation keeps them there).
 struct Relocation {
   uint64_t offset = 0;
   uint8_t size = 0;  // 1, 2, 4 or 8 (the directive's width)
-  std::string symbol;
-  std::string minus;  // non-empty for `A-B`
+  std::string_view symbol;
+  std::string_view minus;  // non-empty for `A-B`
   int64_t addend = 0;
 
   bool isDifference() const { return !minus.empty(); }
@@ -77,11 +111,16 @@ struct SectionImage {
   std::string name;  // with the leading dot: ".debug_info"
   std::vector<uint8_t> bytes;
   std::vector<Relocation> relocations;  // sorted by offset, non-overlapping
+  StringStore names;                    // what the relocations' names view
   std::vector<SectionLabel> labels;     // in definition order
   SourceMap sourceMap;                  // operand positions, by offset
   SourceLoc loc;                        // the first `.section` line of this name
   std::vector<TextRange> blocks;        // every block of this name, in file order
   std::vector<uint32_t> negativeOperands;  // offsets of operands written as negative numbers
+
+  // Appends a relocation whose names are copied into `names`.
+  Relocation& addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
+                            std::string_view minus = {}, int64_t addend = 0);
 
   std::span<const uint8_t> data() const { return bytes; }
   size_t size() const { return bytes.size(); }

@@ -350,18 +350,19 @@ class Checker {
       }
       for (const read::Range& r : s.ranges) {
         if (!r.addressReloc) continue;  // numeric ranges: nothing to match against
-        std::string begin = r.addressReloc->symbol;
-        std::string end = r.lengthReloc && r.lengthReloc->isDifference() && r.lengthReloc->minus == begin
-                              ? r.lengthReloc->symbol
-                              : std::string();
+        std::string_view begin = r.addressReloc->symbol;
+        std::string_view end = r.lengthReloc && r.lengthReloc->isDifference() && r.lengthReloc->minus == begin
+                                   ? r.lengthReloc->symbol
+                                   : std::string_view();
         if (end.empty()) {
           error(d_.aranges, r.offset + s.addressSize, "aranges-range",
-                "range starting at " + begin + " has no `end-" + begin + "` length");
+                "range starting at " + std::string(begin) + " has no `end-" + std::string(begin) + "` length");
           continue;
         }
         if (!hasLabelPair(*u, begin, end))
           error(d_.aranges, r.offset, "aranges-range",
-                "range " + begin + ".." + end + " is not the low/high pc of any DIE of the unit at " + hex(u->offset));
+                "range " + std::string(begin) + ".." + std::string(end) +
+                    " is not the low/high pc of any DIE of the unit at " + hex(u->offset));
       }
     }
   }
@@ -382,9 +383,9 @@ class Checker {
     for (const SectionImage& s : m_.sections) {
       if (!s.name.starts_with(".debug")) continue;
       for (const Relocation& r : s.relocations) {
-        for (const std::string* name : {&r.symbol, &r.minus}) {
-          if (name->empty() || name->starts_with(".debug") || m_.definesSymbol(*name)) continue;
-          error(&s, r.offset, "symbol-defined", "'" + *name + "' is not defined in this PTX file");
+        for (std::string_view name : {r.symbol, r.minus}) {
+          if (name.empty() || name.starts_with(".debug") || m_.definesSymbol(name)) continue;
+          error(&s, r.offset, "symbol-defined", "'" + std::string(name) + "' is not defined in this PTX file");
         }
       }
     }
@@ -466,7 +467,7 @@ class Checker {
     }
     if (addressClass.value != expected)
       error(d_.info, addressClass.offset, "address-class",
-            "DW_AT_address_class is " + className(addressClass.value) + " but '" + r.symbol + "' is declared " +
+            "DW_AT_address_class is " + className(addressClass.value) + " but '" + std::string(r.symbol) + "' is declared " +
                 std::string(ptx::stateSpaceName(var->space)) + " (expected " + className(expected) + ")", &die);
   }
 
@@ -562,10 +563,10 @@ class Checker {
     for (const SectionImage& s : m_.sections)
       for (const Relocation& r : s.relocations)
         if (r.isDifference())
-          for (const std::string* name : {&r.symbol, &r.minus})
-            if (m_.findLabel(*name))
+          for (std::string_view name : {r.symbol, r.minus})
+            if (m_.findLabel(name))
               error(&s, r.offset, "label-difference-labels",
-                    "'" + r.expression() + "': " + *name +
+                    "'" + r.expression() + "': " + std::string(name) +
                         " is a code label; ptxas computes A-B only between labels inside debug sections");
     for (const SectionImage& s : m_.sections) {
       if (!v.atLeast(7, 0))

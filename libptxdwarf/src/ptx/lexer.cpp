@@ -1,5 +1,6 @@
 #include "lexer.h"
 
+#include <array>
 #include <cstring>
 
 namespace ptxdwarf::ptx {
@@ -37,8 +38,8 @@ NumberScan scanNumber(const char* p, const char* end) {
   while (p < end) {
     int d = digitValue(*p);
     if (d >= static_cast<int>(base)) break;
-    if (value > (UINT64_MAX - static_cast<uint64_t>(d)) / base) r.overflow = true;
-    value = value * base + static_cast<uint64_t>(d);
+    r.overflow |= __builtin_mul_overflow(value, base, &value);
+    r.overflow |= __builtin_add_overflow(value, static_cast<uint64_t>(d), &value);
     ++p;
   }
   if (p == digits) return r;  // "0x" or "0b" without digits
@@ -126,12 +127,25 @@ void Cursor::skipLine() {
   p_ = nl ? static_cast<const char*>(nl) : end_;
 }
 
+namespace {
+
+// The characters skipStatement() must look at; everything else in an
+// instruction is skipped in a tight loop.
+constexpr std::array<bool, 256> kStatementStops = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view(";{}\n\"/")) t[c] = true;
+  return t;
+}();
+
+}  // namespace
+
 void Cursor::skipStatement() {
   SourceLoc start = loc();
   unsigned braces = 0;  // vector operands: `ld.v4.u8 {%rs5, %rs6, %rs7, %rs8}, [p];`
   while (p_ < end_) {
-    char c = *p_;
-    switch (c) {
+    while (!kStatementStops[static_cast<unsigned char>(*p_)])
+      if (++p_ == end_) goto unterminated;
+    switch (*p_) {
       case ';':
         ++p_;
         return;
@@ -165,6 +179,7 @@ void Cursor::skipStatement() {
         ++p_;
     }
   }
+unterminated:
   fail(start, "unterminated statement: expected ';' before end of file");
 }
 

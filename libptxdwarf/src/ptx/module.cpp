@@ -45,61 +45,120 @@ const SectionImage* Module::section(std::string_view name) const {
   return nullptr;
 }
 
+namespace {
+
+// FNV-1a: names here are short and share long prefixes ($L__tmp123, $L__tmp124).
+uint32_t hashName(std::string_view name) {
+  uint32_t h = 2166136261u;
+  for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
+}
+
+}  // namespace
+
+std::string_view Module::nameOf(const Definition& d) const {
+  switch (d.kind) {
+    case DefinitionKind::function: return functions[d.index].name;
+    case DefinitionKind::parameter: return functions[d.index].params[d.sub].name;
+    case DefinitionKind::returnValue: return functions[d.index].returns[d.sub].name;
+    case DefinitionKind::variable: return variables[d.index].name;
+    case DefinitionKind::label: return labels[d.index].name;
+    case DefinitionKind::section: return sections[d.index].name;
+    case DefinitionKind::sectionLabel: return sections[d.index].labels[d.sub].name;
+  }
+  return {};
+}
+
 void Module::reindex() {
-  functionIndex_.clear();
-  variableIndex_.clear();
-  labelIndex_.clear();
-  paramIndex_.clear();
+  size_t count = labels.size() + functions.size() + variables.size() + sections.size();
+  for (const Function& f : functions) count += f.params.size() + f.returns.size();
+  for (const SectionImage& s : sections) count += s.labels.size();
+  size_t capacity = 16;
+  while (capacity < 2 * count) capacity *= 2;
+  slots_.assign(capacity, Slot{});
+  definitions_.clear();
+  definitions_.reserve(count);
+  std::vector<uint32_t> tails(capacity, kNone);  // each chain's last definition, to append in file order
+  const size_t mask = capacity - 1;
+
+  auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0) {
+    const uint32_t id = static_cast<uint32_t>(definitions_.size());
+    definitions_.push_back({kind, index, sub, kNone});
+    const uint32_t hash = hashName(name);
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.first == kNone) {
+        slot = {hash, id};
+        tails[i] = id;
+        return;
+      }
+      if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) {
+        definitions_[tails[i]].next = id;
+        tails[i] = id;
+        return;
+      }
+    }
+  };
   for (uint32_t i = 0; i < functions.size(); ++i) {
-    // A definition wins over the declarations (prototypes) of the same name.
-    auto [it, inserted] = functionIndex_.try_emplace(functions[i].name, i);
-    if (!inserted && functions[i].hasBody && !functions[it->second].hasBody) it->second = i;
-    for (uint32_t p = 0; p < functions[i].params.size(); ++p)
-      paramIndex_.try_emplace(functions[i].params[p].name, (uint64_t{i} << 32) | p);
+    const Function& f = functions[i];
+    define(f.name, DefinitionKind::function, i);
+    for (uint32_t p = 0; p < f.params.size(); ++p) define(f.params[p].name, DefinitionKind::parameter, i, p);
+    for (uint32_t p = 0; p < f.returns.size(); ++p) define(f.returns[p].name, DefinitionKind::returnValue, i, p);
   }
-  localIndex_.clear();
-  for (uint32_t i = 0; i < variables.size(); ++i) {
-    if (variables[i].function < 0) variableIndex_.try_emplace(variables[i].name, i);
-    else localIndex_.try_emplace(std::to_string(variables[i].function) + ":" + variables[i].name, i);
+  for (uint32_t i = 0; i < variables.size(); ++i) define(variables[i].name, DefinitionKind::variable, i);
+  for (uint32_t i = 0; i < labels.size(); ++i) define(labels[i].name, DefinitionKind::label, i);
+  for (uint32_t i = 0; i < sections.size(); ++i) {
+    define(sections[i].name, DefinitionKind::section, i);
+    for (uint32_t l = 0; l < sections[i].labels.size(); ++l)
+      define(sections[i].labels[l].name, DefinitionKind::sectionLabel, i, l);
   }
-  for (uint32_t i = 0; i < labels.size(); ++i) labelIndex_.try_emplace(labels[i].name, i);
-  symbols_.clear();
-  for (const Label& l : labels) symbols_.try_emplace(l.name, true);
-  for (const Function& f : functions) {
-    symbols_.try_emplace(f.name, true);
-    for (const Variable& p : f.params) symbols_.try_emplace(p.name, true);
-    for (const Variable& p : f.returns) symbols_.try_emplace(p.name, true);
-  }
-  for (const Variable& v : variables) symbols_.try_emplace(v.name, true);
-  for (const SectionImage& s : sections) {
-    symbols_.try_emplace(s.name, true);
-    for (const SectionLabel& l : s.labels) symbols_.try_emplace(l.name, true);
+}
+
+const Module::Definition* Module::firstDefinition(std::string_view name) const {
+  if (slots_.empty()) return nullptr;
+  const uint32_t hash = hashName(name);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.first == kNone) return nullptr;
+    if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) return &definitions_[slot.first];
   }
 }
 
 const Function* Module::findFunction(std::string_view name) const {
-  auto it = functionIndex_.find(name);
-  return it == functionIndex_.end() ? nullptr : &functions[it->second];
+  // A definition wins over the declarations (prototypes) of the same name.
+  const Function* declared = nullptr;
+  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d)) {
+    if (d->kind != DefinitionKind::function) continue;
+    const Function& f = functions[d->index];
+    if (f.hasBody) return &f;
+    if (!declared) declared = &f;
+  }
+  return declared;
 }
 
 const Variable* Module::findVariable(std::string_view name, int32_t function) const {
-  if (function >= 0) {
-    auto local = localIndex_.find(std::to_string(function) + ":" + std::string(name));
-    if (local != localIndex_.end()) return &variables[local->second];
+  // A variable of `function` shadows a module-scope one of the same name.
+  const Variable* moduleScope = nullptr;
+  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d)) {
+    if (d->kind != DefinitionKind::variable) continue;
+    const Variable& v = variables[d->index];
+    if (function >= 0 && v.function == function) return &v;
+    if (v.function < 0 && !moduleScope) moduleScope = &v;
   }
-  auto it = variableIndex_.find(name);
-  return it == variableIndex_.end() ? nullptr : &variables[it->second];
+  return moduleScope;
 }
 
 const Variable* Module::findParameter(std::string_view name) const {
-  auto it = paramIndex_.find(name);
-  if (it == paramIndex_.end()) return nullptr;
-  return &functions[it->second >> 32].params[it->second & 0xffffffffu];
+  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d))
+    if (d->kind == DefinitionKind::parameter) return &functions[d->index].params[d->sub];
+  return nullptr;
 }
 
 const Label* Module::findLabel(std::string_view name) const {
-  auto it = labelIndex_.find(name);
-  return it == labelIndex_.end() ? nullptr : &labels[it->second];
+  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d))
+    if (d->kind == DefinitionKind::label) return &labels[d->index];
+  return nullptr;
 }
 
 const FileEntry* Module::findFile(unsigned index) const {
@@ -108,6 +167,6 @@ const FileEntry* Module::findFile(unsigned index) const {
   return nullptr;
 }
 
-bool Module::definesSymbol(std::string_view name) const { return symbols_.find(name) != symbols_.end(); }
+bool Module::definesSymbol(std::string_view name) const { return firstDefinition(name) != nullptr; }
 
 }  // namespace ptxdwarf::ptx

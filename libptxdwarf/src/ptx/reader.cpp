@@ -44,6 +44,7 @@ bool isTypeDirective(std::string_view d) {
 
 // Width in bytes of a data directive inside a section, 0 if it is not one.
 unsigned dataWidth(std::string_view d) {
+  if (d.size() < 3 || d[1] != 'b') return 0;  // one test for the rest of the file's directives
   if (d == ".b8") return 1;
   if (d == ".b16") return 2;
   if (d == ".b32") return 4;
@@ -510,9 +511,9 @@ class Reader {
     const char* s = cur_.pos();
     NumberScan n = scanNumber(s, cur_.end());
     if (!n.end) cur_.fail(at, "invalid number in " + std::string(directive) + " operand");
-    std::string literal(s, n.end);
-    if (n.overflow) cur_.fail(at, "constant overflow: " + literal + " does not fit in 64 bits");
-    cur_.moveTo(n.end);
+    if (n.overflow)
+      cur_.fail(at, "constant overflow: " + std::string(s, n.end) + " does not fit in 64 bits");
+    cur_.advance(static_cast<size_t>(n.end - s));  // a literal holds no newline
     const unsigned bits = width * 8;
     const uint64_t mask = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
     const uint64_t maxNegative = uint64_t{1} << (bits - 1);
@@ -530,7 +531,7 @@ class Reader {
     Relocation r;
     r.offset = image.bytes.size();
     r.size = static_cast<uint8_t>(width);
-    r.symbol = std::string(symbolName());
+    r.symbol = symbolName();
     cur_.skipInlineSpace();
     char c = cur_.peek();
     if (c == '+' || c == '-') {
@@ -546,13 +547,13 @@ class Reader {
         cur_.moveTo(n.end);
         r.addend = c == '+' ? static_cast<int64_t>(n.value) : -static_cast<int64_t>(n.value);
       } else if (c == '-' && isIdentStart(cur_.peek())) {
-        r.minus = std::string(symbolName());
+        r.minus = symbolName();
       } else {
         cur_.fail(termLoc, std::string("expected a number") + (c == '-' ? " or a label" : "") +
                                " after '" + c + "'");
       }
     }
-    image.relocations.push_back(std::move(r));
+    image.addRelocation(r.offset, r.size, r.symbol, r.minus, r.addend);
     appendValue(image, width, 0);
   }
 

@@ -125,14 +125,14 @@ class SectionWriter {
   // name is the plain number `addend`).
   void symbol(const SymbolRef& s, unsigned size, std::string minus = {}) {
     if (s.name.empty() && minus.empty()) return fixed(static_cast<uint64_t>(s.addend), size);
-    img_.relocations.push_back({offset(), static_cast<uint8_t>(size), s.name, std::move(minus), s.addend});
+    img_.addRelocation(offset(), static_cast<uint8_t>(size), s.name, minus, s.addend);
     fixed(0, size);
   }
   void expr(const Expr& e) {
     uint64_t base = offset();
     bytes(e.bytes());
     for (const Expr::Fixup& f : e.fixups())
-      img_.relocations.push_back({base + f.offset, f.size, f.symbol.name, {}, f.symbol.addend});
+      img_.addRelocation(base + f.offset, f.size, f.symbol.name, {}, f.symbol.addend);
   }
 
  private:

@@ -56,9 +56,7 @@ class PreserveWriter {
     auto it = std::lower_bound(src_->relocations.begin(), src_->relocations.end(), from,
                                [](const Relocation& r, uint64_t o) { return r.offset < o; });
     for (; it != src_->relocations.end() && it->offset < from + size; ++it) {
-      Relocation r = *it;
-      r.offset = at + (it->offset - from);
-      out_.relocations.push_back(std::move(r));
+      out_.addRelocation(at + (it->offset - from), it->size, it->symbol, it->minus, it->addend);
     }
   }
   uint64_t offset() const { return out_.bytes.size(); }
@@ -179,7 +177,7 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
       for (; it != dwarf.loc->relocations.end() && it->offset < e.exprOffset + e.expr.size(); ++it) keep(&*it);
     }
   }
-  for (auto& [offset, r] : relocations) out.relocations.push_back(r);
+  for (auto& [offset, r] : relocations) out.addRelocation(r.offset, r.size, r.symbol, r.minus, r.addend);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
@@ -287,7 +285,7 @@ namespace {
 
 SymbolRef symbolOf(const Relocation* r, uint64_t raw) {
   if (!r) return {"", static_cast<int64_t>(raw)};
-  return {r->symbol, r->addend};
+  return {std::string(r->symbol), r->addend};
 }
 
 // Copies a block's bytes and the relocations inside it.
@@ -299,7 +297,7 @@ Expr exprOf(const SectionImage* sec, uint64_t at, std::span<const uint8_t> bytes
                                [](const Relocation& r, uint64_t o) { return r.offset < o; });
     for (; it != sec->relocations.end() && it->offset < at + bytes.size(); ++it) {
       for (; pos < it->offset - at; ++pos) e.u8(bytes[pos]);
-      e.symbolic({it->symbol, it->addend}, it->size);
+      e.symbolic({std::string(it->symbol), it->addend}, it->size);
       pos += it->size;
     }
   }

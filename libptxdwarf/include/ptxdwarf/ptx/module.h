@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/diagnostic.h"
@@ -112,20 +111,36 @@ struct Module {
   // Any definition a symbolic operand may name: label, function, variable,
   // parameter, or a section name.
   bool definesSymbol(std::string_view name) const;
-  // Builds the name indexes; the reader calls it, callers that edit a Module call it again.
+  // Builds the name index; the reader calls it, callers that edit a Module call it again.
   void reindex();
 
  private:
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Every name the module defines, in one open-addressing table: a slot holds the
+  // name's hash and the first of its definitions; definitions of one name are
+  // chained (a label and a function may share a name, and so may locals of
+  // different functions). Slots hold indices, not views, so copies stay valid.
+  enum class DefinitionKind : uint8_t { function, parameter, returnValue, variable, label, section, sectionLabel };
+  struct Definition {
+    DefinitionKind kind;
+    uint32_t index = 0;      // into functions, variables, labels or sections
+    uint32_t sub = 0;        // parameter or section label within it
+    uint32_t next = kNone;   // the next definition of the same name
   };
-  template <class V>
-  using NameMap = std::unordered_map<std::string, V, NameHash, std::equal_to<>>;
-  NameMap<uint32_t> functionIndex_, variableIndex_, labelIndex_;
-  NameMap<uint64_t> paramIndex_;  // (function << 32) | parameter
-  NameMap<bool> symbols_;         // every name definesSymbol() accepts
-  NameMap<uint32_t> localIndex_;  // "<function index>:<name>" -> function-scope variable
+  struct Slot {
+    uint32_t hash = 0;
+    uint32_t first = kNone;  // kNone: empty slot
+  };
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  std::string_view nameOf(const Definition& d) const;
+  // The first definition of `name`, or nullptr; walk the rest through `next`.
+  const Definition* firstDefinition(std::string_view name) const;
+  const Definition* nextDefinition(const Definition& d) const {
+    return d.next == kNone ? nullptr : &definitions_[d.next];
+  }
+
+  std::vector<Slot> slots_;  // a power of two in size, at most half full
+  std::vector<Definition> definitions_;
 };
 
 struct ReadOptions {
