@@ -1,11 +1,15 @@
 // ptxdump: inspect DWARF embedded in PTX.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "commands.h"
 #include "diff.h"
-#include "verify.h"
 
 namespace {
 
@@ -30,9 +34,45 @@ void addSectionFlags(CLI::App* cmd, ptxdump::DumpOptions& s, bool& all) {
   cmd->add_flag("-a,--all", all, "Dump every debug section");
 }
 
+constexpr const char* kVerifyExe = "ptxdump-verify";
+
+// The running executable: /proc/self/exe names the file even when ptxdump was
+// found on PATH or through a symlink; argv[0] where there is no /proc.
+std::filesystem::path selfPath(const char* argv0) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path(argv0) : self;
+}
+
+// `ptxdump verify ARGS...` runs `ptxdump-verify ARGS...`: the oracles link libLLVM
+// and libdwarf, whose loading would cost every other command ~45 MB and some
+// milliseconds. The ptxdump-verify next to this executable first (the build tree
+// or the install prefix, so the two match), then PATH. Returns only when neither
+// could be run.
+int execVerify(int argc, char** argv) {
+  std::filesystem::path self = selfPath(argv[0]);
+  // argv[1] ("verify") becomes the new argv[0]; argv[argc] is the null terminator.
+  std::vector<char*> args(argv + 1, argv + argc + 1);
+  std::fflush(stdout);  // exec discards what stdio still holds
+  if (self.has_parent_path()) {
+    std::string sibling = (self.parent_path() / kVerifyExe).string();
+    args[0] = sibling.data();
+    execv(sibling.c_str(), args.data());
+  }
+  args[0] = const_cast<char*>(kVerifyExe);
+  execvp(kVerifyExe, args.data());
+  std::fprintf(stderr,
+               "ptxdump: error: verify needs ptxdump-verify (LLVM DebugInfo and libdwarf oracles), not found next to "
+               "%s or on PATH\n",
+               self.c_str());
+  return ptxdump::kUnreadable;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "verify") return execVerify(argc, argv);
+
   CLI::App app{"ptxdump: inspect the DWARF debug information embedded in PTX"};
   app.set_version_flag("--version", "ptxdump 0.1.0");
   app.require_subcommand(1);
@@ -74,14 +114,8 @@ int main(int argc, char** argv) {
   diffCmd->add_option("new", diff.newFile, "The PTX file compared with it")->required();
   diffCmd->add_flag("--order", diff.options.order, "Report children that moved among their siblings");
 
-  ptxdump::VerifyRequest verify;
-  std::string verifyWith = "all";
-  CLI::App* verifyCmd =
-      app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (from memory)");
-  verifyCmd->add_option("files", verify.files, "PTX files")->required();
-  verifyCmd->add_option("--with", verifyWith, "Oracles: llvm, libdwarf or all")
-      ->check(CLI::IsMember({"llvm", "libdwarf", "all"}));
-  verifyCmd->add_flag("-v,--verbose", verify.verbose, "Time each oracle");
+  // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
+  app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");
 
   // `ptxdump FILE...` means `ptxdump dump FILE...`.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -116,14 +150,6 @@ int main(int argc, char** argv) {
   }
   if (reformatCmd->parsed()) {
     int code = ptxdump::runReformat(reformat, out, err);
-    return finish(code, out, err);
-  }
-  if (verifyCmd->parsed()) {
-    verify.llvm = verifyWith == "llvm" || verifyWith == "all";
-    verify.libdwarf = verifyWith == "libdwarf" || verifyWith == "all";
-    int code = ptxdump::runVerify(verify, out, err);
-    write(stderr, err);  // disagreements first, then the summary
-    err.clear();
     return finish(code, out, err);
   }
   if (diffCmd->parsed()) {

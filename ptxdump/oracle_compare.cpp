@@ -1,5 +1,5 @@
 // compareViews: where two oracles' descriptions of the same sections differ.
-// Also the stand-ins for oracles this ptxdump was built without.
+// Also the stand-ins for oracles this ptxdump-verify was built without.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -14,14 +14,14 @@ using namespace ptxdwarf;
 #ifndef PTXDWARF_HAVE_LLVM
 bool haveLlvmOracle() { return false; }
 std::optional<OracleView> llvmView(std::span<const SectionImage>, std::string* error) {
-  if (error) *error = "ptxdump was built without LLVM DebugInfo";
+  if (error) *error = "ptxdump-verify was built without LLVM DebugInfo";
   return std::nullopt;
 }
 #endif
 #ifndef PTXDWARF_HAVE_LIBDWARF
 bool haveLibdwarfOracle() { return false; }
 std::optional<OracleView> libdwarfView(std::span<const SectionImage>, std::string* error) {
-  if (error) *error = "ptxdump was built without libdwarf";
+  if (error) *error = "ptxdump-verify was built without libdwarf";
   return std::nullopt;
 }
 #endif

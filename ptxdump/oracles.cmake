@@ -1,7 +1,8 @@
 # Oracles for `ptxdump verify`: LLVM's DebugInfo/DWARF (14 or newer) and libdwarf.
-# Included from ptxdump/CMakeLists.txt after ptxdump_core is defined. Only ptxdump
-# links them; libptxdwarf stays dependency-free. A missing oracle leaves ptxdump
-# buildable: `verify --with <it>` then says so and exits 2.
+# Included from ptxdump/CMakeLists.txt after ptxdump_verify_core is defined. Only
+# ptxdump_verify_core (so ptxdump-verify and the tests) links them; libptxdwarf and
+# ptxdump stay free of them. A missing oracle leaves ptxdump-verify buildable:
+# `verify --with <it>` then says so and exits 2.
 if(PTXDWARF_BUILD_TESTS)
   set(_ptxdwarf_require_oracles_default ON)
 else()
@@ -9,12 +10,6 @@ else()
 endif()
 option(PTXDWARF_REQUIRE_ORACLES "Fail the configure step when LLVM DebugInfo or libdwarf is missing"
        ${_ptxdwarf_require_oracles_default})
-
-target_sources(ptxdump_core PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/verify.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/oracle_ours.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/oracle_compare.cpp
-)
 
 # LLVM: its config package, found without a version (LLVMConfigVersion accepts only
 # its own major version) and checked here. Debian keeps it under /usr/lib/llvm-N.
@@ -37,12 +32,12 @@ if(LLVM_FOUND AND NOT TARGET LLVM)
 endif()
 if(LLVM_FOUND)
   message(STATUS "ptxdump verify: LLVM ${LLVM_PACKAGE_VERSION} DebugInfo (${LLVM_DIR})")
-  target_sources(ptxdump_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/oracle_llvm.cpp)
+  target_sources(ptxdump_verify_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/oracle_llvm.cpp)
   # SYSTEM: LLVM's headers are not ours to keep -Werror clean. Not llvm-config
   # --cxxflags: it would add -fno-exceptions and -std=c++14.
-  target_include_directories(ptxdump_core SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
-  target_link_libraries(ptxdump_core PRIVATE LLVM)
-  target_compile_definitions(ptxdump_core PUBLIC PTXDWARF_HAVE_LLVM=1)
+  target_include_directories(ptxdump_verify_core SYSTEM PRIVATE ${LLVM_INCLUDE_DIRS})
+  target_link_libraries(ptxdump_verify_core PRIVATE LLVM)
+  target_compile_definitions(ptxdump_verify_core PUBLIC PTXDWARF_HAVE_LLVM=1)
 elseif(PTXDWARF_REQUIRE_ORACLES)
   message(FATAL_ERROR "ptxdump verify: LLVM 14 or newer (llvm-14-dev) not found; "
                       "set LLVM_DIR, or -DPTXDWARF_REQUIRE_ORACLES=OFF to build without it")
@@ -53,9 +48,9 @@ endif()
 find_package(Libdwarf QUIET)  # cmake/FindLibdwarf.cmake
 if(Libdwarf_FOUND)
   message(STATUS "ptxdump verify: libdwarf (${Libdwarf_LIBRARY})")
-  target_sources(ptxdump_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/oracle_libdwarf.cpp)
-  target_link_libraries(ptxdump_core PRIVATE Libdwarf::Libdwarf)
-  target_compile_definitions(ptxdump_core PUBLIC PTXDWARF_HAVE_LIBDWARF=1)
+  target_sources(ptxdump_verify_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/oracle_libdwarf.cpp)
+  target_link_libraries(ptxdump_verify_core PRIVATE Libdwarf::Libdwarf)
+  target_compile_definitions(ptxdump_verify_core PUBLIC PTXDWARF_HAVE_LIBDWARF=1)
 elseif(PTXDWARF_REQUIRE_ORACLES)
   message(FATAL_ERROR "ptxdump verify: libdwarf (libdwarf-dev) not found; "
                       "-DPTXDWARF_REQUIRE_ORACLES=OFF to build without it")

@@ -42,7 +42,7 @@ int runVerify(const VerifyRequest& request, std::string& out, std::string& err) 
   bool missing = false;
   for (const Oracle& o : oracles) {
     if (o.requested && !o.available) {
-      err += std::string("error: ptxdump was built without ") +
+      err += std::string("error: ptxdump-verify was built without ") +
              (o.name == std::string_view("llvm") ? "LLVM DebugInfo" : "libdwarf") + "; cannot verify with " +
              o.name + "\n";
       missing = true;

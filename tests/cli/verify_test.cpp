@@ -41,10 +41,10 @@ std::string tempPath(const std::string& name) {
       .string();
 }
 
-#define REQUIRE_ORACLES()                                                                   \
-  do {                                                                                      \
-    if (!ptxdump::haveLlvmOracle() || !ptxdump::haveLibdwarfOracle())                      \
-      GTEST_SKIP() << "ptxdump was built without LLVM DebugInfo or libdwarf";               \
+#define REQUIRE_ORACLES()                                                            \
+  do {                                                                               \
+    if (!ptxdump::haveLlvmOracle() || !ptxdump::haveLibdwarfOracle())                \
+      GTEST_SKIP() << "ptxdump-verify was built without LLVM DebugInfo or libdwarf"; \
   } while (0)
 
 // A PTX file read and decoded, with the three views of it.
@@ -139,6 +139,36 @@ TEST(PtxdumpVerify, UnreadableFileExits2) {
   EXPECT_NE(r.err.find("no_such_file.ptx: error: cannot read file"), std::string::npos) << r.err;
   CommandResult bad = runPtxdump({"verify", "--with", "nothing", kChapter6});
   EXPECT_EQ(bad.exitCode, 2);
+}
+
+// `ptxdump verify` is ptxdump-verify, run with the same arguments; ptxdump itself
+// only lists it.
+TEST(PtxdumpVerify, RunsPtxdumpVerify) {
+  CommandResult help = runPtxdump({"--help"});
+  EXPECT_EQ(help.exitCode, 0) << help.err;
+  EXPECT_NE(help.out.find("\n  verify "), std::string::npos) << help.out;
+  CommandResult verifyHelp = runPtxdump({"verify", "--help"});
+  EXPECT_EQ(verifyHelp.exitCode, 0) << verifyHelp.err;
+  EXPECT_NE(verifyHelp.out.find("Usage: ptxdump-verify [OPTIONS] files..."), std::string::npos) << verifyHelp.out;
+  EXPECT_NE(verifyHelp.out.find("--with"), std::string::npos) << verifyHelp.out;
+  CommandResult noFiles = runPtxdump({"verify"});
+  EXPECT_EQ(noFiles.exitCode, 2);
+  EXPECT_NE(noFiles.err.find("files is required"), std::string::npos) << noFiles.err;
+}
+
+// A ptxdump with no ptxdump-verify beside it or on PATH says what is missing.
+TEST(PtxdumpVerify, MissingPtxdumpVerifyExits2) {
+  std::filesystem::path dir = tempPath("alone");
+  std::filesystem::create_directories(dir);
+  std::filesystem::path exe = std::filesystem::canonical(dir) / "ptxdump";
+  std::filesystem::copy_file(PTXDUMP_EXE, exe, std::filesystem::copy_options::overwrite_existing);
+  CommandResult r = runCommand({"env", "PATH=" + dir.string(), exe.string(), "verify", kChapter6});
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  std::string want =
+      "ptxdump: error: verify needs ptxdump-verify (LLVM DebugInfo and libdwarf oracles), not found next to ";
+  EXPECT_EQ(r.err, want + exe.string() + " or on PATH\n");
+  EXPECT_EQ(r.out, "");
+  std::filesystem::remove_all(dir);
 }
 
 // Every corpus entry that is ready (nvcc and clang output of fixtures/corpus/*.cu,

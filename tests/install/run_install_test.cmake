@@ -30,7 +30,8 @@ if(STEP STREQUAL "install")
   run("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}" ${config_args})
   foreach(f include/ptxdwarf/ptxdwarf.h include/ptxdwarf/dwarf.def include/ptxdwarf/write/builder.h
             ${LIBDIR}/cmake/ptxdwarf/ptxdwarfConfig.cmake ${LIBDIR}/cmake/ptxdwarf/ptxdwarfConfigVersion.cmake
-            ${LIBDIR}/cmake/ptxdwarf/ptxdwarfTargets.cmake ${LIBDIR}/pkgconfig/ptxdwarf.pc)
+            ${LIBDIR}/cmake/ptxdwarf/ptxdwarfTargets.cmake ${LIBDIR}/pkgconfig/ptxdwarf.pc
+            bin/ptxdump bin/ptxdump-verify)
     if(NOT EXISTS "${PREFIX}/${f}")
       message(FATAL_ERROR "cmake --install did not install ${f} under ${PREFIX}")
     endif()
