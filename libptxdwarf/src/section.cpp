@@ -54,13 +54,40 @@ uint32_t getUleb(const uint8_t*& p) {
 }
 }  // namespace
 
+namespace {
+
+// Short entry, one byte 0b0WWLCCCC: offset step 1 << WW, line step L, and
+// CCCC the column on a new line or the column step on the same line.
+// Anything else: kLongEntry, then ULEB offset step, line step and column.
+constexpr uint8_t kLongEntry = 0x80;
+
+int shortStep(uint32_t offsetStep) {
+  switch (offsetStep) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    default: return -1;
+  }
+}
+
+}  // namespace
+
 void SourceMap::add(uint32_t offset, uint32_t line, uint32_t col) {
   if (count_ % kStride == 0) {
     checkpoints_.push_back({{offset, line, col}, static_cast<uint32_t>(deltas_.size())});
   } else {
-    putUleb(deltas_, offset - last_.offset);
-    putUleb(deltas_, line - last_.line);  // lines only grow: operands are read in file order
-    putUleb(deltas_, col);
+    const uint32_t lineStep = line - last_.line;  // lines only grow: operands are read in file order
+    const uint32_t colField = lineStep == 0 ? col - last_.col : col;
+    const int step = shortStep(offset - last_.offset);
+    if (step >= 0 && lineStep <= 1 && colField < 16 && (lineStep == 1 || col >= last_.col)) {
+      deltas_.push_back(static_cast<uint8_t>(step << 5 | lineStep << 4 | colField));
+    } else {
+      deltas_.push_back(kLongEntry);
+      putUleb(deltas_, offset - last_.offset);
+      putUleb(deltas_, lineStep);
+      putUleb(deltas_, col);
+    }
   }
   last_ = {offset, line, col};
   ++count_;
@@ -77,9 +104,17 @@ SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
   const uint8_t* p = deltas_.data() + it->pos;
   for (uint32_t i = index + 1; i < end; ++i) {
     Entry next;
-    next.offset = e.offset + getUleb(p);
-    next.line = e.line + getUleb(p);
-    next.col = getUleb(p);
+    const uint8_t b = *p++;
+    if (b == kLongEntry) {
+      next.offset = e.offset + getUleb(p);
+      next.line = e.line + getUleb(p);
+      next.col = getUleb(p);
+    } else {
+      next.offset = e.offset + (1u << (b >> 5));
+      const bool newLine = b & 0x10;
+      next.line = e.line + newLine;
+      next.col = newLine ? (b & 0xfu) : e.col + (b & 0xfu);
+    }
     if (next.offset > offset) break;
     e = next;
   }

@@ -71,8 +71,10 @@ struct SectionLabel {
 
 // Where each operand's bytes came from: (section offset, line, column) for
 // every directive operand, in offset order. nvcc writes one byte per line, so
-// this has an entry per DWARF byte; it is stored delta-encoded (about 3 bytes
-// an entry) with a checkpoint every 64 entries for lookup.
+// this has an entry per DWARF byte; it is stored delta-encoded with a
+// checkpoint every 64 entries for lookup. An entry is one byte when it is the
+// usual next operand (1, 2, 4 or 8 bytes on, on the same or the next line, at
+// a small column or column step), else a marker byte and three ULEB128s.
 class SourceMap {
  public:
   // Offsets must not decrease.
@@ -94,7 +96,7 @@ class SourceMap {
   };
   static constexpr uint32_t kStride = 64;
   std::vector<Checkpoint> checkpoints_;
-  std::vector<uint8_t> deltas_;  // per entry: ULEB offset delta, ULEB line delta, ULEB column
+  std::vector<uint8_t> deltas_;  // per entry after a checkpoint: see encodeShort()/kLongEntry
   Entry last_;
   uint32_t count_ = 0;
 };

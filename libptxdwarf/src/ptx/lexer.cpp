@@ -91,22 +91,17 @@ void Cursor::skipBlockComment() {
   }
 }
 
-void Cursor::skipSpace() {
-  while (p_ < end_) {
-    char c = *p_;
-    if (c == '\n') {
-      newline(p_);
-      ++p_;
-    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-      ++p_;
-    } else if (c == '/' && p_ + 1 < end_ && p_[1] == '/') {
-      skipLine();
-    } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
-      skipBlockComment();
-    } else {
-      return;
-    }
+bool Cursor::skipComment() {
+  if (p_ + 1 >= end_) return false;
+  if (p_[1] == '/') {
+    skipLine();
+    return true;
   }
+  if (p_[1] == '*') {
+    skipBlockComment();
+    return true;
+  }
+  return false;
 }
 
 void Cursor::skipInlineSpace() {
@@ -183,20 +178,6 @@ unterminated:
   fail(start, "unterminated statement: expected ';' before end of file");
 }
 
-std::string_view Cursor::identifier() {
-  if (p_ >= end_ || !isIdentStart(*p_)) return {};
-  const char* s = p_++;
-  while (p_ < end_ && isIdentChar(*p_)) ++p_;
-  return {s, static_cast<size_t>(p_ - s)};
-}
-
-std::string_view Cursor::directive() {
-  if (p_ + 1 >= end_ || *p_ != '.' || !isIdentChar(p_[1])) return {};
-  const char* s = p_++;
-  while (p_ < end_ && isIdentChar(*p_)) ++p_;
-  return {s, static_cast<size_t>(p_ - s)};
-}
-
 std::string_view Cursor::stringLiteral() {
   SourceLoc start = loc();
   if (peek() != '"') fail("expected a string");
@@ -216,7 +197,7 @@ std::string_view Cursor::stringLiteral() {
 }
 
 uint64_t Cursor::unsignedNumber(const char* what) {
-  NumberScan n = scanNumber(p_, end_);
+  NumberScan n = scanNumberFast(p_, end_);
   if (!n.end) fail(std::string("expected ") + what);
   if (n.overflow) fail(std::string(what) + " does not fit in 64 bits");
   p_ = n.end;

@@ -34,6 +34,19 @@ struct NumberScan {
 };
 NumberScan scanNumber(const char* p, const char* end);
 
+// scanNumber for the common case, inline: a short decimal literal ending at a
+// character that cannot continue it. Everything else goes to scanNumber.
+inline NumberScan scanNumberFast(const char* p, const char* end) {
+  if (p < end && *p >= '1' && *p <= '9') {
+    uint64_t value = 0;
+    const char* q = p;
+    for (int digits = 0; q < end && isDigit(*q) && digits < 19; ++q, ++digits)
+      value = value * 10 + static_cast<uint64_t>(*q - '0');
+    if (q == end || !(isIdentChar(*q) || *q == 'U')) return {q, value, false};
+  }
+  return scanNumber(p, end);
+}
+
 class Cursor {
  public:
   Cursor(std::string_view text) : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), lineStart_(text.data()) {}
@@ -52,7 +65,19 @@ class Cursor {
   void moveTo(const char* q);
 
   // Skips whitespace (any kind, CR included) and comments.
-  void skipSpace();
+  void skipSpace() {
+    while (p_ < end_) {
+      char c = *p_;
+      if (c == '\n') {
+        newline(p_);
+        ++p_;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        ++p_;
+      } else if (c != '/' || !skipComment()) {
+        return;
+      }
+    }
+  }
   // Skips blanks and /* */ comments that stay on this line; stops at a newline or `//`.
   void skipInlineSpace();
   // Skips a statement up to and including the next `;` outside strings and comments.
@@ -60,8 +85,20 @@ class Cursor {
   // Skips to the end of the line (a trailing // comment included).
   void skipLine();
 
-  std::string_view identifier();   // [A-Za-z_$%][A-Za-z0-9_$]*, empty when none
-  std::string_view directive();    // ".name" incl. the dot, empty when none
+  // [A-Za-z_$%][A-Za-z0-9_$]*, empty when none
+  std::string_view identifier() {
+    if (p_ >= end_ || !isIdentStart(*p_)) return {};
+    const char* s = p_++;
+    while (p_ < end_ && isIdentChar(*p_)) ++p_;
+    return {s, static_cast<size_t>(p_ - s)};
+  }
+  // ".name" incl. the dot, empty when none
+  std::string_view directive() {
+    if (p_ + 1 >= end_ || *p_ != '.' || !isIdentChar(p_[1])) return {};
+    const char* s = p_++;
+    while (p_ < end_ && isIdentChar(*p_)) ++p_;
+    return {s, static_cast<size_t>(p_ - s)};
+  }
   std::string_view stringLiteral();  // contents of "...", escapes kept verbatim
   uint64_t unsignedNumber(const char* what);  // decimal/hex/octal/binary
   bool consume(char c) {
@@ -76,6 +113,8 @@ class Cursor {
 
  private:
   void skipBlockComment();
+  // At a '/': skips a // or /* */ comment; false when it starts neither.
+  bool skipComment();
   void newline(const char* at) {
     ++line_;
     lineStart_ = at + 1;

@@ -78,7 +78,6 @@ void Module::reindex() {
   slots_.assign(capacity, Slot{});
   definitions_.clear();
   definitions_.reserve(count);
-  std::vector<uint32_t> tails(capacity, kNone);  // each chain's last definition, to append in file order
   const size_t mask = capacity - 1;
 
   auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0) {
@@ -88,13 +87,12 @@ void Module::reindex() {
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       Slot& slot = slots_[i];
       if (slot.first == kNone) {
-        slot = {hash, id};
-        tails[i] = id;
+        slot = {hash, id, id};
         return;
       }
       if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) {
-        definitions_[tails[i]].next = id;
-        tails[i] = id;
+        definitions_[slot.last].next = id;  // chains keep file order
+        slot.last = id;
         return;
       }
     }

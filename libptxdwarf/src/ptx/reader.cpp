@@ -509,7 +509,7 @@ class Reader {
     bool negative = cur_.consume('-');
     if (negative) cur_.skipSpace();
     const char* s = cur_.pos();
-    NumberScan n = scanNumber(s, cur_.end());
+    NumberScan n = scanNumberFast(s, cur_.end());
     if (!n.end) cur_.fail(at, "invalid number in " + std::string(directive) + " operand");
     if (n.overflow)
       cur_.fail(at, "constant overflow: " + std::string(s, n.end) + " does not fit in 64 bits");

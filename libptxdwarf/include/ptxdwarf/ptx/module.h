@@ -129,6 +129,7 @@ struct Module {
   struct Slot {
     uint32_t hash = 0;
     uint32_t first = kNone;  // kNone: empty slot
+    uint32_t last = kNone;   // the chain's tail, where reindex() appends
   };
   static constexpr uint32_t kNone = UINT32_MAX;
 

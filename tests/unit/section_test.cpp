@@ -1,0 +1,93 @@
+// SectionImage's supporting structures: the source map's compact encoding
+// against a plain list, and the string store's lifetime rules.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ptxdwarf/section.h"
+
+namespace ptxdwarf {
+namespace {
+
+struct Entry {
+  uint32_t offset, line, col;
+};
+
+// The answer SourceMap::locate must give, from the plain list.
+SourceLoc naiveLocate(const std::vector<Entry>& entries, uint64_t offset, SourceLoc fallback) {
+  SourceLoc found = fallback;
+  for (const Entry& e : entries) {
+    if (e.offset > offset) break;
+    found = {e.line, e.col};
+  }
+  return found;
+}
+
+TEST(SourceMap, AgreesWithAPlainListOnShortAndLongEntries) {
+  std::mt19937 random(7);
+  std::vector<Entry> entries;
+  Entry e{0, 10, 5};
+  for (int i = 0; i < 5000; ++i) {
+    // Mostly what producers write (next byte on the next line, or the next
+    // operand of a list), sometimes large steps in every field.
+    switch (random() % 6) {
+      case 0: e = {e.offset + 1, e.line + 1, 5}; break;
+      case 1: e = {e.offset + 1, e.line, e.col + 4}; break;
+      case 2: e = {e.offset + 8, e.line + 1, 6}; break;
+      case 3: e = {e.offset + 4, e.line + static_cast<uint32_t>(random() % 3), 1 + static_cast<uint32_t>(random() % 300)}; break;
+      case 4: e = {e.offset + static_cast<uint32_t>(random() % 100000), e.line + static_cast<uint32_t>(random() % 100000), 17}; break;
+      default: e = {e.offset + 2, e.line, e.col + 15}; break;
+    }
+    entries.push_back(e);
+  }
+  SourceMap map;
+  for (const Entry& x : entries) map.add(x.offset, x.line, x.col);
+  ASSERT_EQ(map.size(), entries.size());
+  const SourceLoc fallback{1, 1};
+  for (const Entry& x : entries) {
+    for (uint64_t probe : {uint64_t{x.offset}, uint64_t{x.offset} + 1}) {
+      SourceLoc want = naiveLocate(entries, probe, fallback);
+      SourceLoc got = map.locate(probe, fallback);
+      ASSERT_EQ(got.line, want.line) << "offset " << probe;
+      ASSERT_EQ(got.col, want.col) << "offset " << probe;
+    }
+  }
+  EXPECT_EQ(map.locate(0, fallback).line, entries.front().offset == 0 ? entries.front().line : 1u);
+  EXPECT_EQ(map.last().line, entries.back().line);
+}
+
+TEST(StringStore, KeptNamesOutliveTheStoreThroughCopies) {
+  std::string_view kept;
+  SectionImage copy;
+  {
+    SectionImage image;
+    std::string temporary = "$L__func_begin12345";
+    image.addRelocation(0, 8, temporary, {}, 0);
+    temporary.assign(temporary.size(), 'x');  // the view must not see the caller's buffer
+    copy = image;
+    kept = image.relocations[0].symbol;
+  }
+  EXPECT_EQ(copy.relocations[0].symbol, "$L__func_begin12345");
+  EXPECT_EQ(kept.data(), copy.relocations[0].symbol.data());
+  // The copy writes new names into a chunk of its own: the shared chunk's
+  // tail is not written twice.
+  copy.addRelocation(8, 4, "second");
+  EXPECT_EQ(copy.relocations[1].symbol, "second");
+  EXPECT_EQ(copy.relocations[0].symbol, "$L__func_begin12345");
+  EXPECT_EQ(copy.relocations[1].symbol.data()[6], '\0');  // NUL-terminated for C callers
+}
+
+TEST(StringStore, LongNamesGetAChunkOfTheirOwn) {
+  StringStore store;
+  std::string huge(100000, 'a');
+  std::string_view a = store.keep("short");
+  std::string_view b = store.keep(huge);
+  std::string_view c = store.keep("after");
+  EXPECT_EQ(a, "short");
+  EXPECT_EQ(b, huge);
+  EXPECT_EQ(c, "after");
+  EXPECT_TRUE(store.keep("").empty());
+}
+
+}  // namespace
+}  // namespace ptxdwarf
