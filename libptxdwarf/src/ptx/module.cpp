@@ -47,10 +47,17 @@ const SectionImage* Module::section(std::string_view name) const {
 
 namespace {
 
-// FNV-1a: names here are short and share long prefixes ($L__tmp123, $L__tmp124).
+// FNV-1a, then murmur3's finalizer: names here are short and share long
+// prefixes ($L__tmp123, $L__tmp124), and the table indexes by the low bits,
+// which FNV alone mixes poorly.
 uint32_t hashName(std::string_view name) {
   uint32_t h = 2166136261u;
   for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
   return h;
 }
 

@@ -154,12 +154,15 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   uint64_t size = 0;
   for (const read::LocList& list : dwarf.locLists) size = std::max(size, list.end);
   out.bytes.assign(size, 0);
-  std::map<uint64_t, Relocation> relocations;  // by offset: shared entries give the same ones
+  // The source's relocations the lists cover. They all point into the one
+  // sorted vector, so pointer order is offset order; lists that share
+  // entries name the same ones twice.
+  std::vector<const Relocation*> relocations;
   auto put = [&](uint64_t at, uint64_t v, unsigned n) {
     for (unsigned i = 0; i < n; ++i) out.bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
   };
   auto keep = [&](const Relocation* r) {
-    if (r) relocations.emplace(r->offset, *r);
+    if (r) relocations.push_back(r);
   };
   for (const read::LocList& list : dwarf.locLists) {
     const unsigned as = list.addressSize;
@@ -177,7 +180,10 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
       for (; it != dwarf.loc->relocations.end() && it->offset < e.exprOffset + e.expr.size(); ++it) keep(&*it);
     }
   }
-  for (auto& [offset, r] : relocations) out.addRelocation(r.offset, r.size, r.symbol, r.minus, r.addend);
+  std::sort(relocations.begin(), relocations.end());
+  relocations.erase(std::unique(relocations.begin(), relocations.end()), relocations.end());
+  out.relocations.reserve(relocations.size());
+  for (const Relocation* r : relocations) out.addRelocation(r->offset, r->size, r->symbol, r->minus, r->addend);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
