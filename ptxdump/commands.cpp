@@ -10,6 +10,12 @@
 #include <thread>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ptxdump {
 
@@ -50,6 +56,47 @@ bool readWholeFile(const std::string& path, std::string& text, std::string& erro
   return !failed;
 }
 
+FileText::FileText(FileText&& other) noexcept
+    : map_(std::exchange(other.map_, nullptr)), size_(std::exchange(other.size_, 0)), owned_(std::move(other.owned_)) {}
+
+FileText& FileText::operator=(FileText&& other) noexcept {
+  if (this != &other) {
+    unmap();
+    map_ = std::exchange(other.map_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    owned_ = std::move(other.owned_);
+  }
+  return *this;
+}
+
+void FileText::unmap() {
+  if (map_) munmap(const_cast<char*>(map_), size_);
+  map_ = nullptr;
+  size_ = 0;
+}
+
+bool FileText::load(const std::string& path, std::string& error) {
+  unmap();
+  owned_.clear();
+  int fd = path == "-" ? -1 : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<uint64_t>(st.st_size) <= kMaxFileSize) {
+    // MAP_POPULATE maps every page in one call instead of faulting them in one by one.
+    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (p != MAP_FAILED) {
+      map_ = static_cast<const char*>(p);
+      size_ = static_cast<size_t>(st.st_size);
+      return true;
+    }
+  } else if (fd >= 0) {
+    close(fd);
+  }
+  // Empty files, pipes, stdin, files too large (readWholeFile says so) and failed maps.
+  return readWholeFile(path, owned_, error);
+}
+
 namespace {
 
 void appendDiagnostics(const Diagnostics& diags, const std::string& path, std::string& err) {
@@ -76,11 +123,11 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err) {
   LoadedFile file;
   file.path = path;
   std::string error;
-  if (!readWholeFile(path, file.text, error)) {
+  if (!file.text.load(path, error)) {
     err += path + ": error: cannot read file: " + error + "\n";
     return std::nullopt;
   }
-  file.read = ptx::read(file.text, path);
+  file.read = ptx::read(file.text.view(), path);
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
   file.dwarf = read::decode(file.read.module.sections);
@@ -102,7 +149,7 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       out += path + ": no debug sections\n";
       continue;
     } else {
-      dumpText(m, file->dwarf, request.sections, out);  // starts with llvm-dwarfdump's file line
+      dumpText(m, file->dwarf, request.sections, out, request.stream);  // starts with llvm-dwarfdump's file line
     }
     if (file->dwarf.diagnostics.hasErrors()) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);
@@ -265,7 +312,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   options.style = *style;
   options.dwarf = request.reencode ? &annotated : &file->dwarf;
   std::optional<std::string> text;
-  if (!diags.hasErrors()) text = write::reformat(file->text, m, images, options, diags);
+  if (!diags.hasErrors()) text = write::reformat(file->text.view(), m, images, options, diags);
   appendDiagnostics(diags, request.file, err);
   if (!text) return kProblems;
   return writeOutput(request.output, *text, out, err) ? kOk : kUnreadable;

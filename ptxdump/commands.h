@@ -3,6 +3,7 @@
 // 0 success, 1 problems found, 2 a file could not be read or parsed.
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,10 +16,33 @@ namespace ptxdump {
 
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 
+// A file's bytes. A regular file is mapped read-only, so nothing is copied
+// and the pages are the page cache's; stdin and pipes are read into memory.
+class FileText {
+ public:
+  FileText() = default;
+  explicit FileText(std::string text) : owned_(std::move(text)) {}
+  FileText(FileText&& other) noexcept;
+  FileText& operator=(FileText&& other) noexcept;
+  FileText(const FileText&) = delete;
+  FileText& operator=(const FileText&) = delete;
+  ~FileText() { unmap(); }
+
+  // Loads `path` ("-" for stdin); false with `error` set on failure.
+  bool load(const std::string& path, std::string& error);
+  std::string_view view() const { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
+
+ private:
+  void unmap();
+  const char* map_ = nullptr;
+  size_t size_ = 0;
+  std::string owned_;
+};
+
 // A PTX file read and decoded. Holds the text so that views into it stay valid.
 struct LoadedFile {
   std::string path;
-  std::string text;
+  FileText text;
   ptxdwarf::ptx::ReadResult read;
   ptxdwarf::read::Dwarf dwarf;
 };
@@ -29,7 +53,8 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err);
 // The largest file ptxdump reads (the whole file is held in memory).
 inline constexpr size_t kMaxFileSize = size_t{1} << 30;
 
-// Reads the whole file into `text`; false with `error` set on failure.
+// Reads the whole file into `text` (no mapping: works for pipes); false with
+// `error` set on failure.
 bool readWholeFile(const std::string& path, std::string& text, std::string& error);
 
 enum class Format { text, json };
@@ -38,6 +63,7 @@ struct DumpRequest {
   std::vector<std::string> files;
   DumpOptions sections;
   Format format = Format::text;
+  std::FILE* stream = nullptr;  // text dumps go here as they are rendered, not to `out`
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
 

@@ -1,6 +1,7 @@
 // Printers for ptxdump: llvm-dwarfdump's text layout, and the same content as JSON.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include "ptxdwarf/ptx/module.h"
@@ -19,8 +20,10 @@ struct DumpOptions {
 
 // Appends the selected sections to `out`, in llvm-dwarfdump's order
 // (.debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_pubnames, .debug_str).
+// With a `stream`, `out` is a buffer: written to the stream whenever it holds
+// a megabyte, and at the end, so it returns empty.
 void dumpText(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
-              const DumpOptions& options, std::string& out);
+              const DumpOptions& options, std::string& out, std::FILE* stream = nullptr);
 void dumpJson(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
               const DumpOptions& options, std::string& out);
 

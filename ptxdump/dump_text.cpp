@@ -1403,7 +1403,17 @@ using detail::appendHex;
 
 class TextDumper {
  public:
-  TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out) : d_(d), out_(out), r_(m, d) {}
+  TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out, std::FILE* stream)
+      : d_(d), out_(out), stream_(stream), r_(m, d) {}
+
+  // With a stream, writes what has been rendered once it fills a chunk: the
+  // dump of a large file never sits whole in memory, and the buffer is reused.
+  void drain(bool always = false) {
+    constexpr size_t kChunk = size_t{1} << 20;
+    if (!stream_ || (out_.size() < kChunk && !always)) return;
+    std::fwrite(out_.data(), 1, out_.size(), stream_);
+    out_.clear();
+  }
 
   void header(std::string_view name) {
     out_ += '\n';
@@ -1469,6 +1479,7 @@ class TextDumper {
       if (die.isNull() && die.depth == 0) continue;  // padding after the unit DIE: llvm-dwarfdump stops there
       if (!die.isNull() && die.depth == 0 && i != u.firstDie) break;  // a second top-level DIE is never reached
       dieLine(die);
+      drain();
     }
   }
 
@@ -1526,6 +1537,7 @@ class TextDumper {
         }
       }
       out_ += '\n';
+      drain();
       if (!ok) break;
     }
   }
@@ -1613,22 +1625,27 @@ class TextDumper {
  private:
   const Dwarf& d_;
   std::string& out_;
+  std::FILE* stream_;
   detail::Renderer r_;
 };
 
 }  // namespace
 
-void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out) {
-  out.reserve(out.size() + (dwarf.info ? dwarf.info->size() * 8 : 0) + 4096);
+void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out,
+              std::FILE* stream) {
+  // About 20 bytes of text for each byte of .debug_info and .debug_loc.
+  size_t expected = (dwarf.info ? dwarf.info->size() : 0) + (dwarf.loc ? dwarf.loc->size() : 0);
+  out.reserve(out.size() + (stream ? size_t{1} << 21 : expected * 20) + 4096);
   out += module.filename;
   out += ":\tfile format ptx\n";
-  TextDumper t(module, dwarf, out);
+  TextDumper t(module, dwarf, out, stream);
   if (options.abbrev) t.abbrev();
   if (options.info) t.info();
   if (options.loc) t.loc();
   if (options.aranges) t.aranges();
   if (options.str) t.str();
   if (options.pubnames) t.pubnames();
+  t.drain(true);
 }
 
 }  // namespace ptxdump

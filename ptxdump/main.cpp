@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
     if (all) s = {true, true, true, true, true, true};
     if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str) s.info = true;
     dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    dump.stream = stdout;
     int code = ptxdump::runDump(dump, out, err);
     return finish(code, out, err);
   }

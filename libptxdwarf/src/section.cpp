@@ -143,6 +143,28 @@ const Relocation* SectionImage::relocationAt(uint64_t offset, uint8_t size) cons
   return r && r->offset == offset && r->size == size ? r : nullptr;
 }
 
+const Relocation* RelocationCursor::at(uint64_t offset, uint8_t size) {
+  const std::vector<Relocation>& relocs = image_->relocations;
+  auto before = [](const Relocation& r, uint64_t o) { return r.offset < o; };
+  if (offset < offset_) {
+    next_ = static_cast<size_t>(std::lower_bound(relocs.begin(), relocs.end(), offset, before) - relocs.begin());
+  } else {
+    constexpr size_t kWalk = 4;  // steps taken one by one before searching the rest
+    size_t steps = 0;
+    while (next_ < relocs.size() && relocs[next_].offset < offset && steps++ < kWalk) ++next_;
+    if (next_ < relocs.size() && relocs[next_].offset < offset)
+      next_ = static_cast<size_t>(
+          std::lower_bound(relocs.begin() + static_cast<ptrdiff_t>(next_), relocs.end(), offset, before) -
+          relocs.begin());
+  }
+  offset_ = offset;
+  // As relocationAt(): the relocation overlapping [offset, offset+size) must
+  // be exactly that field.
+  if (next_ > 0 && relocs[next_ - 1].offset + relocs[next_ - 1].size > offset) return nullptr;
+  if (next_ < relocs.size() && relocs[next_].offset == offset && relocs[next_].size == size) return &relocs[next_];
+  return nullptr;
+}
+
 const SectionLabel* SectionImage::labelAt(uint64_t offset) const {
   for (const SectionLabel& l : labels)
     if (l.offset == offset) return &l;

@@ -140,4 +140,19 @@ struct SectionImage {
   std::optional<int64_t> resolveDifference(const Relocation& r) const;
 };
 
+// relocationAt() for a pass that looks up mostly increasing offsets (a
+// decoder reading forward): each lookup moves a cursor a few relocations on
+// instead of searching the whole list. Lookups behind the cursor or far ahead
+// of it binary-search, so any order gives relocationAt()'s answer.
+class RelocationCursor {
+ public:
+  explicit RelocationCursor(const SectionImage& image) : image_(&image) {}
+  const Relocation* at(uint64_t offset, uint8_t size);
+
+ private:
+  const SectionImage* image_;
+  size_t next_ = 0;     // the first relocation at or after `offset_`
+  uint64_t offset_ = 0;  // of the last lookup
+};
+
 }  // namespace ptxdwarf

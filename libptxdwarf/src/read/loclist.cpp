@@ -45,14 +45,15 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
   list.end = offset;
   if (addressSize != 4 && addressSize != 8) return list;
   ByteReader r(sec.data(), offset);
+  RelocationCursor relocs(sec);
   const uint64_t allOnes = addressSize == 8 ? UINT64_MAX : 0xffffffffu;
   while (r.ok() && !r.atEnd()) {
     LocEntry e;
     e.offset = r.offset();
     e.begin = r.fixed(addressSize);
-    e.beginReloc = sec.relocationAt(e.offset, addressSize);
+    e.beginReloc = relocs.at(e.offset, addressSize);
     e.end = r.fixed(addressSize);
-    e.endReloc = sec.relocationAt(e.offset + addressSize, addressSize);
+    e.endReloc = relocs.at(e.offset + addressSize, addressSize);
     if (!r.ok()) break;
     if (e.begin == 0 && e.end == 0 && !e.beginReloc && !e.endReloc) {
       e.kind = LocEntry::endOfList;

@@ -16,6 +16,8 @@ void decodeLocLists(Dwarf& dwarf);
 
 // Reads one attribute value of `form` at the reader's position.
 // Returns false (and leaves a diagnostic) when the value cannot be read.
-bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, uint16_t form, AttrValue& out);
+// `relocs` finds the relocations of fixed-size values as the reader moves on.
+bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCursor& relocs, uint16_t form,
+                   AttrValue& out);
 
 }  // namespace ptxdwarf::read
