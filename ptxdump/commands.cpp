@@ -75,6 +75,13 @@ void FileText::unmap() {
   size_ = 0;
 }
 
+void FileText::release(uint64_t offset) {
+  if (!map_) return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t end = std::min<uint64_t>(offset, size_) / page * page;
+  if (end > 0) madvise(const_cast<char*>(map_), end, MADV_DONTNEED);
+}
+
 bool FileText::load(const std::string& path, std::string& error) {
   unmap();
   owned_.clear();
@@ -119,7 +126,7 @@ bool hasDebugSections(const ptx::Module& m) {
 
 }  // namespace
 
-std::optional<LoadedFile> loadFile(const std::string& path, std::string& err) {
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText) {
   LoadedFile file;
   file.path = path;
   std::string error;
@@ -127,7 +134,10 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err) {
     err += path + ": error: cannot read file: " + error + "\n";
     return std::nullopt;
   }
-  file.read = ptx::read(file.text.view(), path);
+  ptx::ReadOptions options;
+  if (!keepText) options.consumed = [&](uint64_t offset) { file.text.release(offset); };
+  file.read = ptx::read(file.text.view(), path, options);
+  if (!keepText) file.text.release(UINT64_MAX);
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
   file.dwarf = read::decode(file.read.module.sections);
@@ -291,7 +301,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
     err += "error: unknown style '" + request.style + "' (packed, one-per-line or verbose)\n";
     return kUnreadable;
   }
-  std::optional<LoadedFile> file = loadFile(request.file, err);
+  std::optional<LoadedFile> file = loadFile(request.file, err, /*keepText=*/true);  // every other byte is kept
   if (!file) return kUnreadable;
   if (file->dwarf.diagnostics.hasErrors()) {
     appendDiagnostics(file->dwarf.diagnostics, request.file, err);

@@ -31,6 +31,9 @@ class FileText {
   // Loads `path` ("-" for stdin); false with `error` set on failure.
   bool load(const std::string& path, std::string& error);
   std::string_view view() const { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
+  // Drops the mapped pages before `offset` from memory (a later read of them
+  // faults them back in from the file). Nothing to do for text read into memory.
+  void release(uint64_t offset);
 
  private:
   void unmap();
@@ -48,8 +51,10 @@ struct LoadedFile {
 };
 
 // Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
-// to `err` and returns nullopt.
-std::optional<LoadedFile> loadFile(const std::string& path, std::string& err);
+// to `err` and returns nullopt. Unless `keepText`, the text's pages are
+// released as the reader passes them (commands that do not look at the text
+// again need only a few megabytes of it in memory at a time).
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText = false);
 // The largest file ptxdump reads (the whole file is held in memory).
 inline constexpr size_t kMaxFileSize = size_t{1} << 30;
 

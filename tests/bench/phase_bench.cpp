@@ -68,7 +68,16 @@ BENCHMARK(BM_PhaseRead)->Unit(benchmark::kMillisecond);
 
 void BM_PhaseDecode(benchmark::State& state) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx");
-  for (auto _ : state) benchmark::DoNotOptimize(read::decode(r.module.sections));
+  size_t dies = 0, attrs = 0, relocations = 0;
+  for (auto _ : state) {
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    dies = dwarf.dies.size();
+    attrs = dwarf.attrs.size();
+  }
+  for (const SectionImage& s : r.module.sections) relocations += s.relocations.size();
+  state.counters["dies"] = static_cast<double>(dies);
+  state.counters["attrs"] = static_cast<double>(attrs);
+  state.counters["relocs"] = static_cast<double>(relocations);
   setBytes(state);
 }
 BENCHMARK(BM_PhaseDecode)->Unit(benchmark::kMillisecond);

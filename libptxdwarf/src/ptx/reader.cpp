@@ -54,7 +54,8 @@ unsigned dataWidth(std::string_view d) {
 
 class Reader {
  public:
-  Reader(std::string_view text, std::string_view filename) : cur_(text) {
+  Reader(std::string_view text, std::string_view filename, const ReadOptions& options)
+      : cur_(text), options_(options), nextConsumed_(options.consumedStep) {
     module_.filename = std::string(filename);
   }
 
@@ -62,6 +63,7 @@ class Reader {
     for (;;) {
       cur_.skipSpace();
       if (cur_.atEnd()) break;
+      consumed();
       moduleStatement();
     }
   }
@@ -71,6 +73,14 @@ class Reader {
   SourceLoc loc() const { return cur_.loc(); }
 
  private:
+  // Between statements (and between a section's directives): nothing before
+  // the cursor is looked at again.
+  void consumed() {
+    if (cur_.offset() < nextConsumed_ || !options_.consumed) return;
+    options_.consumed(cur_.offset());
+    nextConsumed_ = cur_.offset() + options_.consumedStep;
+  }
+
   // ---- module scope -------------------------------------------------------
   void moduleStatement() {
     SourceLoc at = cur_.loc();
@@ -373,6 +383,7 @@ class Reader {
         cur_.advance();
         --depth;
       } else if (c == '.') {
+        consumed();
         bodyDirective(function, at);
       } else if (isIdentStart(c)) {
         labelOrInstruction(function, at);
@@ -454,6 +465,7 @@ class Reader {
       }
       SourceLoc at = cur_.loc();
       if (c == '.') {
+        consumed();
         std::string_view d = cur_.directive();
         unsigned width = dataWidth(d);
         if (width == 0) {
@@ -568,6 +580,8 @@ class Reader {
   }
 
   Cursor cur_;
+  const ReadOptions& options_;
+  uint64_t nextConsumed_;
   Module module_;
   Diagnostics diagnostics_;  // warnings; errors end the read as ParseError
 };
@@ -594,7 +608,7 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     return result;
   }
   if (rejectNulBytes(text, result.diagnostics)) return result;
-  Reader reader(text, filename);
+  Reader reader(text, filename, options);
   try {
     reader.run();
   } catch (const ParseError& e) {

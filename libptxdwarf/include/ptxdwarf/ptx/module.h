@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -147,6 +148,11 @@ struct Module {
 struct ReadOptions {
   // Keep the `.section` blocks whose names do not start with ".debug" too.
   bool keepAllSections = true;
+  // Called about every `consumedStep` bytes with an offset the reader will not
+  // look before again. The Module keeps no view of the text, so a caller that
+  // mapped the file can drop those pages as the read goes on.
+  std::function<void(uint64_t offset)> consumed;
+  uint64_t consumedStep = uint64_t{4} << 20;
 };
 
 struct ReadResult {
