@@ -7,7 +7,8 @@
 #   RUNS       runs per command; the median is reported (default: 5)
 # Inputs are cached in BUILD_DIR/bench-work (nvcc and ptxas take minutes on
 # the largest). Prints one Markdown table: MB/s of PTX per command, the ratios
-# the performance targets name, and peak memory (/usr/bin/time -f %M).
+# the performance targets name, peak memory (/usr/bin/time -f %M), and check's
+# time and memory per MB (for linearity across sizes).
 set -eu
 BUILD=${1:-build}
 SIZES=${2:-"1 20 100"}
@@ -32,8 +33,8 @@ timed() {
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-printf '| PTX MB | debug text MB | dump s (MB/s) | llvm-dwarfdump s | dump/llvm | check s (MB/s) | wc -l s | check/wc | reencode s | reencode/check | check peak MB | peak/file |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| PTX MB | debug text MB | dump s (MB/s) | llvm-dwarfdump s | dump/llvm | check s (MB/s) | wc -l s | check/wc | reencode s | reencode/check | check peak MB | peak/file | dump peak MB | check ms/MB | check peak MB/MB |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for mb in $SIZES; do
   n=$((mb * 110))  # about 9 KB of nvcc -G PTX per generated function pair
   ptx=$WORK/gen$mb.ptx
@@ -44,10 +45,10 @@ for mb in $SIZES; do
   [ -s "$WORK/gen$mb.cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$WORK/gen$mb.cubin"
   size=$(wc -c < "$ptx")
   debug=$(awk '/^[ \t]*\.section/{s=1} s{n+=length($0)+1} /^[ \t]*}/{s=0} END{print n+0}' "$ptx")
-  : > "$WORK/d"; : > "$WORK/l"; : > "$WORK/c"; : > "$WORK/w"; : > "$WORK/r"; : > "$WORK/m"
+  : > "$WORK/d"; : > "$WORK/l"; : > "$WORK/c"; : > "$WORK/w"; : > "$WORK/r"; : > "$WORK/m"; : > "$WORK/dm"
   i=0
   while [ $i -lt "$RUNS" ]; do  # alternating, so load changes hit every command alike
-    timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" | awk '{print $1}' >> "$WORK/d"
+    timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/d"; awk '{print $2}' "$WORK/one" >> "$WORK/dm"
     timed llvm-dwarfdump --debug-info --debug-loc "$WORK/gen$mb.cubin" | awk '{print $1}' >> "$WORK/l"
     timed "$PTXDUMP" check "$ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/c"; awk '{print $2}' "$WORK/one" >> "$WORK/m"
     timed wc -l "$ptx" | awk '{print $1}' >> "$WORK/w"
@@ -55,12 +56,12 @@ for mb in $SIZES; do
     i=$((i + 1))
   done
   d=$(median < "$WORK/d"); l=$(median < "$WORK/l"); c=$(median < "$WORK/c")
-  w=$(median < "$WORK/w"); r=$(median < "$WORK/r"); m=$(median < "$WORK/m")
-  awk -v s="$size" -v dbg="$debug" -v d="$d" -v l="$l" -v c="$c" -v w="$w" -v r="$r" -v m="$m" 'BEGIN {
+  w=$(median < "$WORK/w"); r=$(median < "$WORK/r"); m=$(median < "$WORK/m"); dm=$(median < "$WORK/dm")
+  awk -v s="$size" -v dbg="$debug" -v d="$d" -v l="$l" -v c="$c" -v w="$w" -v r="$r" -v m="$m" -v dm="$dm" 'BEGIN {
     MB = 1048576; f = s / MB
-    printf "| %.1f | %.1f | %.3f (%.0f) | %.3f | %.2fx | %.3f (%.0f) | %.4f | %.1fx | %.3f | %.2fx | %.0f | %.2fx |\n",
+    printf "| %.1f | %.1f | %.3f (%.0f) | %.3f | %.2fx | %.3f (%.0f) | %.4f | %.1fx | %.3f | %.2fx | %.0f | %.2fx | %.0f | %.1f | %.2f |\n",
       f, dbg / MB, d, (d > 0 ? f / d : 0), l, (l > 0 ? d / l : 0), c, (c > 0 ? f / c : 0), w,
-      (w > 0 ? c / w : 0), r, (c > 0 ? r / c : 0), m / 1024, (m * 1024) / s
+      (w > 0 ? c / w : 0), r, (c > 0 ? r / c : 0), m / 1024, (m * 1024) / s, dm / 1024, 1000 * c / f, m / 1024 / f
   }'
 done
 
