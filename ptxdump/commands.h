@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dump.h"
@@ -15,6 +16,11 @@
 namespace ptxdump {
 
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
+
+// What a command produced, to stdout or stderr.
+inline void writeTo(std::FILE* f, std::string_view s) {
+  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
+}
 
 // A file's bytes. A regular file is mapped read-only, so nothing is copied
 // and the pages are the page cache's; stdin and pipes are read into memory.

@@ -13,14 +13,10 @@
 
 namespace {
 
-void write(FILE* f, const std::string& s) {
-  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
-}
-
 int finish(int code, const std::string& out, const std::string& err) {
-  write(stdout, out);
+  ptxdump::writeTo(stdout, out);
   std::fflush(stdout);
-  write(stderr, err);
+  ptxdump::writeTo(stderr, err);
   return code;
 }
 
@@ -159,7 +155,7 @@ int main(int argc, char** argv) {
   }
   if (checkCmd->parsed()) {
     int code = ptxdump::runCheck(check, out, err);
-    write(stderr, err);  // diagnostics first, then the summary
+    ptxdump::writeTo(stderr, err);  // diagnostics first, then the summary
     err.clear();
     return finish(code, out, err);
   }

@@ -7,14 +7,6 @@
 #include "commands.h"
 #include "verify.h"
 
-namespace {
-
-void write(FILE* f, const std::string& s) {
-  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (from memory)", "ptxdump-verify"};
   app.set_version_flag("--version", "ptxdump-verify 0.1.0");
@@ -36,7 +28,7 @@ int main(int argc, char** argv) {
   verify.libdwarf = verifyWith == "libdwarf" || verifyWith == "all";
   std::string out, err;
   int code = ptxdump::runVerify(verify, out, err);
-  write(stderr, err);  // disagreements first, then the summary
-  write(stdout, out);
+  ptxdump::writeTo(stderr, err);  // disagreements first, then the summary
+  ptxdump::writeTo(stdout, out);
   return code;
 }

@@ -96,7 +96,7 @@ class SourceMap {
   };
   static constexpr uint32_t kStride = 64;
   std::vector<Checkpoint> checkpoints_;
-  std::vector<uint8_t> deltas_;  // per entry after a checkpoint: see encodeShort()/kLongEntry
+  std::vector<uint8_t> deltas_;  // per entry after a checkpoint: one short byte, or kLongEntry and three ULEBs
   Entry last_;
   uint32_t count_ = 0;
 };

@@ -137,9 +137,9 @@ constexpr std::array<bool, 256> kStatementStops = [] {
 void Cursor::skipStatement() {
   SourceLoc start = loc();
   unsigned braces = 0;  // vector operands: `ld.v4.u8 {%rs5, %rs6, %rs7, %rs8}, [p];`
-  while (p_ < end_) {
-    while (!kStatementStops[static_cast<unsigned char>(*p_)])
-      if (++p_ == end_) goto unterminated;
+  for (;;) {
+    while (p_ < end_ && !kStatementStops[static_cast<unsigned char>(*p_)]) ++p_;
+    if (p_ == end_) break;
     switch (*p_) {
       case ';':
         ++p_;
@@ -156,13 +156,7 @@ void Cursor::skipStatement() {
         stringLiteral();
         break;
       case '/':
-        if (p_ + 1 < end_ && p_[1] == '/') {
-          skipLine();
-        } else if (p_ + 1 < end_ && p_[1] == '*') {
-          skipBlockComment();
-        } else {
-          ++p_;
-        }
+        if (!skipComment()) ++p_;
         break;
       case '}':
         // An unbalanced `}` ends the body: the statement lacks its `;`.
@@ -174,7 +168,6 @@ void Cursor::skipStatement() {
         ++p_;
     }
   }
-unterminated:
   fail(start, "unterminated statement: expected ';' before end of file");
 }
 

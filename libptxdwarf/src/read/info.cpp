@@ -237,11 +237,6 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 void decodeInfo(Dwarf& dwarf) {
   const SectionImage& sec = *dwarf.info;
   ByteReader r(sec.data());
-  // nvcc and clang output averages about 3 bytes an attribute and 10 a DIE.
-  // Reserving address space for that much spares the copies of growing by
-  // doubling; the pages are only touched as they fill.
-  dwarf.attrs.reserve(sec.size() / 2);
-  dwarf.dies.reserve(sec.size() / 6);
   while (!r.atEnd()) {
     Unit unit;
     unit.offset = r.offset();

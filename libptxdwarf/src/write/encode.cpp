@@ -123,7 +123,7 @@ class SectionWriter {
   }
   // A symbolic operand: relocation plus zero bytes (a symbol with an empty
   // name is the plain number `addend`).
-  void symbol(const SymbolRef& s, unsigned size, std::string minus = {}) {
+  void symbol(const SymbolRef& s, unsigned size, std::string_view minus = {}) {
     if (s.name.empty() && minus.empty()) return fixed(static_cast<uint64_t>(s.addend), size);
     img_.addRelocation(offset(), static_cast<uint8_t>(size), s.name, minus, s.addend);
     fixed(0, size);
