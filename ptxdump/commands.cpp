@@ -75,11 +75,12 @@ void FileText::unmap() {
   size_ = 0;
 }
 
-void FileText::release(uint64_t offset) {
+void FileText::release(uint64_t begin, uint64_t end) {
   if (!map_) return;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t end = std::min<uint64_t>(offset, size_) / page * page;
-  if (end > 0) madvise(const_cast<char*>(map_), end, MADV_DONTNEED);
+  const uint64_t first = (begin + page - 1) / page * page;  // pages wholly inside
+  const uint64_t last = std::min<uint64_t>(end, size_) / page * page;
+  if (first < last) madvise(const_cast<char*>(map_) + first, last - first, MADV_DONTNEED);
 }
 
 bool FileText::load(const std::string& path, std::string& error) {
@@ -126,7 +127,7 @@ bool hasDebugSections(const ptx::Module& m) {
 
 }  // namespace
 
-std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText) {
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText, unsigned threads) {
   LoadedFile file;
   file.path = path;
   std::string error;
@@ -135,9 +136,10 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
     return std::nullopt;
   }
   ptx::ReadOptions options;
-  if (!keepText) options.consumed = [&](uint64_t offset) { file.text.release(offset); };
+  options.threads = threads;
+  if (!keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
-  if (!keepText) file.text.release(UINT64_MAX);
+  if (!keepText) file.text.release(0, UINT64_MAX);
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
   file.dwarf = read::decode(file.read.module.sections);
@@ -222,9 +224,10 @@ struct CheckResult {
   bool unreadable = false;
 };
 
-CheckResult checkOne(const std::string& path, const CheckRequest& request) {
+// `threads`: for reading the file; the cores `jobs` workers leave free.
+CheckResult checkOne(const std::string& path, const CheckRequest& request, unsigned threads) {
   CheckResult r;
-  std::optional<LoadedFile> file = loadFile(path, r.err);
+  std::optional<LoadedFile> file = loadFile(path, r.err, false, threads);
   if (!file) {
     r.unreadable = true;
     return r;
@@ -248,10 +251,12 @@ int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
   // is printed afterwards in argument order, so it does not depend on timing.
   std::vector<CheckResult> results(request.files.size());
   std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < request.files.size();) results[i] = checkOne(request.files[i], request);
-  };
   unsigned jobs = std::max(1u, std::min<unsigned>(request.jobs, static_cast<unsigned>(request.files.size())));
+  unsigned readThreads = std::max(1u, std::thread::hardware_concurrency() / jobs);
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < request.files.size();)
+      results[i] = checkOne(request.files[i], request, readThreads);
+  };
   std::vector<std::thread> threads;
   for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
   worker();

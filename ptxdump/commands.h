@@ -37,9 +37,10 @@ class FileText {
   // Loads `path` ("-" for stdin); false with `error` set on failure.
   bool load(const std::string& path, std::string& error);
   std::string_view view() const { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
-  // Drops the mapped pages before `offset` from memory (a later read of them
-  // faults them back in from the file). Nothing to do for text read into memory.
-  void release(uint64_t offset);
+  // Drops the mapped pages wholly inside [begin, end) from memory (a later
+  // read of them faults them back in from the file). Nothing to do for text
+  // read into memory.
+  void release(uint64_t begin, uint64_t end);
 
  private:
   void unmap();
@@ -59,8 +60,10 @@ struct LoadedFile {
 // Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
 // to `err` and returns nullopt. Unless `keepText`, the text's pages are
 // released as the reader passes them (commands that do not look at the text
-// again need only a few megabytes of it in memory at a time).
-std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText = false);
+// again need only a few megabytes of it in memory at a time). A large file is
+// read on up to `threads` threads (0: one per hardware thread).
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText = false,
+                                   unsigned threads = 0);
 // The largest file ptxdump reads (the whole file is held in memory).
 inline constexpr size_t kMaxFileSize = size_t{1} << 30;
 

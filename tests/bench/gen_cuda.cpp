@@ -39,15 +39,22 @@ int main(int argc, char** argv) {
       std::printf("__device__ __noinline__ float call%ld(const Cell* c, int n) { return work%ld(c, n, 0.5f) + 1.0f; }\n",
                   i, i / 2);
   }
-  std::printf("__global__ void kernel(Cell* cells, float* out, int n) {\n"
-              "  __shared__ float tile[128];\n"
-              "  int t = threadIdx.x;\n"
-              "  tile[t & 127] = 0.0f;\n"
-              "  float s = 0.0f;\n");
-  for (long i = 0; i < n; ++i) {
-    std::printf("  s += work%ld(&cells[%ld %% n], n, tile[%ld & 127]);\n", i, i, i);
-    if (i > 0) std::printf("  s += call%ld(&cells[%ld %% n], n);\n", i, i);
+  // Kernels of at most kCallsPerKernel call sites each: one kernel calling
+  // every function makes cicc's time grow faster than quadratically with N,
+  // and real programs spread their calls over many kernels.
+  constexpr long kCallsPerKernel = 32;
+  for (long first = 0; first < n; first += kCallsPerKernel) {
+    std::printf("__global__ void kernel%ld(Cell* cells, float* out, int n) {\n"
+                "  __shared__ float tile[128];\n"
+                "  int t = threadIdx.x;\n"
+                "  tile[t & 127] = 0.0f;\n"
+                "  float s = 0.0f;\n",
+                first / kCallsPerKernel);
+    for (long i = first; i < n && i < first + kCallsPerKernel; ++i) {
+      std::printf("  s += work%ld(&cells[%ld %% n], n, tile[%ld & 127]);\n", i, i, i);
+      if (i > 0) std::printf("  s += call%ld(&cells[%ld %% n], n);\n", i, i);
+    }
+    std::printf("  out[t] = s;\n}\n");
   }
-  std::printf("  out[t] = s;\n}\n");
   return 0;
 }

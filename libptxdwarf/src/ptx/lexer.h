@@ -50,6 +50,11 @@ inline NumberScan scanNumberFast(const char* p, const char* end) {
 class Cursor {
  public:
   Cursor(std::string_view text) : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), lineStart_(text.data()) {}
+  // A cursor at `offset`, a line start, which is line `line` of `text`.
+  Cursor(std::string_view text, uint64_t offset, uint32_t line) : Cursor(text) {
+    p_ = lineStart_ = begin_ + offset;
+    line_ = line;
+  }
 
   bool atEnd() const { return p_ >= end_; }
   char peek() const { return p_ < end_ ? *p_ : '\0'; }

@@ -3,7 +3,12 @@
 // statement; `.section` blocks are assembled into SectionImages.
 #include <algorithm>
 #include <charconv>
+#include <exception>
+#include <iterator>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "lexer.h"
 #include "ptxdwarf/ptx/module.h"
@@ -52,33 +57,51 @@ unsigned dataWidth(std::string_view d) {
   return 0;
 }
 
+// Where one reader starts in the text and where it stops: at the first
+// module-scope statement at or after `stop`.
+struct Chunk {
+  uint64_t begin = 0;
+  uint64_t stop = UINT64_MAX;
+  uint32_t line = 1;  // of `begin`
+};
+
 class Reader {
  public:
-  Reader(std::string_view text, std::string_view filename, const ReadOptions& options)
-      : cur_(text), options_(options), nextConsumed_(options.consumedStep) {
+  Reader(std::string_view text, std::string_view filename, const ReadOptions& options, Chunk chunk = {})
+      : cur_(text, chunk.begin, chunk.line), stop_(chunk.stop), options_(options), consumedFrom_(chunk.begin) {
     module_.filename = std::string(filename);
   }
 
+  // Reads statements up to the stop or the end of the text; a syntax error
+  // ends the read with a diagnostic.
   void run() {
-    for (;;) {
-      cur_.skipSpace();
-      if (cur_.atEnd()) break;
-      consumed();
-      moduleStatement();
+    try {
+      for (;;) {
+        cur_.skipSpace();
+        if (cur_.atEnd() || cur_.offset() >= stop_) break;
+        consumed();
+        moduleStatement();
+      }
+    } catch (const ParseError& e) {
+      diagnostics_.error(e.loc, e.message);
+      failed_ = true;
     }
+    if (options_.consumed && cur_.offset() > consumedFrom_) options_.consumed(consumedFrom_, cur_.offset());
   }
 
+  bool failed() const { return failed_; }
+  // Where the read ended: the stop itself when it is a statement boundary.
+  uint64_t offset() const { return cur_.offset(); }
   Module take() { return std::move(module_); }
   Diagnostics& diagnostics() { return diagnostics_; }
-  SourceLoc loc() const { return cur_.loc(); }
 
  private:
   // Between statements (and between a section's directives): nothing before
   // the cursor is looked at again.
   void consumed() {
-    if (cur_.offset() < nextConsumed_ || !options_.consumed) return;
-    options_.consumed(cur_.offset());
-    nextConsumed_ = cur_.offset() + options_.consumedStep;
+    if (!options_.consumed || cur_.offset() - consumedFrom_ < options_.consumedStep) return;
+    options_.consumed(consumedFrom_, cur_.offset());
+    consumedFrom_ = cur_.offset();
   }
 
   // ---- module scope -------------------------------------------------------
@@ -580,10 +603,12 @@ class Reader {
   }
 
   Cursor cur_;
+  uint64_t stop_;
   const ReadOptions& options_;
-  uint64_t nextConsumed_;
+  uint64_t consumedFrom_;
   Module module_;
-  Diagnostics diagnostics_;  // warnings; errors end the read as ParseError
+  Diagnostics diagnostics_;  // warnings, and the error that ended the read
+  bool failed_ = false;
 };
 
 
@@ -599,6 +624,139 @@ bool rejectNulBytes(std::string_view text, Diagnostics& diags) {
   return true;
 }
 
+// ---- reading on several threads --------------------------------------------
+
+// Does a line starting at `p` open a statement that only module scope holds?
+bool startsModuleStatement(std::string_view line) {
+  static constexpr std::string_view starts[] = {".section", ".entry", ".func", ".visible", ".weak"};
+  for (std::string_view s : starts) {
+    if (line.starts_with(s) && line.size() > s.size() && (line[s.size()] == ' ' || line[s.size()] == '\t'))
+      return true;
+  }
+  return false;
+}
+
+// Cuts `text` into at most `parts` chunks of at least `minChunk` bytes, each
+// starting at a line startsModuleStatement() accepts.
+std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minChunk) {
+  std::vector<Chunk> chunks(1);
+  parts = static_cast<unsigned>(std::min<uint64_t>(parts, text.size() / std::max<uint64_t>(minChunk, 1)));
+  for (unsigned i = 1; i < parts; ++i) {
+    size_t at = std::max<size_t>(text.size() / parts * i, chunks.back().begin + minChunk);
+    for (;;) {
+      at = text.find('\n', at);
+      if (at == std::string_view::npos) break;
+      ++at;
+      if (startsModuleStatement(text.substr(at, 16))) break;
+    }
+    if (at == std::string_view::npos || text.size() - at < minChunk / 2) break;
+    chunks.back().stop = at;
+    chunks.push_back({at, UINT64_MAX, 0});
+  }
+  return chunks;
+}
+
+unsigned threadsFor(const ReadOptions& options) {
+  if (options.threads != 0) return options.threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Appends `part`, read from the text after `into`'s, to `into`: what one
+// reader would have built from both. False (and `into` unchanged) when a
+// section has blocks in both: joining those needs the one-reader path.
+bool append(Module& into, Module&& part) {
+  for (const SectionImage& s : part.sections)
+    if (into.section(s.name)) return false;
+  const auto functionBase = static_cast<int32_t>(into.functions.size());
+  const auto labelBase = static_cast<uint32_t>(into.labels.size());
+  auto shift = [&](int32_t function) { return function < 0 ? function : function + functionBase; };
+  if (part.version.present) {
+    into.version = part.version;
+    into.versionLoc = part.versionLoc;
+  }
+  if (!part.targets.empty()) {
+    into.targets.insert(into.targets.end(), part.targets.begin(), part.targets.end());
+    into.debug = into.debug || part.debug;
+    into.targetLoc = part.targetLoc;
+  }
+  if (part.addressSizeLoc.line != 0) {
+    into.addressSize = part.addressSize;
+    into.addressSizeLoc = part.addressSizeLoc;
+  }
+  std::move(part.files.begin(), part.files.end(), std::back_inserter(into.files));
+  for (LocRecord& r : part.locs) {
+    r.function = shift(r.function);
+    into.locs.push_back(r);
+  }
+  for (Function& f : part.functions) {
+    for (uint32_t& label : f.labels) label += labelBase;
+    into.functions.push_back(std::move(f));
+  }
+  for (Variable& v : part.variables) {
+    v.function = shift(v.function);
+    into.variables.push_back(std::move(v));
+  }
+  for (Label& l : part.labels) {
+    l.function = shift(l.function);
+    into.labels.push_back(std::move(l));
+  }
+  std::move(part.sections.begin(), part.sections.end(), std::back_inserter(into.sections));
+  return true;
+}
+
+void readOnOneThread(std::string_view text, std::string_view filename, const ReadOptions& options,
+                     ReadResult& result) {
+  Reader reader(text, filename, options);
+  reader.run();
+  result.diagnostics = std::move(reader.diagnostics());
+  result.module = reader.take();
+}
+
+// Reads each chunk on its own thread (the first on this one) and joins them.
+// False when the chunks do not join into what one reader would have read.
+bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
+                  const std::vector<Chunk>& chunks, ReadResult& result) {
+  std::vector<std::unique_ptr<Reader>> readers(chunks.size());
+  auto readChunk = [&](size_t i) {
+    Chunk c = chunks[i];
+    if (i > 0) c.line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(c.begin), '\n'));
+    readers[i] = std::make_unique<Reader>(text, filename, options, c);
+    readers[i]->run();
+  };
+  std::vector<std::exception_ptr> errors(chunks.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        readChunk(i);
+      } catch (...) {  // std::bad_alloc, say: rethrown on the caller's thread
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  try {
+    readChunk(0);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  result.module = readers[0]->take();
+  result.diagnostics = std::move(readers[0]->diagnostics());
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    const Reader& before = *readers[i - 1];
+    if (before.failed()) break;  // one reader would have stopped there too
+    if (before.offset() != chunks[i].begin) return false;  // the cut was not a statement boundary
+    if (!append(result.module, readers[i]->take())) return false;
+    auto& items = readers[i]->diagnostics().items;
+    std::move(items.begin(), items.end(), std::back_inserter(result.diagnostics.items));
+    result.parts = static_cast<unsigned>(i + 1);
+  }
+  return true;
+}
+
 }  // namespace
 
 ReadResult read(std::string_view text, std::string_view filename, const ReadOptions& options) {
@@ -608,14 +766,11 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     return result;
   }
   if (rejectNulBytes(text, result.diagnostics)) return result;
-  Reader reader(text, filename, options);
-  try {
-    reader.run();
-  } catch (const ParseError& e) {
-    reader.diagnostics().error(e.loc, e.message);
+  std::vector<Chunk> chunks = chunksOf(text, threadsFor(options), options.minChunk);
+  if (chunks.size() == 1 || !readInChunks(text, filename, options, chunks, result)) {
+    result = {};
+    readOnOneThread(text, filename, options, result);
   }
-  result.diagnostics = std::move(reader.diagnostics());
-  result.module = reader.take();
   if (!options.keepAllSections) {
     std::erase_if(result.module.sections,
                   [](const SectionImage& s) { return !s.name.starts_with(".debug"); });

@@ -148,16 +148,28 @@ struct Module {
 struct ReadOptions {
   // Keep the `.section` blocks whose names do not start with ".debug" too.
   bool keepAllSections = true;
-  // Called about every `consumedStep` bytes with an offset the reader will not
-  // look before again. The Module keeps no view of the text, so a caller that
-  // mapped the file can drop those pages as the read goes on.
-  std::function<void(uint64_t offset)> consumed;
+  // Called about every `consumedStep` bytes with a range [begin, end) of the
+  // text the reader will not look at again. The Module keeps no view of the
+  // text, so a caller that mapped the file can drop those pages as the read
+  // goes on. With several threads it is called from each of them, for
+  // disjoint ranges.
+  std::function<void(uint64_t begin, uint64_t end)> consumed;
   uint64_t consumedStep = uint64_t{4} << 20;
+  // Threads to read a large text on (0: one per hardware thread). The text is
+  // cut at lines that can only start a module-scope statement (`.section`,
+  // `.entry`, `.func`, `.visible`, `.weak`), at least `minChunk` bytes apart;
+  // each part is read on its own and the parts are joined in order. The
+  // result is always the one-thread result: when a cut turns out not to be a
+  // statement boundary (it fell in a comment), or one section's blocks lie
+  // in two parts, the text is read again on one thread.
+  unsigned threads = 1;
+  uint64_t minChunk = uint64_t{1} << 20;
 };
 
 struct ReadResult {
   Module module;
   Diagnostics diagnostics;
+  unsigned parts = 1;  // the text was read in this many parts, in parallel (1: on one thread)
   bool ok() const { return !diagnostics.hasErrors(); }
 };
 
