@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <future>
 #include <thread>
 #include <cstdio>
 #include <cstring>
@@ -137,12 +138,22 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
   }
   ptx::ReadOptions options;
   options.threads = threads;
+  options.index = false;  // built below, while the sections decode
   if (!keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
   if (!keepText) file.text.release(0, UINT64_MAX);
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
+  if (threads == 1) {
+    file.read.module.reindex();
+    file.dwarf = read::decode(file.read.module.sections);
+    return file;
+  }
+  // Decoding reads only the sections; indexing only the names: they share nothing.
+  // (The future's destructor waits for the index if decode throws.)
+  std::future<void> indexed = std::async(std::launch::async, [&module = file.read.module] { module.reindex(); });
   file.dwarf = read::decode(file.read.module.sections);
+  indexed.get();
   return file;
 }
 
@@ -234,6 +245,7 @@ CheckResult checkOne(const std::string& path, const CheckRequest& request, unsig
   }
   check::Options options;
   options.roundTrip = request.roundTrip;
+  options.threads = threads;
   Diagnostics diags = check::run(file->read.module, file->dwarf, options);
   if (request.werror)
     for (Diagnostic& d : diags.items)

@@ -60,11 +60,20 @@ void setBytes(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input().size()));
 }
 
+// Argument: threads (ReadOptions::threads, check::Options::threads).
 void BM_PhaseRead(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(ptx::read(input(), "bench.ptx"));
+  ptx::ReadOptions options;
+  options.threads = static_cast<unsigned>(state.range(0));
+  unsigned parts = 0;
+  for (auto _ : state) {
+    ptx::ReadResult r = ptx::read(input(), "bench.ptx", options);
+    parts = r.parts;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["parts"] = parts;
   setBytes(state);
 }
-BENCHMARK(BM_PhaseRead)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PhaseRead)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 void BM_PhaseDecode(benchmark::State& state) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx");
@@ -85,10 +94,21 @@ BENCHMARK(BM_PhaseDecode)->Unit(benchmark::kMillisecond);
 void BM_PhaseRules(benchmark::State& state) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx");
   read::Dwarf dwarf = read::decode(r.module.sections);
-  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = false}));
+  const auto threads = static_cast<unsigned>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = false, .threads = threads}));
   setBytes(state);
 }
-BENCHMARK(BM_PhaseRules)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PhaseRules)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// Every rule and the round trip, as `ptxdump check` runs them after decoding.
+void BM_PhaseCheck(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  const auto threads = static_cast<unsigned>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = true, .threads = threads}));
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseCheck)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 void BM_PhaseRoundTrip(benchmark::State& state) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx");

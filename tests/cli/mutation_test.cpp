@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "corpus.h"
 #include "dump.h"
+#include "module_text.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/write/ptx_writer.h"
@@ -58,15 +59,26 @@ std::vector<std::string> seeds() {
   return out;
 }
 
-// Every stage on one input; returns how far it got (for the summary).
+std::string formatted(const Diagnostics& diags) {
+  std::string out;
+  for (const Diagnostic& d : diags.items) out += d.format("mutant.ptx") + "\n";
+  return out;
+}
+
+// Every stage on one input; returns how far it got (for the summary). The
+// parallel reader and checker must give what one thread gives.
 int runAllStages(const std::string& text) {
   ptx::ReadResult r = ptx::read(text, "mutant.ptx");
+  ptx::ReadOptions inParts;
+  inParts.threads = 4;
+  inParts.minChunk = 256;
+  EXPECT_EQ(moduleText(ptx::read(text, "mutant.ptx", inParts)), moduleText(r));
   if (!r.ok()) return 0;
   read::Dwarf dwarf = read::decode(r.module.sections);
   std::string out;
   ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, out);
   ptxdump::dumpJson(r.module, dwarf, {true, true, true, true, true, true}, out);
-  check::run(r.module, dwarf);
+  EXPECT_EQ(formatted(check::run(r.module, dwarf, {.threads = 1})), formatted(check::run(r.module, dwarf, {.threads = 3})));
   if (dwarf.diagnostics.hasErrors()) return 1;
   Diagnostics diags;
   std::vector<SectionImage> images = write::encodeCanonical(dwarf, diags);

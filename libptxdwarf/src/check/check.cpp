@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <vector>
 
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/write/reencode.h"
+#include "../parallel.h"
 
 namespace ptxdwarf::check {
 
@@ -89,19 +92,9 @@ class Checker {
  public:
   Checker(const ptx::Module& m, const read::Dwarf& d, Diagnostics& out) : m_(m), d_(d), out_(out) {}
 
-  void all(const Options& options) {
-    structure();
-    references();
-    pubnames();
-    aranges();
-    symbols();
-    locations();
-    declFiles();
-    subprograms();
-    pcRanges();
-    versionRules();
-    if (options.roundTrip && !out_.hasErrors()) roundTrip();
-  }
+  // Decodes nothing and builds the preserve-mode images again: run last, and
+  // only on DWARF the rules found no error in.
+  void roundTrip();
 
  private:
   // ---- reporting -----------------------------------------------------------
@@ -191,12 +184,21 @@ class Checker {
   const ptx::Function* enclosingFunction(const read::Die& die) const {
     for (const read::Die* p = &die; p; p = d_.parentOf(*p)) {
       if (p->tag != DW_TAG_subprogram) continue;
-      if (const ptx::Function* f = m_.findFunction(ptxName(*p))) return f;
-      const read::AttrValue* lo = d_.attribute(*p, DW_AT_low_pc);
-      const ptx::Label* l = lo && lo->reloc ? m_.findLabel(lo->reloc->symbol) : nullptr;
-      return l && l->function >= 0 ? &m_.functions[static_cast<size_t>(l->function)] : nullptr;
+      // Rules visit DIEs in order, so most asks are about the last subprogram.
+      if (p != lastSubprogram_) {
+        lastSubprogram_ = p;
+        lastFunction_ = functionOf(*p);
+      }
+      return lastFunction_;
     }
     return nullptr;
+  }
+
+  const ptx::Function* functionOf(const read::Die& subprogram) const {
+    if (const ptx::Function* f = m_.findFunction(ptxName(subprogram))) return f;
+    const read::AttrValue* lo = d_.attribute(subprogram, DW_AT_low_pc);
+    const ptx::Label* l = lo && lo->reloc ? m_.findLabel(lo->reloc->symbol) : nullptr;
+    return l && l->function >= 0 ? &m_.functions[static_cast<size_t>(l->function)] : nullptr;
   }
 
   // ---- structure -----------------------------------------------------------
@@ -585,8 +587,26 @@ class Checker {
     }
   }
 
-  // ---- round trip --------------------------------------------------------------
-  void roundTrip() {
+  const ptx::Module& m_;
+  const read::Dwarf& d_;
+  Diagnostics& out_;
+  mutable const read::Die* lastSubprogram_ = nullptr;  // enclosingFunction()'s last answer
+  mutable const ptx::Function* lastFunction_ = nullptr;
+
+ public:
+  // The rules, in the order their diagnostics are reported (before the
+  // stable sort by line). Each reads the module and the DWARF only, so they
+  // may run concurrently, each into its own Diagnostics.
+  using Rule = void (Checker::*)();
+  static constexpr Rule kRuleOrder[] = {
+      &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
+      &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
+      &Checker::pcRanges,  &Checker::versionRules,
+  };
+};
+
+// ---- round trip --------------------------------------------------------------
+void Checker::roundTrip() {
     Diagnostics encodeDiags;
     std::vector<SectionImage> again = write::encodePreserve(d_, encodeDiags);
     std::optional<write::ImageDifference> diff;
@@ -596,20 +616,32 @@ class Checker {
     const SectionImage* sec = m_.section(diff->section);
     error(sec, diff->offset, "round-trip",
           "decode and re-encode differ at " + diff->section + "+" + hex(diff->offset) + ": " + diff->message);
-  }
-
-  const ptx::Module& m_;
-  const read::Dwarf& d_;
-  Diagnostics& out_;
-};
+}
 
 }  // namespace
 
 std::span<const RuleInfo> rules() { return kRules; }
 
 Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Options& options) {
+  constexpr size_t kRuleCount = std::size(Checker::kRuleOrder);
+  const unsigned threads = threadCount(options.threads);
+  // With threads to spare, the round trip (the longest task) starts first,
+  // speculatively: its result is dropped when a rule finds an error.
+  const bool speculate = options.roundTrip && threads > 1;
+  std::vector<Diagnostics> found(kRuleCount + 1);  // per rule, then the round trip
+  runTasks(kRuleCount + (speculate ? 1 : 0), threads, [&](size_t task) {
+    size_t rule = speculate ? (task == 0 ? kRuleCount : task - 1) : task;
+    Checker checker(module, dwarf, found[rule]);
+    if (rule == kRuleCount) checker.roundTrip();
+    else (checker.*Checker::kRuleOrder[rule])();
+  });
   Diagnostics out;
-  Checker(module, dwarf, out).all(options);
+  for (size_t rule = 0; rule < kRuleCount; ++rule)
+    std::move(found[rule].items.begin(), found[rule].items.end(), std::back_inserter(out.items));
+  if (options.roundTrip && !out.hasErrors()) {
+    if (!speculate) Checker(module, dwarf, found[kRuleCount]).roundTrip();
+    std::move(found[kRuleCount].items.begin(), found[kRuleCount].items.end(), std::back_inserter(out.items));
+  }
   std::stable_sort(out.items.begin(), out.items.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
   });

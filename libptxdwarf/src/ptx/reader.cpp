@@ -3,13 +3,12 @@
 // statement; `.section` blocks are assembled into SectionImages.
 #include <algorithm>
 #include <charconv>
-#include <exception>
 #include <iterator>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "../parallel.h"
 #include "lexer.h"
 #include "ptxdwarf/ptx/module.h"
 
@@ -656,11 +655,6 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
   return chunks;
 }
 
-unsigned threadsFor(const ReadOptions& options) {
-  if (options.threads != 0) return options.threads;
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 // Appends `part`, read from the text after `into`'s, to `into`: what one
 // reader would have built from both. False (and `into` unchanged) when a
 // section has blocks in both: joining those needs the one-reader path.
@@ -712,36 +706,17 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   result.module = reader.take();
 }
 
-// Reads each chunk on its own thread (the first on this one) and joins them.
-// False when the chunks do not join into what one reader would have read.
+// Reads the chunks on up to `threads` threads and joins them. False when
+// they do not join into what one reader would have read.
 bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
-                  const std::vector<Chunk>& chunks, ReadResult& result) {
+                  const std::vector<Chunk>& chunks, unsigned threads, ReadResult& result) {
   std::vector<std::unique_ptr<Reader>> readers(chunks.size());
-  auto readChunk = [&](size_t i) {
+  runTasks(chunks.size(), threads, [&](size_t i) {
     Chunk c = chunks[i];
     if (i > 0) c.line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(c.begin), '\n'));
     readers[i] = std::make_unique<Reader>(text, filename, options, c);
     readers[i]->run();
-  };
-  std::vector<std::exception_ptr> errors(chunks.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < chunks.size(); ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        readChunk(i);
-      } catch (...) {  // std::bad_alloc, say: rethrown on the caller's thread
-        errors[i] = std::current_exception();
-      }
-    });
-  }
-  try {
-    readChunk(0);
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
 
   result.module = readers[0]->take();
   result.diagnostics = std::move(readers[0]->diagnostics());
@@ -766,8 +741,10 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     return result;
   }
   if (rejectNulBytes(text, result.diagnostics)) return result;
-  std::vector<Chunk> chunks = chunksOf(text, threadsFor(options), options.minChunk);
-  if (chunks.size() == 1 || !readInChunks(text, filename, options, chunks, result)) {
+  // Twice as many chunks as threads: a thread that finishes early takes another.
+  const unsigned threads = threadCount(options.threads);
+  std::vector<Chunk> chunks = chunksOf(text, threads == 1 ? 1 : 2 * threads, options.minChunk);
+  if (chunks.size() == 1 || !readInChunks(text, filename, options, chunks, threads, result)) {
     result = {};
     readOnOneThread(text, filename, options, result);
   }
@@ -775,7 +752,7 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     std::erase_if(result.module.sections,
                   [](const SectionImage& s) { return !s.name.starts_with(".debug"); });
   }
-  result.module.reindex();
+  if (options.index) result.module.reindex();
   return result;
 }
 

@@ -17,6 +17,9 @@ namespace ptxdwarf::check {
 
 struct Options {
   bool roundTrip = true;
+  // Rules run concurrently on up to this many threads (0: one per hardware
+  // thread); the diagnostics are the same, in the same order, as on one.
+  unsigned threads = 1;
 };
 
 // The rules, for --list-rules and the README.

@@ -164,6 +164,10 @@ struct ReadOptions {
   // in two parts, the text is read again on one thread.
   unsigned threads = 1;
   uint64_t minChunk = uint64_t{1} << 20;
+  // Build the name index (Module::reindex) before returning. A caller may
+  // turn this off to build it later, e.g. on another thread while it decodes
+  // the sections; the find* functions find nothing until it is built.
+  bool index = true;
 };
 
 struct ReadResult {
