@@ -7,6 +7,7 @@
 
 #include "dump.h"
 #include "fuzz_input.h"
+#include "module_text.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -14,11 +15,23 @@
 
 namespace ptxdwarf::fuzz {
 
+inline std::string formatted(const Diagnostics& diags) {
+  std::string out;
+  for (const Diagnostic& d : diags.items) out += d.format("fuzz.ptx") + "\n";
+  return out;
+}
+
 // PTX text through the reader and every check rule. Returns false (with the
 // reason) when a property breaks: a diagnostic on a line that does not exist,
-// a relocation out of order or out of bounds.
+// a relocation out of order or out of bounds, a read in parallel parts or a
+// parallel check that differs from the one-thread one.
 inline bool readAndCheck(std::string_view text, std::string* why) {
   ptx::ReadResult r = ptx::read(text, "fuzz.ptx");
+  ptx::ReadOptions inParts;
+  inParts.threads = 3;
+  inParts.minChunk = 64;
+  if (testsupport::moduleText(ptx::read(text, "fuzz.ptx", inParts)) != testsupport::moduleText(r))
+    return *why = "the read in parts differs from the one-thread read", false;
   uint32_t lines = 1;
   for (char c : text) lines += c == '\n';
   for (const Diagnostic& d : r.diagnostics.items)
@@ -33,7 +46,8 @@ inline bool readAndCheck(std::string_view text, std::string* why) {
     }
   }
   read::Dwarf dwarf = read::decode(r.module.sections);
-  check::run(r.module, dwarf);
+  if (formatted(check::run(r.module, dwarf, {.threads = 1})) != formatted(check::run(r.module, dwarf, {.threads = 2})))
+    return *why = "the parallel check differs from the one-thread check", false;
   return true;
 }
 
