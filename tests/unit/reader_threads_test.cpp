@@ -71,6 +71,18 @@ TEST(ReaderThreads, PartsJoinIntoTheOneThreadRead) {
   }
 }
 
+TEST(ReaderThreads, IndentedSectionsAreCutsToo) {
+  // nvcc writes `\t.section\t.debug_info`; here no other line can be a cut.
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n";
+  for (const char* name : {".debug_abbrev", ".debug_info", ".debug_loc", ".debug_str"}) {
+    text += "\t.section\t" + std::string(name) + "\n\t{\n";
+    for (int i = 0; i < 100; ++i) text += "\t\t.b8 " + std::to_string(i) + "\n";
+    text += "\t}\n";
+  }
+  expectSameAsOneThread(text, 4);
+  EXPECT_GT(readInParts(text, 4).parts, 1u);
+}
+
 TEST(ReaderThreads, ConsumedRangesCoverTheTextOnce) {
   std::string text = program(40);
   ReadOptions options;

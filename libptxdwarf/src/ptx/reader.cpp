@@ -3,6 +3,7 @@
 // statement; `.section` blocks are assembled into SectionImages.
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -625,9 +626,11 @@ bool rejectNulBytes(std::string_view text, Diagnostics& diags) {
 
 // ---- reading on several threads --------------------------------------------
 
-// Does a line starting at `p` open a statement that only module scope holds?
+// Does `line` open a statement that only module scope holds? (nvcc indents
+// `.section` with a tab.)
 bool startsModuleStatement(std::string_view line) {
   static constexpr std::string_view starts[] = {".section", ".entry", ".func", ".visible", ".weak"};
+  while (!line.empty() && (line[0] == ' ' || line[0] == '\t')) line.remove_prefix(1);
   for (std::string_view s : starts) {
     if (line.starts_with(s) && line.size() > s.size() && (line[s.size()] == ' ' || line[s.size()] == '\t'))
       return true;
@@ -646,10 +649,11 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
       at = text.find('\n', at);
       if (at == std::string_view::npos) break;
       ++at;
-      if (startsModuleStatement(text.substr(at, 16))) break;
+      if (startsModuleStatement(text.substr(at, 32))) break;
     }
     if (at == std::string_view::npos || text.size() - at < minChunk / 2) break;
-    chunks.back().stop = at;
+    // The part before stops at the directive; this one starts at its line.
+    chunks.back().stop = text.find_first_not_of(" \t", at);
     chunks.push_back({at, UINT64_MAX, 0});
   }
   return chunks;
@@ -706,6 +710,24 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   result.module = reader.take();
 }
 
+// Eight bytes at a time: a chunk's first line number is the count of the
+// newlines before it, tens of megabytes of them.
+uint32_t countNewlines(std::string_view text) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
+  uint64_t count = 0;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    const uint64_t x = word ^ (kOnes * '\n');  // zero bytes where the newlines are
+    const uint64_t nonzero = ((x & kLow7) + kLow7) | x;  // high bit set in each non-zero byte
+    const uint64_t newlines = (~nonzero & ~kLow7) >> 7;    // 1 in each newline byte
+    count += (newlines * kOnes) >> 56;                     // their sum, in the top byte
+  }
+  for (; i < text.size(); ++i) count += text[i] == '\n';
+  return static_cast<uint32_t>(count);
+}
+
 // Reads the chunks on up to `threads` threads and joins them. False when
 // they do not join into what one reader would have read.
 bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
@@ -713,7 +735,7 @@ bool readInChunks(std::string_view text, std::string_view filename, const ReadOp
   std::vector<std::unique_ptr<Reader>> readers(chunks.size());
   runTasks(chunks.size(), threads, [&](size_t i) {
     Chunk c = chunks[i];
-    if (i > 0) c.line = 1 + static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(c.begin), '\n'));
+    if (i > 0) c.line = 1 + countNewlines(text.substr(0, c.begin));
     readers[i] = std::make_unique<Reader>(text, filename, options, c);
     readers[i]->run();
   });
@@ -723,7 +745,7 @@ bool readInChunks(std::string_view text, std::string_view filename, const ReadOp
   for (size_t i = 1; i < chunks.size(); ++i) {
     const Reader& before = *readers[i - 1];
     if (before.failed()) break;  // one reader would have stopped there too
-    if (before.offset() != chunks[i].begin) return false;  // the cut was not a statement boundary
+    if (before.offset() != chunks[i - 1].stop) return false;  // the cut was not a statement boundary
     if (!append(result.module, readers[i]->take())) return false;
     auto& items = readers[i]->diagnostics().items;
     std::move(items.begin(), items.end(), std::back_inserter(result.diagnostics.items));
