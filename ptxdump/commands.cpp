@@ -333,8 +333,9 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
     for (const SectionImage& s : m.sections)
       if (s.name.starts_with(".debug")) images.push_back(s);
   }
-  // Verbose comments need the model of exactly these bytes.
-  read::Dwarf annotated = request.reencode ? read::decode(images) : read::Dwarf{};
+  // Verbose comments need the model of exactly these bytes (other styles use no model).
+  const bool annotate = request.reencode && *style == write::Style::verbose;
+  read::Dwarf annotated = annotate ? read::decode(images) : read::Dwarf{};
   write::WriteOptions options;
   options.style = *style;
   options.dwarf = request.reencode ? &annotated : &file->dwarf;

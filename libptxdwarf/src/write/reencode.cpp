@@ -334,6 +334,7 @@ class CanonicalBuilder {
     auto unit = std::make_unique<Unit>(rootDie.tag, UnitOptions{ru.version, ru.addressSize, FormPolicy::chapter6});
     // Pass 1: the tree, so references can be mapped to ids.
     std::unordered_map<uint64_t, DieId> ids;
+    ids.reserve(ru.dieCount);
     std::vector<DieId> parents;
     std::vector<std::pair<const read::Die*, DieId>> order;
     for (uint32_t i = 0; i < ru.dieCount; ++i) {
@@ -362,6 +363,7 @@ class CanonicalBuilder {
     unit->setPubnames(std::move(pubnames));
     // Pass 2: attributes, forms kept.
     for (auto [d, id] : order) {
+      unit->die(id).attributes.reserve(d->attrCount);  // one allocation per DIE, not one per doubling
       for (const read::AttrValue& v : dwarf_.attributes(*d)) {
         std::optional<Value> value = convert(v, ru, ids, *unit);
         if (value) unit->append(id, v.name, std::move(*value));
