@@ -894,52 +894,25 @@ class TypePrinter {
       if (const Die* cv = cvStep(firstParamIfArtificial)) cvStep(cv);
     }
     if (auto cc = unsignedConstant(find(D, dw::DW_AT_calling_convention))) {
-      switch (*cc) {
-        case 0x41:
-          out_ += " __attribute__((stdcall))";
-          break;  // DW_CC_BORLAND_stdcall
-        case 0x42:
-          out_ += " __attribute__((pascal))";
-          break;  // DW_CC_BORLAND_pascal
-        case 0x43:
-          out_ += " __attribute__((fastcall))";
-          break;  // DW_CC_BORLAND_msfastcall
-        case 0x46:
-          out_ += " __attribute__((thiscall))";
-          break;  // DW_CC_BORLAND_thiscall
-        case 0xc0:
-          out_ += " __attribute__((vectorcall))";
-          break;  // DW_CC_LLVM_vectorcall
-        case 0xc1:
-          out_ += " __attribute__((ms_abi))";
-          break;  // DW_CC_LLVM_Win64
-        case 0xc2:
-          out_ += " __attribute__((sysv_abi))";
-          break;  // DW_CC_LLVM_X86_64SysV
-        case 0xc3:
-          out_ += " __attribute__((pcs(\"aapcs\")))";
-          break;  // DW_CC_LLVM_AAPCS
-        case 0xc4:
-          out_ += " __attribute__((pcs(\"aapcs-vfp\")))";
-          break;
-        case 0xc5:
-          out_ += " __attribute__((intel_ocl_bicc))";
-          break;
-        case 0xc8:
-          out_ += " __attribute__((swiftcall))";
-          break;  // DW_CC_LLVM_Swift
-        case 0xc9:
-          out_ += " __attribute__((preserve_most))";
-          break;
-        case 0xca:
-          out_ += " __attribute__((preserve_all))";
-          break;
-        case 0xcb:
-          out_ += " __attribute__((regcall))";
-          break;
-        default:
-          break;
-      }
+      // The vendor calling conventions llvm-dwarfdump spells as attributes.
+      static constexpr std::pair<uint64_t, std::string_view> kConventions[] = {
+        {0x41, "__attribute__((stdcall))"},  // DW_CC_BORLAND_stdcall
+        {0x42, "__attribute__((pascal))"},  // DW_CC_BORLAND_pascal
+        {0x43, "__attribute__((fastcall))"},  // DW_CC_BORLAND_msfastcall
+        {0x46, "__attribute__((thiscall))"},  // DW_CC_BORLAND_thiscall
+        {0xc0, "__attribute__((vectorcall))"},  // DW_CC_LLVM_vectorcall
+        {0xc1, "__attribute__((ms_abi))"},  // DW_CC_LLVM_Win64
+        {0xc2, "__attribute__((sysv_abi))"},  // DW_CC_LLVM_X86_64SysV
+        {0xc3, "__attribute__((pcs(\"aapcs\")))"},  // DW_CC_LLVM_AAPCS
+        {0xc4, "__attribute__((pcs(\"aapcs-vfp\")))"},
+        {0xc5, "__attribute__((intel_ocl_bicc))"},
+        {0xc8, "__attribute__((swiftcall))"},  // DW_CC_LLVM_Swift
+        {0xc9, "__attribute__((preserve_most))"},
+        {0xca, "__attribute__((preserve_all))"},
+        {0xcb, "__attribute__((regcall))"},
+      };
+      for (const auto& [code, attribute] : kConventions)
+        if (*cc == code) out_ += " " + std::string(attribute);
     }
     if (isConst) out_ += " const";
     if (isVolatile) out_ += " volatile";

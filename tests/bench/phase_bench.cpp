@@ -91,23 +91,18 @@ void BM_PhaseDecode(benchmark::State& state) {
 }
 BENCHMARK(BM_PhaseDecode)->Unit(benchmark::kMillisecond);
 
-void BM_PhaseRules(benchmark::State& state) {
+// check::run after decoding, on state.range(0) threads: the rules alone, or
+// the rules and the round trip as `ptxdump check` runs them.
+void checkPhase(benchmark::State& state, bool roundTrip) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx");
   read::Dwarf dwarf = read::decode(r.module.sections);
   const auto threads = static_cast<unsigned>(state.range(0));
-  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = false, .threads = threads}));
+  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = roundTrip, .threads = threads}));
   setBytes(state);
 }
+void BM_PhaseRules(benchmark::State& state) { checkPhase(state, false); }
 BENCHMARK(BM_PhaseRules)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
-
-// Every rule and the round trip, as `ptxdump check` runs them after decoding.
-void BM_PhaseCheck(benchmark::State& state) {
-  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
-  read::Dwarf dwarf = read::decode(r.module.sections);
-  const auto threads = static_cast<unsigned>(state.range(0));
-  for (auto _ : state) benchmark::DoNotOptimize(check::run(r.module, dwarf, {.roundTrip = true, .threads = threads}));
-  setBytes(state);
-}
+void BM_PhaseCheck(benchmark::State& state) { checkPhase(state, true); }
 BENCHMARK(BM_PhaseCheck)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 void BM_PhaseRoundTrip(benchmark::State& state) {
