@@ -70,5 +70,31 @@ TEST_P(RoundTrip, PreserveIsByteIdenticalAndCanonicalKeepsTheTree) {
   }
 }
 
+// The re-encoded images share the source sections' name store rather than
+// copying every name: they must stay whole after the module and the model
+// are gone (AddressSanitizer checks the reads below).
+TEST_P(RoundTrip, PreservedImagesOutliveTheirSource) {
+  PreparedEntry p = prepare(GetParam());
+  if (p.status != PreparedEntry::Status::ready && p.status != PreparedEntry::Status::ptxasRejected)
+    GTEST_SKIP() << p.message;
+  std::optional<std::string> text = readFile(p.ptxPath);
+  ASSERT_TRUE(text);
+  std::vector<SectionImage> preserved;
+  std::vector<std::string> expected;
+  {
+    ptx::ReadResult r = ptx::read(*text, p.ptxPath);
+    ASSERT_TRUE(r.ok());
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    Diagnostics diags;
+    for (const SectionImage& s : dwarf.sections) preserved.push_back(write::encodePreserve(dwarf, s, diags));
+    for (const SectionImage& s : r.module.sections)
+      for (const Relocation& rel : s.relocations) expected.push_back(s.name + " " + rel.expression());
+  }
+  std::vector<std::string> actual;
+  for (const SectionImage& s : preserved)
+    for (const Relocation& rel : s.relocations) actual.push_back(s.name + " " + rel.expression());
+  EXPECT_EQ(actual, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, RoundTrip, testing::ValuesIn(corpusEntries()),
                          [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });

@@ -74,6 +74,13 @@ TEST(Leb128, EncodedSizes) {
   EXPECT_EQ(ptxdwarf::slebSize(-65), 2u);
 }
 
+TEST(Leb128, AppendLittleEndianPadsPastEightBytes) {
+  std::vector<uint8_t> out;
+  ptxdwarf::appendLittleEndian(out, 0x0102, 2);
+  ptxdwarf::appendLittleEndian(out, 0x0807060504030201, 10);  // a damaged 10-byte field
+  EXPECT_EQ(out, (std::vector<uint8_t>{2, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0}));
+}
+
 TEST(CudaRegisters, PackAndUnpack) {
   using namespace ptxdwarf::cuda;
   EXPECT_EQ(packRegister("%r1"), 0x257231u);

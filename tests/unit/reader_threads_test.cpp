@@ -155,3 +155,14 @@ TEST(ReaderThreads, CorpusFilesReadTheSameInParts) {
   }
   EXPECT_GT(read, 3);
 }
+
+TEST(ReaderThreads, AFailedTargetInALaterPartMovesTheTargetLocation) {
+  // The reader records a .target's position before reading its names, so a
+  // .target without any still moves it; the joined read must agree.
+  std::string text = program(40);
+  text.insert(text.find(".section .debug_abbrev"), ".target .debug_info\n");
+  ReadResult r = readInParts(text, 4);
+  EXPECT_GT(r.parts, 1u);
+  EXPECT_FALSE(r.ok());
+  expectSameAsOneThread(text, 4);
+}

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace ptxdwarf {
 
@@ -130,6 +131,16 @@ inline unsigned slebSize(int64_t v) {
     if ((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40))) return n;
     ++n;
   }
+}
+
+// Appends `v` as `size` little-endian bytes. Fields wider than eight bytes
+// (a 16-byte address pair of a damaged header) get zeros past the eighth.
+inline void appendLittleEndian(std::vector<uint8_t>& out, uint64_t v, unsigned size) {
+  for (unsigned i = 0; i < size; ++i) out.push_back(i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0);
+}
+// Overwrites `out` with `v`, little-endian, likewise zero past the eighth byte.
+inline void storeLittleEndian(std::span<uint8_t> out, uint64_t v) {
+  for (size_t i = 0; i < out.size(); ++i) out[i] = i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0;
 }
 
 }  // namespace ptxdwarf

@@ -607,11 +607,21 @@ class Checker {
 
 // ---- round trip --------------------------------------------------------------
 void Checker::roundTrip() {
+    // One section at a time, so only one re-encoded image is alive at once.
     Diagnostics encodeDiags;
-    std::vector<SectionImage> again = write::encodePreserve(d_, encodeDiags);
     std::optional<write::ImageDifference> diff;
-    for (const SectionImage& s : m_.sections)  // the debug sections, compared where they are
-      if (s.name.starts_with(".debug") && (diff = write::compareImages(std::span(&s, 1), again))) break;
+    for (const SectionImage& s : m_.sections) {  // the debug sections, compared where they are
+      if (!s.name.starts_with(".debug")) continue;
+      const SectionImage* decoded = nullptr;  // the last of the name, as compareImages() picks
+      for (const SectionImage& in : d_.sections)
+        if (in.name == s.name) decoded = &in;
+      if (!decoded) {
+        diff = write::ImageDifference{s.name, 0, "section missing after re-encoding"};
+        break;
+      }
+      SectionImage again = write::encodePreserve(d_, *decoded, encodeDiags);
+      if ((diff = write::compareImages(std::span(&s, 1), std::span(&again, 1)))) break;
+    }
     if (!diff) return;
     const SectionImage* sec = m_.section(diff->section);
     error(sec, diff->offset, "round-trip",

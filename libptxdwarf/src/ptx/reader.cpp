@@ -11,10 +11,19 @@
 
 #include "../parallel.h"
 #include "lexer.h"
+#include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 
 namespace ptxdwarf::ptx {
 namespace {
+
+// Vectors grown by doubling hold up to twice what they need. A read's result
+// lives as long as its caller works on it, so the slack goes back once, at
+// the end of the read (when it is more than an eighth).
+template <class T>
+void trimSlack(std::vector<T>& v) {
+  if (v.capacity() - v.size() > v.size() / 8) v.shrink_to_fit();
+}
 
 StateSpace spaceFromDirective(std::string_view d) {
   if (d == ".global") return StateSpace::global;
@@ -87,12 +96,17 @@ class Reader {
       failed_ = true;
     }
     if (options_.consumed && cur_.offset() > consumedFrom_) options_.consumed(consumedFrom_, cur_.offset());
+    for (SectionImage& s : module_.sections) {
+      trimSlack(s.bytes);
+      trimSlack(s.relocations);
+    }
   }
 
   bool failed() const { return failed_; }
   // Where the read ended: the stop itself when it is a statement boundary.
   uint64_t offset() const { return cur_.offset(); }
   Module take() { return std::move(module_); }
+  const Module& module() const { return module_; }
   Diagnostics& diagnostics() { return diagnostics_; }
 
  private:
@@ -599,7 +613,7 @@ class Reader {
   }
 
   static void appendValue(SectionImage& image, unsigned width, uint64_t value) {
-    for (unsigned i = 0; i < width; ++i) image.bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
+    appendLittleEndian(image.bytes, value, width);
   }
 
   Cursor cur_;
@@ -672,11 +686,11 @@ bool append(Module& into, Module&& part) {
     into.version = part.version;
     into.versionLoc = part.versionLoc;
   }
-  if (!part.targets.empty()) {
-    into.targets.insert(into.targets.end(), part.targets.begin(), part.targets.end());
-    into.debug = into.debug || part.debug;
-    into.targetLoc = part.targetLoc;
-  }
+  // A .target that failed to parse still moved the location (the reader
+  // records it before reading the names), so the location follows the part's.
+  if (part.targetLoc.line != 0) into.targetLoc = part.targetLoc;
+  into.targets.insert(into.targets.end(), part.targets.begin(), part.targets.end());
+  into.debug = into.debug || part.debug;
   if (part.addressSizeLoc.line != 0) {
     into.addressSize = part.addressSize;
     into.addressSizeLoc = part.addressSizeLoc;
@@ -708,6 +722,10 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   reader.run();
   result.diagnostics = std::move(reader.diagnostics());
   result.module = reader.take();
+  trimSlack(result.module.functions);
+  trimSlack(result.module.variables);
+  trimSlack(result.module.labels);
+  trimSlack(result.module.locs);
 }
 
 // Eight bytes at a time: a chunk's first line number is the count of the
@@ -728,6 +746,25 @@ uint32_t countNewlines(std::string_view text) {
   return static_cast<uint32_t>(count);
 }
 
+// The joined module's vectors, sized once for every part: appending part
+// after part would grow them by doubling, to up to twice what they hold.
+// `into` holds the first part; `readers` from the second on hold the rest.
+void reserveForJoin(const std::vector<std::unique_ptr<Reader>>& readers, Module& into) {
+  size_t functions = into.functions.size(), variables = into.variables.size();
+  size_t labels = into.labels.size(), locs = into.locs.size();
+  for (size_t i = 1; i < readers.size(); ++i) {
+    const Module& part = readers[i]->module();
+    functions += part.functions.size();
+    variables += part.variables.size();
+    labels += part.labels.size();
+    locs += part.locs.size();
+  }
+  into.functions.reserve(functions);
+  into.variables.reserve(variables);
+  into.labels.reserve(labels);
+  into.locs.reserve(locs);
+}
+
 // Reads the chunks on up to `threads` threads and joins them. False when
 // they do not join into what one reader would have read.
 bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
@@ -741,6 +778,7 @@ bool readInChunks(std::string_view text, std::string_view filename, const ReadOp
   });
 
   result.module = readers[0]->take();
+  reserveForJoin(readers, result.module);
   result.diagnostics = std::move(readers[0]->diagnostics());
   for (size_t i = 1; i < chunks.size(); ++i) {
     const Reader& before = *readers[i - 1];

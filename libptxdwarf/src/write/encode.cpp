@@ -98,7 +98,7 @@ class SectionWriter {
   uint64_t offset() const { return img_.bytes.size(); }
   void u8(uint64_t v) { img_.bytes.push_back(static_cast<uint8_t>(v)); }
   void fixed(uint64_t v, unsigned size) {
-    for (unsigned i = 0; i < size; ++i) img_.bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    appendLittleEndian(img_.bytes, v, size);
   }
   void uleb(uint64_t v) {
     do {

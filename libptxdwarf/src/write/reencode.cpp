@@ -18,10 +18,18 @@ namespace {
 // the copied range, so symbolic operands survive re-encoding.
 class PreserveWriter {
  public:
-  PreserveWriter(SectionImage& out, const SectionImage* source) : out_(out), src_(source) {}
+  // The output is the source's size when the round trip holds, and its
+  // relocations name the same symbols: reserve that, and share the source's
+  // name store instead of copying every name.
+  PreserveWriter(SectionImage& out, const SectionImage* source) : out_(out), src_(source) {
+    if (!src_) return;
+    out_.bytes.reserve(src_->bytes.size());
+    out_.relocations.reserve(src_->relocations.size());
+    out_.names = src_->names;
+  }
 
   void fixed(uint64_t v, unsigned size) {
-    for (unsigned i = 0; i < size; ++i) out_.bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    appendLittleEndian(out_.bytes, v, size);
   }
   // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
   void uleb(uint64_t v, uint64_t width) {
@@ -56,7 +64,7 @@ class PreserveWriter {
     auto it = std::lower_bound(src_->relocations.begin(), src_->relocations.end(), from,
                                [](const Relocation& r, uint64_t o) { return r.offset < o; });
     for (; it != src_->relocations.end() && it->offset < from + size; ++it) {
-      out_.addRelocation(at + (it->offset - from), it->size, it->symbol, it->minus, it->addend);
+      out_.relocations.push_back(Relocation{at + (it->offset - from), it->size, it->symbol, it->minus, it->addend});
     }
   }
   uint64_t offset() const { return out_.bytes.size(); }
@@ -158,9 +166,7 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   // sorted vector, so pointer order is offset order; lists that share
   // entries name the same ones twice.
   std::vector<const Relocation*> relocations;
-  auto put = [&](uint64_t at, uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) out.bytes[at + i] = static_cast<uint8_t>(v >> (8 * i));
-  };
+  auto put = [&](uint64_t at, uint64_t v, unsigned n) { storeLittleEndian(std::span(out.bytes).subspan(at, n), v); };
   auto keep = [&](const Relocation* r) {
     if (r) relocations.push_back(r);
   };
@@ -183,7 +189,8 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   std::sort(relocations.begin(), relocations.end());
   relocations.erase(std::unique(relocations.begin(), relocations.end()), relocations.end());
   out.relocations.reserve(relocations.size());
-  for (const Relocation* r : relocations) out.addRelocation(r->offset, r->size, r->symbol, r->minus, r->addend);
+  if (dwarf.loc) out.names = dwarf.loc->names;  // the names stay where the source keeps them
+  for (const Relocation* r : relocations) out.relocations.push_back(*r);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
@@ -229,20 +236,23 @@ void preserveAranges(const read::Dwarf& dwarf, SectionImage& out) {
 
 }  // namespace
 
+SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Diagnostics& diags) {
+  SectionImage img;
+  img.name = in.name;
+  if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, img);
+  else if (&in == dwarf.info) preserveInfo(dwarf, img, diags);
+  else if (&in == dwarf.loc) preserveLoc(dwarf, img);
+  else if (&in == dwarf.pubnames) preservePubnames(dwarf, img);
+  else if (&in == dwarf.aranges) preserveAranges(dwarf, img);
+  else img = in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
+  img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
+  return img;
+}
+
 std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags) {
   std::vector<SectionImage> out;
-  for (const SectionImage& in : dwarf.sections) {
-    SectionImage img;
-    img.name = in.name;
-    if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, img);
-    else if (&in == dwarf.info) preserveInfo(dwarf, img, diags);
-    else if (&in == dwarf.loc) preserveLoc(dwarf, img);
-    else if (&in == dwarf.pubnames) preservePubnames(dwarf, img);
-    else if (&in == dwarf.aranges) preserveAranges(dwarf, img);
-    else img = in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
-    img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
-    out.push_back(std::move(img));
-  }
+  out.reserve(dwarf.sections.size());
+  for (const SectionImage& in : dwarf.sections) out.push_back(encodePreserve(dwarf, in, diags));
   return out;
 }
 

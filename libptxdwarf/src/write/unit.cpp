@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/unit.h"
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
 
 namespace ptxdwarf::write {
 
@@ -68,7 +69,7 @@ Expr& Expr::addr(SymbolRef symbol) {
 }
 Expr& Expr::addr(uint64_t address) {
   op(DW_OP_addr);
-  for (unsigned i = 0; i < addressSize_; ++i) bytes_.push_back(static_cast<uint8_t>(address >> (8 * i)));
+  appendLittleEndian(bytes_, address, addressSize_);
   return *this;
 }
 Expr& Expr::symbolic(SymbolRef symbol, uint8_t size) {

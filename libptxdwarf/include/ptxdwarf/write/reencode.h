@@ -18,6 +18,9 @@ namespace ptxdwarf::write {
 // Re-encodes .debug_abbrev, .debug_info, .debug_loc, .debug_pubnames and
 // .debug_aranges from the model; every other section of the input is copied.
 std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags);
+// The same for one of `dwarf.sections` (by address): a caller that compares
+// section by section holds one re-encoded image at a time.
+SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& section, Diagnostics& diags);
 
 // Rebuilds the units as write::Units (forms kept) and encodes them afresh.
 std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags);
