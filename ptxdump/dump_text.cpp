@@ -65,6 +65,7 @@
 #include <optional>
 
 #include "dump.h"
+#include "dump_line.h"
 #include "dump_util.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
@@ -1616,6 +1617,7 @@ void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const Dum
   if (options.info) t.info();
   if (options.loc) t.loc();
   if (options.aranges) t.aranges();
+  if (options.line) dumpLineText(module, out, [&t] { t.drain(); });
   if (options.str) t.str();
   if (options.pubnames) t.pubnames();
   t.drain(true);
