@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "diff.h"
+#include "lookup.h"
 
 namespace {
 
@@ -122,6 +123,15 @@ int main(int argc, char** argv) {
   diffCmd->add_option("new", diff.newFile, "The PTX file compared with it")->required();
   diffCmd->add_flag("--order", diff.options.order, "Report children that moved among their siblings");
 
+  ptxdump::LookupRequest lookup;
+  std::string lookupFormat = "text";
+  CLI::App* lookupCmd = app.add_subcommand(
+      "lookup", "What a debugger sees at a place: scopes, visible variables, where each lives, types");
+  lookupCmd->add_option("file", lookup.file, "PTX file")->required();
+  lookupCmd->add_option("--at", lookup.at, "SOURCE:LINE (any path suffix), ptx:LINE, or a function name")->required();
+  lookupCmd->add_option("--format", lookupFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
+  lookupCmd->footer("Example:\n  ptxdump lookup kernel.ptx --at scopes.cu:21\n  ptxdump lookup kernel.ptx --at ptx:120 --format json");
+
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
   app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");
 
@@ -162,6 +172,11 @@ int main(int argc, char** argv) {
   }
   if (reformatCmd->parsed()) {
     int code = ptxdump::runReformat(reformat, out, err);
+    return finish(code, out, err);
+  }
+  if (lookupCmd->parsed()) {
+    lookup.format = lookupFormat == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    int code = ptxdump::runLookup(lookup, out, err);
     return finish(code, out, err);
   }
   if (diffCmd->parsed()) {
