@@ -70,7 +70,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Fault{"subprogram_pc.ptx", "subprogram-pc", 77}, Fault{"stmt_list.ptx", "stmt-list", 59},
                     Fault{"section_label_version.ptx", "section-label-version", 53},
                     Fault{"negative_version.ptx", "label-difference-version", 79},
-                    Fault{"pc_range.ptx", "pc-range", 66}, Fault{"round_trip.ptx", "round-trip", 89}),
+                    Fault{"pc_range.ptx", "pc-range", 66}, Fault{"round_trip.ptx", "round-trip", 89},
+                    Fault{"ptxas_form_exprloc.ptx", "ptxas-form", 90},
+                    Fault{"ptxas_form_sec_offset.ptx", "ptxas-form", 89},
+                    Fault{"ptxas_form_ref_addr.ptx", "ptxas-form", 90}),
     [](const testing::TestParamInfo<Fault>& info) {
       std::string n = info.param.file;
       return n.substr(0, n.find('.'));

@@ -301,3 +301,47 @@ TEST(PtxdumpVerify, PubnamesSetLengthShorterThanTheEntries) {
                    path + ": verify[libdwarf]: libdwarf reports: error: .debug_pubnames: DW_DLE_PUBNAMES_LENGTH_BAD (124)\n");
   std::filesystem::remove(path);
 }
+
+// Issue 15, item 1: an oracle that crashes on broken input is contained (it
+// runs in a child process) and reported as a finding of that file; verify goes
+// on to the other oracle and the next file, and exits 1, never by a signal.
+void expectContainedCrash(const std::string& path, const std::string& with = "all") {
+  CommandResult r = runPtxdump({"verify", "--with", with, path, kChapter6});
+  EXPECT_EQ(r.exitCode, 1) << r.err << r.out;
+  EXPECT_NE(r.err.find(path + ": verify[llvm]: llvm crashed (signal 11, Segmentation fault) reading these sections"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find(path + ": llvm: crashed; nothing compared\n"), std::string::npos) << r.out;
+  if (with == "all") EXPECT_NE(r.out.find(path + ": libdwarf: "), std::string::npos) << r.out;  // the other still ran
+  EXPECT_NE(r.out.find(kChapter6 + ": llvm: 1 unit, 9 DIEs"), std::string::npos) << r.out;  // and the next file
+}
+
+TEST(PtxdumpVerifyContainment, BlockPastTheUnitEnd) {
+  REQUIRE_ORACLES();
+  expectContainedCrash(kFixtures + "/faults/block_bounds.ptx");
+}
+
+TEST(PtxdumpVerifyContainment, UndefinedAbbreviationCode) {
+  REQUIRE_ORACLES();
+  expectContainedCrash(kFixtures + "/faults/abbrev_code.ptx");
+}
+
+// 25,000 nested lexical blocks: LLVM's verifyDieRanges recurses once per level.
+// (libdwarf reads this tree correctly but takes ~7 s, so only LLVM runs here.)
+TEST(PtxdumpVerifyContainment, DeepDieTree) {
+  REQUIRE_ORACLES();
+  constexpr int kDepth = 25000;
+  std::string info = ".b8 1";  // the unit DIE: abbreviation 1
+  for (int i = 0; i < kDepth; ++i) info += i % 32 == 0 ? "\n.b8 2" : ", 2";
+  for (int i = 0; i <= kDepth; ++i) info += i % 32 == 0 ? "\n.b8 0" : ", 0";  // the NULLs closing each level
+  const size_t unitLength = 7 + 1 + 2u * kDepth + 1;
+  std::string text = ".version 7.0\n.target sm_75\n.address_size 64\n\n.section .debug_info\n{\n.b32 " +
+                     std::to_string(unitLength) + "\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n" + info +
+                     "\n}\n.section .debug_abbrev\n{\n.b8 1, 17, 1, 0, 0, 2, 11, 1, 0, 0, 0\n}\n";
+  std::string path = tempPath("deep_tree.ptx");
+  ASSERT_TRUE(ts::writeFile(path, text));
+  CommandResult check = runPtxdump({"check", path});  // the input itself is well formed
+  EXPECT_EQ(check.exitCode, 0) << check.err;
+  expectContainedCrash(path, "llvm");
+  std::filesystem::remove(path);
+}

@@ -365,8 +365,8 @@ typedef struct ptxdwarf_sections ptxdwarf_sections;
 typedef struct {
   int no_pubnames;                /* nonzero: no .debug_pubnames */
   int aranges;                    /* nonzero: a .debug_aranges too */
-  int pubnames_length_total_size; /* nonzero: debug_info_length is the unit's full size (DWARF);
-                                     0: its unit_length field, as the Chapter 6 example writes it */
+  int pubnames_length_chapter6;   /* nonzero: debug_info_length is the unit_length field, as the Chapter 6
+                                     example writes it; 0: the unit's full size (DWARF) */
   int siblings;                   /* nonzero: DW_AT_sibling on DIEs with children and a next sibling */
 } ptxdwarf_encode_options;
 
