@@ -12,6 +12,9 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/builder.h"
+#include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/ptx_writer.h"
 #include "tools.h"
 
 using ptxdwarf::testsupport::CommandResult;
@@ -312,7 +315,9 @@ void expectContainedCrash(const std::string& path, const std::string& with = "al
             std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find(path + ": llvm: crashed; nothing compared\n"), std::string::npos) << r.out;
-  if (with == "all") EXPECT_NE(r.out.find(path + ": libdwarf: "), std::string::npos) << r.out;  // the other still ran
+  if (with == "all") {  // the other oracle still ran
+    EXPECT_NE(r.out.find(path + ": libdwarf: "), std::string::npos) << r.out;
+  }
   EXPECT_NE(r.out.find(kChapter6 + ": llvm: 1 unit, 9 DIEs"), std::string::npos) << r.out;  // and the next file
 }
 
@@ -343,5 +348,36 @@ TEST(PtxdumpVerifyContainment, DeepDieTree) {
   CommandResult check = runPtxdump({"check", path});  // the input itself is well formed
   EXPECT_EQ(check.exitCode, 0) << check.err;
   expectContainedCrash(path, "llvm");
+  std::filesystem::remove(path);
+}
+
+// Issue 14, item 1: sibling lexical blocks that overlap (nvcc -G writes such for
+// CUB code) are a fact about the input that check reports (scope-overlap) and
+// LLVM's verifier reports too: the same finding, not a disagreement.
+TEST(PtxdumpVerify, OverlappingScopesAreNotADisagreement) {
+  REQUIRE_ORACLES();
+  using namespace ptxdwarf::write;
+  Builder b;
+  b.compileUnit({.name = "k.cu", .stmtList = false});
+  DieId k = b.subprogram({.name = "k", .linkageName = "k", .lowPc = SymbolRef{"k_begin"}, .highPc = SymbolRef{"k_end"}});
+  b.lexicalBlock(k, {"$L1"}, {"$L3"});
+  b.lexicalBlock(k, {"$L2"}, {"$L4"});
+  ptxdwarf::Diagnostics diags;
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<3>;\n"
+                     "k_begin:\n$L1:\n\tmov.b32 %r1, 1;\n$L2:\n\tmov.b32 %r1, 2;\n$L3:\n\tmov.b32 %r1, 3;\n$L4:\n"
+                     "\tret;\nk_end:\n}\n" +
+                     writeSections(encode(b.unit(), {}, diags), {.version = {7, 5, true}}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  std::string path = tempPath("overlap.ptx");
+  ASSERT_TRUE(ts::writeFile(path, text));
+  CommandResult r = runPtxdump({"verify", "--with", "llvm", path});
+  EXPECT_EQ(r.exitCode, 0) << r.err << r.out;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find(path + ": llvm: 1 unit, 4 DIEs, 13 attributes, 0 location lists, 1 name, 0 ranges compared; "
+                              "all agree\n" +
+                       path + ": 1 sibling scope overlaps in the PTX (check: scope-overlap); LLVM's verifier "
+                              "reporting it finds the same fact, not a disagreement\n"),
+            std::string::npos)
+      << r.out;
   std::filesystem::remove(path);
 }

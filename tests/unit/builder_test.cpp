@@ -10,6 +10,8 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/ptx_writer.h"
+#include "ptxdwarf/check/check.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::write;
@@ -297,4 +299,42 @@ TEST(Encoder, FindSectionByName) {
   EXPECT_EQ(abbrev->size(), 86u);
   EXPECT_EQ(findSection(built, ".debug_line"), nullptr);
   EXPECT_EQ(findSection(built, "debug_abbrev"), nullptr);  // names keep their dot
+}
+
+// Issue 14, item 1: nvcc -G writes sibling lexical blocks whose label ranges
+// overlap (CUB code); LLVM's verifier reports them. check says so, at the
+// later block's low_pc, as a warning; disjoint and nested blocks are clean.
+TEST(CheckScopes, OverlappingSiblingBlocksAreReported) {
+  const std::string code = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+                           ".reg .b32 %r<3>;\nk_begin:\n$L1:\n\tmov.b32 %r1, 1;\n$L2:\n\tmov.b32 %r1, 2;\n$L3:\n"
+                           "\tmov.b32 %r1, 3;\n$L4:\n\tret;\nk_end:\n}\n";
+  auto checkBlocks = [&](std::vector<std::pair<const char*, const char*>> blocks) {
+    Builder b;
+    b.compileUnit({.name = "k.cu", .stmtList = false});
+    DieId k = b.subprogram({.name = "k", .linkageName = "k", .lowPc = SymbolRef{"k_begin"},
+                            .highPc = SymbolRef{"k_end"}});
+    DieId parent = k;
+    for (auto [lo, hi] : blocks) {
+      DieId block = b.lexicalBlock(parent, {lo}, {hi});
+      if (std::string(lo) == "$L2" && std::string(hi) == "$L3") parent = block;  // nested below
+    }
+    Diagnostics diags;
+    std::string text = code + write::writeSections(encode(b.unit(), {}, diags), {.version = {7, 5, true}}, diags);
+    EXPECT_FALSE(diags.hasErrors());
+    ptx::ReadResult r = ptx::read(text, "k.ptx");
+    EXPECT_TRUE(r.ok());
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    std::vector<std::string> found;
+    for (const Diagnostic& d : check::run(r.module, dwarf).items)
+      if (d.rule == "scope-overlap") found.push_back(std::string(severityName(d.severity)) + ": " + d.message);
+    return found;
+  };
+  std::vector<std::string> overlap = checkBlocks({{"$L1", "$L3"}, {"$L2", "$L4"}});
+  ASSERT_EQ(overlap.size(), 1u);
+  EXPECT_EQ(overlap[0],
+            "warning: [$L2, $L4) (lines 10-14) starts inside its sibling DW_TAG_lexical_block at 0x00000032 [$L1, $L3) "
+            "(lines 8-12); LLVM's verifier reports \"DIEs have overlapping address ranges\" (in DW_TAG_lexical_block "
+            "at 0x00000043)");
+  EXPECT_TRUE(checkBlocks({{"$L1", "$L2"}, {"$L2", "$L4"}}).empty());  // adjacent, not overlapping
+  EXPECT_TRUE(checkBlocks({{"$L2", "$L3"}, {"$L2", "$L3"}}).empty());  // the second nested in the first
 }
