@@ -4,6 +4,7 @@
 #include "ptxdwarf/check/check.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iterator>
 #include <vector>
@@ -224,25 +225,33 @@ class Checker {
   }
 
   // ---- forms ptxas reads --------------------------------------------------------
-  // Each abbreviation's form that ptxas cannot read, once per abbreviation and
-  // form, at the form's byte in .debug_abbrev. A form its unit's version does
-  // not have is form-version's report, not repeated here.
+  // Each abbreviation's form that ptxas cannot read, once per abbreviation,
+  // form and DWARF version, at the form's byte in .debug_abbrev. A form its
+  // unit's version does not have is form-version's report, not repeated here.
   void ptxasForms() {
-    std::vector<std::pair<const read::Abbrev*, size_t>> reported;  // (abbrev, spec index)
+    // The DWARF versions (2, 3, 4) of the units using each table: each table is
+    // visited once per version, however many units share it.
+    std::vector<uint8_t> versions(d_.abbrevTables.size(), 0);
+    std::vector<std::array<uint64_t, 5>> firstUnit(d_.abbrevTables.size());  // by version
     for (const read::Unit& u : d_.units) {
-      const read::AbbrevTable* t = d_.tableOf(u);
-      if (!t) continue;
-      for (const read::Abbrev& a : t->abbrevs) {
-        std::span<const read::AttrSpec> specs = t->specsOf(a);
-        for (size_t i = 0; i < specs.size(); ++i) {
-          std::string_view problem = cuda::ptxasFormProblem(specs[i].form, u.version);
-          if (problem.empty() || (u.version < 4 && isVersion4Form(specs[i].form))) continue;
-          if (std::find(reported.begin(), reported.end(), std::pair{&a, i}) != reported.end()) continue;
-          reported.emplace_back(&a, i);
-          error(d_.abbrev, formOffset(a, i), "ptxas-form",
-                std::string(formName(specs[i].form)) + " (of " + std::string(attributeName(specs[i].name)) +
-                    ") in a DWARF " + std::to_string(u.version) + " unit at " + hex(u.offset) + ": " +
-                    std::string(problem));
+      if (u.abbrevTable == read::kNone || u.version < 2 || u.version > 4) continue;
+      if (!(versions[u.abbrevTable] & (1u << u.version))) firstUnit[u.abbrevTable][u.version] = u.offset;
+      versions[u.abbrevTable] |= static_cast<uint8_t>(1u << u.version);
+    }
+    for (size_t t = 0; t < d_.abbrevTables.size(); ++t) {
+      for (uint16_t version = 2; version <= 4; ++version) {
+        if (!(versions[t] & (1u << version))) continue;
+        const read::AbbrevTable& table = d_.abbrevTables[t];
+        for (const read::Abbrev& a : table.abbrevs) {
+          std::span<const read::AttrSpec> specs = table.specsOf(a);
+          for (size_t i = 0; i < specs.size(); ++i) {
+            std::string_view problem = cuda::ptxasFormProblem(specs[i].form, version);
+            if (problem.empty() || (version < 4 && isVersion4Form(specs[i].form))) continue;
+            error(d_.abbrev, formOffset(a, i), "ptxas-form",
+                  std::string(formName(specs[i].form)) + " (of " + std::string(attributeName(specs[i].name)) +
+                      ") in a DWARF " + std::to_string(version) + " unit at " + hex(firstUnit[t][version]) + ": " +
+                      std::string(problem));
+          }
         }
       }
     }

@@ -165,6 +165,9 @@ enum class FormPolicy : uint8_t {
 };
 
 struct UnitOptions {
+  // DWARF 2, 3 or 4. ptxas 13 reads no DWARF 4 section-offset form, so a
+  // DWARF 4 unit cannot hold DW_AT_stmt_list or location lists (Unit::set
+  // throws); its expressions are written as blocks.
   uint16_t version = 2;
   uint8_t addressSize = 8;
   FormPolicy policy = FormPolicy::chapter6;
