@@ -160,7 +160,13 @@ TEST(CheckNvccFaults, CleanCorpusFilesPass) {
     if (p.status != PreparedEntry::Status::ready) continue;
     CommandResult r = check(p.ptxPath);
     EXPECT_EQ(r.exitCode, 0) << e.id << "\n" << r.err;
-    EXPECT_EQ(r.err, "") << e.id;
+    // Nothing but notes that nvcc's CUB lexical blocks overlap (a fact of the
+    // producer's output, which LLVM's verifier reports too).
+    std::string other = std::regex_replace(r.err, std::regex(".*: note: .* \\[scope-overlap\\] .*\n"), "");
+    EXPECT_EQ(other, "") << e.id;
+    if (e.program == "cccl_cub_block") {
+      EXPECT_NE(r.err.find("[scope-overlap]"), std::string::npos) << e.id;
+    }
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no producer available to build the corpus";

@@ -303,7 +303,7 @@ TEST(Encoder, FindSectionByName) {
 
 // Issue 14, item 1: nvcc -G writes sibling lexical blocks whose label ranges
 // overlap (CUB code); LLVM's verifier reports them. check says so, at the
-// later block's low_pc, as a warning; disjoint and nested blocks are clean.
+// later block's low_pc, as a note; disjoint and nested blocks are clean.
 TEST(CheckScopes, OverlappingSiblingBlocksAreReported) {
   const std::string code = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
                            ".reg .b32 %r<3>;\nk_begin:\n$L1:\n\tmov.b32 %r1, 1;\n$L2:\n\tmov.b32 %r1, 2;\n$L3:\n"
@@ -332,7 +332,7 @@ TEST(CheckScopes, OverlappingSiblingBlocksAreReported) {
   std::vector<std::string> overlap = checkBlocks({{"$L1", "$L3"}, {"$L2", "$L4"}});
   ASSERT_EQ(overlap.size(), 1u);
   EXPECT_EQ(overlap[0],
-            "warning: [$L2, $L4) (lines 10-14) starts inside its sibling DW_TAG_lexical_block at 0x00000032 [$L1, $L3) "
+            "note: [$L2, $L4) (lines 10-14) starts inside its sibling DW_TAG_lexical_block at 0x00000032 [$L1, $L3) "
             "(lines 8-12); LLVM's verifier reports \"DIEs have overlapping address ranges\" (in DW_TAG_lexical_block "
             "at 0x00000043)");
   EXPECT_TRUE(checkBlocks({{"$L1", "$L2"}, {"$L2", "$L4"}}).empty());  // adjacent, not overlapping

@@ -567,8 +567,8 @@ class Checker {
   // [low_pc, high_pc) label ranges overlap in PTX order. nvcc -G writes such
   // lexical blocks for CUB code (a block that starts inside its previous
   // sibling); LLVM's verifier reports them as "DIEs have overlapping address
-  // ranges". A warning: cuda-gdb reads such scopes, but which one a PC is in
-  // is ambiguous.
+  // ranges". A note: it is what the producer wrote, and cuda-gdb reads such
+  // scopes; only which of them a PC is in is ambiguous.
   void scopeOverlaps() {
     struct Scope {
       size_t begin, end;  // label indices: PTX order
@@ -599,7 +599,7 @@ class Checker {
       if (i == 0 || scopes[i].first != scopes[i - 1].first) widest = nullptr;
       if (widest && cur.begin < widest->end) {
         const read::AttrValue* lo = d_.attribute(*cur.die, DW_AT_low_pc);
-        warning(d_.info, lo->offset, "scope-overlap",
+        report(Severity::note, d_.info, lo->offset, "scope-overlap",
                 "[" + cur.low->name + ", " + cur.high->name + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
                     std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) +
                     " [" + widest->low->name + ", " + widest->high->name + ") (lines " +
@@ -760,7 +760,7 @@ constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
     {"decl-file", {Severity::error, kSilent}},
     {"subprogram-pc", {Severity::error, kSilent}},
     {"pc-range", {Severity::error, kSilent}},
-    {"scope-overlap", {Severity::warning, kSilent}},
+    {"scope-overlap", {Severity::note, kSilent}},
     {"linkage-name", {Severity::warning, "accepts it; cuda-gdb then shows the function's registers as unavailable"}},
     {"stmt-list", {Severity::error, kSilent}},
     {"section-label-version",
