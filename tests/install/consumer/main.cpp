@@ -51,10 +51,12 @@ int main() {
   b.unit().attach(b.root(), voidType);
   b.unit().attach(b.root(), intPtr);
 
-  DieId pair = b.aggregate(dw::DW_TAG_structure_type, "Pair", 8);
-  b.member(pair, {.name = "a", .type = intType, .offset = 0});
-  b.variable(b.root(), {.name = "g", .type = intType, .external = true});
+  // Designated initializers that name a few fields, on a second unit.
   Builder compact({.version = 3, .policy = FormPolicy::compact});
+  DieId compactInt = compact.baseType("int", dw::DW_ATE_signed, 4);
+  DieId pair = compact.aggregate(dw::DW_TAG_structure_type, "Pair", 8);
+  compact.member(pair, {.name = "a", .type = compactInt, .offset = 0});
+  compact.variable(compact.root(), {.name = "g", .type = compactInt, .external = true});
 
   Diagnostics diags;
   std::vector<SectionImage> sections =
