@@ -127,8 +127,10 @@ OracleOutcome runContained(const Oracle& o, std::span<const SectionImage> linked
   do {
     end = message.find('\0', start);
     std::string part = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (first) outcome.text = std::move(part);
-    else outcome.diffs.push_back(std::move(part));
+    if (first)
+      outcome.text = std::move(part);
+    else
+      outcome.diffs.push_back(std::move(part));
     first = false;
     start = end + 1;
   } while (end != std::string::npos);
@@ -234,9 +236,10 @@ int runVerify(const VerifyRequest& request, std::string& out, std::string& err) 
              " patched in (.debug_* symbols as section offsets, code labels, functions and variables at "
              "PTX line * 256);";
     if (addedLine)
-      out += " a .debug_line with the PTX .file table and no rows stands in for the one ptxas generates, so "
-             "LLVM's verifier checks DW_AT_stmt_list and DW_AT_decl_file against a table that exists (of its "
-             "report only what our check finds too is not a disagreement: overlapping sibling scopes)";
+      out +=
+          " a .debug_line with the PTX .file table and no rows stands in for the one ptxas generates, so "
+          "LLVM's verifier checks DW_AT_stmt_list and DW_AT_decl_file against a table that exists (of its "
+          "report only what our check finds too is not a disagreement: overlapping sibling scopes)";
     out += "\n";
   }
   return status;

@@ -20,8 +20,8 @@ struct Diagnostic {
   Severity severity = Severity::error;
   SourceLoc loc{};
   std::string message{};
-  std::string rule{};  // e.g. "ref-target"; empty for reader errors
-  std::string section{};  // e.g. ".debug_info"; empty when not about a section byte
+  std::string rule{};      // e.g. "ref-target"; empty for reader errors
+  std::string section{};   // e.g. ".debug_info"; empty when not about a section byte
   int64_t offset = -1;     // offset in `section`, -1 when not applicable
 
   // "file:line:col: error: message [rule]" (compiler style); without a line,

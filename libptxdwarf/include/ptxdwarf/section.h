@@ -112,12 +112,12 @@ struct TextRange {
 struct SectionImage {
   std::string name{};  // with the leading dot: ".debug_info"
   std::vector<uint8_t> bytes{};
-  std::vector<Relocation> relocations{};  // sorted by offset, non-overlapping
-  StringStore names{};  // what the relocations' names view
-  std::vector<SectionLabel> labels{};  // in definition order
-  SourceMap sourceMap{};  // operand positions, by offset
-  SourceLoc loc{};  // the first `.section` line of this name
-  std::vector<TextRange> blocks{};  // every block of this name, in file order
+  std::vector<Relocation> relocations{};     // sorted by offset, non-overlapping
+  StringStore names{};                       // what the relocations' names view
+  std::vector<SectionLabel> labels{};        // in definition order
+  SourceMap sourceMap{};                     // operand positions, by offset
+  SourceLoc loc{};                           // the first `.section` line of this name
+  std::vector<TextRange> blocks{};           // every block of this name, in file order
   std::vector<uint32_t> negativeOperands{};  // offsets of operands written as negative numbers
 
   // Appends a relocation whose names are copied into `names`.

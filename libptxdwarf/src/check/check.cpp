@@ -586,7 +586,8 @@ class Checker {
       const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
       const ptx::Label* end = m_.findLabel(hi->reloc->symbol);
       if (!begin || !end || begin->function != end->function || end <= begin) continue;
-      scopes.push_back({die.parent, {size_t(begin - m_.labels.data()), size_t(end - m_.labels.data()), &die, begin, end}});
+      scopes.push_back(
+          {die.parent, {size_t(begin - m_.labels.data()), size_t(end - m_.labels.data()), &die, begin, end}});
     }
     std::stable_sort(scopes.begin(), scopes.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : a.second.begin < b.second.begin;
@@ -600,12 +601,12 @@ class Checker {
       if (widest && cur.begin < widest->end) {
         const read::AttrValue* lo = d_.attribute(*cur.die, DW_AT_low_pc);
         report(Severity::note, d_.info, lo->offset, "scope-overlap",
-                "[" + cur.low->name + ", " + cur.high->name + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
-                    std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) +
-                    " [" + widest->low->name + ", " + widest->high->name + ") (lines " +
-                    std::to_string(widest->low->loc.line) + "-" + std::to_string(widest->high->loc.line) +
-                    "); LLVM's verifier reports \"DIEs have overlapping address ranges\"",
-                cur.die);
+               "[" + cur.low->name + ", " + cur.high->name + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
+                   std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) + " [" +
+                   widest->low->name + ", " + widest->high->name + ") (lines " + std::to_string(widest->low->loc.line) +
+                   "-" + std::to_string(widest->high->loc.line) +
+                   "); LLVM's verifier reports \"DIEs have overlapping address ranges\"",
+               cur.die);
       }
       if (!widest || cur.end > widest->end) widest = &cur;
     }
@@ -699,8 +700,8 @@ class Checker {
   // may run concurrently, each into its own Diagnostics.
   using Rule = void (Checker::*)();
   static constexpr Rule kRuleOrder[] = {
-      &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
-      &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
+      &Checker::structure, &Checker::references,   &Checker::pubnames,   &Checker::aranges,
+      &Checker::symbols,   &Checker::locations,    &Checker::declFiles,  &Checker::subprograms,
       &Checker::pcRanges,  &Checker::versionRules, &Checker::ptxasForms, &Checker::scopeOverlaps,
   };
 };
@@ -746,7 +747,8 @@ constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
     {"abbrev-terminated", {Severity::error, kSilent}},
     {"children-terminated", {Severity::error, kSilent}},
     {"form-version",
-     {Severity::error, "stops on sec_offset, exprloc, ref_sig8: \"Error in get_form_value default\" (exit 1, no line)"}},
+     {Severity::error,
+      "stops on sec_offset, exprloc, ref_sig8: \"Error in get_form_value default\" (exit 1, no line)"}},
     {"ptxas-form",
      {Severity::error, "stops: \"Error in get_form_value default\" (exit 1, no line); ref_addr in DWARF 3/4: misread"}},
     {"block-bounds", {Severity::error, "stops: \"Attempted to Dereference Out of Bounds\" (exit 255, no line)"}},

@@ -92,8 +92,7 @@ std::string versionText(const ptx::Version& v) {
 // ptxas 13 computes `A-B` only when both are such labels ("label 'X' invalid"
 // for code labels, at every .version).
 bool validateImage(const SectionImage& image, const ptx::Version& version,
-                   const std::vector<std::string_view>& sectionLabels, const ptx::Module* module,
-                   Diagnostics& diags) {
+                   const std::vector<std::string_view>& sectionLabels, const ptx::Module* module, Diagnostics& diags) {
   auto isSectionLabel = [&](std::string_view name) {
     return std::find(sectionLabels.begin(), sectionLabels.end(), name) != sectionLabels.end();
   };
@@ -693,7 +692,8 @@ bool validate(std::span<const SectionImage> images, const WriteOptions& options,
   std::vector<std::string_view> sectionLabels;
   for (const SectionImage& image : images)
     for (const SectionLabel& l : image.labels) sectionLabels.push_back(l.name);
-  for (const SectionImage& image : images) ok = validateImage(image, version, sectionLabels, options.module, diags) && ok;
+  for (const SectionImage& image : images)
+    ok = validateImage(image, version, sectionLabels, options.module, diags) && ok;
   return ok;
 }
 

@@ -297,8 +297,7 @@ void Unit::checkPtxasReads(DieId id, uint16_t name, const Value& value) const {
   std::string_view problem = cuda::ptxasFormProblem(form, options_.version);
   if (problem.empty()) return;
   std::string what = std::string(attributeName(name)) + " of DIE " + std::to_string(id) + " (" +
-                     std::string(tagName(dies_[id].tag)) + ") in a DWARF " + std::to_string(options_.version) +
-                     " unit";
+                     std::string(tagName(dies_[id].tag)) + ") in a DWARF " + std::to_string(options_.version) + " unit";
   if (!value.form && (value.kind == Value::Kind::sectionOffset || value.kind == Value::Kind::locationList))
     throw BuildError(what + " needs DW_FORM_sec_offset, and " + std::string(problem) +
                      "; build DWARF 2 or 3, where it is DW_FORM_data4");

@@ -131,7 +131,7 @@ struct Value {
   std::string str{};
   DieId ref = kNoDie;
   SymbolRef symbol{};  // address / sectionOffset
-  Expr expr{};  // block / expression
+  Expr expr{};         // block / expression
   uint32_t list = 0;  // locationList: index into Unit::locationLists()
   uint16_t form = 0;
 
