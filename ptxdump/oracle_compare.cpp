@@ -256,7 +256,8 @@ class Comparer {
         std::string where = ".debug_pubnames set " + std::to_string(i);
         unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
         uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-        diffNum(where, "length", a.length & mask, b.length & mask);
+        diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
+                b.length & mask);
         diffNum(where, "version", a.version, b.version);
         diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
         diffNum(where, "unit length", a.infoLength, b.infoLength);
@@ -281,7 +282,8 @@ class Comparer {
         std::string where = ".debug_aranges set " + std::to_string(i);
         unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
         uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-        diffNum(where, "length", a.length & mask, b.length & mask);
+        diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
+                b.length & mask);
         diffNum(where, "version", a.version, b.version);
         diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
         diffNum(where, "address size", a.addressSize, b.addressSize);

@@ -115,10 +115,12 @@ OracleOutcome runContained(const Oracle& o, std::span<const SectionImage> linked
                    ") reading these sections; nothing of it was compared";
     return outcome;
   }
+  // A sanitizer's fault handler turns the signal into an exit status.
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || message.empty()) {
-    outcome.text = std::string(o.name) + " exited with status " +
-                   std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) + " without an answer";
     outcome.kind = OracleOutcome::Kind::crashed;
+    outcome.text = std::string(o.name) + " crashed (exit status " +
+                   std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) +
+                   ", no answer) reading these sections; nothing of it was compared";
     return outcome;
   }
   outcome.kind = message[0] == 'C' ? OracleOutcome::Kind::compared : OracleOutcome::Kind::failed;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 
 #include "corpus.h"
 #include "oracle.h"
@@ -311,9 +312,11 @@ TEST(PtxdumpVerify, PubnamesSetLengthShorterThanTheEntries) {
 void expectContainedCrash(const std::string& path, const std::string& with = "all") {
   CommandResult r = runPtxdump({"verify", "--with", with, path, kChapter6});
   EXPECT_EQ(r.exitCode, 1) << r.err << r.out;
-  EXPECT_NE(r.err.find(path + ": verify[llvm]: llvm crashed (signal 11, Segmentation fault) reading these sections"),
-            std::string::npos)
+  // "(signal 11, Segmentation fault)"; under a sanitizer, whose handler exits instead, "(exit status 1, ...)".
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(": verify\\[llvm\\]: llvm crashed \\((signal 11, Segmentation "
+                                                  "fault|exit status [0-9]+, no answer)\\) reading these sections")))
       << r.err;
+  EXPECT_NE(r.err.find(path + ": verify[llvm]: llvm crashed ("), std::string::npos) << r.err;
   EXPECT_NE(r.out.find(path + ": llvm: crashed; nothing compared\n"), std::string::npos) << r.out;
   if (with == "all") {  // the other oracle still ran
     EXPECT_NE(r.out.find(path + ": libdwarf: "), std::string::npos) << r.out;
@@ -380,4 +383,24 @@ TEST(PtxdumpVerify, OverlappingScopesAreNotADisagreement) {
             std::string::npos)
       << r.out;
   std::filesystem::remove(path);
+}
+
+// Issue 14, item 1: libdwarf 20210528 gives a pubnames set's length modulo 256
+// (it keeps it in an unsigned char); nvcc's sm_100 CUB output has a 0x164f-byte
+// set, which libdwarf reports as 0x4f. That is compared in libdwarf's 8 bits;
+// LLVM's view keeps all 64.
+TEST(PtxdumpVerify, LibdwarfPubnamesLengthIsComparedInItsEightBits) {
+  REQUIRE_ORACLES();
+  auto v = views(kChapter6);
+  ASSERT_EQ(v->libdwarf.nameSetLengthBits, 8u);
+  ASSERT_FALSE(v->ours.nameSets.empty());
+  v->ours.nameSets[0].length = 0x164f;
+  v->libdwarf.nameSets[0].length = 0x4f;
+  EXPECT_EQ(ptxdump::compareViews(v->ours, v->libdwarf, "libdwarf"), std::vector<std::string>{});
+  v->libdwarf.nameSets[0].length = 0x50;
+  EXPECT_EQ(ptxdump::compareViews(v->ours, v->libdwarf, "libdwarf"),
+            std::vector<std::string>{".debug_pubnames set 0: length (low 8 bits): ours 0x4f, libdwarf 0x50"});
+  v->llvm.nameSets[0].length = 0x4f;  // LLVM gives every bit
+  EXPECT_EQ(ptxdump::compareViews(v->ours, v->llvm, "llvm"),
+            std::vector<std::string>{".debug_pubnames set 0: length: ours 0x164f, llvm 0x4f"});
 }

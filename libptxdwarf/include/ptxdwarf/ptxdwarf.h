@@ -415,7 +415,8 @@ typedef enum {
 
 typedef struct {
   ptxdwarf_style style;
-  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: no limits */
+  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: not given, every
+                                            version rule holds (labels need 7.0, A-B 7.5) */
   unsigned bytes_per_line;               /* packed style; 0: 16 */
   int crlf;                              /* nonzero: "\r\n" line endings */
 } ptxdwarf_render_options;
