@@ -700,9 +700,10 @@ class Checker {
   // may run concurrently, each into its own Diagnostics.
   using Rule = void (Checker::*)();
   static constexpr Rule kRuleOrder[] = {
-      &Checker::structure, &Checker::references,   &Checker::pubnames,   &Checker::aranges,
-      &Checker::symbols,   &Checker::locations,    &Checker::declFiles,  &Checker::subprograms,
-      &Checker::pcRanges,  &Checker::versionRules, &Checker::ptxasForms, &Checker::scopeOverlaps,
+      &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
+      &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
+      &Checker::pcRanges,  &Checker::versionRules,
+      &Checker::ptxasForms, &Checker::scopeOverlaps,  // issue 14
   };
 };
 
