@@ -253,8 +253,8 @@ write::EncodeOptions encodeOptions(const ptxdwarf_encode_options* o) {
   if (!o) return e;
   e.pubnames = !o->no_pubnames;
   e.aranges = o->aranges != 0;
-  e.pubnamesLength = o->pubnames_length_total_size ? write::UnitLengthConvention::totalSize
-                                                   : write::UnitLengthConvention::unitLengthField;
+  e.pubnamesLength = o->pubnames_length_chapter6 ? write::UnitLengthConvention::unitLengthField
+                                                 : write::UnitLengthConvention::totalSize;
   e.siblings = o->siblings != 0;
   return e;
 }

@@ -365,8 +365,8 @@ typedef struct ptxdwarf_sections ptxdwarf_sections;
 typedef struct {
   int no_pubnames;                /* nonzero: no .debug_pubnames */
   int aranges;                    /* nonzero: a .debug_aranges too */
-  int pubnames_length_total_size; /* nonzero: debug_info_length is the unit's full size (DWARF);
-                                     0: its unit_length field, as the Chapter 6 example writes it */
+  int pubnames_length_chapter6;   /* nonzero: debug_info_length is the unit_length field, as the Chapter 6
+                                     example writes it; 0: the unit's full size (DWARF) */
   int siblings;                   /* nonzero: DW_AT_sibling on DIEs with children and a next sibling */
 } ptxdwarf_encode_options;
 
@@ -415,7 +415,8 @@ typedef enum {
 
 typedef struct {
   ptxdwarf_style style;
-  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: no limits */
+  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: not given, every
+                                            version rule holds (labels need 7.0, A-B 7.5) */
   unsigned bytes_per_line;               /* packed style; 0: 16 */
   int crlf;                              /* nonzero: "\r\n" line endings */
 } ptxdwarf_render_options;
