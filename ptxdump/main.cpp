@@ -93,6 +93,23 @@ int main(int argc, char** argv) {
   dumpCmd->add_option("files", dump.files, "PTX files ('-' for stdin)")->required();
   addSectionFlags(dumpCmd, dump.sections, all);
   dumpCmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  // llvm-dwarfdump's DIE selection options, same names and meaning.
+  dumpCmd->add_option("--name", dump.sections.names, "Dump only the DIEs with this name (or linkage name)");
+  dumpCmd->add_flag("--ignore-case", dump.sections.ignoreCase, "--name ignores case");
+  dumpCmd->add_flag("--regex", dump.sections.regex, "--name values are POSIX extended regular expressions");
+  dumpCmd->add_flag("-c,--show-children", dump.sections.showChildren, "Show a selected DIE's children");
+  dumpCmd->add_flag("-p,--show-parents", dump.sections.showParents, "Show a selected DIE's parents");
+  dumpCmd->add_option("-r,--recurse-depth", dump.sections.recurseDepth, "Levels of children to show");
+  dumpCmd->add_flag("--show-form", dump.sections.showForm, "Show the form of each attribute");
+  dumpCmd->add_flag("--statistics", dump.statistics,
+                    "llvm-dwarfdump --statistics' JSON object (scope coverage in PTX instructions)");
+
+  ptxdump::TypesRequest types;
+  std::string typesFormat = "text";
+  CLI::App* typesCmd = app.add_subcommand("types", "Type layouts: members, offsets, sizes, bit fields, holes");
+  typesCmd->add_option("file", types.file, "PTX file")->required();
+  typesCmd->add_option("--name", types.names, "Only the type with this qualified or plain name");
+  typesCmd->add_option("--format", typesFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
 
   ptxdump::ExtractRequest extract;
   CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
@@ -145,7 +162,7 @@ int main(int argc, char** argv) {
   std::string out, err;
   if (dumpCmd->parsed()) {
     ptxdump::DumpOptions& s = dump.sections;
-    if (all) s = {true, true, true, true, true, true, true};
+    if (all) s.info = s.abbrev = s.pubnames = s.aranges = s.loc = s.str = s.line = true;
     if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str && !s.line) {
       s.info = true;
       dump.defaultSections = true;
@@ -153,6 +170,11 @@ int main(int argc, char** argv) {
     dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
     dump.stream = stdout;
     int code = ptxdump::runDump(dump, out, err);
+    return finish(code, out, err);
+  }
+  if (typesCmd->parsed()) {
+    types.format = typesFormat == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    int code = ptxdump::runTypes(types, out, err);
     return finish(code, out, err);
   }
   if (extractCmd->parsed()) {
