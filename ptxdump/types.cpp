@@ -47,11 +47,11 @@ void appendRight(std::string& out, uint64_t v, size_t width) {
 void hole(std::string& out, uint64_t bits, std::string_view what) {
   if (bits >= 8) {
     out += "\n\t/* XXX " + std::to_string(bits / 8) + " byte" + (bits / 8 == 1 ? "" : "s") + " " + std::string(what) +
-           ", try to pack */\n";
+           ", try to pack */\n\n";
   }
   if (bits % 8) {
     out += "\n\t/* XXX " + std::to_string(bits % 8) + " bit" + (bits % 8 == 1 ? "" : "s") + " " + std::string(what) +
-           ", try to pack */\n";
+           ", try to pack */\n\n";
   }
 }
 

@@ -119,12 +119,22 @@ std::optional<TypeKind> kindOf(uint16_t tag) {
   }
 }
 
+// nvcc (EDG) describes a base class as a DW_TAG_member named "__b_" plus the
+// base's mangled name ("__b_4Base"), where other producers write DW_TAG_inheritance.
+// "__b_" is reserved to the implementation, so no user member is called so.
+bool isEdgBaseMember(const Dwarf& d, const Die& m, const Die* type) {
+  if (m.tag != dw::DW_TAG_member || !d.name(m).starts_with("__b_")) return false;
+  for (int i = 0; type && type->tag == dw::DW_TAG_typedef && i < kMaxTypeChain; ++i)
+    type = referencedDie(d, *type, dw::DW_AT_type);
+  return type && (type->tag == dw::DW_TAG_structure_type || type->tag == dw::DW_TAG_class_type);
+}
+
 MemberLayout memberLayout(const Dwarf& d, const Die& m) {
   MemberLayout out;
   out.die = m.offset;
-  out.isBase = m.tag == dw::DW_TAG_inheritance;
   out.name = std::string(d.name(m));
   const Die* type = referencedDie(d, m, dw::DW_AT_type);
+  out.isBase = m.tag == dw::DW_TAG_inheritance || isEdgBaseMember(d, m, type);
   out.type = typeName(d, type);
   std::optional<uint64_t> size = unsignedValue(d.attribute(m, dw::DW_AT_byte_size));
   if (!size) size = typeSize(d, type);

@@ -27,7 +27,9 @@ struct MemberLayout {
   // `offset`, least significant bit first (the host's numbering on a
   // little-endian machine: DWARF 2's big-endian DW_AT_bit_offset converted).
   std::optional<uint64_t> bitSize, bitOffset;
-  bool isBase = false;   // DW_TAG_inheritance: a base class subobject
+  // A base class subobject: DW_TAG_inheritance, or nvcc's member named
+  // "__b_" + the base's mangled name ("__b_4Base").
+  bool isBase = false;
   uint64_t holeAfterBits = 0;  // unused bits between this member's end and the next member's start
   uint64_t die = 0;      // offset of the member's DIE
 
