@@ -18,13 +18,19 @@ const Die* referencedDie(const Dwarf& dwarf, const Die& die, uint16_t attr) {
 }
 
 const AttrValue* findRecursively(const Dwarf& dwarf, const Die& die, std::initializer_list<uint16_t> attrs) {
+  // Most DIEs have the attribute themselves: answer without the worklist.
+  for (uint16_t a : attrs)
+    if (const AttrValue* v = dwarf.attribute(die, a)) return v;
   // LLVM's worklist: a crafted file may make the chains cycle, so each DIE once.
   std::vector<const Die*> work{&die}, seen{&die};
+  bool first = true;
   while (!work.empty()) {
     const Die* d = work.back();
     work.pop_back();
-    for (uint16_t a : attrs)
-      if (const AttrValue* v = dwarf.attribute(*d, a)) return v;
+    if (!first)
+      for (uint16_t a : attrs)
+        if (const AttrValue* v = dwarf.attribute(*d, a)) return v;
+    first = false;
     for (uint16_t link : {dw::DW_AT_abstract_origin, dw::DW_AT_specification}) {
       const Die* t = referencedDie(dwarf, *d, link);
       if (t && std::find(seen.begin(), seen.end(), t) == seen.end()) {

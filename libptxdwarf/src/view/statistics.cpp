@@ -5,9 +5,8 @@
 #include "ptxdwarf/view/statistics.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <set>
+#include <unordered_set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,7 +26,7 @@ using read::Dwarf;
 struct PerFunction {
   uint64_t inlined = 0, outOfLine = 0, abstractOrigins = 0;
   uint64_t varsWithLoc = 0, constantMembers = 0, artificial = 0;
-  std::set<std::string> vars;
+  std::unordered_set<std::string> vars;
   bool isFunction = false, hasSourceLocation = false;
   uint64_t params = 0, paramSrcLoc = 0, paramTypes = 0, paramLocs = 0;
   uint64_t localVars = 0, localVarSrcLoc = 0, localVarTypes = 0, localVarLocs = 0;
@@ -78,7 +77,7 @@ class Collector {
   const ptx::Module& m_;
   const Dwarf& d_;
   Statistics s_;
-  std::map<std::string, PerFunction> functions_;
+  std::unordered_map<std::string, PerFunction> functions_;
   // DW_AT_inline subprogram (its offset) -> its variables' and parameters' offsets.
   std::unordered_map<uint64_t, std::vector<uint64_t>> abstractOriginVars_;
   std::vector<uint32_t> deferredFunctions_;  // concrete instances whose abstract origin comes later
