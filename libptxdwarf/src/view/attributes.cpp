@@ -21,7 +21,10 @@ const AttrValue* findRecursively(const Dwarf& dwarf, const Die& die, std::initia
   // Most DIEs have the attribute themselves: answer without the worklist.
   for (uint16_t a : attrs)
     if (const AttrValue* v = dwarf.attribute(die, a)) return v;
-  // LLVM's worklist: a crafted file may make the chains cycle, so each DIE once.
+  // LLVM's worklist: a crafted file may make the chains cycle, so each DIE
+  // once; and chain thousands of DIEs, so a bounded number of them (real
+  // chains are two or three long: concrete -> abstract -> declaration).
+  constexpr size_t kMaxChain = 64;
   std::vector<const Die*> work{&die}, seen{&die};
   bool first = true;
   while (!work.empty()) {
@@ -33,7 +36,7 @@ const AttrValue* findRecursively(const Dwarf& dwarf, const Die& die, std::initia
     first = false;
     for (uint16_t link : {dw::DW_AT_abstract_origin, dw::DW_AT_specification}) {
       const Die* t = referencedDie(dwarf, *d, link);
-      if (t && std::find(seen.begin(), seen.end(), t) == seen.end()) {
+      if (t && seen.size() < kMaxChain && std::find(seen.begin(), seen.end(), t) == seen.end()) {
         seen.push_back(t);
         work.push_back(t);
       }

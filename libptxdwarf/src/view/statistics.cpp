@@ -152,27 +152,27 @@ class Collector {
     return id;
   }
 
-  // collectAbstractOriginFnInfo: the variables of an abstract subprogram, blocks included.
+  // The variables and parameters of function `fn`, its lexical blocks
+  // included but no other nested DIEs, in DIE order: one pass, whatever the nesting.
+  template <class F>
+  void forEachScopeVariable(uint32_t fn, F&& f) const {
+    uint32_t base = d_.dies[fn].depth;
+    std::vector<char> scopeOk{1};  // by depth below `fn`: is the latest DIE there fn or a block of it?
+    for (uint32_t i = fn + 1; i < d_.dies.size() && d_.dies[i].depth > base; ++i) {
+      const Die& c = d_.dies[i];
+      size_t r = c.depth - base;
+      if (c.isNull() || r > scopeOk.size()) continue;
+      bool parentOk = scopeOk[r - 1] != 0;
+      if (parentOk && (c.tag == dw::DW_TAG_formal_parameter || c.tag == dw::DW_TAG_variable)) f(c);
+      scopeOk.resize(r + 1);
+      scopeOk[r] = parentOk && c.tag == dw::DW_TAG_lexical_block;
+    }
+  }
+
+  // collectAbstractOriginFnInfo
   void collectAbstractOriginVars(uint32_t fn) {
     std::vector<uint64_t>& vars = abstractOriginVars_[d_.dies[fn].offset];
-    uint32_t end = subtreeEnd(fn);
-    // Children, and children of lexical blocks nested in it (but not of other DIEs).
-    std::vector<uint32_t> scopes{fn};
-    while (!scopes.empty()) {
-      uint32_t s = scopes.back();
-      scopes.pop_back();
-      std::vector<uint32_t> blocks;
-      for (uint32_t i = s + 1; i < end && d_.dies[i].depth > d_.dies[s].depth; ++i) {
-        const Die& c = d_.dies[i];
-        if (c.depth != d_.dies[s].depth + 1 || c.isNull()) continue;
-        if (c.tag == dw::DW_TAG_formal_parameter || c.tag == dw::DW_TAG_variable)
-          vars.push_back(c.offset);
-        else if (c.tag == dw::DW_TAG_lexical_block)
-          blocks.push_back(i);
-      }
-      // Depth first, in order, as LLVM recurses.
-      for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) scopes.push_back(*it);
-    }
+    forEachScopeVariable(fn, [&](const Die& v) { vars.push_back(v.offset); });
   }
 
   bool isEntryValue(std::span<const uint8_t> expr, uint8_t addressSize) const {
@@ -492,23 +492,10 @@ class Collector {
       const AttrValue* ao = attr(fn, dw::DW_AT_abstract_origin);
       if (!ao) continue;
       std::vector<uint64_t> vars = abstractOriginVars_[rawReference(d_, fn, *ao)];
-      uint32_t end = subtreeEnd(fnIndex);
-      std::vector<uint32_t> scopes{fnIndex};
-      while (!scopes.empty()) {
-        uint32_t s = scopes.back();
-        scopes.pop_back();
-        for (uint32_t i = s + 1; i < end && d_.dies[i].depth > d_.dies[s].depth; ++i) {
-          const Die& c = d_.dies[i];
-          if (c.depth != d_.dies[s].depth + 1 || c.isNull()) continue;
-          if ((c.tag == dw::DW_TAG_formal_parameter || c.tag == dw::DW_TAG_variable) &&
-              (attr(c, dw::DW_AT_location) || attr(c, dw::DW_AT_const_value))) {
-            if (const AttrValue* origin = attr(c, dw::DW_AT_abstract_origin))
-              std::erase(vars, rawReference(d_, c, *origin));
-          } else if (c.tag == dw::DW_TAG_lexical_block) {
-            scopes.push_back(i);
-          }
-        }
-      }
+      forEachScopeVariable(fnIndex, [&](const Die& c) {
+        if (!attr(c, dw::DW_AT_location) && !attr(c, dw::DW_AT_const_value)) return;
+        if (const AttrValue* origin = attr(c, dw::DW_AT_abstract_origin)) std::erase(vars, rawReference(d_, c, *origin));
+      });
       for (uint64_t offset : vars) {
         const Die* v = d_.dieAt(offset);
         zeroCoverage(v ? v->tag : 0);
