@@ -30,6 +30,7 @@ std::string declarator(const std::string& type, const std::string& name) {
     if (type[i] == '>') --angle;
     if (type[i] == '[' && angle == 0) return type.substr(0, i) + " " + name + type.substr(i);
   }
+  if (!type.empty() && (type.back() == '*' || type.back() == '&')) return type + name;  // "Particle *next"
   return type + " " + name;
 }
 
