@@ -173,6 +173,10 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
 
 int runDump(const DumpRequest& request, std::string& out, std::string& err) {
   int status = kOk;
+  if (request.format == Format::json && !request.sections.names.empty()) {
+    err += "ptxdump: error: --name selects DIEs of the text dump (llvm-dwarfdump's); it has no JSON form\n";
+    return kUnreadable;
+  }
   if (std::string error; !validNamePatterns(request.sections, error)) {
     err += "ptxdump: " + error + "\n";
     return kUnreadable;

@@ -61,6 +61,9 @@ TEST(SelectionCli, NameRegexAndErrors) {
   r = ptxdump({kChapter6, "--name", "(", "--regex"});
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("error in regular expression '('"), std::string::npos) << r.err;
+  r = ptxdump({kChapter6, "--name", "i", "--format", "json"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--name selects DIEs of the text dump"), std::string::npos) << r.err;
   r = ptxdump({kChapter6, "-r", "0"});
   ASSERT_EQ(r.exitCode, 0);
   EXPECT_EQ(r.out.find("DW_TAG_subprogram"), std::string::npos);
