@@ -60,6 +60,7 @@
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
 // Verified against llvm-dwarfdump 14.0.6 with tests/golden/compare_llvm_dwarfdump.py.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <optional>
@@ -783,9 +784,6 @@ class TextDumper {
   TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out, std::FILE* stream)
       : d_(d), out_(out), stream_(stream), r_(m, d) {}
 
-  uint32_t recurseDepth_ = UINT32_MAX;
-  bool showForm_ = false;
-
   // With a stream, writes what has been rendered once it fills a chunk: the
   // dump of a large file never sits whole in memory, and the buffer is reused.
   void drain(bool always = false) {
@@ -1083,6 +1081,8 @@ class TextDumper {
   std::string& out_;
   std::FILE* stream_;
   detail::Renderer r_;
+  uint32_t recurseDepth_ = UINT32_MAX;  // -r
+  bool showForm_ = false;               // --show-form
 };
 
 }  // namespace

@@ -21,7 +21,8 @@ std::string declarator(const std::string& type, const std::string& name) {
   if (name.empty()) return type;
   for (std::string_view inner : {"(*)", "(&)", "(&&)"}) {
     size_t at = type.find(inner);
-    if (at != std::string::npos) return type.substr(0, at + inner.size() - 1) + name + type.substr(at + inner.size() - 1);
+    if (at != std::string::npos)
+      return type.substr(0, at + inner.size() - 1) + name + type.substr(at + inner.size() - 1);
   }
   // An array: the name before the first '[' outside template arguments.
   int angle = 0;
@@ -102,7 +103,8 @@ void aggregate(std::string& out, const TypeLayout& t) {
     out += "\t/* sum members: " + std::to_string(memberBits / 8);
     if (memberBits % 8) out += ", " + std::to_string(memberBits % 8) + " bits";
     if (holes) out += ", holes: " + std::to_string(holes) + ", sum holes: " + std::to_string(holeBits / 8);
-    if (bitHoles) out += ", bit holes: " + std::to_string(bitHoles) + ", sum bit holes: " + std::to_string(bitHoleBits) + " bits";
+    if (bitHoles)
+      out += ", bit holes: " + std::to_string(bitHoles) + ", sum bit holes: " + std::to_string(bitHoleBits) + " bits";
     out += " */\n";
     if (t.paddingBits >= 8) out += "\t/* padding: " + std::to_string(t.paddingBits / 8) + " */\n";
     if (t.paddingBits % 8) out += "\t/* bit_padding: " + std::to_string(t.paddingBits % 8) + " bits */\n";
@@ -141,13 +143,13 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
         break;
       }
       case TypeKind::typedef_:
-        out += "typedef " + declarator(t.target, t.name) + ";\t/* size: " +
-               (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
+        out += "typedef " + declarator(t.target, t.name) +
+               ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
         break;
       case TypeKind::array:
       case TypeKind::pointer:
-        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + t.name + ";\t/* size: " +
-               (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
+        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + t.name +
+               ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
         addressClass(out, t);
         out += " */\n";
         break;

@@ -18,10 +18,23 @@ using namespace ptxdwarf::testsupport;
 namespace {
 
 const char* const kCountKeys[] = {
-    "#functions", "#functions with location", "#inlined functions", "#inlined functions with abstract origins",
-    "#unique source variables", "#source variables", "#source variables with location", "#call site entries",
-    "#call site DIEs", "#call site parameter DIEs", "#params", "#params with source location", "#params with type",
-    "#params with binary location", "#local vars", "#local vars with source location", "#local vars with type",
+    "#functions",
+    "#functions with location",
+    "#inlined functions",
+    "#inlined functions with abstract origins",
+    "#unique source variables",
+    "#source variables",
+    "#source variables with location",
+    "#call site entries",
+    "#call site DIEs",
+    "#call site parameter DIEs",
+    "#params",
+    "#params with source location",
+    "#params with type",
+    "#params with binary location",
+    "#local vars",
+    "#local vars with source location",
+    "#local vars with type",
     "#local vars with binary location",
 };
 

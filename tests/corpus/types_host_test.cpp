@@ -47,7 +47,8 @@ std::string hostProgram(const std::vector<TypeLayout>& types, bool nvcc, bool ve
   p += "#include \"layouts.h\"\n";
   p += "static void bits(const char* key, const unsigned char* b, size_t n) {\n"
        "  size_t first = 0, count = 0; bool seen = false;\n"
-       "  for (size_t i = 0; i < n * 8; ++i) if (b[i / 8] >> (i % 8) & 1) { if (!seen) first = i; seen = true; ++count; }\n"
+       "  for (size_t i = 0; i < n * 8; ++i) if (b[i / 8] >> (i % 8) & 1) { if (!seen) first = i; seen = true; "
+       "++count; }\n"
        "  std::printf(\"%s %zu/%zu\\n\", key, first, count);\n}\n";
   p += "int main() {\n";
   int n = 0;
@@ -63,16 +64,16 @@ std::string hostProgram(const std::vector<TypeLayout>& types, bool nvcc, bool ve
         std::string base = hostName(m.type, nvcc);
         p += "    { alignas(" + alias + ") static unsigned char buf[sizeof(" + alias + ")]; " + alias +
              "* o = reinterpret_cast<" + alias + "*>(buf);\n      std::printf(\"" + key +
-             " %zu/%zu\\n\", size_t(reinterpret_cast<unsigned char*>(static_cast<" + base +
-             "*>(o)) - buf), sizeof(" + base + ")); }\n";
+             " %zu/%zu\\n\", size_t(reinterpret_cast<unsigned char*>(static_cast<" + base + "*>(o)) - buf), sizeof(" +
+             base + ")); }\n";
       } else if (m.name.empty()) {
         continue;
       } else if (m.bitSize) {
-        p += "    { " + alias + " o; std::memset(static_cast<void*>(&o), 0, sizeof o); o." + m.name +
-             " = -1; bits(\"" + key + "\", reinterpret_cast<unsigned char*>(&o), sizeof o); }\n";
+        p += "    { " + alias + " o; std::memset(static_cast<void*>(&o), 0, sizeof o); o." + m.name + " = -1; bits(\"" +
+             key + "\", reinterpret_cast<unsigned char*>(&o), sizeof o); }\n";
       } else {
-        p += "    std::printf(\"" + key + " %zu/%zu\\n\", offsetof(" + alias + ", " + m.name + "), sizeof(((" +
-             alias + "*)nullptr)->" + m.name + "));\n";
+        p += "    std::printf(\"" + key + " %zu/%zu\\n\", offsetof(" + alias + ", " + m.name + "), sizeof(((" + alias +
+             "*)nullptr)->" + m.name + "));\n";
       }
     }
     p += "  }\n";
@@ -108,7 +109,7 @@ std::map<std::string, std::string> parseFigures(const std::string& text) {
 }
 
 struct Compiler {
-  std::string name;  // "nvcc" or "clang"
+  std::string name;               // "nvcc" or "clang"
   std::vector<std::string> argv;  // without the output
 };
 
@@ -126,8 +127,10 @@ TEST_P(TypesAgainstHost, EveryMemberOffsetAndSizeAgrees) {
   std::string ptx = dir + "/layouts_" + GetParam() + ".ptx";
   std::vector<std::string> compile =
       nvcc ? std::vector<std::string>{*device, "-G", "-ptx", "-arch=sm_90", src, "-o", ptx}
-           : std::vector<std::string>{*device, "-x", "cuda", "--cuda-device-only", "-S", "-g", "-O0",
-                                      "--cuda-gpu-arch=sm_80", "-nocudainc", "-nocudalib", src, "-o", ptx};
+           : std::vector<std::string>{*device,      "-x",         "cuda", "--cuda-device-only",
+                                      "-S",         "-g",         "-O0",  "--cuda-gpu-arch=sm_80",
+                                      "-nocudainc", "-nocudalib", src,    "-o",
+                                      ptx};
   CommandResult c = runCommand(compile);
   ASSERT_TRUE(c.ok()) << formatCommand(compile) << ": " << c.summary();
 
@@ -140,15 +143,15 @@ TEST_P(TypesAgainstHost, EveryMemberOffsetAndSizeAgrees) {
   // Every declaration of the header was described (names as each producer spells them).
   std::set<std::string> names;
   for (const TypeLayout& t : types) names.insert(t.name);
-  std::vector<std::string> expected = {"Padded", "Particle", "Cloud", "Bits", "Base", "Derived", "Aligned16",
-                                       "WithAlignedMember", "Flags", "Mixed"};
+  std::vector<std::string> expected = {"Padded",    "Particle",          "Cloud", "Bits", "Base", "Derived",
+                                       "Aligned16", "WithAlignedMember", "Flags", "Mixed"};
   if (nvcc) {
     for (const char* n : {"Vec3", "Box", "Array<double,3>", "Pair<int,float>", "Pair<char,double>", "Array<short,3>",
                           "Vectors", "float4", "int2", "char3", "double2", "short4", "float3", "longlong2", "uchar2"})
       expected.push_back(n);
   } else {
-    for (const char* n : {"geo::Vec3", "geo::inner::Box", "Array<double, 3>", "Pair<int, float>",
-                          "Pair<char, double>", "Array<short, 3>"})
+    for (const char* n : {"geo::Vec3", "geo::inner::Box", "Array<double, 3>", "Pair<int, float>", "Pair<char, double>",
+                          "Array<short, 3>"})
       expected.push_back(n);
   }
   for (const std::string& n : expected) EXPECT_TRUE(names.count(n)) << "no type " << n;
@@ -156,8 +159,9 @@ TEST_P(TypesAgainstHost, EveryMemberOffsetAndSizeAgrees) {
   std::string program = hostProgram(types, nvcc, nvcc);
   std::string programPath = dir + "/host_" + GetParam() + ".cpp", exe = dir + "/host_" + GetParam();
   ASSERT_TRUE(writeFile(programPath, program));
-  std::vector<std::string> build = {*host, "-std=c++17", "-Wno-invalid-offsetof", "-I", fixturesDir() + "/types",
-                                    "-I", kCudaInclude, programPath, "-o", exe};
+  std::vector<std::string> build = {
+      *host, "-std=c++17", "-Wno-invalid-offsetof", "-I", fixturesDir() + "/types", "-I", kCudaInclude, programPath,
+      "-o",  exe};
   CommandResult b = runCommand(build);
   ASSERT_TRUE(b.ok()) << formatCommand(build) << ": " << b.summary() << "\n" << program;
   CommandResult run = runCommand({exe});
@@ -178,8 +182,8 @@ TEST_P(TypesAgainstHost, EveryMemberOffsetAndSizeAgrees) {
   for (const TypeLayout& t : types)
     for (const auto& m : t.members) bitFields += m.bitSize.has_value();
   EXPECT_GE(bitFields, 7);  // Flags: every one of its bit fields
-  std::printf("types vs %s/g++: %d type sizes and %d member figures (%d bit fields) agree\n", GetParam().c_str(),
-              sizes, members, bitFields);
+  std::printf("types vs %s/g++: %d type sizes and %d member figures (%d bit fields) agree\n", GetParam().c_str(), sizes,
+              members, bitFields);
 }
 
 INSTANTIATE_TEST_SUITE_P(Producers, TypesAgainstHost, testing::Values("nvcc", "clang"));

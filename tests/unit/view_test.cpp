@@ -84,13 +84,27 @@ Builder kernelUnit(bool cuLowPc) {
   if (!cuLowPc) cu.lowPc.reset();
   b.compileUnit(cu);
   DieId intType = b.baseType("int", DW_ATE_signed, 4);
-  DieId k = b.subprogram({.name = "k", .linkageName = "k", .declFile = 1, .declLine = 1, .type = kNoDie,
-                          .lowPc = SymbolRef{"$L__func_begin0"}, .highPc = SymbolRef{"$L__func_end0"}});
-  b.formalParameter(k, {.name = "p", .declFile = 1, .declLine = 1, .type = intType,
+  DieId k = b.subprogram({.name = "k",
+                          .linkageName = "k",
+                          .declFile = 1,
+                          .declLine = 1,
+                          .type = kNoDie,
+                          .lowPc = SymbolRef{"$L__func_begin0"},
+                          .highPc = SymbolRef{"$L__func_end0"}});
+  b.formalParameter(k, {.name = "p",
+                        .declFile = 1,
+                        .declLine = 1,
+                        .type = intType,
                         .location = Location::symbol({"k_param_0"}, ptx::StateSpace::param)});
-  b.variable(k, {.name = "x", .declFile = 1, .declLine = 2, .type = intType,
+  b.variable(k, {.name = "x",
+                 .declFile = 1,
+                 .declLine = 2,
+                 .type = intType,
                  .location = Location::list({{{"$L__func_begin0"}, {"$L__tmp0"}, Location::reg("%r1")}})});
-  b.variable(k, {.name = "y", .declFile = 1, .declLine = 3, .type = intType,
+  b.variable(k, {.name = "y",
+                 .declFile = 1,
+                 .declLine = 3,
+                 .type = intType,
                  .location = Location::list({{{"$L__tmp0"}, {"$L__func_end0"}, Location::reg("%r2")}})});
   b.variable(k, {.name = "z", .declFile = 1, .declLine = 4, .type = intType});
   return b;
@@ -213,7 +227,7 @@ TEST(Types, MembersBitFieldsHolesAndPadding) {
   EXPECT_EQ(lo.bitOffset, 0u);  // 32 - 29 - 3
   EXPECT_EQ(lo.bitSize, 3u);
   const view::MemberLayout& hi = S->members[3];
-  EXPECT_EQ(hi.bitOffset, 3u);  // 32 - 24 - 5
+  EXPECT_EQ(hi.bitOffset, 3u);           // 32 - 24 - 5
   EXPECT_EQ(hi.holeAfterBits, 32u - 8);  // bits 8..31 of the unit unused
   EXPECT_EQ(S->members[5].size, 6u);
   EXPECT_EQ(S->members[5].type, "char[6]");

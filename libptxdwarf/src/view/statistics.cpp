@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
@@ -87,7 +87,7 @@ class Collector {
     std::string fnPrefix, varPrefix;
     uint64_t scope = 0;  // instructions in the innermost enclosing scope that has some
     uint32_t inlineDepth = 0;
-    int aoOwner = -1;    // the frame whose abstract-origin variables this DIE's are checked off against
+    int aoOwner = -1;  // the frame whose abstract-origin variables this DIE's are checked off against
     std::vector<uint64_t> aoVars;
     bool tracksZeroCoverage = false;
     uint32_t cursor = 0;  // the next entry to look at for children
@@ -429,8 +429,10 @@ class Collector {
     if (!f.tracksZeroCoverage) return;
     for (uint64_t offset : f.aoVars) {
       const Die* v = d_.dieAt(offset);
-      if (v) zeroCoverage(v->tag);
-      else zeroCoverage(0);
+      if (v)
+        zeroCoverage(v->tag);
+      else
+        zeroCoverage(0);
     }
   }
 
@@ -494,7 +496,8 @@ class Collector {
       std::vector<uint64_t> vars = abstractOriginVars_[rawReference(d_, fn, *ao)];
       forEachScopeVariable(fnIndex, [&](const Die& c) {
         if (!attr(c, dw::DW_AT_location) && !attr(c, dw::DW_AT_const_value)) return;
-        if (const AttrValue* origin = attr(c, dw::DW_AT_abstract_origin)) std::erase(vars, rawReference(d_, c, *origin));
+        if (const AttrValue* origin = attr(c, dw::DW_AT_abstract_origin))
+          std::erase(vars, rawReference(d_, c, *origin));
       });
       for (uint64_t offset : vars) {
         const Die* v = d_.dieAt(offset);

@@ -273,7 +273,8 @@ std::vector<TypeLayout> typeLayouts(const Dwarf& d) {
       case TypeKind::enumeration:
         forChildren(d, die, [&](const Die& c) {
           if (c.tag != dw::DW_TAG_enumerator) return;
-          t.enumerators.push_back({std::string(d.name(c)), signedValue(d.attribute(c, dw::DW_AT_const_value)).value_or(0)});
+          t.enumerators.push_back(
+              {std::string(d.name(c)), signedValue(d.attribute(c, dw::DW_AT_const_value)).value_or(0)});
         });
         if (target) t.target = typeName(d, target);
         break;

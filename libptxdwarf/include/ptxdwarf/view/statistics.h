@@ -29,23 +29,23 @@ struct LocationCoverage {
 };
 
 struct ScopeCoverage {
-  uint64_t inParentScope = 0;          // instructions of each variable's enclosing scope, summed
-  uint64_t coveredInParentScope = 0;   // of those, the ones its location covers
-  uint64_t coveredByEntryValues = 0;   // of those, covered by DW_OP_entry_value locations
+  uint64_t inParentScope = 0;         // instructions of each variable's enclosing scope, summed
+  uint64_t coveredInParentScope = 0;  // of those, the ones its location covers
+  uint64_t coveredByEntryValues = 0;  // of those, covered by DW_OP_entry_value locations
 };
 
 struct Statistics {
   // llvm-dwarfdump's count keys.
-  uint64_t functions = 0;                 // "#functions": distinct concrete functions (out of line or inlined)
-  uint64_t functionsWithLocation = 0;     // "#functions with location": with decl_file and decl_line
-  uint64_t inlinedFunctions = 0;          // "#inlined functions": DW_TAG_inlined_subroutine instances
-  uint64_t inlinedWithAbstractOrigins = 0;  // "#inlined functions with abstract origins"
-  uint64_t uniqueSourceVariables = 0;     // "#unique source variables"
-  uint64_t sourceVariables = 0;           // "#source variables": per function instance
+  uint64_t functions = 0;                    // "#functions": distinct concrete functions (out of line or inlined)
+  uint64_t functionsWithLocation = 0;        // "#functions with location": with decl_file and decl_line
+  uint64_t inlinedFunctions = 0;             // "#inlined functions": DW_TAG_inlined_subroutine instances
+  uint64_t inlinedWithAbstractOrigins = 0;   // "#inlined functions with abstract origins"
+  uint64_t uniqueSourceVariables = 0;        // "#unique source variables"
+  uint64_t sourceVariables = 0;              // "#source variables": per function instance
   uint64_t sourceVariablesWithLocation = 0;  // "#source variables with location"
-  uint64_t callSiteEntries = 0;           // "#call site entries": scopes with call_file and call_line
-  uint64_t callSiteDies = 0;              // "#call site DIEs"
-  uint64_t callSiteParameterDies = 0;     // "#call site parameter DIEs"
+  uint64_t callSiteEntries = 0;              // "#call site entries": scopes with call_file and call_line
+  uint64_t callSiteDies = 0;                 // "#call site DIEs"
+  uint64_t callSiteParameterDies = 0;        // "#call site parameter DIEs"
   uint64_t params = 0, paramsWithSourceLocation = 0, paramsWithType = 0, paramsWithBinaryLocation = 0;
   uint64_t localVars = 0, localVarsWithSourceLocation = 0, localVarsWithType = 0, localVarsWithBinaryLocation = 0;
 

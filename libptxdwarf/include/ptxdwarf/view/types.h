@@ -18,10 +18,10 @@ enum class TypeKind : uint8_t { structure, class_, union_, enumeration, typedef_
 std::string_view typeKindName(TypeKind k);  // "struct", "class", "union", "enum", "typedef", "array", "pointer"
 
 struct MemberLayout {
-  std::string name;      // empty for an unnamed member
-  std::string type;      // the member type's C name ("float[3]", "geo::Vec3")
-  uint64_t offset = 0;   // bytes from the start of the enclosing type (a bit field's storage unit)
-  uint64_t size = 0;     // bytes (a bit field: its storage unit)
+  std::string name;     // empty for an unnamed member
+  std::string type;     // the member type's C name ("float[3]", "geo::Vec3")
+  uint64_t offset = 0;  // bytes from the start of the enclosing type (a bit field's storage unit)
+  uint64_t size = 0;    // bytes (a bit field: its storage unit)
   bool sizeKnown = true;
   // Bit fields: the width, and the first bit counted from bit 0 of byte
   // `offset`, least significant bit first (the host's numbering on a
@@ -31,7 +31,7 @@ struct MemberLayout {
   // "__b_" + the base's mangled name ("__b_4Base").
   bool isBase = false;
   uint64_t holeAfterBits = 0;  // unused bits between this member's end and the next member's start
-  uint64_t die = 0;      // offset of the member's DIE
+  uint64_t die = 0;            // offset of the member's DIE
 
   // The member's first bit and one past its last, from the start of the type.
   uint64_t beginBit() const { return offset * 8 + bitOffset.value_or(0); }
@@ -45,14 +45,14 @@ struct Enumerator {
 
 struct TypeLayout {
   TypeKind kind = TypeKind::structure;
-  std::string name;      // qualified C++ name: "geo::inner::Box", "Pair<int, float>", "int *"
+  std::string name;  // qualified C++ name: "geo::inner::Box", "Pair<int, float>", "int *"
   uint64_t size = 0;
   bool sizeKnown = false;
-  uint64_t die = 0;      // offset of the type's DIE
-  std::vector<MemberLayout> members;  // structs, classes, unions: bases and data members, in order
-  uint64_t paddingBits = 0;           // after the last member, up to `size`
-  std::vector<Enumerator> enumerators;  // enums
-  std::string target;    // typedef: the type named; array: the element type; pointer: the pointee
+  uint64_t die = 0;                      // offset of the type's DIE
+  std::vector<MemberLayout> members;     // structs, classes, unions: bases and data members, in order
+  uint64_t paddingBits = 0;              // after the last member, up to `size`
+  std::vector<Enumerator> enumerators;   // enums
+  std::string target;                    // typedef: the type named; array: the element type; pointer: the pointee
   std::optional<uint64_t> addressClass;  // DW_AT_address_class (pointers, as nvcc writes it)
   std::vector<uint64_t> dimensions;      // arrays: element counts, outermost first (0: unknown)
 };
