@@ -28,7 +28,8 @@ constexpr const char* kCudaInclude = "/usr/local/cuda/include";
 
 // nvcc 13 -G writes no DW_TAG_namespace: its types carry their unqualified
 // names. The host needs the qualified ones.
-const std::map<std::string, std::string> kNvccUnqualified = {{"Vec3", "geo::Vec3"}, {"Box", "geo::inner::Box"}};
+const std::map<std::string, std::string> kNvccUnqualified = {
+    {"Vec3", "geo::Vec3"}, {"Box", "geo::inner::Box"}, {"Inner", "Outer::Inner"}};
 
 bool isAggregate(const TypeLayout& t) {
   return t.kind == TypeKind::structure || t.kind == TypeKind::class_ || t.kind == TypeKind::union_;
@@ -143,18 +144,24 @@ TEST_P(TypesAgainstHost, EveryMemberOffsetAndSizeAgrees) {
   // Every declaration of the header was described (names as each producer spells them).
   std::set<std::string> names;
   for (const TypeLayout& t : types) names.insert(t.name);
-  std::vector<std::string> expected = {"Padded",    "Particle",          "Cloud", "Bits", "Base", "Derived",
-                                       "Aligned16", "WithAlignedMember", "Flags", "Mixed"};
+  std::vector<std::string> expected = {"Padded",    "Particle",          "Cloud", "Bits",  "Base",  "Derived",
+                                       "Aligned16", "WithAlignedMember", "Flags", "Mixed", "Outer", "Klass"};
   if (nvcc) {
-    for (const char* n : {"Vec3", "Box", "Array<double,3>", "Pair<int,float>", "Pair<char,double>", "Array<short,3>",
-                          "Vectors", "float4", "int2", "char3", "double2", "short4", "float3", "longlong2", "uchar2"})
+    for (const char* n :
+         {"Vec3", "Box", "Inner", "Array<double,3>", "Pair<int,float>", "Pair<char,double>", "Array<short,3>",
+          "Vectors", "float4", "int2", "char3", "double2", "short4", "float3", "longlong2", "uchar2"})
       expected.push_back(n);
   } else {
-    for (const char* n : {"geo::Vec3", "geo::inner::Box", "Array<double, 3>", "Pair<int, float>", "Pair<char, double>",
-                          "Array<short, 3>"})
+    for (const char* n : {"geo::Vec3", "geo::inner::Box", "Outer::Inner", "Array<double, 3>", "Pair<int, float>",
+                          "Pair<char, double>", "Array<short, 3>"})
       expected.push_back(n);
   }
   for (const std::string& n : expected) EXPECT_TRUE(names.count(n)) << "no type " << n;
+  // `class Klass`: clang writes DW_TAG_class_type, nvcc DW_TAG_structure_type.
+  for (const TypeLayout& t : types)
+    if (t.name == "Klass") {
+      EXPECT_EQ(t.kind, nvcc ? TypeKind::structure : TypeKind::class_);
+    }
 
   std::string program = hostProgram(types, nvcc, nvcc);
   std::string programPath = dir + "/host_" + GetParam() + ".cpp", exe = dir + "/host_" + GetParam();
