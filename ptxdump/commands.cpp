@@ -3,6 +3,7 @@
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
+#include "view_format.h"
 
 #include <algorithm>
 #include <atomic>
@@ -172,6 +173,14 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
 
 int runDump(const DumpRequest& request, std::string& out, std::string& err) {
   int status = kOk;
+  if (request.format == Format::json && !request.sections.names.empty()) {
+    err += "ptxdump: error: --name selects DIEs of the text dump (llvm-dwarfdump's); it has no JSON form\n";
+    return kUnreadable;
+  }
+  if (std::string error; !validNamePatterns(request.sections, error)) {
+    err += "ptxdump: " + error + "\n";
+    return kUnreadable;
+  }
   for (const std::string& path : request.files) {
     std::optional<LoadedFile> file = loadFile(path, err);
     if (!file) {
@@ -179,6 +188,14 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const ptx::Module& m = file->read.module;
+    if (request.statistics) {
+      appendStatisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
+      if (file->dwarf.diagnostics.hasErrors()) {
+        appendDiagnostics(file->dwarf.diagnostics, path, err);
+        status = kUnreadable;
+      }
+      continue;
+    }
     const DumpOptions sections = sectionsToShow(request, m);
     if (request.format == Format::json) {
       dumpJson(m, file->dwarf, sections, out);
@@ -192,6 +209,37 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);
       status = kUnreadable;
     }
+  }
+  return status;
+}
+
+int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
+  std::optional<LoadedFile> file = loadFile(request.file, err);
+  if (!file) return kUnreadable;
+  std::vector<ptxdwarf::view::TypeLayout> types = ptxdwarf::view::typeLayouts(file->dwarf);
+  if (!request.names.empty()) {
+    const ptxdwarf::read::Dwarf& d = file->dwarf;
+    std::erase_if(types, [&](const ptxdwarf::view::TypeLayout& t) {
+      const ptxdwarf::read::Die* die = d.dieAt(t.die);
+      std::string_view plain = die ? d.name(*die) : std::string_view();
+      return std::none_of(request.names.begin(), request.names.end(),
+                          [&](const std::string& n) { return n == t.name || (!plain.empty() && n == plain); });
+    });
+  }
+  if (request.format == Format::json)
+    appendTypesJson(request.file, types, out);
+  else
+    appendTypesText(types, out);
+  int status = kOk;
+  if (file->dwarf.diagnostics.hasErrors()) {
+    appendDiagnostics(file->dwarf.diagnostics, request.file, err);
+    status = kUnreadable;
+  }
+  if (types.empty() && !request.names.empty() && status == kOk) {
+    err += request.file + ": no type named";
+    for (const std::string& n : request.names) err += " '" + n + "'";
+    err += "\n";
+    status = kProblems;
   }
   return status;
 }

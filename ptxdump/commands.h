@@ -81,8 +81,19 @@ struct DumpRequest {
   bool defaultSections = false;
   Format format = Format::text;
   std::FILE* stream = nullptr;  // text dumps go here as they are rendered, not to `out`
+  // --statistics: llvm-dwarfdump --statistics' JSON object instead of the sections.
+  bool statistics = false;
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
+
+struct TypesRequest {
+  std::string file;
+  std::vector<std::string> names;  // empty: every type; else those whose qualified or plain name is one of these
+  Format format = Format::text;
+};
+// The type layouts (view::typeLayouts) as C declarations with pahole's
+// comments, or as JSON. Exit 0, 1 when --name matches nothing, 2 unreadable.
+int runTypes(const TypesRequest& request, std::string& out, std::string& err);
 
 struct ExtractRequest {
   std::string file;

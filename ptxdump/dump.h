@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -17,7 +20,20 @@ struct DumpOptions {
   bool loc = false;
   bool str = false;
   bool line = false;  // the .file/.loc line table
+
+  // llvm-dwarfdump's DIE selection (.debug_info): with `names`, only the DIEs
+  // whose name or linkage name matches are dumped (and nothing else).
+  std::vector<std::string> names;
+  bool ignoreCase = false;
+  bool regex = false;          // names are POSIX extended regular expressions, searched for
+  bool showChildren = false;   // -c: a selected DIE's children too
+  bool showParents = false;    // -p: a selected DIE's parents first
+  uint32_t recurseDepth = UINT32_MAX;  // -r: levels of children shown
+  bool showForm = false;       // print each attribute's form
 };
+
+// With `regex`: false, and the reason in `error`, when a name is not a valid pattern.
+bool validNamePatterns(const DumpOptions& options, std::string& error);
 
 // Appends the selected sections to `out`, in llvm-dwarfdump's order
 // (.debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_line, .debug_str, .debug_pubnames).

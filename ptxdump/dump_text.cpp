@@ -60,15 +60,18 @@
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
 // Verified against llvm-dwarfdump 14.0.6 with tests/golden/compare_llvm_dwarfdump.py.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <optional>
+#include <regex>
 
 #include "dump.h"
 #include "dump_line.h"
 #include "dump_util.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
 
 namespace ptxdump {
@@ -853,16 +856,82 @@ class TextDumper {
       const Die& die = d_.dies[i];
       if (die.isNull() && die.depth == 0) continue;  // padding after the unit DIE: llvm-dwarfdump stops there
       if (!die.isNull() && die.depth == 0 && i != u.firstDie) break;  // a second top-level DIE is never reached
-      dieLine(die);
+      // -r N: the unit DIE is level 0; a NULL entry closes its siblings' level.
+      if (die.depth > recurseDepth_) continue;
+      dieLine(die, 2u * die.depth);
       drain();
     }
   }
 
-  void dieLine(const Die& die) {
+  // --name: every DIE whose name or linkage name (found through abstract
+  // origins and specifications) matches, each dumped on its own at indent 0
+  // (llvm-dwarfdump's filterByName), nothing else.
+  void selectedDies(const DumpOptions& o) {
+    std::vector<std::regex> patterns;
+    if (o.regex) {
+      auto flags = std::regex::extended | (o.ignoreCase ? std::regex::icase : std::regex::flag_type{});
+      for (const std::string& n : o.names) patterns.emplace_back(n, flags);
+    }
+    auto lower = [](std::string_view s) {
+      std::string l(s);
+      for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return l;
+    };
+    std::vector<std::string> names;
+    for (const std::string& n : o.names) names.push_back(o.ignoreCase && !o.regex ? lower(n) : n);
+    auto matches = [&](std::string_view name) {
+      if (o.regex) {
+        for (const std::regex& re : patterns)
+          if (std::regex_search(name.begin(), name.end(), re)) return true;
+        return false;
+      }
+      std::string key = o.ignoreCase ? lower(name) : std::string(name);
+      return std::find(names.begin(), names.end(), key) != names.end();
+    };
+    for (const Die& die : d_.dies) {
+      if (die.isNull()) continue;
+      std::string_view shortName = ptxdwarf::view::shortName(d_, die);
+      bool selected = !shortName.empty() && matches(shortName);
+      if (!selected) {
+        std::string_view linkage = ptxdwarf::view::linkageOrShortName(d_, die);
+        selected = !linkage.empty() && matches(linkage);
+      }
+      if (!selected) continue;
+      size_t indent = 0;
+      if (o.showParents) indent = parentChain(die);
+      dieTree(die, indent, o.showChildren ? recurseDepth_ : 0);
+      drain();
+    }
+  }
+
+  // The parents of `die`, outermost first, each one level deeper; returns the
+  // indentation for `die` itself.
+  size_t parentChain(const Die& die) {
+    std::vector<const Die*> chain;
+    for (const Die* p = d_.parentOf(die); p; p = d_.parentOf(*p)) chain.push_back(p);
+    size_t indent = 0;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it, indent += 2) dieLine(**it, indent);
+    return indent;
+  }
+
+  // `die` and, `depth` levels down, its children (each list closed by its NULL entry).
+  void dieTree(const Die& die, size_t indent, uint32_t depth) {
+    dieLine(die, indent);
+    if (depth == 0 || !die.hasChildren) return;
+    size_t first = static_cast<size_t>(&die - d_.dies.data()) + 1;
+    for (size_t i = first; i < d_.dies.size() && d_.dies[i].depth > die.depth; ++i) {
+      const Die& c = d_.dies[i];
+      uint32_t level = c.depth - die.depth;
+      if (level > depth) continue;
+      dieLine(c, indent + 2u * level);
+      if (c.isNull() && level == 1) break;
+    }
+  }
+
+  void dieLine(const Die& die, size_t indent) {
     out_ += '\n';
     appendHex(out_, die.offset, 8);
     out_ += ": ";
-    size_t indent = 2u * die.depth;
     out_.append(indent, ' ');
     if (die.isNull()) {
       out_ += "NULL\n";
@@ -874,10 +943,20 @@ class TextDumper {
       if (v.form == dw::DW_FORM_implicit_const) continue;
       out_.append(12 + indent + 2, ' ');
       detail::appendAttrName(out_, v.name);
+      if (showForm_) {
+        out_ += " [";
+        detail::appendFormName(out_, v.form);
+        out_ += ']';
+      }
       out_ += "\t(";
       r_.attributeValue(out_, die, v, static_cast<int>(13 + indent + 4));
       out_ += ")\n";
     }
+  }
+
+  void setSelection(const DumpOptions& o) {
+    recurseDepth_ = o.recurseDepth;
+    showForm_ = o.showForm;
   }
 
   void loc() {
@@ -1002,6 +1081,8 @@ class TextDumper {
   std::string& out_;
   std::FILE* stream_;
   detail::Renderer r_;
+  uint32_t recurseDepth_ = UINT32_MAX;  // -r
+  bool showForm_ = false;               // --show-form
 };
 
 }  // namespace
@@ -1014,6 +1095,12 @@ void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const Dum
   out += module.filename;
   out += ":\tfile format ptx\n";
   TextDumper t(module, dwarf, out, stream);
+  t.setSelection(options);
+  if (!options.names.empty()) {  // llvm-dwarfdump --name dumps the matching DIEs and nothing else
+    t.selectedDies(options);
+    t.drain(true);
+    return;
+  }
   if (options.abbrev) t.abbrev();
   if (options.info) t.info();
   if (options.loc) t.loc();
@@ -1022,6 +1109,19 @@ void dumpText(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const Dum
   if (options.str) t.str();
   if (options.pubnames) t.pubnames();
   t.drain(true);
+}
+
+bool validNamePatterns(const DumpOptions& options, std::string& error) {
+  if (!options.regex) return true;
+  for (const std::string& n : options.names) {
+    try {
+      std::regex re(n, std::regex::extended);
+    } catch (const std::regex_error& e) {
+      error = "error in regular expression '" + n + "': " + e.what();
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace ptxdump

@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
       "  ptxdump check kernel.ptx                validate the DWARF against itself and the PTX\n"
       "  ptxdump extract kernel.ptx --section .debug_info -o info.bin\n"
       "  ptxdump verify kernel.ptx               compare our decode with LLVM's and libdwarf's\n"
+      "  ptxdump --debug-line kernel.ptx         the .file/.loc line table, inline stacks resolved\n"
+      "  ptxdump lookup kernel.ptx --at k.cu:42  what a debugger sees there: scopes, variables, locations\n"
+      "  ptxdump types kernel.ptx                struct layouts: offsets, sizes, holes\n"
       "\n"
       "ptxdump SUBCOMMAND --help shows a subcommand's options. Exit: 0 fine, 1 problems found, 2 unreadable.");
   app.set_version_flag("--version", "ptxdump 0.1.0");
@@ -103,6 +106,24 @@ int main(int argc, char** argv) {
   addSectionFlags(dumpCmd, dump.sections, all);
   dumpCmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
   dumpCmd->footer("Example:\n  ptxdump dump --debug-info --debug-pubnames fixtures/chapter6.ptx");
+  // llvm-dwarfdump's DIE selection options, same names and meaning.
+  dumpCmd->add_option("--name", dump.sections.names, "Dump only the DIEs with this name (or linkage name)");
+  dumpCmd->add_flag("--ignore-case", dump.sections.ignoreCase, "--name ignores case");
+  dumpCmd->add_flag("--regex", dump.sections.regex, "--name values are POSIX extended regular expressions");
+  dumpCmd->add_flag("-c,--show-children", dump.sections.showChildren, "Show a selected DIE's children");
+  dumpCmd->add_flag("-p,--show-parents", dump.sections.showParents, "Show a selected DIE's parents");
+  dumpCmd->add_option("-r,--recurse-depth", dump.sections.recurseDepth, "Levels of children to show");
+  dumpCmd->add_flag("--show-form", dump.sections.showForm, "Show the form of each attribute");
+  dumpCmd->add_flag("--statistics", dump.statistics,
+                    "llvm-dwarfdump --statistics' JSON object (scope coverage in PTX instructions)");
+
+  ptxdump::TypesRequest types;
+  std::string typesFormat = "text";
+  CLI::App* typesCmd = app.add_subcommand("types", "Type layouts: members, offsets, sizes, bit fields, holes");
+  typesCmd->add_option("file", types.file, "PTX file")->required();
+  typesCmd->add_option("--name", types.names, "Only the type with this qualified or plain name");
+  typesCmd->add_option("--format", typesFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
+  typesCmd->footer("Example:\n  ptxdump types fixtures/chapter6.ptx");
 
   ptxdump::ExtractRequest extract;
   CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
@@ -146,7 +167,7 @@ int main(int argc, char** argv) {
   lookupCmd->add_option("file", lookup.file, "PTX file")->required();
   lookupCmd->add_option("--at", lookup.at, "SOURCE:LINE (any path suffix), ptx:LINE, or a function name")->required();
   lookupCmd->add_option("--format", lookupFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
-  lookupCmd->footer("Example:\n  ptxdump lookup kernel.ptx --at scopes.cu:21\n  ptxdump lookup kernel.ptx --at ptx:120 --format json");
+  lookupCmd->footer("Example:\n  ptxdump lookup fixtures/chapter6.ptx --at call_example.cu:8");
 
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
   app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");
@@ -171,7 +192,7 @@ int main(int argc, char** argv) {
   std::string out, err;
   if (dumpCmd->parsed()) {
     ptxdump::DumpOptions& s = dump.sections;
-    if (all) s = {true, true, true, true, true, true, true};
+    if (all) s.info = s.abbrev = s.pubnames = s.aranges = s.loc = s.str = s.line = true;
     if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str && !s.line) {
       s.info = true;
       dump.defaultSections = true;
@@ -179,6 +200,11 @@ int main(int argc, char** argv) {
     dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
     dump.stream = stdout;
     int code = ptxdump::runDump(dump, out, err);
+    return finish(code, out, err);
+  }
+  if (typesCmd->parsed()) {
+    types.format = typesFormat == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    int code = ptxdump::runTypes(types, out, err);
     return finish(code, out, err);
   }
   if (extractCmd->parsed()) {

@@ -9,10 +9,13 @@
 
 #include "commands.h"
 #include "dump.h"
+#include "view_format.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/statistics.h"
+#include "ptxdwarf/view/types.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/ptx_writer.h"
@@ -130,6 +133,33 @@ void BM_PhaseDumpText(benchmark::State& state) {
   setBytes(state);
 }
 BENCHMARK(BM_PhaseDumpText)->Unit(benchmark::kMillisecond);
+
+// The view's answers over the decoded file: llvm-dwarfdump --statistics'
+// figures and the type layouts (what `dump --statistics` and `types` add to
+// the read and decode phases), against the text dump above.
+void BM_PhaseStatistics(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  for (auto _ : state) {
+    std::string out;
+    ptxdump::appendStatisticsJson("bench.ptx", view::computeStatistics(r.module, dwarf), out);
+    benchmark::DoNotOptimize(out);
+  }
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseStatistics)->Unit(benchmark::kMillisecond);
+
+void BM_PhaseTypes(benchmark::State& state) {
+  ptx::ReadResult r = ptx::read(input(), "bench.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  for (auto _ : state) {
+    std::string out;
+    ptxdump::appendTypesText(view::typeLayouts(dwarf), out);
+    benchmark::DoNotOptimize(out);
+  }
+  setBytes(state);
+}
+BENCHMARK(BM_PhaseTypes)->Unit(benchmark::kMillisecond);
 
 void BM_PhaseReencode(benchmark::State& state) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx");

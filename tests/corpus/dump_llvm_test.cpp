@@ -12,6 +12,7 @@
 
 #include "corpus.h"
 #include "dump.h"
+#include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 
@@ -94,6 +95,8 @@ bool printsSymbol(const std::string& line) {
   return value.find("__local_depot") != std::string::npos || value.find(".debug_") != std::string::npos;
 }
 
+int selectionCases = 0;  // --name/-c/-p/-r/--show-form runs compared
+
 struct Totals {
   int files = 0, lines = 0, dies = 0, attrs = 0, exact = 0, spelled = 0, relocated = 0;
   ~Totals() {
@@ -101,8 +104,37 @@ struct Totals {
       std::printf("dump vs llvm-dwarfdump: %d files, %d lines (%d DIE lines, %d attribute lines): %d identical, "
                   "%d differ only in CUDA spelling, %d only in relocated values\n",
                   files, lines, dies, attrs, exact, spelled, relocated);
+    if (selectionCases) std::printf("selection options vs llvm-dwarfdump: %d runs agree\n", selectionCases);
   }
 } totals;
+
+// Line for line: identical, or different only by the documented extensions.
+void expectSameLines(const std::string& ours, const std::string& llvmOut, bool count) {
+  std::vector<std::string> a = lines(ours), b = lines(llvmOut);
+  ASSERT_EQ(a.size(), b.size()) << "line counts differ";
+  static const std::regex dieLine(R"(^0x[0-9a-f]{8}: +(DW_TAG|NULL))");
+  static const std::regex attrLine(R"(^ +DW_AT_)");
+  if (count) ++totals.files;
+  for (size_t i = 1; i < a.size(); ++i) {  // line 0 names the file format
+    if (count) {
+      ++totals.lines;
+      totals.dies += std::regex_search(b[i], dieLine);
+      totals.attrs += std::regex_search(b[i], attrLine);
+    }
+    if (a[i] == b[i]) {
+      totals.exact += count;
+      continue;
+    }
+    std::string spelled = llvmSpelling(a[i]);
+    if (spelled == b[i]) {
+      totals.spelled += count;
+      continue;
+    }
+    bool relocated = printsSymbol(a[i]) && masked(spelled, true) == masked(b[i], false);
+    EXPECT_TRUE(relocated) << "line " << i + 1 << "\n  ours: " << a[i] << "\n  llvm: " << b[i];
+    totals.relocated += relocated && count;
+  }
+}
 
 class DumpAgainstLlvm : public testing::TestWithParam<CorpusEntry> {};
 
@@ -122,29 +154,111 @@ TEST_P(DumpAgainstLlvm, EveryLineAgreesOutsideDocumentedExtensions) {
   CommandResult llvm = runCommand({*tool, "--debug-info", "--debug-abbrev", "--debug-loc", "--debug-aranges",
                                    "--debug-str", "--debug-pubnames", p.cubinPath});
   ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
-  std::vector<std::string> a = lines(ours), b = lines(llvm.out);
-  ASSERT_EQ(a.size(), b.size()) << "line counts differ";
-  static const std::regex dieLine(R"(^0x[0-9a-f]{8}: +(DW_TAG|NULL))");
-  static const std::regex attrLine(R"(^ +DW_AT_)");
-  ++totals.files;
-  for (size_t i = 1; i < a.size(); ++i) {  // line 0 names the file format
-    ++totals.lines;
-    totals.dies += std::regex_search(b[i], dieLine);
-    totals.attrs += std::regex_search(b[i], attrLine);
-    if (a[i] == b[i]) {
-      ++totals.exact;
-      continue;
-    }
-    std::string spelled = llvmSpelling(a[i]);
-    if (spelled == b[i]) {
-      ++totals.spelled;
-      continue;
-    }
-    bool relocated = printsSymbol(a[i]) && masked(spelled, true) == masked(b[i], false);
-    EXPECT_TRUE(relocated) << "line " << i + 1 << "\n  ours: " << a[i] << "\n  llvm: " << b[i];
-    totals.relocated += relocated;
+  expectSameLines(ours, llvm.out, true);
+}
+
+// llvm-dwarfdump's DIE selection options: the same DIEs, in the same shape.
+class SelectionAgainstLlvm : public testing::TestWithParam<CorpusEntry> {};
+
+TEST_P(SelectionAgainstLlvm, NameChildrenParentsDepthAndFormsAgree) {
+  std::optional<std::string> tool = findTool("llvm-dwarfdump");
+  if (!tool) GTEST_SKIP() << "llvm-dwarfdump not found";
+  PreparedEntry p = prepare(GetParam());
+  if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
+  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
+  ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
+  std::string text = *readFile(p.ptxPath);
+  ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(text, p.ptxPath);
+  ASSERT_TRUE(r.ok());
+  ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
+  if (dwarf.dies.empty()) GTEST_SKIP() << "no .debug_info";
+  // Names to select: the first function, parameter and type of the unit.
+  auto firstNamed = [&](uint16_t tag) {
+    for (const ptxdwarf::read::Die& d : dwarf.dies)
+      if (d.tag == tag && !dwarf.name(d).empty()) return std::string(dwarf.name(d));
+    return std::string();
+  };
+  std::string function = firstNamed(ptxdwarf::dw::DW_TAG_subprogram);
+  std::string param = firstNamed(ptxdwarf::dw::DW_TAG_formal_parameter);
+  std::string type = firstNamed(ptxdwarf::dw::DW_TAG_base_type);
+  ASSERT_FALSE(function.empty());
+  std::string upper = function;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+
+  struct Case {
+    std::vector<std::string> args;
+    ptxdump::DumpOptions options;
+  };
+  auto named = [](std::vector<std::string> names) {
+    ptxdump::DumpOptions o;
+    o.names = std::move(names);
+    return o;
+  };
+  std::vector<Case> cases;
+  cases.push_back({{"--name=" + function}, named({function})});
+  {
+    ptxdump::DumpOptions o = named({function});
+    o.showChildren = true;
+    cases.push_back({{"--name=" + function, "-c"}, o});
+    o.recurseDepth = 1;
+    cases.push_back({{"--name=" + function, "-c", "-r", "1"}, o});
+  }
+  if (!param.empty()) {
+    ptxdump::DumpOptions o = named({param, type});
+    o.showParents = true;
+    cases.push_back({{"--name=" + param, "--name=" + type, "-p"}, o});
+    o.showForm = true;
+    o.showChildren = true;
+    cases.push_back({{"--name=" + param, "--name=" + type, "-p", "-c", "--show-form"}, o});
+  }
+  {
+    ptxdump::DumpOptions o = named({upper});
+    o.ignoreCase = true;
+    cases.push_back({{"--name=" + upper, "--ignore-case"}, o});
+    ptxdump::DumpOptions re = named({"^" + function.substr(0, 2) + ".*[a-z]"});
+    re.regex = true;
+    cases.push_back({{"--name=" + re.names[0], "--regex"}, re});
+    re.ignoreCase = true;
+    re.names = {upper.substr(0, 3)};
+    cases.push_back({{"--name=" + re.names[0], "--regex", "--ignore-case"}, re});
+  }
+  {
+    ptxdump::DumpOptions o;
+    o.showForm = true;
+    cases.push_back({{"--debug-info", "--show-form"}, o});
+    ptxdump::DumpOptions shallow;
+    shallow.recurseDepth = 1;
+    cases.push_back({{"--debug-info", "-r", "1"}, shallow});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(formatCommand(c.args));
+    std::string ours;
+    ptxdump::dumpText(r.module, dwarf, c.options, ours);
+    std::vector<std::string> argv = {*tool};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    argv.push_back(p.cubinPath);
+    CommandResult llvm = runCommand(argv);
+    ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
+    ASSERT_GT(lines(llvm.out).size(), 2u) << "llvm-dwarfdump selected nothing";
+    expectSameLines(ours, llvm.out, false);
+    ++selectionCases;
   }
 }
+
+// One build per program and producer (the options do not depend on the
+// target), and Chapter 6: ten llvm-dwarfdump runs each.
+std::vector<CorpusEntry> selectionEntries() {
+  std::vector<CorpusEntry> out;
+  for (const CorpusEntry& e : corpusEntries()) {
+    bool fixture = e.producer == Producer::fixture && e.program == "chapter6";
+    bool nvcc = e.producer == Producer::nvcc && e.arch == "sm_90";
+    if (fixture || nvcc || e.producer == Producer::clang) out.push_back(e);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, SelectionAgainstLlvm, testing::ValuesIn(selectionEntries()),
+                         [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
 
 INSTANTIATE_TEST_SUITE_P(Corpus, DumpAgainstLlvm, testing::ValuesIn(corpusEntries()),
                          [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });

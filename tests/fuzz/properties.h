@@ -11,7 +11,10 @@
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/statistics.h"
+#include "ptxdwarf/view/types.h"
 #include "ptxdwarf/write/reencode.h"
+#include "view_format.h"
 
 namespace ptxdwarf::fuzz {
 
@@ -63,6 +66,16 @@ inline void decodeAndDump(const uint8_t* data, size_t size) {
   std::string out;
   ptxdump::dumpText(module, dwarf, all, out);
   ptxdump::dumpJson(module, dwarf, all, out);
+  // The view over the same DIEs: statistics, type layouts, a DIE selection.
+  ptxdump::appendStatisticsJson("fuzz.ptx", view::computeStatistics(module, dwarf), out);
+  std::vector<view::TypeLayout> types = view::typeLayouts(dwarf);
+  ptxdump::appendTypesText(types, out);
+  ptxdump::appendTypesJson("fuzz.ptx", types, out);
+  ptxdump::DumpOptions selected;
+  selected.names = {"a", "main"};
+  selected.ignoreCase = selected.showChildren = selected.showParents = selected.showForm = true;
+  selected.recurseDepth = 2;
+  ptxdump::dumpText(module, dwarf, selected, out);
 }
 
 // withValues: preserve mode keeps everything; canonical mode keeps tags,

@@ -1,0 +1,541 @@
+// llvm-dwarfdump --statistics (LLVM 14, Statistics.cpp, version 9) over the
+// flat DIE array: the same walk (an explicit stack instead of recursion), the
+// same identifiers for functions and variables, the same deferred zero-coverage
+// accounting for inlined variables; scope sizes in PTX instructions.
+#include "ptxdwarf/view/statistics.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/view/attributes.h"
+
+namespace ptxdwarf::view {
+
+namespace {
+
+using read::AttrValue;
+using read::Die;
+using read::Dwarf;
+
+struct PerFunction {
+  uint64_t inlined = 0, outOfLine = 0, abstractOrigins = 0;
+  uint64_t varsWithLoc = 0, constantMembers = 0, artificial = 0;
+  std::unordered_set<std::string> vars;
+  bool isFunction = false, hasSourceLocation = false;
+  uint64_t params = 0, paramSrcLoc = 0, paramTypes = 0, paramLocs = 0;
+  uint64_t localVars = 0, localVarSrcLoc = 0, localVarTypes = 0, localVarLocs = 0;
+};
+
+// [first, end) into Module::instructions.
+struct InstructionRange {
+  uint64_t first = 0, end = 0;
+  uint64_t size() const { return end > first ? end - first : 0; }
+};
+
+uint64_t overlap(InstructionRange a, InstructionRange b) {
+  uint64_t lo = std::max(a.first, b.first), hi = std::min(a.end, b.end);
+  return lo < hi ? hi - lo : 0;
+}
+
+// llvm::toHex of an unsigned index: it converts to one byte, two uppercase digits.
+std::string hexByte(unsigned v) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  return {kDigits[(v >> 4) & 15], kDigits[v & 15]};
+}
+
+// The value LLVM's DWARFFormValue::getRawUValue gives for a reference: unit
+// relative for the ref1..ref_udata forms, absolute for ref_addr.
+uint64_t rawReference(const Dwarf& d, const Die& die, const AttrValue& v) {
+  if (v.form == dw::DW_FORM_ref_addr) return v.value;
+  return v.value - d.unitOf(die).offset;
+}
+
+class Collector {
+ public:
+  Collector(const ptx::Module& m, const Dwarf& d) : m_(m), d_(d) {}
+
+  Statistics run() {
+    for (const read::Unit& u : d_.units) {
+      if (u.dieCount == 0) continue;
+      const Die& cu = d_.dies[u.firstDie];
+      if (cu.isNull()) continue;
+      abstractOriginVars_.clear();
+      deferredFunctions_.clear();
+      walk(u.firstDie);
+      zeroCoverageForDeferred();
+    }
+    return summarize();
+  }
+
+ private:
+  const ptx::Module& m_;
+  const Dwarf& d_;
+  Statistics s_;
+  std::unordered_map<std::string, PerFunction> functions_;
+  // DW_AT_inline subprogram (its offset) -> its variables' and parameters' offsets.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> abstractOriginVars_;
+  std::vector<uint32_t> deferredFunctions_;  // concrete instances whose abstract origin comes later
+
+  struct Frame {
+    uint32_t die = 0;
+    std::string fnPrefix, varPrefix;
+    uint64_t scope = 0;  // instructions in the innermost enclosing scope that has some
+    uint32_t inlineDepth = 0;
+    int aoOwner = -1;  // the frame whose abstract-origin variables this DIE's are checked off against
+    std::vector<uint64_t> aoVars;
+    bool tracksZeroCoverage = false;
+    uint32_t cursor = 0;  // the next entry to look at for children
+    unsigned lexicalBlocks = 0, formalParameters = 0;
+  };
+  std::vector<Frame> stack_;
+
+  const AttrValue* attr(const Die& die, uint16_t a) const { return d_.attribute(die, a); }
+
+  uint32_t subtreeEnd(uint32_t i) const {
+    uint32_t depth = d_.dies[i].depth;
+    uint32_t j = i + 1;
+    while (j < d_.dies.size() && d_.dies[j].depth > depth) ++j;
+    return j;
+  }
+
+  // The instruction a relocated address names: a label, or a function's first instruction.
+  std::optional<uint64_t> instructionOf(const Relocation* r) const {
+    if (!r || r->isDifference() || r->addend != 0) return std::nullopt;
+    if (const ptx::Label* l = m_.findLabel(r->symbol); l && l->instruction != ptx::kNoIndex) return l->instruction;
+    if (const ptx::Function* f = m_.findFunction(r->symbol); f && f->hasBody) return f->firstInstruction;
+    return std::nullopt;
+  }
+
+  // DWARFDie::getAddressRanges from low_pc/high_pc, in instructions.
+  std::vector<InstructionRange> ranges(const Die& die) const {
+    const AttrValue* low = attr(die, dw::DW_AT_low_pc);
+    const AttrValue* high = attr(die, dw::DW_AT_high_pc);
+    if (!low || !high || low->form != dw::DW_FORM_addr) return {};
+    std::optional<uint64_t> first = instructionOf(low->reloc), end;
+    if (high->form == dw::DW_FORM_addr) end = instructionOf(high->reloc);
+    if (!first || !end) return {};
+    return {{*first, *end}};
+  }
+
+  static uint64_t total(const std::vector<InstructionRange>& rs) {
+    uint64_t n = 0;
+    for (const InstructionRange& r : rs) n += r.size();
+    return n;
+  }
+
+  std::string fileBasename(const Die& die) const {
+    const AttrValue* f = findRecursively(d_, die, {dw::DW_AT_decl_file});
+    if (!f || !f->isConstant() || f->reloc) return "/";
+    const ptx::FileEntry* e = m_.findFile(static_cast<unsigned>(f->value));
+    if (!e || f->value > UINT32_MAX || e->path.empty()) return "/";
+    size_t slash = e->path.find_last_of('/');
+    std::string base = slash == std::string::npos ? e->path : e->path.substr(slash + 1);
+    return base.empty() ? "/" : base;
+  }
+
+  // constructDieID: prefix + linkage (or short) name; globals and functions
+  // add the declaring file's name and line.
+  std::string dieId(const Die& die, const std::string& prefix = {}) const {
+    std::string id = prefix + std::string(linkageOrShortName(d_, die));
+    if (!prefix.empty() && prefix != "g") return id;
+    id += ':';
+    id += fileBasename(die);
+    id += ':';
+    const AttrValue* line = findRecursively(d_, die, {dw::DW_AT_decl_line});
+    id += std::to_string(line && line->isConstant() ? line->value : 0);
+    return id;
+  }
+
+  // The variables and parameters of function `fn`, its lexical blocks
+  // included but no other nested DIEs, in DIE order: one pass, whatever the nesting.
+  template <class F>
+  void forEachScopeVariable(uint32_t fn, F&& f) const {
+    uint32_t base = d_.dies[fn].depth;
+    std::vector<char> scopeOk{1};  // by depth below `fn`: is the latest DIE there fn or a block of it?
+    for (uint32_t i = fn + 1; i < d_.dies.size() && d_.dies[i].depth > base; ++i) {
+      const Die& c = d_.dies[i];
+      size_t r = c.depth - base;
+      if (c.isNull() || r > scopeOk.size()) continue;
+      bool parentOk = scopeOk[r - 1] != 0;
+      if (parentOk && (c.tag == dw::DW_TAG_formal_parameter || c.tag == dw::DW_TAG_variable)) f(c);
+      scopeOk.resize(r + 1);
+      scopeOk[r] = parentOk && c.tag == dw::DW_TAG_lexical_block;
+    }
+  }
+
+  // collectAbstractOriginFnInfo
+  void collectAbstractOriginVars(uint32_t fn) {
+    std::vector<uint64_t>& vars = abstractOriginVars_[d_.dies[fn].offset];
+    forEachScopeVariable(fn, [&](const Die& v) { vars.push_back(v.offset); });
+  }
+
+  bool isEntryValue(std::span<const uint8_t> expr, uint8_t addressSize) const {
+    read::Expression e = read::decodeExpression(expr, {.addressSize = addressSize});
+    return std::any_of(e.ops.begin(), e.ops.end(), [](const read::Operation& op) {
+      return op.op == dw::DW_OP_entry_value || op.op == dw::DW_OP_GNU_entry_value;
+    });
+  }
+
+  struct Location {
+    bool has = false;
+    bool wholeScope = false;  // a single expression: no ranges
+    uint64_t total = 0, inScope = 0, entryValues = 0;
+  };
+
+  // DWARFDie::getLocations(DW_AT_location) and the coverage of its entries.
+  Location location(const Die& die) const {
+    Location loc;
+    const AttrValue* v = attr(die, dw::DW_AT_location);
+    if (!v) return loc;
+    if (v->isBlock()) {
+      loc.has = loc.wholeScope = true;
+      return loc;
+    }
+    const read::Unit& unit = d_.unitOf(die);
+    bool listForm = v->form == dw::DW_FORM_sec_offset ||
+                    ((v->form == dw::DW_FORM_data4 || v->form == dw::DW_FORM_data8) && unit.version <= 3);
+    if (!listForm) return loc;
+    uint64_t offset = v->value;
+    if (v->reloc) {
+      if (v->reloc->symbol != ".debug_loc" || v->reloc->isDifference() || v->reloc->addend < 0) return loc;
+      offset += static_cast<uint64_t>(v->reloc->addend);
+    }
+    const read::LocList* list = d_.locListAt(offset);
+    if (!list || !list->terminated) return loc;
+    // A DWARF 4 entry is an offset from the base address: the unit's low_pc
+    // or a base address selection before it; LLVM fails the list without one.
+    bool base = d_.attribute(d_.dies[unit.firstDie], dw::DW_AT_low_pc) != nullptr;
+    std::vector<InstructionRange> parent;
+    if (const Die* p = d_.parentOf(die)) parent = ranges(*p);
+    for (const read::LocEntry& e : list->entries) {
+      if (e.kind == read::LocEntry::baseAddress) {
+        base = true;
+        continue;
+      }
+      if (e.kind != read::LocEntry::range) continue;
+      if (!base) return Location{};
+      std::optional<uint64_t> first = instructionOf(e.beginReloc), end = instructionOf(e.endReloc);
+      if (!first || !end) continue;  // not a label: no instructions we can name
+      InstructionRange r{*first, *end};
+      loc.total += r.size();
+      uint64_t covered = 0;
+      for (const InstructionRange& s : parent) covered += overlap(r, s);
+      loc.inScope += covered;
+      if (isEntryValue(e.expr, unit.addressSize)) loc.entryValues += covered;
+    }
+    loc.has = true;
+    return loc;
+  }
+
+  static void bucket(LocationCoverage& c, uint64_t covered, uint64_t scope, bool entryValuesLeftOut) {
+    unsigned b;
+    if (covered == 0)
+      b = 0;
+    else if (covered >= scope)
+      b = kCoverageBuckets - 1;
+    else
+      b = static_cast<unsigned>(100 * static_cast<double>(covered) / static_cast<double>(scope)) / 10 + 1;
+    (entryValuesLeftOut ? c.withoutEntryValues : c.buckets)[b]++;
+  }
+
+  void collectLocStats(uint64_t covered, uint64_t scope, bool isParam, bool isLocalVar, bool entryValuesLeftOut) {
+    bucket(s_.variableCoverage, covered, scope, entryValuesLeftOut);
+    if (isParam)
+      bucket(s_.paramCoverage, covered, scope, entryValuesLeftOut);
+    else if (isLocalVar)
+      bucket(s_.localVarCoverage, covered, scope, entryValuesLeftOut);
+  }
+
+  void zeroCoverage(uint16_t tag) {
+    s_.variableCoverage.processed++;
+    s_.variableCoverage.buckets[0]++;
+    if (tag == dw::DW_TAG_formal_parameter) {
+      s_.paramCoverage.processed++;
+      s_.paramCoverage.buckets[0]++;
+    } else if (tag == dw::DW_TAG_variable) {
+      s_.localVarCoverage.processed++;
+      s_.localVarCoverage.buckets[0]++;
+    }
+  }
+
+  // collectStatsForDie
+  void variable(const Die& die, const Frame& f) {
+    uint16_t tag = die.tag;
+    if (tag == dw::DW_TAG_compile_unit) return;
+    if (tag == dw::DW_TAG_call_site || tag == dw::DW_TAG_GNU_call_site) {
+      s_.callSiteDies++;
+      return;
+    }
+    if (tag == dw::DW_TAG_call_site_parameter || tag == dw::DW_TAG_GNU_call_site_parameter) {
+      s_.callSiteParameterDies++;
+      return;
+    }
+    bool isParam = tag == dw::DW_TAG_formal_parameter;
+    bool isLocalVar = tag == dw::DW_TAG_variable;
+    bool isConstantMember = tag == dw::DW_TAG_member && attr(die, dw::DW_AT_const_value);
+    if (!isParam && !isLocalVar && !isConstantMember) return;
+    if (isLocalVar && attr(die, dw::DW_AT_declaration)) return;
+    PerFunction& fn = functions_[f.fnPrefix];
+
+    bool hasSrcLoc = findRecursively(d_, die, {dw::DW_AT_decl_file}) && findRecursively(d_, die, {dw::DW_AT_decl_line});
+    bool hasType = findRecursively(d_, die, {dw::DW_AT_type}) != nullptr;
+    bool deferLocStats = false;
+    if (const AttrValue* ao = attr(die, dw::DW_AT_abstract_origin)) {
+      if (attr(die, dw::DW_AT_location) || attr(die, dw::DW_AT_const_value)) {
+        if (f.aoOwner >= 0) {
+          std::vector<uint64_t>& vars = stack_[static_cast<size_t>(f.aoOwner)].aoVars;
+          std::erase(vars, rawReference(d_, die, *ao));
+        }
+      } else {
+        deferLocStats = true;  // counted at the end of the inlined function
+      }
+    }
+
+    bool hasLoc = false;
+    uint64_t total = 0, inScope = 0, entryValues = 0;
+    if (attr(die, dw::DW_AT_const_value)) {
+      hasLoc = true;
+      inScope = total = f.scope;
+    } else {
+      Location loc = location(die);
+      hasLoc = loc.has;
+      if (loc.wholeScope) {
+        inScope = total = f.scope;
+      } else {
+        total = loc.total;
+        inScope = loc.inScope;
+        entryValues = loc.entryValues;
+      }
+    }
+
+    if (f.scope && !deferLocStats) {
+      s_.variableCoverage.processed++;
+      if (isParam)
+        s_.paramCoverage.processed++;
+      else if (isLocalVar)
+        s_.localVarCoverage.processed++;
+      collectLocStats(inScope, f.scope, isParam, isLocalVar, false);
+      collectLocStats(inScope - entryValues, f.scope, isParam, isLocalVar, true);
+    }
+
+    const Die* idDie = &die;
+    if (const Die* origin = referencedDie(d_, die, dw::DW_AT_abstract_origin)) idDie = origin;
+    fn.vars.insert(dieId(*idDie, f.varPrefix));
+
+    s_.coveredInAnyScope += total;
+    if (f.scope) {
+      auto add = [&](ScopeCoverage& c) {
+        c.coveredInParentScope += inScope;
+        c.inParentScope += f.scope;
+        c.coveredByEntryValues += entryValues;
+      };
+      add(s_.variables);
+      if (isParam)
+        add(s_.paramScopes);
+      else if (isLocalVar)
+        add(s_.localVarScopes);
+    }
+    if (isConstantMember) {
+      fn.constantMembers++;
+      return;
+    }
+    fn.varsWithLoc += hasLoc;
+    // The artificial DIE: LLVM looks on the abstract origin when there is one.
+    if (attr(*idDie, dw::DW_AT_artificial)) {
+      fn.artificial++;
+      return;
+    }
+    if (isParam) {
+      fn.params++;
+      fn.paramTypes += hasType;
+      fn.paramSrcLoc += hasSrcLoc;
+      fn.paramLocs += hasLoc;
+    } else if (isLocalVar) {
+      fn.localVars++;
+      fn.localVarTypes += hasType;
+      fn.localVarSrcLoc += hasSrcLoc;
+      fn.localVarLocs += hasLoc;
+    }
+  }
+
+  // The part of collectStatsRecursive before the children; false: skip them.
+  bool enter(Frame& f) {
+    const Die& die = d_.dies[f.die];
+    uint16_t tag = die.tag;
+    if (tag == dw::DW_TAG_subroutine_type) return false;
+    const AttrValue* ao = attr(die, dw::DW_AT_abstract_origin);
+    bool isFunction = tag == dw::DW_TAG_subprogram;
+    bool isBlock = tag == dw::DW_TAG_lexical_block;
+    bool isInlined = tag == dw::DW_TAG_inlined_subroutine;
+    f.tracksZeroCoverage = isInlined || (isFunction && ao);
+    if (f.tracksZeroCoverage && ao) {
+      auto it = abstractOriginVars_.find(rawReference(d_, die, *ao));
+      if (it != abstractOriginVars_.end()) {
+        f.aoVars = it->second;
+        f.aoOwner = static_cast<int>(stack_.size() - 1);
+      } else {
+        deferredFunctions_.push_back(f.die);
+        f.aoOwner = -1;
+      }
+    }
+    if (isFunction || isInlined || isBlock) {
+      if (isFunction || isInlined) f.varPrefix = "v";
+      if (attr(die, dw::DW_AT_declaration)) return false;
+      if (attr(die, dw::DW_AT_call_file) && attr(die, dw::DW_AT_call_line)) s_.callSiteEntries++;
+      uint64_t inThisScope = total(ranges(die));
+      if (!isBlock) {
+        if (attr(die, dw::DW_AT_inline)) {
+          collectAbstractOriginVars(f.die);
+          return false;
+        }
+        std::string id = dieId(die);
+        PerFunction& fn = functions_[id];
+        fn.isFunction = true;
+        if (isInlined) {
+          fn.inlined++;
+          if (findRecursively(d_, die, {dw::DW_AT_abstract_origin})) fn.abstractOrigins++;
+        } else {
+          fn.outOfLine++;
+        }
+        if (findRecursively(d_, die, {dw::DW_AT_decl_file}) && findRecursively(d_, die, {dw::DW_AT_decl_line}))
+          fn.hasSourceLocation = true;
+        f.fnPrefix = id;
+      }
+      if (inThisScope) {
+        f.scope = inThisScope;
+        if (isFunction)
+          s_.instructionsWithinFunctions += inThisScope;
+        else if (isInlined && f.inlineDepth == 0)
+          s_.instructionsWithinInlinedFunctions += inThisScope;
+      }
+    } else {
+      variable(die, f);
+    }
+    if (isFunction)
+      f.inlineDepth = 0;
+    else if (isInlined)
+      ++f.inlineDepth;
+    return true;
+  }
+
+  // The part after the children: inlined variables that never got a location.
+  void leave(const Frame& f) {
+    if (!f.tracksZeroCoverage) return;
+    for (uint64_t offset : f.aoVars) {
+      const Die* v = d_.dieAt(offset);
+      if (v)
+        zeroCoverage(v->tag);
+      else
+        zeroCoverage(0);
+    }
+  }
+
+  void walk(uint32_t root) {
+    stack_.clear();
+    Frame top;
+    top.die = root;
+    top.fnPrefix = "/";
+    top.varPrefix = "g";
+    stack_.push_back(std::move(top));
+    if (!enter(stack_.back())) {
+      stack_.pop_back();
+      return;
+    }
+    stack_.back().cursor = root + 1;
+    while (!stack_.empty()) {
+      Frame& f = stack_.back();
+      uint32_t depth = d_.dies[f.die].depth;
+      // The next child: an entry one level down; deeper ones belong to a child
+      // that was skipped.
+      uint32_t i = f.cursor;
+      while (i < d_.dies.size() && d_.dies[i].depth > depth + 1) ++i;
+      if (i >= d_.dies.size() || d_.dies[i].depth <= depth) {
+        Frame done = std::move(stack_.back());
+        stack_.pop_back();
+        leave(done);
+        if (!stack_.empty()) stack_.back().cursor = i;
+        continue;
+      }
+      const Die& c = d_.dies[i];
+      if (c.isNull()) {
+        f.cursor = i + 1;
+        continue;
+      }
+      Frame child;
+      child.die = i;
+      child.fnPrefix = f.fnPrefix;
+      child.varPrefix = f.varPrefix;
+      if (c.tag == dw::DW_TAG_lexical_block) child.varPrefix += hexByte(f.lexicalBlocks++) + '.';
+      if (c.tag == dw::DW_TAG_formal_parameter) child.varPrefix += 'p' + hexByte(f.formalParameters++) + '.';
+      child.scope = f.scope;
+      child.inlineDepth = f.inlineDepth;
+      child.aoOwner = f.aoOwner;
+      f.cursor = i + 1;
+      stack_.push_back(std::move(child));
+      if (!enter(stack_.back())) {
+        stack_.pop_back();
+        stack_.back().cursor = subtreeEnd(i);
+        continue;
+      }
+      stack_.back().cursor = i + 1;
+    }
+  }
+
+  // collectZeroLocCovForVarsWithAbstractOrigin: instances met before their origin.
+  void zeroCoverageForDeferred() {
+    for (uint32_t fnIndex : deferredFunctions_) {
+      const Die& fn = d_.dies[fnIndex];
+      const AttrValue* ao = attr(fn, dw::DW_AT_abstract_origin);
+      if (!ao) continue;
+      std::vector<uint64_t> vars = abstractOriginVars_[rawReference(d_, fn, *ao)];
+      forEachScopeVariable(fnIndex, [&](const Die& c) {
+        if (!attr(c, dw::DW_AT_location) && !attr(c, dw::DW_AT_const_value)) return;
+        if (const AttrValue* origin = attr(c, dw::DW_AT_abstract_origin))
+          std::erase(vars, rawReference(d_, c, *origin));
+      });
+      for (uint64_t offset : vars) {
+        const Die* v = d_.dieAt(offset);
+        zeroCoverage(v ? v->tag : 0);
+      }
+    }
+  }
+
+  Statistics summarize() {
+    for (auto& [id, fn] : functions_) {
+      uint64_t totalVars = fn.vars.size() * (fn.inlined + fn.outOfLine);
+      if (!fn.isFunction) totalVars = fn.localVars + fn.constantMembers + fn.artificial;  // global scope
+      s_.sourceVariablesWithLocation += fn.varsWithLoc + fn.constantMembers;
+      s_.sourceVariables += totalVars;
+      s_.uniqueSourceVariables += fn.vars.size();
+      s_.functions += fn.isFunction;
+      s_.functionsWithLocation += fn.hasSourceLocation;
+      if (fn.isFunction) {
+        s_.inlinedFunctions += fn.inlined;
+        s_.inlinedWithAbstractOrigins += fn.abstractOrigins;
+      }
+      s_.params += fn.params;
+      s_.paramsWithType += fn.paramTypes;
+      s_.paramsWithBinaryLocation += fn.paramLocs;
+      s_.paramsWithSourceLocation += fn.paramSrcLoc;
+      s_.localVars += fn.localVars;
+      s_.localVarsWithType += fn.localVarTypes;
+      s_.localVarsWithBinaryLocation += fn.localVarLocs;
+      s_.localVarsWithSourceLocation += fn.localVarSrcLoc;
+    }
+    return s_;
+  }
+};
+
+}  // namespace
+
+Statistics computeStatistics(const ptx::Module& module, const read::Dwarf& dwarf) {
+  return Collector(module, dwarf).run();
+}
+
+}  // namespace ptxdwarf::view

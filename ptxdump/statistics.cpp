@@ -1,0 +1,103 @@
+// The --statistics JSON object. Key names are llvm-dwarfdump 14's, so that a
+// script comparing builds reads either; LLVM's "#bytes" measures are PTX
+// instructions here and named so.
+#include <cstdio>
+
+#include "dump_util.h"
+#include "view_format.h"
+
+namespace ptxdump {
+
+namespace {
+
+class JsonObject {
+ public:
+  explicit JsonObject(std::string& out) : out_(out) { out_ += '{'; }
+  void key(std::string_view k) {
+    out_ += first_ ? "\n  " : ",\n  ";
+    first_ = false;
+    detail::appendJsonString(out_, k);
+    out_ += ": ";
+  }
+  void number(std::string_view k, uint64_t v) {
+    key(k);
+    detail::appendDec(out_, v);
+  }
+  void string(std::string_view k, std::string_view v) {
+    key(k);
+    detail::appendJsonString(out_, v);
+  }
+  void close() { out_ += "\n}\n"; }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+// printLocationStats: "<what> with 0% of parent scope covered by DW_AT_location", ...
+void buckets(JsonObject& j, std::string_view what, const std::array<uint64_t, ptxdwarf::view::kCoverageBuckets>& b) {
+  constexpr std::string_view tail = " of parent scope covered by DW_AT_location";
+  std::string prefix = std::string(what) + " with ";
+  j.number(prefix + "0%" + std::string(tail), b[0]);
+  j.number(prefix + "(0%,10%)" + std::string(tail), b[1]);
+  for (int i = 2; i < ptxdwarf::view::kCoverageBuckets - 1; ++i)
+    j.number(prefix + "[" + std::to_string((i - 1) * 10) + "%," + std::to_string(i * 10) + "%)" + std::string(tail),
+             b[static_cast<size_t>(i)]);
+  j.number(prefix + "100%" + std::string(tail), b[ptxdwarf::view::kCoverageBuckets - 1]);
+}
+
+void scopeSums(JsonObject& j, std::string_view what, const ptxdwarf::view::ScopeCoverage& c) {
+  std::string w(what);
+  j.number(w + "(#instructions in parent scope)", c.inParentScope);
+  j.number(w + "(#instructions in parent scope covered by DW_AT_location)", c.coveredInParentScope);
+  j.number(w + "(#instructions in parent scope covered by DW_OP_entry_value)", c.coveredByEntryValues);
+}
+
+}  // namespace
+
+void appendStatisticsJson(std::string_view file, const ptxdwarf::view::Statistics& s, std::string& out) {
+  JsonObject j(out);
+  j.number("version", 9);  // the llvm-dwarfdump algorithm version these follow
+  j.string("file", file);
+  j.string("format", "ptx");
+  j.number("#functions", s.functions);
+  j.number("#functions with location", s.functionsWithLocation);
+  j.number("#inlined functions", s.inlinedFunctions);
+  j.number("#inlined functions with abstract origins", s.inlinedWithAbstractOrigins);
+  j.number("#unique source variables", s.uniqueSourceVariables);
+  j.number("#source variables", s.sourceVariables);
+  j.number("#source variables with location", s.sourceVariablesWithLocation);
+  j.number("#call site entries", s.callSiteEntries);
+  j.number("#call site DIEs", s.callSiteDies);
+  j.number("#call site parameter DIEs", s.callSiteParameterDies);
+  j.number("sum_all_variables(#instructions in parent scope)", s.variables.inParentScope);
+  j.number("sum_all_variables(#instructions in any scope covered by DW_AT_location)", s.coveredInAnyScope);
+  j.number("sum_all_variables(#instructions in parent scope covered by DW_AT_location)",
+           s.variables.coveredInParentScope);
+  j.number("sum_all_variables(#instructions in parent scope covered by DW_OP_entry_value)",
+           s.variables.coveredByEntryValues);
+  scopeSums(j, "sum_all_params", s.paramScopes);
+  scopeSums(j, "sum_all_local_vars", s.localVarScopes);
+  j.number("#instructions within functions", s.instructionsWithinFunctions);
+  j.number("#instructions within inlined functions", s.instructionsWithinInlinedFunctions);
+  j.number("#params", s.params);
+  j.number("#params with source location", s.paramsWithSourceLocation);
+  j.number("#params with type", s.paramsWithType);
+  j.number("#params with binary location", s.paramsWithBinaryLocation);
+  j.number("#local vars", s.localVars);
+  j.number("#local vars with source location", s.localVarsWithSourceLocation);
+  j.number("#local vars with type", s.localVarsWithType);
+  j.number("#local vars with binary location", s.localVarsWithBinaryLocation);
+  j.number("#variables processed by location statistics", s.variableCoverage.processed);
+  buckets(j, "#variables", s.variableCoverage.buckets);
+  buckets(j, "#variables - entry values", s.variableCoverage.withoutEntryValues);
+  j.number("#params processed by location statistics", s.paramCoverage.processed);
+  buckets(j, "#params", s.paramCoverage.buckets);
+  buckets(j, "#params - entry values", s.paramCoverage.withoutEntryValues);
+  j.number("#local vars processed by location statistics", s.localVarCoverage.processed);
+  buckets(j, "#local vars", s.localVarCoverage.buckets);
+  buckets(j, "#local vars - entry values", s.localVarCoverage.withoutEntryValues);
+  j.close();
+}
+
+}  // namespace ptxdump

@@ -1,0 +1,253 @@
+// `ptxdump types`: the layouts ptxdwarf::view::typeLayouts computes, as C
+// declarations with pahole's comments (offset and size of each member, holes,
+// padding, a summary), or as JSON.
+#include <algorithm>
+
+#include "dump_util.h"
+#include "ptxdwarf/cuda.h"
+#include "view_format.h"
+
+namespace ptxdump {
+
+namespace {
+
+using ptxdwarf::view::MemberLayout;
+using ptxdwarf::view::TypeKind;
+using ptxdwarf::view::TypeLayout;
+
+// The declarator: the member's name where C puts it in its type's spelling
+// ("float pos[3]", "void (*fn)(int)", "int (&r)[4]").
+std::string declarator(const std::string& type, const std::string& name) {
+  if (name.empty()) return type;
+  for (std::string_view inner : {"(*)", "(&)", "(&&)"}) {
+    size_t at = type.find(inner);
+    if (at != std::string::npos)
+      return type.substr(0, at + inner.size() - 1) + name + type.substr(at + inner.size() - 1);
+  }
+  // An array: the name before the first '[' outside template arguments.
+  int angle = 0;
+  for (size_t i = 0; i < type.size(); ++i) {
+    if (type[i] == '<') ++angle;
+    if (type[i] == '>') --angle;
+    if (type[i] == '[' && angle == 0) return type.substr(0, i) + " " + name + type.substr(i);
+  }
+  if (!type.empty() && (type.back() == '*' || type.back() == '&')) return type + name;  // "Particle *next"
+  return type + " " + name;
+}
+
+void pad(std::string& out, size_t column, size_t start) {
+  size_t width = out.size() - start;
+  out.append(width < column ? column - width : 1, ' ');
+}
+
+void appendRight(std::string& out, uint64_t v, size_t width) {
+  std::string n = std::to_string(v);
+  if (n.size() < width) out.append(width - n.size(), ' ');
+  out += n;
+}
+
+void hole(std::string& out, uint64_t bits, std::string_view what) {
+  if (bits >= 8) {
+    out += "\n\t/* XXX " + std::to_string(bits / 8) + " byte" + (bits / 8 == 1 ? "" : "s") + " " + std::string(what) +
+           ", try to pack */\n\n";
+  }
+  if (bits % 8) {
+    out += "\n\t/* XXX " + std::to_string(bits % 8) + " bit" + (bits % 8 == 1 ? "" : "s") + " " + std::string(what) +
+           ", try to pack */\n\n";
+  }
+}
+
+void member(std::string& out, const MemberLayout& m) {
+  size_t start = out.size();
+  out += '\t';
+  if (m.isBase) {
+    out += m.type;
+    pad(out, 40, start);
+    out += "<ancestor>;";
+  } else {
+    out += declarator(m.type, m.name.empty() ? std::string() : m.name);
+    if (m.bitSize) out += ":" + std::to_string(*m.bitSize);
+    out += ';';
+  }
+  pad(out, 56, start);
+  out += "/* ";
+  appendRight(out, m.offset, 5);
+  if (m.bitOffset) {
+    out += ':';
+    appendRight(out, *m.bitOffset, 2);
+  }
+  out += ' ';
+  if (m.sizeKnown)
+    appendRight(out, m.size, 5);
+  else
+    out += "    ?";
+  out += " */\n";
+}
+
+void aggregate(std::string& out, const TypeLayout& t) {
+  out += std::string(ptxdwarf::view::typeKindName(t.kind)) + " " + t.name + " {\n";
+  uint64_t memberBits = 0, holes = 0, holeBits = 0, bitHoles = 0, bitHoleBits = 0;
+  for (const MemberLayout& m : t.members) {
+    member(out, m);
+    memberBits += m.bitSize ? *m.bitSize : m.size * 8;
+    if (m.holeAfterBits) {
+      hole(out, m.holeAfterBits, "hole");
+      if (m.holeAfterBits >= 8) ++holes, holeBits += m.holeAfterBits / 8 * 8;
+      if (m.holeAfterBits % 8) ++bitHoles, bitHoleBits += m.holeAfterBits % 8;
+    }
+  }
+  out += "\n\t/* size: ";
+  out += t.sizeKnown ? std::to_string(t.size) : "?";
+  out += ", members: " + std::to_string(t.members.size()) + " */\n";
+  if (t.kind != TypeKind::union_) {
+    out += "\t/* sum members: " + std::to_string(memberBits / 8);
+    if (memberBits % 8) out += ", " + std::to_string(memberBits % 8) + " bits";
+    if (holes) out += ", holes: " + std::to_string(holes) + ", sum holes: " + std::to_string(holeBits / 8);
+    if (bitHoles)
+      out += ", bit holes: " + std::to_string(bitHoles) + ", sum bit holes: " + std::to_string(bitHoleBits) + " bits";
+    out += " */\n";
+    if (t.paddingBits >= 8) out += "\t/* padding: " + std::to_string(t.paddingBits / 8) + " */\n";
+    if (t.paddingBits % 8) out += "\t/* bit_padding: " + std::to_string(t.paddingBits % 8) + " bits */\n";
+  }
+  out += "};\n";
+}
+
+void addressClass(std::string& out, const TypeLayout& t) {
+  if (!t.addressClass) return;
+  out += ", address class: " + std::to_string(*t.addressClass);
+  std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
+  if (!name.empty()) out += " " + std::string(name);
+}
+
+}  // namespace
+
+void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
+  bool first = true;
+  for (const TypeLayout& t : types) {
+    if (!first) out += '\n';
+    first = false;
+    switch (t.kind) {
+      case TypeKind::structure:
+      case TypeKind::class_:
+      case TypeKind::union_:
+        aggregate(out, t);
+        break;
+      case TypeKind::enumeration: {
+        out += "enum " + t.name;
+        if (!t.target.empty()) out += " : " + t.target;
+        out += " {\n";
+        for (size_t i = 0; i < t.enumerators.size(); ++i)
+          out += "\t" + t.enumerators[i].name + " = " + std::to_string(t.enumerators[i].value) +
+                 (i + 1 < t.enumerators.size() ? ",\n" : "\n");
+        out += "};\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
+        break;
+      }
+      case TypeKind::typedef_:
+        out += "typedef " + declarator(t.target, t.name) +
+               ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
+        break;
+      case TypeKind::array:
+      case TypeKind::pointer:
+        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + t.name +
+               ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
+        addressClass(out, t);
+        out += " */\n";
+        break;
+    }
+  }
+}
+
+void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
+  using detail::appendDec;
+  using detail::appendJsonString;
+  out += "{\"file\":";
+  appendJsonString(out, file);
+  out += ",\"types\":[";
+  for (size_t i = 0; i < types.size(); ++i) {
+    const TypeLayout& t = types[i];
+    if (i) out += ',';
+    out += "\n{\"name\":";
+    appendJsonString(out, t.name);
+    out += ",\"kind\":";
+    appendJsonString(out, ptxdwarf::view::typeKindName(t.kind));
+    out += ",\"size\":";
+    if (t.sizeKnown)
+      appendDec(out, t.size);
+    else
+      out += "null";
+    out += ",\"die\":";
+    appendDec(out, t.die);
+    if (!t.target.empty()) {
+      out += ",\"target\":";
+      appendJsonString(out, t.target);
+    }
+    if (t.addressClass) {
+      out += ",\"address_class\":";
+      appendDec(out, *t.addressClass);
+      std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
+      if (!name.empty()) {
+        out += ",\"address_class_name\":";
+        appendJsonString(out, name);
+      }
+    }
+    if (t.kind == TypeKind::array) {
+      out += ",\"dimensions\":[";
+      for (size_t k = 0; k < t.dimensions.size(); ++k) {
+        if (k) out += ',';
+        appendDec(out, t.dimensions[k]);
+      }
+      out += ']';
+    }
+    if (t.kind == TypeKind::enumeration) {
+      out += ",\"enumerators\":[";
+      for (size_t k = 0; k < t.enumerators.size(); ++k) {
+        if (k) out += ',';
+        out += "{\"name\":";
+        appendJsonString(out, t.enumerators[k].name);
+        out += ",\"value\":";
+        detail::appendSigned(out, t.enumerators[k].value);
+        out += '}';
+      }
+      out += ']';
+    }
+    if (t.kind == TypeKind::structure || t.kind == TypeKind::class_ || t.kind == TypeKind::union_) {
+      out += ",\"padding_bits\":";
+      appendDec(out, t.paddingBits);
+      out += ",\"members\":[";
+      for (size_t k = 0; k < t.members.size(); ++k) {
+        const MemberLayout& m = t.members[k];
+        if (k) out += ',';
+        out += "\n {\"name\":";
+        appendJsonString(out, m.name);
+        out += ",\"type\":";
+        appendJsonString(out, m.type);
+        out += ",\"offset\":";
+        appendDec(out, m.offset);
+        out += ",\"size\":";
+        if (m.sizeKnown)
+          appendDec(out, m.size);
+        else
+          out += "null";
+        if (m.bitSize) {
+          out += ",\"bit_size\":";
+          appendDec(out, *m.bitSize);
+          out += ",\"bit_offset\":";
+          appendDec(out, m.bitOffset.value_or(0));
+        }
+        if (m.isBase) out += ",\"base\":true";
+        if (m.holeAfterBits) {
+          out += ",\"hole_after_bits\":";
+          appendDec(out, m.holeAfterBits);
+        }
+        out += ",\"die\":";
+        appendDec(out, m.die);
+        out += '}';
+      }
+      out += ']';
+    }
+    out += '}';
+  }
+  out += "]}\n";
+}
+
+}  // namespace ptxdump
