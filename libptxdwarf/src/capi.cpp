@@ -1100,8 +1100,8 @@ ptxdwarf_status ptxdwarf_diagnostics_get(const ptxdwarf_diagnostics* diagnostics
   });
 }
 
-ptxdwarf_status ptxdwarf_diagnostics_format(const ptxdwarf_diagnostics* diagnostics, size_t index,
-                                            const char* filename, char** out) {
+ptxdwarf_status ptxdwarf_diagnostics_format(const ptxdwarf_diagnostics* diagnostics, size_t index, const char* filename,
+                                            char** out) {
   return guard([&] {
     const Diagnostic& d = diagnosticAt(diagnostics, index);
     needOut(out, "out");

@@ -23,12 +23,12 @@
     }                                                                                           \
   } while (0)
 
-#define EXPECT(cond)                                                 \
-  do {                                                               \
-    if (!(cond)) {                                                   \
+#define EXPECT(cond)                                                      \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
       fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      exit(1);                                                       \
-    }                                                                \
+      exit(1);                                                            \
+    }                                                                     \
   } while (0)
 
 static void code(ptxdwarf_program* p, const char* text) { CHECK(ptxdwarf_program_code(p, text)); }

@@ -50,10 +50,9 @@ struct Request {
 // What the producer asked for, in order (producer_example.inc's p.loc calls).
 std::vector<Request> requestedRows() {
   const std::vector<Row> inScale{{kSaxpy, 5, 12}};
-  return {{{kSaxpy, 3, 0}, {}},         {{kSaxpy, 4, 16}, {}},       {{kSaxpy, 4, 33}, {}},
-          {{kSaxpy, 5, 12}, {}},        {{kScale, 2, 13}, inScale},  {{kScale, 3, 3}, inScale},
-          {{kSaxpy, 5, 29}, {}},        {{kSaxpy, 5, 27}, {}},       {{kSaxpy, 5, 10}, {}},
-          {{kSaxpy, 4, 40}, {}},        {{kSaxpy, 4, 33}, {}},       {{kSaxpy, 6, 1}, {}}};
+  return {{{kSaxpy, 3, 0}, {}},       {{kSaxpy, 4, 16}, {}},     {{kSaxpy, 4, 33}, {}}, {{kSaxpy, 5, 12}, {}},
+          {{kScale, 2, 13}, inScale}, {{kScale, 3, 3}, inScale}, {{kSaxpy, 5, 29}, {}}, {{kSaxpy, 5, 27}, {}},
+          {{kSaxpy, 5, 10}, {}},      {{kSaxpy, 4, 40}, {}},     {{kSaxpy, 4, 33}, {}}, {{kSaxpy, 6, 1}, {}}};
 }
 
 // The rows `ptxas -g` (CUDA 13.0) writes into .debug_line for these requests,
@@ -258,9 +257,10 @@ TEST_F(ProducerProgram, TheInProcessCheckFindsNoProblem) {
 
 TEST_F(ProducerProgram, ModuleHasTheFileTableBeforeTheCodeAndSectionsAfter) {
   const std::string& t = built_.ptx;
-  EXPECT_TRUE(t.starts_with(".version 7.5\n.target sm_80\n.address_size 64\n\n"
-                            ".file\t1 \"/src/saxpy/saxpy.cu\"\n.file\t2 \"/src/saxpy/scale.h\"\n\n"
-                            ".visible .entry _Z5saxpyifPKfPf("))
+  EXPECT_TRUE(
+      t.starts_with(".version 7.5\n.target sm_80\n.address_size 64\n\n"
+                    ".file\t1 \"/src/saxpy/saxpy.cu\"\n.file\t2 \"/src/saxpy/scale.h\"\n\n"
+                    ".visible .entry _Z5saxpyifPKfPf("))
       << t.substr(0, 300);
   EXPECT_NE(t.find("\t.loc\t2 2 13, function_name $L__info_string0, inlined_at 1 5 12\n"), std::string::npos);
   EXPECT_LT(t.find("ret;"), t.find(".section\t.debug_info"));
@@ -329,8 +329,9 @@ TEST(ProducerCallSites, PtxasAcceptsWhatTheEmitterWritesAndRejectsItWithoutTheCa
   for (const ptxdwarf::Diagnostic& d : m.diagnostics.items)
     if (d.severity != ptxdwarf::Severity::note) ADD_FAILURE() << d.format("callsites.ptx");
   // Per function: both call sites, then the code.
-  size_t first = m.ptx.find("\t.loc\t1 10 3\n\t.loc\t2 21 7, function_name $L__info_string0, inlined_at 1 10 3\n"
-                            "\t.loc\t2 5 1, function_name $L__info_string1, inlined_at 2 21 7\n");
+  size_t first = m.ptx.find(
+      "\t.loc\t1 10 3\n\t.loc\t2 21 7, function_name $L__info_string0, inlined_at 1 10 3\n"
+      "\t.loc\t2 5 1, function_name $L__info_string1, inlined_at 2 21 7\n");
   ASSERT_NE(first, std::string::npos) << m.ptx;
   std::string skip, error;
   std::optional<Checked> c = assembleAndDump("callsites", m.ptx, &skip, &error);
@@ -377,8 +378,7 @@ TEST(ProducerReadme, ReadmeExampleIsTheTestedCode) {
   ASSERT_NE(end, std::string::npos);
   // The README's block: the includes the example needs, then the example itself.
   std::string block = readme->substr(at, end - at);
-  const std::string includes =
-      "#include <ptxdwarf/write/builder.h>\n#include <ptxdwarf/write/program.h>\n\n";
+  const std::string includes = "#include <ptxdwarf/write/builder.h>\n#include <ptxdwarf/write/program.h>\n\n";
   ASSERT_TRUE(block.starts_with(includes)) << block.substr(0, 200);
   EXPECT_EQ(block.substr(includes.size()), *example);
 }

@@ -1,5 +1,7 @@
 // The producer's line information: the file table, the .loc emitter, labels,
 // and Program::assemble (the complete module, read back by our own reader).
+#include "ptxdwarf/write/line_table.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,7 +10,6 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/write/builder.h"
-#include "ptxdwarf/write/line_table.h"
 #include "ptxdwarf/write/program.h"
 
 using namespace ptxdwarf;
@@ -66,12 +67,10 @@ TEST(FileTable, SizeWithoutTimestampWritesTimestampZero) {
 TEST(FileTable, RefusesConflictsAndUnwritablePaths) {
   FileTable t;
   t.add("/src/a.cu", 5);
-  EXPECT_EQ(buildErrorOf([&] { t.add("/src/a.cu", 6); }),
-            "file '/src/a.cu' (id 1) already has timestamp 5, not 6");
+  EXPECT_EQ(buildErrorOf([&] { t.add("/src/a.cu", 6); }), "file '/src/a.cu' (id 1) already has timestamp 5, not 6");
   EXPECT_EQ(t.add("/src/a.cu", 5, 9), 1u);  // adding what was not known is fine
   EXPECT_EQ(t.file(1).size, 9u);
-  EXPECT_NE(buildErrorOf([&] { t.add("a\"b.cu"); }).find("cannot be written in a PTX .file string"),
-            std::string::npos);
+  EXPECT_NE(buildErrorOf([&] { t.add("a\"b.cu"); }).find("cannot be written in a PTX .file string"), std::string::npos);
   EXPECT_NE(buildErrorOf([&] { t.add("a\nb.cu"); }).find("control character"), std::string::npos);
   EXPECT_EQ(buildErrorOf([&] { t.add(""); }), "a .file path cannot be empty");
   EXPECT_EQ(buildErrorOf([&] { (void)t.file(2); }), "file id 2 is not in the file table (it has 1 files, ids 1..1)");
@@ -175,7 +174,9 @@ TEST_F(Emitter, RefusesInlinedCodeBelowVersion72) {
   LineEmitter e(files, labels, {.version = {7, 1, true}});
   std::string out;
   std::vector<InlinedCall> stack{{"_Z6helperi", {main, 7, 9}}};
-  EXPECT_EQ(buildErrorOf([&] { e.loc(out, {helper, 3, 5}, stack); }),
+  EXPECT_EQ(buildErrorOf([&] {
+              e.loc(out, {helper, 3, 5}, stack);
+            }),
             "`.loc ... function_name, inlined_at` (inlined code of '_Z6helperi') needs PTX .version 7.2 or later; "
             "this module is 7.1 (raise the version, or set LineOptions::flattenInlined to write the innermost "
             "location alone)");
@@ -195,10 +196,14 @@ TEST_F(Emitter, FlattensInlinedCodeOnRequest) {
 TEST_F(Emitter, RefusesFilesTheTableDoesNotHave) {
   LineEmitter e(files, labels);
   std::string out;
-  EXPECT_EQ(buildErrorOf([&] { e.loc(out, {3, 1, 1}); }),
+  EXPECT_EQ(buildErrorOf([&] {
+              e.loc(out, {3, 1, 1});
+            }),
             ".loc 3 1 1 names file id 3, which is not in the file table (it has 2 files)");
   std::vector<InlinedCall> stack{{"f", {0, 7, 9}}};
-  EXPECT_EQ(buildErrorOf([&] { e.loc(out, {main, 1, 1}, stack); }),
+  EXPECT_EQ(buildErrorOf([&] {
+              e.loc(out, {main, 1, 1}, stack);
+            }),
             "inlined_at 0 7 9 names file id 0, which is not in the file table (it has 2 files)");
   EXPECT_EQ(out, "");
 }
@@ -214,7 +219,8 @@ struct SmallProgram {
   unsigned main = 0;
   SmallProgram() {
     main = p.files().add("/src/small/main.cu");
-    p.code() += ".visible .entry _Z1kPi(\n\t.param .u64 _Z1kPi_param_0\n)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n";
+    p.code() +=
+        ".visible .entry _Z1kPi(\n\t.param .u64 _Z1kPi_param_0\n)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n";
     Labels::Function f = p.beginFunction();
     p.loc({main, 3, 5});
     p.code() += "\tld.param.u64 %rd1, [_Z1kPi_param_0];\n";

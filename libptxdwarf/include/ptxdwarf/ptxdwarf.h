@@ -447,14 +447,13 @@ typedef struct {
   unsigned version_major, version_minor; /* the module's `.version`; 0.0: 7.5 */
   const char* target;                    /* the operands of `.target`; NULL: "sm_80" */
   unsigned address_size;                 /* 32 or 64; 0: 64 */
-  int flatten_inlined;  /* nonzero: below `.version` 7.2, inlined code gets its innermost location alone
-                           (0: ptxdwarf_program_loc refuses inlined code there) */
+  int flatten_inlined;      /* nonzero: below `.version` 7.2, inlined code gets its innermost location alone
+                               (0: ptxdwarf_program_loc refuses inlined code there) */
   const char* label_prefix; /* NULL: "$L__" ($L__func_begin0, $L__tmp0, $L__info_string0) */
 } ptxdwarf_program_options;
 
 /* options NULL: defaults. */
-PTXDWARF_API ptxdwarf_status ptxdwarf_program_create(const ptxdwarf_program_options* options,
-                                                     ptxdwarf_program** out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_create(const ptxdwarf_program_options* options, ptxdwarf_program** out);
 PTXDWARF_API void ptxdwarf_program_free(ptxdwarf_program* program);
 
 /* The file id of `path` (1, 2, ... in order of first use; the same path gets the
@@ -500,15 +499,19 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_program_loc(ptxdwarf_program* program, uns
                                                   unsigned column, const ptxdwarf_inlined_call* inlined, size_t depth,
                                                   size_t* written);
 
-typedef enum { PTXDWARF_SEVERITY_NOTE = 0, PTXDWARF_SEVERITY_WARNING = 1, PTXDWARF_SEVERITY_ERROR = 2 } ptxdwarf_severity;
+typedef enum {
+  PTXDWARF_SEVERITY_NOTE = 0,
+  PTXDWARF_SEVERITY_WARNING = 1,
+  PTXDWARF_SEVERITY_ERROR = 2
+} ptxdwarf_severity;
 
 typedef struct {
   ptxdwarf_severity severity;
-  uint32_t line, column;  /* in the assembled PTX; 0: unknown */
+  uint32_t line, column; /* in the assembled PTX; 0: unknown */
   const char* message;
-  const char* rule;       /* "decl-file", ...; "" for reader errors */
-  const char* section;    /* ".debug_info", ...; "" when not about a section byte */
-  int64_t offset;         /* in `section`; -1 when not applicable */
+  const char* rule;    /* "decl-file", ...; "" for reader errors */
+  const char* section; /* ".debug_info", ...; "" when not about a section byte */
+  int64_t offset;      /* in `section`; -1 when not applicable */
 } ptxdwarf_diagnostic;
 
 typedef struct ptxdwarf_diagnostics ptxdwarf_diagnostics;
@@ -521,10 +524,10 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_diagnostics_format(const ptxdwarf_diagnost
 PTXDWARF_API void ptxdwarf_diagnostics_free(ptxdwarf_diagnostics* diagnostics);
 
 typedef struct {
-  ptxdwarf_style style;                   /* of the debug sections */
-  const ptxdwarf_encode_options* encode;  /* NULL: defaults */
-  int check;            /* nonzero: read the result back and run every ptxdump check rule on it */
-  const char* filename; /* names the text in the check's diagnostics; NULL: "<assembled>" */
+  ptxdwarf_style style;                  /* of the debug sections */
+  const ptxdwarf_encode_options* encode; /* NULL: defaults */
+  int check;                             /* nonzero: read the result back and run every ptxdump check rule on it */
+  const char* filename;                  /* names the text in the check's diagnostics; NULL: "<assembled>" */
 } ptxdwarf_assemble_options;
 
 /* The complete module: `.version`/`.target`/`.address_size`, the `.file`
