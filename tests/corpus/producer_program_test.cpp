@@ -238,11 +238,6 @@ class ProducerProgram : public testing::Test {
   void SetUp() override {
     ASSERT_TRUE(built_.written()) << (built_.diagnostics.items.empty() ? "" : built_.diagnostics.items[0].message);
   }
-  void needCubin() {
-    if (!skip_.empty()) GTEST_SKIP() << skip_;
-    ASSERT_EQ(error_, "");
-    ASSERT_TRUE(checked_);
-  }
   static inline ptxdwarf::write::Assembled built_;
   static inline std::optional<Checked> checked_;
   static inline std::string skip_, error_;
@@ -269,17 +264,23 @@ TEST_F(ProducerProgram, ModuleHasTheFileTableBeforeTheCodeAndSectionsAfter) {
 }
 
 TEST_F(ProducerProgram, PtxasAcceptsIt) {
-  needCubin();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_EQ(error_, "");
+  ASSERT_TRUE(checked_);
   EXPECT_EQ(checked_->ptxasErr, "");
 }
 
 TEST_F(ProducerProgram, DebugLineHasExactlyTheRequestedRows) {
-  needCubin();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_EQ(error_, "");
+  ASSERT_TRUE(checked_);
   expectRowsAsRequested(checked_->lineDump);
 }
 
 TEST_F(ProducerProgram, EveryDeclFileNamesTheRightPath) {
-  needCubin();
+  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  ASSERT_EQ(error_, "");
+  ASSERT_TRUE(checked_);
   expectFilesAsMeant(checked_->infoDump);
 }
 
@@ -381,4 +382,45 @@ TEST(ProducerReadme, ReadmeExampleIsTheTestedCode) {
   const std::string includes = "#include <ptxdwarf/write/builder.h>\n#include <ptxdwarf/write/program.h>\n\n";
   ASSERT_TRUE(block.starts_with(includes)) << block.substr(0, 200);
   EXPECT_EQ(block.substr(includes.size()), *example);
+}
+
+// Below .version 7.2 (no function_name/inlined_at) the producer asks for
+// flattened stacks: inlined code keeps its own lines, without call-site rows,
+// and ptxas accepts the module; without the request the emitter refuses.
+TEST(ProducerCallSites, FlattenedStacksBelowVersion72AssembleWithTheInnermostLines) {
+  using namespace ptxdwarf::write;
+  std::vector<InlinedCall> stack{{"_Z5outerv", {1, 10, 3}}};
+  {
+    Program strict({.version = {7, 1, true}});
+    strict.files().add("/src/flat/main.cu");
+    EXPECT_THROW(strict.loc({1, 5, 1}, stack), BuildError);
+  }
+  Program p({.version = {7, 1, true}, .flattenInlined = true});
+  unsigned main = p.files().add("/src/flat/main.cu");
+  p.files().add("/src/flat/lib.h");
+  p.code() += ".visible .global .align 4 .u32 sink;\n.visible .entry k()\n{\n\t.reg .b32 %r<3>;\n";
+  p.beginFunction();
+  p.loc({main, 9, 1});
+  p.code() += "\tmov.u32 %r2, %ctaid.x;\n";
+  p.loc({2, 5, 1}, stack);
+  p.code() += "\tadd.u32 %r1, %r2, 7;\n";
+  p.loc({main, 12, 1});
+  p.code() += "\tst.global.u32 [sink], %r1;\n\tret;\n";
+  p.endFunction();
+  p.code() += "}\n";
+  Assembled m = p.assemble(nullptr, {.check = true});
+  ASSERT_TRUE(m.written());
+  EXPECT_EQ(m.ptx.find("function_name"), std::string::npos);
+  EXPECT_EQ(m.ptx.find(".debug_str"), std::string::npos);
+  std::string skip, error;
+  std::optional<Checked> c = assembleAndDump("flattened", m.ptx, &skip, &error);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  ASSERT_EQ(error, "");
+  // A line table alone: ptxas -g only warns that .debug_info/.debug_abbrev are missing.
+  EXPECT_EQ(c->ptxasErr.find("error"), std::string::npos) << c->ptxasErr;
+  std::vector<std::vector<Row>> sequences = parseDebugLine(c->lineDump, &error);
+  ASSERT_EQ(error, "");
+  EXPECT_EQ(sequences, (std::vector<std::vector<Row>>{
+                           {{"/src/flat/main.cu", 9, 0}, {"/src/flat/lib.h", 5, 0}, {"/src/flat/main.cu", 12, 0}}}))
+      << c->lineDump;
 }
