@@ -126,6 +126,19 @@ bool hasDebugSections(const ptx::Module& m) {
   return false;
 }
 
+bool hasLineInformation(const ptx::Module& m) { return !m.files.empty() || !m.locs.empty(); }
+
+// What a dump shows when the user named no section: the DIE tree, or for a
+// file with line information and no DIEs (a -lineinfo build) its line table.
+DumpOptions sectionsToShow(const DumpRequest& request, const ptx::Module& m) {
+  DumpOptions s = request.sections;
+  if (request.defaultSections && !m.section(".debug_info") && hasLineInformation(m)) {
+    s.info = false;
+    s.line = true;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText, unsigned threads) {
@@ -166,13 +179,14 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const ptx::Module& m = file->read.module;
+    const DumpOptions sections = sectionsToShow(request, m);
     if (request.format == Format::json) {
-      dumpJson(m, file->dwarf, request.sections, out);
-    } else if (!hasDebugSections(m)) {
+      dumpJson(m, file->dwarf, sections, out);
+    } else if (!hasDebugSections(m) && !hasLineInformation(m)) {
       out += path + ": no debug sections\n";
       continue;
     } else {
-      dumpText(m, file->dwarf, request.sections, out, request.stream);  // starts with llvm-dwarfdump's file line
+      dumpText(m, file->dwarf, sections, out, request.stream);  // starts with llvm-dwarfdump's file line
     }
     if (file->dwarf.diagnostics.hasErrors()) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);

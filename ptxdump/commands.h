@@ -76,6 +76,9 @@ enum class Format { text, json };
 struct DumpRequest {
   std::vector<std::string> files;
   DumpOptions sections;
+  // No section was asked for: .debug_info, or the line table of a file that
+  // has line information and no .debug_info (a -lineinfo build).
+  bool defaultSections = false;
   Format format = Format::text;
   std::FILE* stream = nullptr;  // text dumps go here as they are rendered, not to `out`
 };

@@ -16,10 +16,11 @@ struct DumpOptions {
   bool aranges = false;
   bool loc = false;
   bool str = false;
+  bool line = false;  // the .file/.loc line table
 };
 
 // Appends the selected sections to `out`, in llvm-dwarfdump's order
-// (.debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_pubnames, .debug_str).
+// (.debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_line, .debug_str, .debug_pubnames).
 // With a `stream`, `out` is a buffer: written to the stream whenever it holds
 // a megabyte, and at the end, so it returns empty.
 void dumpText(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,

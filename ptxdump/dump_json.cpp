@@ -70,6 +70,7 @@
 #include <vector>
 
 #include "dump.h"
+#include "dump_line.h"
 #include "dump_util.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
@@ -557,6 +558,10 @@ class JsonDumper {
     if (o.info) units();
     if (o.loc) loc();
     if (o.aranges) aranges();
+    if (o.line) {
+      out_ += ',';
+      dumpLineJson(m_, out_);
+    }
     if (o.str) strs();
     if (o.pubnames) pubnames();
     out_ += "}\n";

@@ -28,6 +28,7 @@ void addSectionFlags(CLI::App* cmd, ptxdump::DumpOptions& s, bool& all) {
   cmd->add_flag("--debug-aranges", s.aranges, "Dump .debug_aranges");
   cmd->add_flag("--debug-loc", s.loc, "Dump .debug_loc");
   cmd->add_flag("--debug-str", s.str, "Dump .debug_str");
+  cmd->add_flag("--debug-line", s.line, "Dump the line table: the .file/.loc directives ptxas builds .debug_line from");
   cmd->add_flag("-a,--all", all, "Dump every debug section");
 }
 
@@ -144,8 +145,11 @@ int main(int argc, char** argv) {
   std::string out, err;
   if (dumpCmd->parsed()) {
     ptxdump::DumpOptions& s = dump.sections;
-    if (all) s = {true, true, true, true, true, true};
-    if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str) s.info = true;
+    if (all) s = {true, true, true, true, true, true, true};
+    if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str && !s.line) {
+      s.info = true;
+      dump.defaultSections = true;
+    }
     dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
     dump.stream = stdout;
     int code = ptxdump::runDump(dump, out, err);

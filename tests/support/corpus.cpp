@@ -27,6 +27,8 @@ constexpr Target kTargets[] = {
     {Producer::nvcc, "sm_90"},
     {Producer::nvcc, "sm_100"},
     {Producer::clang, "sm_80"},
+    {Producer::nvccLineinfo, "sm_90"},
+    {Producer::clangLineTables, "sm_80"},
 };
 
 // Top-level fixtures that are complete, valid PTX for ptxas.
@@ -135,9 +137,13 @@ std::string_view producerName(Producer p) {
     case Producer::nvcc: return "nvcc";
     case Producer::clang: return "clang";
     case Producer::fixture: return "fixture";
+    case Producer::nvccLineinfo: return "nvcc_lineinfo";
+    case Producer::clangLineTables: return "clang_lines";
   }
   return "?";
 }
+
+bool isLineTablesOnly(Producer p) { return p == Producer::nvccLineinfo || p == Producer::clangLineTables; }
 
 std::string fixturesDir() {
   if (const char* env = std::getenv("PTXDWARF_FIXTURES"); env && *env) return env;
@@ -171,7 +177,8 @@ std::vector<CorpusEntry> corpusEntries() {
       e.arch = t.arch;
       e.source = cu.string();
       e.id = sanitize(program + "_" + std::string(producerName(t.producer)) + "_" + t.arch);
-      if (t.producer == Producer::clang) e.skipReason = marker(text, "no-clang");
+      if (t.producer == Producer::clang || t.producer == Producer::clangLineTables)
+        e.skipReason = marker(text, "no-clang");
       entries.push_back(std::move(e));
     }
   }
@@ -217,18 +224,23 @@ PreparedEntry prepare(const CorpusEntry& entry) {
   if (entry.producer != Producer::fixture) {
     ptxPath = (work / (entry.id + ".ptx")).string();
     const std::string tmpPtx = (work / (entry.id + tag + ".ptx")).string();
-    if (entry.producer == Producer::nvcc) {
+    if (entry.producer == Producer::nvcc || entry.producer == Producer::nvccLineinfo) {
       const auto nvcc = findTool("nvcc");
       if (!nvcc) return skipped("nvcc not found (PATH, /usr/local/cuda/bin)");
-      produce = {*nvcc, "-G", "-ptx", "-arch=" + entry.arch, "-I" + include.string(), entry.source, "-o", tmpPtx};
+      produce = {*nvcc};
+      if (entry.producer == Producer::nvcc) produce.push_back("-G");
+      else produce.insert(produce.end(), {"-lineinfo", "-O3"});
+      produce.insert(produce.end(), {"-ptx", "-arch=" + entry.arch, "-I" + include.string(), entry.source, "-o", tmpPtx});
     } else {
       auto clang = findTool("clang");
       if (!clang) clang = findTool("clang-14");
       if (!clang) return skipped("clang not found (PATH)");
-      produce = {*clang, "-x", "cuda", "--cuda-device-only", "-S", "-g", "-O0",
-                 "--cuda-gpu-arch=" + entry.arch, "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version",
-                 "-I" + include.string(), "-include", (include / "clang_prelude.h").string(),
-                 entry.source, "-o", tmpPtx};
+      produce = {*clang, "-x", "cuda", "--cuda-device-only", "-S"};
+      if (entry.producer == Producer::clang) produce.insert(produce.end(), {"-g", "-O0"});
+      else produce.insert(produce.end(), {"-gline-tables-only", "-O2"});
+      produce.insert(produce.end(), {"--cuda-gpu-arch=" + entry.arch, "-nocudainc", "-nocudalib",
+                                     "-Wno-unknown-cuda-version", "-I" + include.string(), "-include",
+                                     (include / "clang_prelude.h").string(), entry.source, "-o", tmpPtx});
     }
   }
   const std::string cubinPath = (work / (entry.id + ".cubin")).string();

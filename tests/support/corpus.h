@@ -16,8 +16,12 @@
 
 namespace ptxdwarf::testsupport {
 
-enum class Producer { nvcc, clang, fixture };
-std::string_view producerName(Producer p);  // "nvcc", "clang", "fixture"
+// nvcc -G, clang -g -O0, hand-written PTX; and the line-tables-only builds:
+// nvcc -lineinfo -O3 (inlined code as `.loc ... inlined_at`) and clang
+// -gline-tables-only -O2, which write `.file`/`.loc` and no DWARF sections.
+enum class Producer { nvcc, clang, fixture, nvccLineinfo, clangLineTables };
+std::string_view producerName(Producer p);  // "nvcc", "clang", "fixture", "nvcc_lineinfo", "clang_lines"
+bool isLineTablesOnly(Producer p);
 
 struct CorpusEntry {
   std::string id;       // unique, [A-Za-z0-9_]: "structs_nvcc_sm_90", "variant_crlf", "fixture_chapter6"

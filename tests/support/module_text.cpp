@@ -10,7 +10,7 @@ std::string at(SourceLoc l) { return "@" + std::to_string(l.line) + ":" + std::t
 void variable(std::string& out, const ptx::Variable& v) {
   out += "  var " + v.name + " " + std::string(ptx::stateSpaceName(v.space)) + " " + v.type +
          " align=" + std::to_string(v.align) + " linkage=" + std::to_string(static_cast<int>(v.linkage)) +
-         " function=" + std::to_string(v.function) + " dims=";
+         " function=" + std::to_string(v.function) + " block=" + std::to_string(v.block) + " dims=";
   for (uint64_t d : v.dims) out += std::to_string(d) + ",";
   out += " " + at(v.loc) + "\n";
 }
@@ -42,20 +42,34 @@ std::string moduleText(const ptx::ReadResult& result) {
            std::to_string(f.size.value_or(0)) + at(f.loc) + "\n";
   for (const ptx::LocRecord& l : m.locs)
     out += "loc " + std::to_string(l.file) + " " + std::to_string(l.line) + " " + std::to_string(l.col) +
-           " function=" + std::to_string(l.function) + at(l.loc) + "\n";
+           " function=" + std::to_string(l.function) + " instruction=" + std::to_string(l.instruction) +
+           (l.isInlined() ? " function_name=" + m.locFunctionNames.at(l.functionName) + " inlined_at=" +
+                                std::to_string(l.inlinedAt.file) + ":" + std::to_string(l.inlinedAt.line) + ":" +
+                                std::to_string(l.inlinedAt.col) + at(l.functionNameLoc) + at(l.inlinedAtLoc)
+                          : "") +
+           at(l.loc) + "\n";
+  for (size_t i = 0; i < m.instructions.size(); ++i)
+    out += "instruction " + std::to_string(i) + at({m.instructions[i].line, m.instructions[i].col}) + "\n";
+  for (const ptx::Block& b : m.blocks)
+    out += "block function=" + std::to_string(b.function) + " parent=" + std::to_string(b.parent) + " [" +
+           std::to_string(b.firstInstruction) + "," + std::to_string(b.endInstruction) + ")" + at(b.open) +
+           at(b.close) + "\n";
   for (const ptx::Function& f : m.functions) {
     out += std::string(f.isEntry ? "entry " : "func ") + f.name + " linkage=" +
            std::to_string(static_cast<int>(f.linkage)) + (f.hasBody ? " body" : "") + at(f.loc) + at(f.bodyBegin) +
-           at(f.bodyEnd) + (m.findFunction(f.name) ? " indexed" : " NOT INDEXED") + "\n";
+           at(f.bodyEnd) + " instructions [" + std::to_string(f.firstInstruction) + "," +
+           std::to_string(f.endInstruction) + ")" + (m.findFunction(f.name) ? " indexed" : " NOT INDEXED") + "\n";
     for (const ptx::Variable& v : f.returns) variable(out, v);
     for (const ptx::Variable& v : f.params) variable(out, v);
     for (const ptx::RegisterDecl& r : f.registers)
-      out += "  reg " + r.name + " " + r.type + " " + std::to_string(r.count) + at(r.loc) + "\n";
+      out += "  reg " + r.name + " " + r.type + " " + std::to_string(r.count) + " block=" + std::to_string(r.block) +
+             at(r.loc) + "\n";
     for (uint32_t l : f.labels) out += "  label " + m.labels.at(l).name + "\n";
   }
   for (const ptx::Variable& v : m.variables) variable(out, v);
   for (const ptx::Label& l : m.labels)
-    out += "label " + l.name + " function=" + std::to_string(l.function) + at(l.loc) +
+    out += "label " + l.name + " function=" + std::to_string(l.function) + " instruction=" +
+           std::to_string(l.instruction) + at(l.loc) +
            (m.findLabel(l.name) ? "" : " NOT INDEXED") + "\n";
   for (const SectionImage& s : m.sections) section(out, s);
   for (const Diagnostic& d : result.diagnostics.items) out += d.format(m.filename) + "\n";

@@ -20,8 +20,9 @@ using ptxdwarf::testsupport::moduleText;
 
 namespace {
 
-// `functions` functions with registers, labels, .loc lines, parameters and
-// locals, module variables, then debug sections that name the labels.
+// `functions` functions with registers, labels, .loc lines (some inlined),
+// parameters and locals, `{ }` blocks, module variables, then debug sections
+// that name the labels.
 std::string program(int functions) {
   std::string t = ".version 7.5\n.target sm_75, debug\n.address_size 64\n.file 1 \"a.cu\"\n";
   for (int i = 0; i < functions; ++i) {
@@ -31,7 +32,9 @@ std::string program(int functions) {
     t += "\t.local .align 8 .b8 __local_depot" + n + "[16];\n\t.reg .b32 %r<9>;\n\t.reg .pred %p1;\n";
     t += "$L__func_begin" + n + ":\n\t.loc 1 " + std::to_string(10 + i) + " 3\n";
     t += "\tadd.s32 %r1, %r2, %r3; // a comment\n$L__tmp" + n + ":\n\t@%p1 bra $L__tmp" + n + ";\n";
-    t += "\t{ .param .b32 x; st.param.b32 [x], %r1; }\n\tret;\n$L__func_end" + n + ":\n}\n";
+    t += "\t.loc 1 20 3, function_name $L__str" + std::to_string(i % 3) + ", inlined_at 1 " + std::to_string(10 + i) +
+         " 3\n";
+    t += "\t{ .reg .b32 %q; .param .b32 x; st.param.b32 [x], %r1; }\n\tret;\n$L__func_end" + n + ":\n}\n";
   }
   t += ".section .debug_abbrev\n{\n.b8 1\n.b8 17\n.b8 0\n}\n";
   t += ".section .debug_info\n{\n.b32 12\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n";

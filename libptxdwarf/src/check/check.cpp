@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <unordered_set>
 #include <vector>
 
 #include "ptxdwarf/cuda.h"
@@ -13,6 +14,7 @@
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/write/reencode.h"
 #include "../parallel.h"
+#include "lines.h"
 
 namespace ptxdwarf::check {
 
@@ -61,6 +63,14 @@ constexpr RuleInfo kRules[] = {
     {"label-difference-labels", "A-B names two labels defined inside debug sections (ptxas rejects code labels)"},
     {"split-section", "a section is written in one block (ptxas overlays repeated blocks)"},
     {"round-trip", "decoding and re-encoding reproduces every byte and relocation"},
+    {"file-duplicate", "each .file index is given once (ptxas rejects a repeated index)"},
+    {"loc-file", "a .loc or inlined_at names a file index that has a .file"},
+    {"loc-scope", ".loc stands inside a function body"},
+    {"loc-function-name", "a function_name label starts a NUL-terminated string in .debug_str"},
+    {"loc-inlined-at", "an inlined_at location is one an earlier .loc used (the inline stack resolves)"},
+    {"loc-version", "function_name/inlined_at need .version 7.2 (ptxas 13: 7.0)"},
+    {"subprogram-lines", "a subprogram's PTX function has .loc directives (a debugger can step it)"},
+    {"inline-call-site", "a DW_TAG_inlined_subroutine's call site is an inlined_at of the line table"},
 };
 
 std::string hex(uint64_t v) {
@@ -587,6 +597,67 @@ class Checker {
     }
   }
 
+  // ---- line information -----------------------------------------------------
+  void lines() {
+    const ptx::LineTable table = ptx::buildLineTable(m_);
+    checkLineTable(m_, table, out_);
+    subprogramLines();
+    inlineCallSites();
+  }
+
+  // A subprogram with code whose PTX function has no .loc: a debugger can stop
+  // in it but not step it or show its source. Only where the file has a line
+  // table at all.
+  void subprogramLines() {
+    if (m_.locs.empty()) return;
+    std::vector<bool> hasLoc(m_.functions.size());
+    for (const ptx::LocRecord& r : m_.locs)
+      if (r.function >= 0) hasLoc[static_cast<size_t>(r.function)] = true;
+    for (const read::Die& die : d_.dies) {
+      if (die.tag != DW_TAG_subprogram || !d_.attribute(die, DW_AT_low_pc)) continue;
+      const ptx::Function* f = m_.findFunction(ptxName(die));
+      if (!f || !f->hasBody || hasLoc[static_cast<size_t>(f - m_.functions.data())]) continue;
+      warning(d_.info, die.offset, "subprogram-lines",
+              "PTX function " + f->name + " has no .loc: a debugger can stop in it but not step it or show its source",
+              &die);
+    }
+  }
+
+  // Where the line table describes inlining (`.loc ... inlined_at`), each
+  // DW_TAG_inlined_subroutine's call site should be one of its call sites.
+  // nvcc -G describes inlining in the DIEs only and -lineinfo in the line
+  // table only, so the rule speaks only when a file has both.
+  void inlineCallSites() {
+    struct Site {
+      uint64_t file, line, col;
+      bool operator==(const Site&) const = default;
+    };
+    struct SiteHash {
+      size_t operator()(const Site& s) const { return std::hash<uint64_t>()((s.file << 40) ^ (s.line << 12) ^ s.col); }
+    };
+    std::unordered_set<Site, SiteHash> sites, sitesAnyColumn;
+    for (const ptx::LocRecord& r : m_.locs) {
+      if (!r.isInlined()) continue;
+      sites.insert({r.inlinedAt.file, r.inlinedAt.line, r.inlinedAt.col});
+      sitesAnyColumn.insert({r.inlinedAt.file, r.inlinedAt.line, 0});
+    }
+    if (sites.empty()) return;
+    for (const read::Die& die : d_.dies) {
+      if (die.tag != DW_TAG_inlined_subroutine) continue;
+      const read::AttrValue* file = d_.attribute(die, DW_AT_call_file);
+      const read::AttrValue* line = d_.attribute(die, DW_AT_call_line);
+      const read::AttrValue* col = d_.attribute(die, DW_AT_call_column);
+      if (!file || !line || !file->isConstant() || !line->isConstant()) continue;
+      bool withColumn = col && col->isConstant();
+      Site s{file->value, line->value, withColumn ? col->value : 0};
+      if (withColumn ? sites.count(s) : sitesAnyColumn.count(s)) continue;
+      warning(d_.info, line->offset, "inline-call-site",
+              "call site " + std::to_string(s.file) + ":" + std::to_string(s.line) +
+                  (withColumn ? ":" + std::to_string(s.col) : "") +
+                  " is no inlined_at of the line table, which describes inlining elsewhere", &die);
+    }
+  }
+
   const ptx::Module& m_;
   const read::Dwarf& d_;
   Diagnostics& out_;
@@ -601,7 +672,7 @@ class Checker {
   static constexpr Rule kRuleOrder[] = {
       &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
       &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
-      &Checker::pcRanges,  &Checker::versionRules,
+      &Checker::pcRanges,  &Checker::versionRules, &Checker::lines,
   };
 };
 

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../parallel.h"
@@ -193,11 +194,20 @@ class Reader {
     module_.addressSizeLoc = at;
   }
 
+  // A number that must fit in 32 bits (file indices, lines, columns):
+  // `.file 4294967297` must not silently become `.file 1`.
+  unsigned smallNumber(const char* what) {
+    SourceLoc at = cur_.loc();
+    uint64_t v = cur_.unsignedNumber(what);
+    if (v > UINT32_MAX) cur_.fail(at, std::string(what) + " out of range (at most 4294967295)");
+    return static_cast<unsigned>(v);
+  }
+
   void fileDirective(SourceLoc at) {
     FileEntry f;
     f.loc = at;
     cur_.skipInlineSpace();
-    f.index = static_cast<unsigned>(cur_.unsignedNumber("a file number"));
+    f.index = smallNumber("a file number");
     cur_.skipInlineSpace();
     f.path = std::string(cur_.stringLiteral());
     cur_.skipInlineSpace();
@@ -213,26 +223,60 @@ class Reader {
     module_.files.push_back(std::move(f));
   }
 
-  // `.loc file line col` with an optional `, function_name X, inlined_at F L C` tail.
+  // `.loc FILE LINE [COL]`, for inlined code followed by
+  // `, function_name LABEL, inlined_at FILE LINE [COL]` (both, in this order:
+  // ptxas reports anything else as a syntax error).
   void locDirective(SourceLoc at, int32_t function) {
     LocRecord r;
     r.loc = at;
     r.function = function;
+    if (function >= 0) r.instruction = static_cast<uint32_t>(module_.instructions.size());
     cur_.skipInlineSpace();
-    r.file = static_cast<unsigned>(cur_.unsignedNumber("a file number"));
-    cur_.skipInlineSpace();
-    r.line = static_cast<unsigned>(cur_.unsignedNumber("a line number"));
-    cur_.skipInlineSpace();
-    if (isDigit(cur_.peek())) r.col = static_cast<unsigned>(cur_.unsignedNumber("a column"));
-    cur_.skipInlineSpace();
-    while (cur_.consume(',')) {
-      for (;;) {  // tokens of one tail item, up to the next ',' or end of line
-        cur_.skipInlineSpace();
-        if (cur_.identifier().empty() && !isDigit(cur_.peek())) break;
-        if (isDigit(cur_.peek())) cur_.unsignedNumber("a number");
-      }
+    SourcePosition p = sourcePosition();
+    r.file = p.file;
+    r.line = p.line;
+    r.col = p.col;
+    if (cur_.consume(',')) {
+      cur_.skipInlineSpace();
+      r.functionNameLoc = cur_.loc();
+      if (cur_.identifier() != "function_name")
+        cur_.fail(r.functionNameLoc, "expected 'function_name' after ',' in .loc (ptxas: it comes before inlined_at)");
+      cur_.skipInlineSpace();
+      SourceLoc labelLoc = cur_.loc();
+      std::string_view label = cur_.identifier();
+      if (label.empty()) cur_.fail(labelLoc, "expected a label after function_name");
+      r.functionName = internLocFunctionName(label);
+      cur_.skipInlineSpace();
+      if (!cur_.consume(','))
+        cur_.fail("expected ', inlined_at FILE LINE COL' after function_name (ptxas needs both)");
+      cur_.skipInlineSpace();
+      r.inlinedAtLoc = cur_.loc();
+      if (cur_.identifier() != "inlined_at") cur_.fail(r.inlinedAtLoc, "expected 'inlined_at' after function_name");
+      cur_.skipInlineSpace();
+      r.inlinedAt = sourcePosition();
     }
     module_.locs.push_back(r);
+  }
+
+  SourcePosition sourcePosition() {
+    SourcePosition p;
+    p.file = smallNumber("a file number");
+    cur_.skipInlineSpace();
+    p.line = smallNumber("a line number");
+    cur_.skipInlineSpace();
+    if (isDigit(cur_.peek())) p.col = smallNumber("a column");
+    cur_.skipInlineSpace();
+    return p;
+  }
+
+  uint32_t internLocFunctionName(std::string_view label) {
+    // nvcc names the same few inlined callees again and again.
+    if (!module_.locFunctionNames.empty() && module_.locFunctionNames.back() == label)
+      return static_cast<uint32_t>(module_.locFunctionNames.size() - 1);
+    auto [it, added] =
+        locFunctionNameIndex_.try_emplace(std::string(label), static_cast<uint32_t>(module_.locFunctionNames.size()));
+    if (added) module_.locFunctionNames.push_back(it->first);
+    return it->second;
   }
 
   // ---- functions ------------------------------------------------------------
@@ -374,8 +418,9 @@ class Reader {
         dimensions(v);
         if (space == StateSpace::reg && function >= 0) {
           module_.functions[static_cast<size_t>(function)].registers.push_back(
-              {v.name, v.type, 0, nameLoc});
+              {v.name, v.type, 0, block_, nameLoc});
         } else {
+          if (function >= 0) v.block = block_;
           module_.variables.push_back(std::move(v));
         }
       }
@@ -400,14 +445,19 @@ class Reader {
     if (n == 0 || n > UINT32_MAX) cur_.fail(loc, "register count out of range");
     if (function < 0) cur_.fail(loc, ".reg declarations belong inside a function body");
     module_.functions[static_cast<size_t>(function)].registers.push_back(
-        {std::string(prefix), type, static_cast<uint32_t>(n), loc});
+        {std::string(prefix), type, static_cast<uint32_t>(n), block_, loc});
   }
 
   void body(int32_t function) {
     Function& f = module_.functions[static_cast<size_t>(function)];
     f.bodyBegin = cur_.loc();
+    // Kept current as instructions are read, so a body cut short by a
+    // syntax error still has a well-formed range.
+    f.firstInstruction = f.endInstruction = static_cast<uint32_t>(module_.instructions.size());
+    function_ = function;
     cur_.expect('{', "to open a function body");
     unsigned depth = 1;
+    block_ = -1;
     while (depth > 0) {
       cur_.skipSpace();
       if (cur_.atEnd()) cur_.fail(f.bodyBegin, "unterminated function body of " + f.name);
@@ -416,19 +466,49 @@ class Reader {
       if (c == '{') {
         cur_.advance();
         ++depth;
+        openBlock(function, at);
       } else if (c == '}') {
         cur_.advance();
         --depth;
+        if (depth > 0) closeBlock(at);
       } else if (c == '.') {
         consumed();
         bodyDirective(function, at);
       } else if (isIdentStart(c)) {
         labelOrInstruction(function, at);
       } else {
-        cur_.skipStatement();  // predicated instruction `@%p1 bra ...;` and the like
+        // A predicated instruction `@%p1 bra ...;` and the like.
+        if (c != ';') instruction(at);
+        cur_.skipStatement();
       }
     }
     module_.functions[static_cast<size_t>(function)].bodyEnd = cur_.loc();
+    function_ = -1;
+  }
+
+  void openBlock(int32_t function, SourceLoc at) {
+    Block b;
+    b.function = function;
+    b.parent = block_;
+    b.open = at;
+    b.firstInstruction = b.endInstruction = static_cast<uint32_t>(module_.instructions.size());
+    block_ = static_cast<int32_t>(module_.blocks.size());
+    module_.blocks.push_back(b);
+  }
+
+  void closeBlock(SourceLoc at) {
+    Block& b = module_.blocks[static_cast<size_t>(block_)];
+    b.close = at;
+    b.endInstruction = static_cast<uint32_t>(module_.instructions.size());
+    block_ = b.parent;
+  }
+
+  // Extends the function's range; a block's is set when it closes (a block
+  // left open by a syntax error keeps an empty range).
+  void instruction(SourceLoc at) {
+    module_.instructions.push_back({at.line, at.col});
+    module_.functions[static_cast<size_t>(function_)].endInstruction =
+        static_cast<uint32_t>(module_.instructions.size());
   }
 
   void bodyDirective(int32_t function, SourceLoc at) {
@@ -447,10 +527,11 @@ class Reader {
     if (cur_.peek() == ':' && cur_.peekAt(1) != ':') {
       cur_.advance();
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
-      module_.labels.push_back({std::string(name), function, at});
+      module_.labels.push_back({std::string(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
       module_.functions[static_cast<size_t>(function)].labels.push_back(index);
       return;
     }
+    instruction(at);
     cur_.skipStatement();
   }
 
@@ -623,6 +704,9 @@ class Reader {
   Module module_;
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
   bool failed_ = false;
+  int32_t function_ = -1;  // the function whose body is being read
+  int32_t block_ = -1;     // the innermost open `{ }` block of the body being read
+  std::unordered_map<std::string, uint32_t> locFunctionNameIndex_;
 };
 
 
@@ -681,7 +765,12 @@ bool append(Module& into, Module&& part) {
     if (into.section(s.name)) return false;
   const auto functionBase = static_cast<int32_t>(into.functions.size());
   const auto labelBase = static_cast<uint32_t>(into.labels.size());
+  const auto instructionBase = static_cast<uint32_t>(into.instructions.size());
+  const auto blockBase = static_cast<int32_t>(into.blocks.size());
+  const auto nameBase = static_cast<uint32_t>(into.locFunctionNames.size());
   auto shift = [&](int32_t function) { return function < 0 ? function : function + functionBase; };
+  auto shiftBlock = [&](int32_t block) { return block < 0 ? block : block + blockBase; };
+  auto shiftIndex = [](uint32_t index, uint32_t base) { return index == kNoIndex ? index : index + base; };
   if (part.version.present) {
     into.version = part.version;
     into.versionLoc = part.versionLoc;
@@ -698,18 +787,36 @@ bool append(Module& into, Module&& part) {
   std::move(part.files.begin(), part.files.end(), std::back_inserter(into.files));
   for (LocRecord& r : part.locs) {
     r.function = shift(r.function);
+    r.instruction = shiftIndex(r.instruction, instructionBase);
+    r.functionName = shiftIndex(r.functionName, nameBase);
     into.locs.push_back(r);
+  }
+  // Names are interned per part; a name two parts share is listed twice,
+  // which changes no record's meaning.
+  std::move(part.locFunctionNames.begin(), part.locFunctionNames.end(), std::back_inserter(into.locFunctionNames));
+  into.instructions.insert(into.instructions.end(), part.instructions.begin(), part.instructions.end());
+  for (Block& b : part.blocks) {
+    b.function = shift(b.function);
+    b.parent = shiftBlock(b.parent);
+    b.firstInstruction += instructionBase;
+    b.endInstruction += instructionBase;
+    into.blocks.push_back(b);
   }
   for (Function& f : part.functions) {
     for (uint32_t& label : f.labels) label += labelBase;
+    for (RegisterDecl& r : f.registers) r.block = shiftBlock(r.block);
+    f.firstInstruction += instructionBase;
+    f.endInstruction += instructionBase;
     into.functions.push_back(std::move(f));
   }
   for (Variable& v : part.variables) {
     v.function = shift(v.function);
+    v.block = shiftBlock(v.block);
     into.variables.push_back(std::move(v));
   }
   for (Label& l : part.labels) {
     l.function = shift(l.function);
+    l.instruction = shiftIndex(l.instruction, instructionBase);
     into.labels.push_back(std::move(l));
   }
   std::move(part.sections.begin(), part.sections.end(), std::back_inserter(into.sections));
@@ -726,6 +833,7 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   trimSlack(result.module.variables);
   trimSlack(result.module.labels);
   trimSlack(result.module.locs);
+  trimSlack(result.module.instructions);
 }
 
 // Eight bytes at a time: a chunk's first line number is the count of the
@@ -751,14 +859,16 @@ uint32_t countNewlines(std::string_view text) {
 // `into` holds the first part; `readers` from the second on hold the rest.
 void reserveForJoin(const std::vector<std::unique_ptr<Reader>>& readers, Module& into) {
   size_t functions = into.functions.size(), variables = into.variables.size();
-  size_t labels = into.labels.size(), locs = into.locs.size();
+  size_t labels = into.labels.size(), locs = into.locs.size(), instructions = into.instructions.size();
   for (size_t i = 1; i < readers.size(); ++i) {
     const Module& part = readers[i]->module();
     functions += part.functions.size();
     variables += part.variables.size();
     labels += part.labels.size();
     locs += part.locs.size();
+    instructions += part.instructions.size();
   }
+  into.instructions.reserve(instructions);
   into.functions.reserve(functions);
   into.variables.reserve(variables);
   into.labels.reserve(labels);

@@ -38,12 +38,52 @@ struct FileEntry {
   SourceLoc loc;
 };
 
+// A source position as `.loc` and `inlined_at` write it: `FILE LINE [COL]`.
+struct SourcePosition {
+  unsigned file = 0;
+  unsigned line = 0;
+  unsigned col = 0;
+  friend bool operator==(const SourcePosition&, const SourcePosition&) = default;
+};
+
+inline constexpr uint32_t kNoIndex = UINT32_MAX;
+
+// `.loc 3 151 9, function_name $L__info_string1, inlined_at 2 477 5`
 struct LocRecord {
   unsigned file = 0;
   unsigned line = 0;
   unsigned col = 0;
   int32_t function = -1;  // index into Module::functions, -1 at module scope
+  // The instruction this location applies to: the first one after the
+  // directive (an index into Module::instructions). Equal to the function's
+  // instruction end when no instruction follows it in the function;
+  // kNoIndex at module scope.
+  uint32_t instruction = kNoIndex;
+  // Inlined code: the label of the callee's name string (an index into
+  // Module::locFunctionNames) and the call site. kNoIndex when not inlined.
+  uint32_t functionName = kNoIndex;
+  SourcePosition inlinedAt;
   SourceLoc loc;
+  SourceLoc functionNameLoc, inlinedAtLoc;  // the operands, for diagnostics
+
+  SourcePosition position() const { return {file, line, col}; }
+  bool isInlined() const { return functionName != kNoIndex; }
+};
+
+// An instruction of a function body, where the PTX has it. Labels and `.loc`
+// directives point at instructions by index; a function's are contiguous.
+struct Instruction {
+  uint32_t line = 0;
+  uint32_t col = 0;
+};
+
+// A `{ }` block inside a function body: registers declared in it are scoped to it.
+struct Block {
+  int32_t function = -1;
+  int32_t parent = -1;                // the enclosing block, -1 for the body itself
+  uint32_t firstInstruction = 0;      // [first, end) into Module::instructions
+  uint32_t endInstruction = 0;
+  SourceLoc open, close;              // `{` and `}`
 };
 
 // A variable or parameter declaration: `.shared .align 4 .b8 buf[128];`
@@ -55,6 +95,7 @@ struct Variable {
   std::vector<uint64_t> dims;       // array dimensions; 0 for `[]`
   Linkage linkage = Linkage::none;
   int32_t function = -1;            // -1: module scope
+  int32_t block = -1;               // the `{ }` block declaring it inside a body, -1 for none
   SourceLoc loc;
 };
 
@@ -63,6 +104,7 @@ struct RegisterDecl {
   std::string name;        // "%r" for the range form, else the full name
   std::string type;        // ".b32"
   uint32_t count = 0;      // range form: number of registers; 0 for a plain name
+  int32_t block = -1;      // the `{ }` block declaring it, -1 for the function body
   bool isRange() const { return count != 0; }
   SourceLoc loc;
 };
@@ -70,6 +112,10 @@ struct RegisterDecl {
 struct Label {
   std::string name;
   int32_t function = -1;  // index into Module::functions; -1 outside any body
+  // The instruction the label stands for: the next one in the function (PTX
+  // ISA: a label takes the location of the next instruction); the function's
+  // instruction end when none follows.
+  uint32_t instruction = kNoIndex;
   SourceLoc loc;
 };
 
@@ -82,6 +128,8 @@ struct Function {
   std::vector<Variable> params;
   std::vector<RegisterDecl> registers;
   std::vector<uint32_t> labels;    // indices into Module::labels
+  uint32_t firstInstruction = 0;   // [first, end) into Module::instructions
+  uint32_t endInstruction = 0;
   SourceLoc loc;                   // the `.entry`/`.func` directive
   SourceLoc bodyBegin, bodyEnd;    // `{` and `}`
 
@@ -98,6 +146,9 @@ struct Module {
   SourceLoc versionLoc, targetLoc, addressSizeLoc;
   std::vector<FileEntry> files;
   std::vector<LocRecord> locs;
+  std::vector<std::string> locFunctionNames;  // `function_name` labels, each once
+  std::vector<Instruction> instructions;      // every function's, in text order
+  std::vector<Block> blocks;                  // `{ }` blocks inside bodies, in text order
   std::vector<Function> functions;
   std::vector<Variable> variables;   // module scope and function scope (Variable::function)
   std::vector<Label> labels;         // code labels, in order
