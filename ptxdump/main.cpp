@@ -122,6 +122,15 @@ int main(int argc, char** argv) {
   diffCmd->add_option("new", diff.newFile, "The PTX file compared with it")->required();
   diffCmd->add_flag("--order", diff.options.order, "Report children that moved among their siblings");
 
+  ptxdump::AnnotateRequest annotate;
+  CLI::App* annotateCmd =
+      app.add_subcommand("annotate", "Add debug information to PTX that has none: the PTX becomes the source");
+  annotateCmd->add_option("file", annotate.file, "PTX file")->required();
+  annotateCmd->add_option("-o,--output", annotate.output, "Output PTX file (default: stdout)");
+  annotateCmd->add_option("--source-name", annotate.sourceName, "The path `.file 1` names (default: FILE as given)");
+  annotateCmd->add_flag("--keep-lines", annotate.keepLines,
+                        "Keep the file's .file/.loc (a -lineinfo build) and add only the DWARF");
+
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
   app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");
 
@@ -162,6 +171,10 @@ int main(int argc, char** argv) {
   }
   if (reformatCmd->parsed()) {
     int code = ptxdump::runReformat(reformat, out, err);
+    return finish(code, out, err);
+  }
+  if (annotateCmd->parsed()) {
+    int code = ptxdump::runAnnotate(annotate, out, err);
     return finish(code, out, err);
   }
   if (diffCmd->parsed()) {

@@ -18,6 +18,7 @@
 #include "ptxdwarf/ptxdwarf.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/section.h"
+#include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/program.h"
@@ -1136,6 +1137,30 @@ ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* program, const
     found->diagnostics = std::move(m.diagnostics);
     char* text = mallocCopy(m.ptx);
     *ptx = text;
+    if (diagnostics) *diagnostics = found.release();
+  });
+}
+
+// ---- Annotate ------------------------------------------------------------------
+
+ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* filename,
+                                  const ptxdwarf_annotate_options* options, char** out,
+                                  ptxdwarf_diagnostics** diagnostics) {
+  return guard([&] {
+    needOut(out, "out");
+    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    std::string file = filename ? filename : "<input>";
+    std::string_view input(text ? text : "", length);
+    ptx::ReadResult r = ptx::read(input, file);
+    if (!r.ok()) fail(PTXDWARF_E_PARSE, joinErrors(r.diagnostics, file));
+    write::AnnotateOptions o;
+    o.sourceName = options && options->source_name ? options->source_name : file;
+    o.keepLines = options && options->keep_lines;
+    write::Annotated a = write::annotate(input, r.module, o);
+    if (!a.written()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(a.diagnostics, file));
+    auto found = std::make_unique<ptxdwarf_diagnostics>();
+    found->diagnostics = std::move(a.diagnostics);
+    *out = mallocCopy(a.ptx);
     if (diagnostics) *diagnostics = found.release();
   });
 }

@@ -544,6 +544,25 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* p
                                                        const ptxdwarf_assemble_options* options, char** ptx,
                                                        ptxdwarf_diagnostics** diagnostics);
 
+/* ---- Annotate: debug information for PTX that has none -----------------------
+ * (ptxdwarf/write/annotate.h; `ptxdump annotate`.) The PTX text becomes the
+ * source: `.file 1` and a `.loc` before every instruction line, a subprogram
+ * per function, a formal parameter per `.param`, a variable per register and
+ * per .global/.shared/.const/.local declaration. Every other byte of the text
+ * is kept. */
+typedef struct {
+  const char* source_name; /* what `.file 1` names; NULL: the filename */
+  int keep_lines;          /* nonzero: keep the text's .file/.loc, add only the DWARF */
+} ptxdwarf_annotate_options;
+
+/* The annotated text into *out (free with ptxdwarf_string_free); *diagnostics
+ * (when not NULL) receives the warnings (registers that get no variable).
+ * PTXDWARF_E_PARSE when the text cannot be read, PTXDWARF_E_ASSEMBLE when it
+ * is refused (it has debug information already). filename NULL: "<input>". */
+PTXDWARF_API ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* filename,
+                                               const ptxdwarf_annotate_options* options, char** out,
+                                               ptxdwarf_diagnostics** diagnostics);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,266 @@
+// Acceptance for `ptxdump annotate` (write::annotate) on PTX without debug
+// information: the Chapter 6 example with its debug sections and .file/.loc
+// removed, a DSL-style kernel (fixtures/annotate/dsl.ptx: long register names,
+// a `{ }` register block), and `nvcc -O3` output (the corpus programs and a
+// CUB/cooperative-groups/libcu++ program, fixtures/annotate/cccl.cu), compiled
+// at test time. For each: `ptxas -g` accepts the annotated file and makes the
+// same `.text` sections as from the input; `llvm-dwarfdump --debug-line` names
+// the input in every row, on a line of the input holding an instruction, and
+// covers at least 90% of those lines; `--debug-info` has a register-space
+// variable per register whose name fits 8 bytes and a formal parameter per
+// parameter; `check` finds no errors in it.
+#include "ptxdwarf/write/annotate.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "corpus.h"
+#include "dwarfdump_text.h"
+#include "elf.h"
+#include "ptxdwarf/check/check.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "tools.h"
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::testsupport;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path workPath() {
+  fs::path dir = fs::path(workDir()) / "annotate";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return dir;
+}
+
+// The Chapter 6 example as hand-written PTX without debug information: its
+// `.section` blocks and `.file`/`.loc` lines removed (it keeps `.target sm_20, debug`).
+std::string strippedChapter6(std::string* error) {
+  std::string text = readFixture("chapter6.ptx");
+  ptx::ReadResult r = ptx::read(text, "chapter6.ptx");
+  if (text.empty() || !r.ok()) {
+    *error = "cannot read fixtures/chapter6.ptx";
+    return {};
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> cut;  // byte ranges to drop
+  for (const SectionImage& s : r.module.sections)
+    for (const TextRange& b : s.blocks) cut.emplace_back(b.begin, b.end);
+  std::set<uint32_t> lines;
+  for (const ptx::FileEntry& f : r.module.files) lines.insert(f.loc.line);
+  for (const ptx::LocRecord& l : r.module.locs) lines.insert(l.loc.line);
+  uint32_t line = 1;
+  for (size_t pos = 0; pos < text.size(); ++line) {
+    size_t end = text.find('\n', pos);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (lines.count(line)) cut.emplace_back(pos, end);
+    pos = end;
+  }
+  std::sort(cut.begin(), cut.end());
+  std::string out;
+  uint64_t at = 0;
+  for (auto [b, e] : cut) {
+    if (b > at) out.append(text, at, b - at);
+    at = std::max(at, e);
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
+// `nvcc -O3 -ptx` of a .cu file (cached by the file's name in the work dir).
+std::string nvccO3(const fs::path& source, std::string* skip, std::string* error) {
+  std::optional<std::string> nvcc = findTool("nvcc");
+  if (!nvcc) {
+    *skip = "nvcc not found";
+    return {};
+  }
+  fs::path out = workPath() / (source.stem().string() + "_O3.ptx");
+  std::vector<std::string> argv{*nvcc,
+                                "-O3",
+                                "-ptx",
+                                "-arch=sm_80",
+                                "-I" + (fs::path(fixturesDir()) / "corpus" / "include").string(),
+                                source.string(),
+                                "-o",
+                                out.string()};
+  CommandResult r = runCommand(argv);
+  if (!r.ok()) {
+    *error = formatCommand(argv) + ": " + r.summary();
+    return {};
+  }
+  std::optional<std::string> text = readFile(out.string());
+  if (!text) *error = "cannot read " + out.string();
+  return text.value_or("");
+}
+
+struct Input {
+  std::string name;
+  std::string kind;  // chapter6, dsl, cccl, or a corpus program's name
+};
+
+std::vector<Input> inputs() {
+  std::vector<Input> in{{"chapter6_stripped", "chapter6"}, {"dsl", "dsl"}, {"cccl_O3", "cccl"}};
+  for (const char* program : {"calls_inline", "classes", "constant_mem", "locals", "loclists", "printf_loops",
+                              "shared_mem", "structs", "templates"})
+    in.push_back({std::string(program) + "_O3", program});
+  return in;
+}
+
+// Registers a debugger can be shown (cuda-gdb: '%' and at most 8 bytes), and parameters.
+size_t packableRegisters(const ptx::Module& m) {
+  size_t n = 0;
+  for (const ptx::Function& f : m.functions) {
+    if (!f.hasBody) continue;
+    for (const ptx::RegisterDecl& r : f.registers) {
+      if (!r.isRange()) {
+        n += r.name.starts_with('%') && r.name.size() <= 8;
+        continue;
+      }
+      for (uint32_t k = 0; k < r.count; ++k) n += r.name.size() + std::to_string(k).size() <= 8;
+    }
+  }
+  return n;
+}
+
+size_t parameters(const ptx::Module& m) {
+  size_t n = 0;
+  for (const ptx::Function& f : m.functions)
+    if (f.hasBody) n += f.params.size();
+  return n;
+}
+
+// `llvm-dwarfdump --debug-info`: variables with a DW_OP_regx location in
+// register space, and formal parameters.
+std::pair<size_t, size_t> countDies(const std::string& dump) {
+  size_t registers = 0, params = 0;
+  std::string tag;
+  bool regx = false, regSpace = false;
+  auto flush = [&] {
+    if (tag == "DW_TAG_variable" && regx && regSpace) ++registers;
+    if (tag == "DW_TAG_formal_parameter") ++params;
+    regx = regSpace = false;
+  };
+  static const std::regex dieRe(R"(^0x[0-9a-f]+:\s+(DW_TAG_\w+)$)");
+  std::istringstream in(dump);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, dieRe)) {
+      flush();
+      tag = m[1];
+    } else if (line.find("DW_AT_location") != std::string::npos && line.find("DW_OP_regx") != std::string::npos) {
+      regx = true;
+    } else if (line.find("DW_AT_address_class") != std::string::npos && line.find("(0x02)") != std::string::npos) {
+      regSpace = true;
+    }
+  }
+  flush();
+  return {registers, params};
+}
+
+}  // namespace
+
+class Annotate : public testing::TestWithParam<Input> {};
+
+TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
+  const Input& input = GetParam();
+  std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
+  if (!ptxas) GTEST_SKIP() << "ptxas not found";
+  if (!dwarfdump) GTEST_SKIP() << "llvm-dwarfdump not found";
+  std::string skip, error, text;
+  if (input.kind == "chapter6") {
+    text = strippedChapter6(&error);
+  } else if (input.kind == "dsl") {
+    text = readFixture("annotate/dsl.ptx");
+  } else if (input.kind == "cccl") {
+    text = nvccO3(fs::path(fixturesDir()) / "annotate" / "cccl.cu", &skip, &error);
+  } else {
+    text = nvccO3(fs::path(fixturesDir()) / "corpus" / (input.kind + ".cu"), &skip, &error);
+  }
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  ASSERT_EQ(error, "");
+  ASSERT_FALSE(text.empty());
+
+  const fs::path dir = workPath();
+  const std::string inPath = (dir / (input.name + ".ptx")).string();
+  const std::string outPath = (dir / (input.name + ".annotated.ptx")).string();
+  ASSERT_TRUE(writeFile(inPath, text, &error)) << error;
+  ptx::ReadResult in = ptx::read(text, inPath);
+  ASSERT_TRUE(in.ok());
+  write::Annotated a = write::annotate(text, in.module, {.sourceName = inPath});
+  ASSERT_TRUE(a.written()) << (a.diagnostics.items.empty() ? "" : a.diagnostics.items[0].format(inPath));
+  ASSERT_TRUE(writeFile(outPath, a.ptx, &error)) << error;
+
+  // ptxas accepts it, and the code is the input's.
+  const std::string arch = input.kind == "chapter6" ? "sm_75" : "sm_80";
+  std::map<std::string, std::vector<uint8_t>> elf[2];
+  for (int k = 0; k < 2; ++k) {
+    std::string cubin = (k ? outPath : inPath) + ".cubin";
+    std::vector<std::string> argv{*ptxas, "-arch=" + arch, "-g", k ? outPath : inPath, "-o", cubin};
+    CommandResult r = runCommand(argv);
+    ASSERT_TRUE(r.ok()) << formatCommand(argv) << ": " << r.summary();
+    if (k) EXPECT_EQ(r.err, "") << formatCommand(argv);
+    std::optional<std::map<std::string, std::vector<uint8_t>>> sections = readElfSections(cubin, &error);
+    ASSERT_TRUE(sections) << error;
+    elf[k] = std::move(*sections);
+  }
+  size_t texts = 0;
+  for (const auto& [name, bytes] : elf[0]) {
+    if (!name.starts_with(".text.")) continue;
+    ++texts;
+    ASSERT_TRUE(elf[1].count(name)) << name;
+    EXPECT_TRUE(elf[1].at(name) == bytes) << name << " differs between the input's cubin and the annotated one";
+  }
+  EXPECT_GT(texts, 0u);
+
+  // Every row names the input, on a line holding an instruction; rows cover the instruction lines.
+  std::set<uint32_t> instructionLines;
+  for (const ptx::Instruction& i : in.module.instructions) instructionLines.insert(i.line);
+  CommandResult lineDump = runCommand({*dwarfdump, "--debug-line", outPath + ".cubin"});
+  ASSERT_TRUE(lineDump.ok()) << lineDump.summary();
+  std::vector<std::vector<DumpRow>> sequences = parseDebugLine(lineDump.out, &error);
+  ASSERT_EQ(error, "");
+  std::set<uint32_t> covered;
+  size_t rows = 0;
+  for (const std::vector<DumpRow>& s : sequences)
+    for (const DumpRow& row : s) {
+      ++rows;
+      EXPECT_EQ(std::get<0>(row), inPath);
+      EXPECT_TRUE(instructionLines.count(std::get<1>(row))) << "row on line " << std::get<1>(row);
+      covered.insert(std::get<1>(row));
+    }
+  EXPECT_GE(covered.size() * 10, instructionLines.size() * 9)
+      << covered.size() << " of " << instructionLines.size() << " instruction lines";
+
+  // A variable per packable register, a formal parameter per parameter.
+  CommandResult infoDump = runCommand({*dwarfdump, "--debug-info", outPath + ".cubin"});
+  ASSERT_TRUE(infoDump.ok()) << infoDump.summary();
+  auto [registerVariables, formalParameters] = countDies(infoDump.out);
+  EXPECT_EQ(registerVariables, packableRegisters(in.module));
+  EXPECT_EQ(formalParameters, parameters(in.module));
+  EXPECT_EQ(a.stats.registerVariables, registerVariables);
+
+  // check finds no errors in it.
+  ptx::ReadResult out = ptx::read(a.ptx, outPath);
+  ASSERT_TRUE(out.ok());
+  read::Dwarf dwarf = read::decode(out.module.sections);
+  for (const Diagnostic& d : check::run(out.module, dwarf).items)
+    if (d.severity == Severity::error) ADD_FAILURE() << d.format(outPath);
+
+  std::printf(
+      "[ annotate ] %s: %zu instruction lines, %zu covered by %zu rows; %zu register variables (%zu "
+      "skipped), %zu parameters, %zu subprograms\n",
+      input.name.c_str(), instructionLines.size(), covered.size(), rows, registerVariables, a.stats.skippedRegisters,
+      formalParameters, a.stats.subprograms);
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, Annotate, testing::ValuesIn(inputs()),
+                         [](const testing::TestParamInfo<Input>& i) { return i.param.name; });
