@@ -101,6 +101,22 @@ std::string nvccO3(const fs::path& source, std::string* skip, std::string* error
   return text.value_or("");
 }
 
+// The annotated text with only its `.file`/`.loc` lines added to the input:
+// annotate's labels, `, debug` and sections taken out again.
+std::string linesOnly(const std::string& annotated) {
+  std::string out;
+  for (size_t pos = 0; pos < annotated.size();) {
+    size_t end = annotated.find('\n', pos);
+    end = end == std::string::npos ? annotated.size() : end + 1;
+    std::string_view line(annotated.data() + pos, end - pos);
+    if (line == "\t.section\t.debug_info\n") break;  // the sections, after the input
+    if (!line.starts_with("$__ptxdwarf")) out.append(line);
+    pos = end;
+  }
+  if (size_t debug = out.find(", debug"); debug != std::string::npos) out.erase(debug, 7);
+  return out;
+}
+
 struct Input {
   std::string name;
   std::string kind;  // chapter6, dsl, cccl, or a corpus program's name
@@ -199,25 +215,43 @@ TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
   ASSERT_TRUE(a.written()) << (a.diagnostics.items.empty() ? "" : a.diagnostics.items[0].format(inPath));
   ASSERT_TRUE(writeFile(outPath, a.ptx, &error)) << error;
 
-  // ptxas accepts it, and the code is the input's.
+  // ptxas accepts it. The input itself is assembled as the baseline (without a
+  // `.target debug`, which ptxas refuses in a file without debug information),
+  // and so is the input with only the `.file`/`.loc` lines added: its code is
+  // the input's, byte for byte. (The labels and the DWARF do change what ptxas
+  // -g makes: it compiles a file with debug information for the debugger.)
   const std::string arch = input.kind == "chapter6" ? "sm_75" : "sm_80";
-  std::map<std::string, std::vector<uint8_t>> elf[2];
-  for (int k = 0; k < 2; ++k) {
-    std::string cubin = (k ? outPath : inPath) + ".cubin";
-    std::vector<std::string> argv{*ptxas, "-arch=" + arch, "-g", k ? outPath : inPath, "-o", cubin};
+  std::string baseline = text;
+  if (size_t debug = baseline.find(", debug"); in.module.debug && debug != std::string::npos) baseline.erase(debug, 7);
+  const std::string basePath = (dir / (input.name + ".baseline.ptx")).string();
+  const std::string linesPath = (dir / (input.name + ".lines.ptx")).string();
+  ASSERT_TRUE(writeFile(basePath, baseline, &error)) << error;
+  ASSERT_TRUE(writeFile(linesPath, linesOnly(a.ptx), &error)) << error;
+  std::map<std::string, std::vector<uint8_t>> elf[3];
+  std::string stderrs[3];
+  const std::string paths[3] = {basePath, linesPath, outPath};
+  for (int k = 0; k < 3; ++k) {
+    std::string cubin = paths[k] + ".cubin";
+    std::vector<std::string> argv{*ptxas, "-arch=" + arch, "-g", paths[k], "-o", cubin};
     CommandResult r = runCommand(argv);
     ASSERT_TRUE(r.ok()) << formatCommand(argv) << ": " << r.summary();
-    if (k) EXPECT_EQ(r.err, "") << formatCommand(argv);
+    stderrs[k] = r.err;
     std::optional<std::map<std::string, std::vector<uint8_t>>> sections = readElfSections(cubin, &error);
     ASSERT_TRUE(sections) << error;
     elf[k] = std::move(*sections);
   }
-  size_t texts = 0;
+  // What ptxas says about the annotated file it says about the input too.
+  std::istringstream said(stderrs[2]);
+  for (std::string line; std::getline(said, line);)
+    EXPECT_NE(stderrs[0].find(line), std::string::npos) << "ptxas on the annotated file only: " << line;
+  size_t texts = 0, inputText = 0, annotatedText = 0;
   for (const auto& [name, bytes] : elf[0]) {
     if (!name.starts_with(".text.")) continue;
     ++texts;
-    ASSERT_TRUE(elf[1].count(name)) << name;
-    EXPECT_TRUE(elf[1].at(name) == bytes) << name << " differs between the input's cubin and the annotated one";
+    inputText += bytes.size();
+    ASSERT_TRUE(elf[1].count(name) && elf[2].count(name)) << name;
+    EXPECT_TRUE(elf[1].at(name) == bytes) << name << ": the .file/.loc lines changed the code";
+    annotatedText += elf[2].at(name).size();
   }
   EXPECT_GT(texts, 0u);
 
@@ -257,9 +291,9 @@ TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
 
   std::printf(
       "[ annotate ] %s: %zu instruction lines, %zu covered by %zu rows; %zu register variables (%zu "
-      "skipped), %zu parameters, %zu subprograms\n",
+      "skipped), %zu parameters, %zu subprograms; .text %zu bytes from the input, %zu annotated\n",
       input.name.c_str(), instructionLines.size(), covered.size(), rows, registerVariables, a.stats.skippedRegisters,
-      formalParameters, a.stats.subprograms);
+      formalParameters, a.stats.subprograms, inputText, annotatedText);
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, Annotate, testing::ValuesIn(inputs()),
