@@ -70,6 +70,33 @@ static void expectRefusals(void) {
   ptxdwarf_program_free(p);
 }
 
+/* ptxdwarf_annotate: a kernel without debug information gets .file/.loc and DWARF. */
+static void expectAnnotate(void) {
+  const char* in =
+      ".version 7.5\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 k_out)\n{\n"
+      "\t.reg .b32 %r<2>;\n\t.reg .b32 %too_long_name;\n\tmov.u32 %r1, %tid.x;\n\tret;\n}\n";
+  ptxdwarf_annotate_options o = {"k.ptx", 0};
+  char* out = NULL;
+  ptxdwarf_diagnostics* warnings = NULL;
+  ptxdwarf_diagnostic w;
+  const char* with_info = ".version 7.5\n.target sm_80\n.section .debug_info { .b8 0 }\n";
+  CHECK(ptxdwarf_annotate(in, strlen(in), "k.ptx", &o, &out, &warnings));
+  EXPECT(strstr(out, ".target sm_80, debug\n.address_size 64\n.file\t1 \"k.ptx\"\n") != NULL);
+  EXPECT(strstr(out, "\t.loc\t1 9 2\n\tmov.u32 %r1, %tid.x;\n") != NULL);
+  EXPECT(strstr(out, "\t.section\t.debug_info\n") != NULL);
+  EXPECT(ptxdwarf_diagnostics_count(warnings) == 1);
+  CHECK(ptxdwarf_diagnostics_get(warnings, 0, &w));
+  EXPECT(w.severity == PTXDWARF_SEVERITY_WARNING && w.line == 8);
+  EXPECT(strstr(w.message, "%too_long_name") != NULL);
+  ptxdwarf_diagnostics_free(warnings);
+  ptxdwarf_string_free(out);
+  /* Annotating the result again is refused: it has .debug_info now. */
+  out = NULL;
+  EXPECT(ptxdwarf_annotate(with_info, strlen(with_info), NULL, NULL, &out, NULL) == PTXDWARF_E_ASSEMBLE);
+  EXPECT(out == NULL);
+  EXPECT(strstr(ptxdwarf_last_error(), "already has .debug_info") != NULL);
+}
+
 int main(int argc, char** argv) {
   ptxdwarf_program* p;
   ptxdwarf_program_options po = {0};
@@ -88,6 +115,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   expectRefusals();
+  expectAnnotate();
 
   po.version_major = 7;
   po.version_minor = 5;

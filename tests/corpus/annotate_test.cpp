@@ -76,21 +76,17 @@ std::string strippedChapter6(std::string* error) {
 }
 
 // `nvcc -O3 -ptx` of a .cu file (cached by the file's name in the work dir).
-std::string nvccO3(const fs::path& source, std::string* skip, std::string* error) {
+std::string nvccO3(const fs::path& source, std::string* skip, std::string* error, bool lineinfo = false) {
   std::optional<std::string> nvcc = findTool("nvcc");
   if (!nvcc) {
     *skip = "nvcc not found";
     return {};
   }
-  fs::path out = workPath() / (source.stem().string() + "_O3.ptx");
-  std::vector<std::string> argv{*nvcc,
-                                "-O3",
-                                "-ptx",
-                                "-arch=sm_80",
-                                "-I" + (fs::path(fixturesDir()) / "corpus" / "include").string(),
-                                source.string(),
-                                "-o",
-                                out.string()};
+  fs::path out = workPath() / (source.stem().string() + (lineinfo ? "_lineinfo_O3.ptx" : "_O3.ptx"));
+  std::vector<std::string> argv{*nvcc, "-O3", "-ptx", "-arch=sm_80"};
+  if (lineinfo) argv.push_back("-lineinfo");
+  argv.insert(argv.end(), {"-I" + (fs::path(fixturesDir()) / "corpus" / "include").string(), source.string(), "-o",
+                           out.string()});
   CommandResult r = runCommand(argv);
   if (!r.ok()) {
     *error = formatCommand(argv) + ": " + r.summary();
@@ -298,3 +294,47 @@ TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
 
 INSTANTIATE_TEST_SUITE_P(Inputs, Annotate, testing::ValuesIn(inputs()),
                          [](const testing::TestParamInfo<Input>& i) { return i.param.name; });
+
+// --keep-lines on `nvcc -lineinfo -O3` output (inlined_at, function_name and
+// its .debug_str included): the line table stays the producer's, the DWARF
+// adds the subprograms, parameters and registers; ptxas -g accepts it and
+// llvm-dwarfdump finds them in the cubin.
+TEST(AnnotateKeepLines, LineinfoBuildsGetTheirVariables) {
+  std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
+  if (!ptxas || !dwarfdump) GTEST_SKIP() << "ptxas or llvm-dwarfdump not found";
+  for (const fs::path& source :
+       {fs::path(fixturesDir()) / "corpus" / "calls_inline.cu", fs::path(fixturesDir()) / "annotate" / "cccl.cu"}) {
+    SCOPED_TRACE(source.string());
+    std::string skip, error;
+    std::string text = nvccO3(source, &skip, &error, /*lineinfo=*/true);
+    if (!skip.empty()) GTEST_SKIP() << skip;
+    ASSERT_EQ(error, "");
+    ptx::ReadResult in = ptx::read(text, source.string());
+    ASSERT_TRUE(in.ok());
+    ASSERT_FALSE(in.module.locs.empty());
+    EXPECT_FALSE(write::annotate(text, in.module).written());  // refused without --keep-lines
+    write::Annotated a = write::annotate(text, in.module, {.keepLines = true});
+    ASSERT_TRUE(a.written());
+    EXPECT_EQ(a.stats.locs, 0u);
+    ptx::ReadResult out = ptx::read(a.ptx, "out.ptx");
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out.module.locs.size(), in.module.locs.size());
+    EXPECT_EQ(out.module.files.size(), in.module.files.size());
+    read::Dwarf dwarf = read::decode(out.module.sections);
+    for (const Diagnostic& d : check::run(out.module, dwarf).items)
+      if (d.severity == Severity::error) ADD_FAILURE() << d.format("out.ptx");
+
+    std::string path = (workPath() / (source.stem().string() + "_lineinfo.annotated.ptx")).string();
+    ASSERT_TRUE(writeFile(path, a.ptx, &error)) << error;
+    std::vector<std::string> argv{*ptxas, "-arch=sm_80", "-g", path, "-o", path + ".cubin"};
+    CommandResult r = runCommand(argv);
+    ASSERT_TRUE(r.ok()) << formatCommand(argv) << ": " << r.summary();
+    CommandResult infoDump = runCommand({*dwarfdump, "--debug-info", path + ".cubin"});
+    ASSERT_TRUE(infoDump.ok());
+    auto [registerVariables, formalParameters] = countDies(infoDump.out);
+    EXPECT_EQ(registerVariables, packableRegisters(in.module));
+    EXPECT_EQ(formalParameters, parameters(in.module));
+    std::printf("[ annotate --keep-lines ] %s: %zu .loc kept, %zu register variables, %zu parameters\n",
+                source.filename().c_str(), out.module.locs.size(), registerVariables, formalParameters);
+  }
+}
