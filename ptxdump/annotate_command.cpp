@@ -22,6 +22,7 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   write::AnnotateOptions options;
   options.sourceName = request.sourceName.empty() ? request.file : request.sourceName;
   options.keepLines = request.keepLines;
+  options.renameRegisters = request.renameRegisters;
   write::Annotated a = write::annotate(text, r.module, options);
   for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
   if (!a.written()) return kProblems;

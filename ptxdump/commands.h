@@ -116,9 +116,10 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
 
 struct AnnotateRequest {
   std::string file;
-  std::string output;      // empty or "-": to `out`
-  std::string sourceName;  // what `.file 1` names (empty: `file` as given)
-  bool keepLines = false;  // keep existing .file/.loc, add only the DWARF
+  std::string output;            // empty or "-": to `out`
+  std::string sourceName;        // what `.file 1` names (empty: `file` as given)
+  bool keepLines = false;        // keep existing .file/.loc, add only the DWARF
+  bool renameRegisters = false;  // rename registers cuda-gdb cannot read (over 8 bytes)
 };
 // Debug information for PTX that has none (ptxdwarf/write/annotate.h). Warnings
 // (registers that get no variable) and refusals to `err`. Exit 0 written, 1

@@ -130,6 +130,8 @@ int main(int argc, char** argv) {
   annotateCmd->add_option("--source-name", annotate.sourceName, "The path `.file 1` names (default: FILE as given)");
   annotateCmd->add_flag("--keep-lines", annotate.keepLines,
                         "Keep the file's .file/.loc (a -lineinfo build) and add only the DWARF");
+  annotateCmd->add_flag("--rename-registers", annotate.renameRegisters,
+                        "Rename registers whose names cuda-gdb cannot read (over 8 bytes) throughout their function");
 
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
   app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");

@@ -85,8 +85,8 @@ std::string nvccO3(const fs::path& source, std::string* skip, std::string* error
   fs::path out = workPath() / (source.stem().string() + (lineinfo ? "_lineinfo_O3.ptx" : "_O3.ptx"));
   std::vector<std::string> argv{*nvcc, "-O3", "-ptx", "-arch=sm_80"};
   if (lineinfo) argv.push_back("-lineinfo");
-  argv.insert(argv.end(), {"-I" + (fs::path(fixturesDir()) / "corpus" / "include").string(), source.string(), "-o",
-                           out.string()});
+  argv.insert(argv.end(),
+              {"-I" + (fs::path(fixturesDir()) / "corpus" / "include").string(), source.string(), "-o", out.string()});
   CommandResult r = runCommand(argv);
   if (!r.ok()) {
     *error = formatCommand(argv) + ": " + r.summary();
@@ -139,6 +139,14 @@ size_t packableRegisters(const ptx::Module& m) {
       for (uint32_t k = 0; k < r.count; ++k) n += r.name.size() + std::to_string(k).size() <= 8;
     }
   }
+  return n;
+}
+
+size_t allRegisters(const ptx::Module& m) {
+  size_t n = 0;
+  for (const ptx::Function& f : m.functions)
+    if (f.hasBody)
+      for (const ptx::RegisterDecl& r : f.registers) n += r.isRange() ? r.count : 1;
   return n;
 }
 
@@ -285,11 +293,36 @@ TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
   for (const Diagnostic& d : check::run(out.module, dwarf).items)
     if (d.severity == Severity::error) ADD_FAILURE() << d.format(outPath);
 
+  // --rename-registers: every register gets a variable, and the renamed code
+  // (with its .file/.loc lines) assembles to the input's code byte for byte.
+  write::Annotated renamed = write::annotate(text, in.module, {.sourceName = inPath, .renameRegisters = true});
+  ASSERT_TRUE(renamed.written());
+  EXPECT_EQ(renamed.stats.skippedRegisters, 0u);
+  const std::string renamedPath = (dir / (input.name + ".renamed.ptx")).string();
+  const std::string renamedLines = (dir / (input.name + ".renamed.lines.ptx")).string();
+  ASSERT_TRUE(writeFile(renamedPath, renamed.ptx, &error)) << error;
+  ASSERT_TRUE(writeFile(renamedLines, linesOnly(renamed.ptx), &error)) << error;
+  for (const std::string& path : {renamedPath, renamedLines}) {
+    std::vector<std::string> argv{*ptxas, "-arch=" + arch, "-g", path, "-o", path + ".cubin"};
+    CommandResult r = runCommand(argv);
+    ASSERT_TRUE(r.ok()) << formatCommand(argv) << ": " << r.summary();
+  }
+  std::optional<std::map<std::string, std::vector<uint8_t>>> renamedElf =
+      readElfSections(renamedLines + ".cubin", &error);
+  ASSERT_TRUE(renamedElf) << error;
+  for (const auto& [name, bytes] : elf[0])
+    if (name.starts_with(".text.")) {
+      EXPECT_TRUE(renamedElf->count(name) && renamedElf->at(name) == bytes) << name << ": renaming changed the code";
+    }
+  CommandResult renamedInfo = runCommand({*dwarfdump, "--debug-info", renamedPath + ".cubin"});
+  ASSERT_TRUE(renamedInfo.ok());
+  EXPECT_EQ(countDies(renamedInfo.out).first, allRegisters(in.module));
+
   std::printf(
       "[ annotate ] %s: %zu instruction lines, %zu covered by %zu rows; %zu register variables (%zu "
-      "skipped), %zu parameters, %zu subprograms; .text %zu bytes from the input, %zu annotated\n",
+      "skipped, %zu renamed), %zu parameters, %zu subprograms; .text %zu bytes from the input, %zu annotated\n",
       input.name.c_str(), instructionLines.size(), covered.size(), rows, registerVariables, a.stats.skippedRegisters,
-      formalParameters, a.stats.subprograms, inputText, annotatedText);
+      renamed.stats.renamedRegisters, formalParameters, a.stats.subprograms, inputText, annotatedText);
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, Annotate, testing::ValuesIn(inputs()),

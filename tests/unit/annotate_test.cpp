@@ -201,3 +201,29 @@ TEST(Annotate, KeepsCrlfLineEndings) {
       ASSERT_EQ(r.a.ptx[k - 1], '\r') << "at " << k;
     }
 }
+
+TEST(Annotate, RenamesLongRegistersThroughTheirFunction) {
+  std::string in =
+      ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_p)\n{\n"
+      "\t.reg .f32 %val_f32_0;\n\t.reg .b32 %lidx_long_<12>;\n\t.reg .b32 temp_param_reg;\n"
+      "\tmov.f32 %val_f32_0, 0f3F800000; // %val_f32_0 stays in this comment\n"
+      "\tmov.u32 %lidx_long_11, %tid.x;\n\tmov.u32 temp_param_reg, %lidx_long_11;\n\tret;\n}\n";
+  Result r = annotateText(in, {.renameRegisters = true});
+  ASSERT_TRUE(r.a.written());
+  EXPECT_EQ(r.a.stats.renamedRegisters, 3u);
+  EXPECT_EQ(r.a.stats.skippedRegisters, 0u);
+  EXPECT_EQ(r.a.diagnostics.items.size(), 0u);
+  const std::string& t = r.a.ptx;
+  EXPECT_NE(t.find("\t.reg .f32 %_a;\n\t.reg .b32 %_b<12>;\n\t.reg .b32 %_c;\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("\tmov.f32 %_a, 0f3F800000; // %val_f32_0 stays in this comment\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("\tmov.u32 %_b11, %tid.x;\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("\tmov.u32 %_c, %_b11;\n"), std::string::npos) << t;
+  ASSERT_TRUE(r.outRead.ok());
+  uint32_t k = dieNamed(r.dwarf, dw::DW_TAG_subprogram, "k");
+  std::vector<std::string> vars = childNames(r.dwarf, k, dw::DW_TAG_variable);
+  ASSERT_EQ(vars.size(), 14u);
+  EXPECT_EQ(vars[0], "%_a");
+  EXPECT_EQ(vars[1], "%_b0");
+  EXPECT_EQ(vars[12], "%_b11");
+  EXPECT_EQ(vars[13], "%_c");
+}

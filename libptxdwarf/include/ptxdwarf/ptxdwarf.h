@@ -553,6 +553,7 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* p
 typedef struct {
   const char* source_name; /* what `.file 1` names; NULL: the filename */
   int keep_lines;          /* nonzero: keep the text's .file/.loc, add only the DWARF */
+  int rename_registers;    /* nonzero: rename registers over 8 bytes (consistently in their function) */
 } ptxdwarf_annotate_options;
 
 /* The annotated text into *out (free with ptxdwarf_string_free); *diagnostics

@@ -22,9 +22,11 @@ namespace {
 
 // Text added at an offset of the input. Several at one offset keep the order
 // they were added in.
+// Text added at an offset of the input, in place of `erase` bytes of it.
 struct Insertion {
   uint64_t offset;
   uint32_t begin, size;  // in Edits::arena
+  uint32_t erase = 0;
 };
 
 class Edits {
@@ -40,17 +42,23 @@ class Edits {
     arena += s;
     insertSince(offset, m);
   }
+  void replace(uint64_t offset, uint32_t erase, std::string_view s) {
+    items.push_back({offset, static_cast<uint32_t>(arena.size()), static_cast<uint32_t>(s.size()), erase});
+    arena += s;
+  }
 
   std::string apply(std::string_view text) {
-    std::stable_sort(items.begin(), items.end(),
-                     [](const Insertion& a, const Insertion& b) { return a.offset < b.offset; });
+    // At one offset, added lines go before a replaced token.
+    std::stable_sort(items.begin(), items.end(), [](const Insertion& a, const Insertion& b) {
+      return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
+    });
     std::string out;
     out.reserve(text.size() + arena.size());
     uint64_t at = 0;
     for (const Insertion& i : items) {
       out.append(text.substr(at, i.offset - at));
       out.append(arena, i.begin, i.size);
-      at = i.offset;
+      at = i.offset + i.erase;
     }
     out.append(text.substr(at));
     return out;
@@ -127,6 +135,7 @@ class Annotator {
     size_t firstBreak = text_.find('\n');
     crlf_ = firstBreak != std::string_view::npos && firstBreak > 0 && text_[firstBreak - 1] == '\r';
     chooseLabelPrefix();
+    if (options_.renameRegisters) chooseStem();
     sourceName_ = options_.sourceName.empty() ? m_.filename : options_.sourceName;
     if (!options_.keepLines) {
       if (sourceName_.find('"') != std::string::npos || sourceName_.empty()) {
@@ -296,14 +305,15 @@ class Annotator {
                           .location = std::move(where)});
       ++result_.stats.registerVariables;
     };
-    if (!r.isRange()) return one(r.name);
-    for (uint32_t k = 0; k < r.count; ++k) one(r.name + std::to_string(k));
+    if (!r.isRange()) return one(renamed(r.name));
+    for (uint32_t k = 0; k < r.count; ++k) one(renamed(r.name + std::to_string(k)));
   }
 
   // The scope DIEs and labels of one function, and its `.loc` lines.
   void function(int32_t index) {
     const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
     lines_.beginFunction();
+    if (options_.renameRegisters) renameRegisters(f);
     uint32_t bodyLine = f.bodyBegin.line;
     std::optional<Labels::Function> pc;
     if (f.firstInstruction < f.endInstruction && m_.instructions[f.firstInstruction].line > bodyLine &&
@@ -372,6 +382,97 @@ class Annotator {
     }
   }
 
+  // ---- --rename-registers ----------------------------------------------------
+
+  // cuda-gdb reads a register location when the name has a leading '%' and at most 8 bytes.
+  static bool packable(std::string_view name) { return name.size() <= 8 && name.starts_with('%'); }
+  static bool identifierChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '%';
+  }
+
+  // New names start with a stem no register of the module starts with.
+  void chooseStem() {
+    stem_ = "%_";
+    auto taken = [&] {
+      for (const ptx::Function& f : m_.functions)
+        for (const ptx::RegisterDecl& r : f.registers)
+          if (r.name.starts_with(stem_)) return true;
+      return false;
+    };
+    while (taken()) stem_ += '_';
+  }
+
+  // a, b, ..., z, ba, bb, ...: letters only, so a plain new name never equals
+  // a new range name (those end in digits).
+  std::string tag(size_t k) const {
+    std::string letters;
+    do {
+      letters.insert(letters.begin(), static_cast<char>('a' + k % 26));
+      k /= 26;
+    } while (k);
+    return stem_ + letters;
+  }
+
+  // The function's long register names (and range prefixes) and their new names.
+  void planRenames(const ptx::Function& f) {
+    renames_.clear();
+    size_t next = 0;
+    for (const ptx::RegisterDecl& r : f.registers) {
+      if (renames_.count(r.name)) continue;  // the same name declared in another block
+      size_t digits = r.isRange() ? std::to_string(r.count - 1).size() : 0;
+      if (packable(r.name + std::string(digits, '0'))) continue;
+      std::string to = tag(next++);
+      if (to.size() + digits > 8) {
+        warn(r.loc, "registers " + r.name + "<" + std::to_string(r.count) + "> are too many to rename to 8 bytes");
+        continue;
+      }
+      renames_.emplace(r.name, Rename{to, r.count});
+      ++result_.stats.renamedRegisters;
+    }
+  }
+
+  // The new name of register (or range prefix) `name`; `name` when it keeps its own.
+  std::string renamed(std::string_view name) const {
+    if (renames_.empty()) return std::string(name);
+    auto exact = renames_.find(name);
+    if (exact != renames_.end()) return exact->second.to;
+    for (const auto& [from, r] : renames_) {
+      if (r.count == 0 || !name.starts_with(from) || name.size() == from.size()) continue;
+      std::string_view digits = name.substr(from.size());
+      if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+      if ((digits.size() > 1 && digits[0] == '0') || digits.size() > 10) continue;
+      if (std::stoull(std::string(digits)) < r.count) return r.to + std::string(digits);
+    }
+    return std::string(name);
+  }
+
+  // Every token of the body that names a renamed register, renamed.
+  void renameRegisters(const ptx::Function& f) {
+    planRenames(f);
+    if (renames_.empty()) return;
+    uint64_t begin = lineStart(f.bodyBegin.line) + (f.bodyBegin.col ? f.bodyBegin.col - 1 : 0);
+    uint64_t end = std::min<uint64_t>(lineStart(f.bodyEnd.line) + f.bodyEnd.col, text_.size());
+    for (uint64_t i = begin; i < end;) {
+      char c = text_[i];
+      if (c == '/' && i + 1 < end && (text_[i + 1] == '/' || text_[i + 1] == '*')) {  // comments stay as written
+        size_t stop = text_[i + 1] == '/' ? text_.find('\n', i) : text_.find("*/", i + 2);
+        i = stop == std::string_view::npos ? end : stop + 1;
+        continue;
+      }
+      if (!identifierChar(c) || (i > 0 && identifierChar(text_[i - 1]))) {
+        ++i;
+        continue;
+      }
+      uint64_t j = i;
+      while (j < end && identifierChar(text_[j])) ++j;
+      std::string_view token = text_.substr(i, j - i);
+      std::string to = renamed(token);
+      if (to != token) edits_.replace(i, static_cast<uint32_t>(j - i), to);
+      i = j;
+    }
+  }
+
   bool writeDwarf() {
     Diagnostics& diags = result_.diagnostics;
     std::vector<SectionImage> sections = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
@@ -402,6 +503,12 @@ class Annotator {
   std::vector<uint64_t> starts_;
   bool crlf_ = false;
   std::string sourceName_;
+  struct Rename {
+    std::string to;
+    uint32_t count = 0;  // a range prefix: the range's size; 0 for a plain name
+  };
+  std::map<std::string, Rename, std::less<>> renames_;  // the current function's
+  std::string stem_;
   std::map<std::string, DieId> types_;
   std::map<std::string, DieId, std::less<>> typesByName_;
 };

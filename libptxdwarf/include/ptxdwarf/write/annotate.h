@@ -17,7 +17,8 @@
 //     `.local` declaration (DW_OP_addr and the space's class; arrays typed as
 //     arrays).
 // A register name longer than 8 bytes cannot be packed for cuda-gdb: it gets a
-// warning and no variable.
+// warning and no variable, unless AnnotateOptions::renameRegisters renames it
+// (then its tokens in the code change too).
 #pragma once
 
 #include <cstddef>
@@ -37,6 +38,10 @@ struct AnnotateOptions {
   // For PTX that has `.file`/`.loc` already (a -lineinfo build): keep them and
   // add only the DWARF. Without it such a file is refused.
   bool keepLines = false;
+  // Renames every register whose name cuda-gdb cannot read (over 8 bytes, or
+  // no leading '%') to a short one, consistently through its function, so
+  // that every register gets a variable. The code stays the same program.
+  bool renameRegisters = false;
   Style style = Style::packed;
 };
 
@@ -47,6 +52,7 @@ struct AnnotateStats {
   size_t parameters = 0;
   size_t registerVariables = 0;  // registers described as variables
   size_t skippedRegisters = 0;   // registers whose names cannot be packed (warned about)
+  size_t renamedRegisters = 0;   // declarations renamed (renameRegisters)
   size_t variables = 0;          // .global/.shared/.const/.local declarations
 };
 
