@@ -151,6 +151,13 @@ class Annotator {
                     .stmtList = !options_.keepLines || !m_.files.empty()});
     for (size_t v = 0; v < m_.variables.size(); ++v)
       if (m_.variables[v].function < 0) variable(b_.root(), m_.variables[v]);
+    // Each function's variables and blocks, so each function looks at its own only.
+    variablesOf_.resize(m_.functions.size());
+    blocksOf_.resize(m_.functions.size());
+    for (size_t v = 0; v < m_.variables.size(); ++v)
+      if (m_.variables[v].function >= 0) variablesOf_[static_cast<size_t>(m_.variables[v].function)].push_back(v);
+    for (size_t b = 0; b < m_.blocks.size(); ++b)
+      if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
     if (!writeDwarf()) return;
@@ -340,12 +347,12 @@ class Annotator {
     // The function's own registers and variables, then each `{ }` block's in a lexical block.
     for (const ptx::RegisterDecl& r : f.registers)
       if (r.block < 0) registers(sp, r);
-    for (const ptx::Variable& v : m_.variables)
-      if (v.function == index && v.block < 0) variable(sp, v);
+    const std::vector<size_t>& variables = variablesOf_[static_cast<size_t>(index)];
+    for (size_t v : variables)
+      if (m_.variables[v].block < 0) variable(sp, m_.variables[v]);
     std::map<int32_t, DieId> scopes;
-    for (size_t k = 0; k < m_.blocks.size(); ++k) {
+    for (size_t k : blocksOf_[static_cast<size_t>(index)]) {
       const ptx::Block& blk = m_.blocks[k];
-      if (blk.function != index) continue;
       auto parent = scopes.find(blk.parent);
       DieId scope = parent != scopes.end() ? parent->second : sp;
       if (blk.firstInstruction < blk.endInstruction && m_.instructions[blk.firstInstruction].line > bodyLine &&
@@ -358,8 +365,8 @@ class Annotator {
       scopes[static_cast<int32_t>(k)] = scope;
       for (const ptx::RegisterDecl& r : f.registers)
         if (r.block == static_cast<int32_t>(k)) registers(scope, r);
-      for (const ptx::Variable& v : m_.variables)
-        if (v.function == index && v.block == static_cast<int32_t>(k)) variable(scope, v);
+      for (size_t v : variables)
+        if (m_.variables[v].block == static_cast<int32_t>(k)) variable(scope, m_.variables[v]);
     }
     if (!options_.keepLines) locs(f);
     if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
@@ -509,6 +516,7 @@ class Annotator {
   };
   std::map<std::string, Rename, std::less<>> renames_;  // the current function's
   std::string stem_;
+  std::vector<std::vector<size_t>> variablesOf_, blocksOf_;  // by function
   std::map<std::string, DieId> types_;
   std::map<std::string, DieId, std::less<>> typesByName_;
 };
