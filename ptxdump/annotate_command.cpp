@@ -23,6 +23,7 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   options.sourceName = request.sourceName.empty() ? request.file : request.sourceName;
   options.keepLines = request.keepLines;
   options.renameRegisters = request.renameRegisters;
+  options.replace = request.replace;
   write::Annotated a = write::annotate(text, r.module, options);
   for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
   if (!a.written()) return kProblems;

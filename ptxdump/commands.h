@@ -120,6 +120,7 @@ struct AnnotateRequest {
   std::string sourceName;        // what `.file 1` names (empty: `file` as given)
   bool keepLines = false;        // keep existing .file/.loc, add only the DWARF
   bool renameRegisters = false;  // rename registers cuda-gdb cannot read (over 8 bytes)
+  bool replace = false;          // replace the file's debug information instead of refusing it
 };
 // Debug information for PTX that has none (ptxdwarf/write/annotate.h). Warnings
 // (registers that get no variable) and refusals to `err`. Exit 0 written, 1

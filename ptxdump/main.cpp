@@ -132,6 +132,8 @@ int main(int argc, char** argv) {
                         "Keep the file's .file/.loc (a -lineinfo build) and add only the DWARF");
   annotateCmd->add_flag("--rename-registers", annotate.renameRegisters,
                         "Rename registers whose names cuda-gdb cannot read (over 8 bytes) throughout their function");
+  annotateCmd->add_flag("--replace", annotate.replace,
+                        "Replace the file's debug sections (and .file/.loc unless --keep-lines) instead of refusing");
 
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
   app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");

@@ -1157,6 +1157,7 @@ ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* f
     o.sourceName = options && options->source_name ? options->source_name : file;
     o.keepLines = options && options->keep_lines;
     o.renameRegisters = options && options->rename_registers;
+    o.replace = options && options->replace;
     write::Annotated a = write::annotate(input, r.module, o);
     if (!a.written()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(a.diagnostics, file));
     auto found = std::make_unique<ptxdwarf_diagnostics>();

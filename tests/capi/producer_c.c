@@ -75,7 +75,7 @@ static void expectAnnotate(void) {
   const char* in =
       ".version 7.5\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 k_out)\n{\n"
       "\t.reg .b32 %r<2>;\n\t.reg .b32 %too_long_name;\n\tmov.u32 %r1, %tid.x;\n\tret;\n}\n";
-  ptxdwarf_annotate_options o = {"k.ptx", 0, 0};
+  ptxdwarf_annotate_options o = {"k.ptx", 0, 0, 0};
   char* out = NULL;
   ptxdwarf_diagnostics* warnings = NULL;
   ptxdwarf_diagnostic w;

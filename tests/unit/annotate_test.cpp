@@ -227,3 +227,24 @@ TEST(Annotate, RenamesLongRegistersThroughTheirFunction) {
   EXPECT_EQ(vars[12], "%_b11");
   EXPECT_EQ(vars[13], "%_c");
 }
+
+// --replace: the Chapter 6 example's own debug sections and .file/.loc go,
+// annotate's come instead.
+TEST(Annotate, ReplacesDebugInformationWhenAsked) {
+  Result r = annotateText(readFixture("chapter6.ptx"), {.sourceName = "chapter6.ptx", .replace = true});
+  ASSERT_TRUE(r.a.written()) << (r.a.diagnostics.items.empty() ? "" : r.a.diagnostics.items[0].message);
+  ASSERT_TRUE(r.outRead.ok());
+  const ptx::Module& out = r.outRead.module;
+  ASSERT_EQ(out.files.size(), 1u);
+  EXPECT_EQ(out.files[0].path, "chapter6.ptx");
+  std::set<uint32_t> lines;
+  for (const ptx::Instruction& i : r.inRead.module.instructions) lines.insert(i.line);
+  EXPECT_EQ(out.locs.size(), lines.size());
+  for (const ptx::LocRecord& l : out.locs) EXPECT_TRUE(lines.count(l.line)) << l.line;
+  EXPECT_EQ(r.a.ptx.find("call_example.cu"), std::string::npos);  // the old .file is gone
+  EXPECT_EQ(r.a.ptx.find("lgenfe"), std::string::npos);           // and the old compile unit
+  ASSERT_EQ(r.dwarf.units.size(), 1u);
+  EXPECT_NE(dieNamed(r.dwarf, dw::DW_TAG_subprogram, "_Z3fooi"), UINT32_MAX);
+  for (const Diagnostic& d : check::run(out, r.dwarf).items)
+    if (d.severity == Severity::error) ADD_FAILURE() << d.format("out.ptx");
+}

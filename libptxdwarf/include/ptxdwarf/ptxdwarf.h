@@ -554,6 +554,7 @@ typedef struct {
   const char* source_name; /* what `.file 1` names; NULL: the filename */
   int keep_lines;          /* nonzero: keep the text's .file/.loc, add only the DWARF */
   int rename_registers;    /* nonzero: rename registers over 8 bytes (consistently in their function) */
+  int replace;             /* nonzero: replace the text's debug information instead of refusing it */
 } ptxdwarf_annotate_options;
 
 /* The annotated text into *out (free with ptxdwarf_string_free); *diagnostics

@@ -56,9 +56,9 @@ class Edits {
     out.reserve(text.size() + arena.size());
     uint64_t at = 0;
     for (const Insertion& i : items) {
-      out.append(text.substr(at, i.offset - at));
+      if (i.offset > at) out.append(text.substr(at, i.offset - at));
       out.append(arena, i.begin, i.size);
-      at = i.offset + i.erase;
+      at = std::max(at, i.offset + i.erase);
     }
     out.append(text.substr(at));
     return out;
@@ -137,6 +137,7 @@ class Annotator {
     chooseLabelPrefix();
     if (options_.renameRegisters) chooseStem();
     sourceName_ = options_.sourceName.empty() ? m_.filename : options_.sourceName;
+    if (options_.replace) removeDebugInformation();
     if (!options_.keepLines) {
       if (sourceName_.find('"') != std::string::npos || sourceName_.empty()) {
         error({}, "the source name '" + sourceName_ + "' cannot be written in a PTX .file string");
@@ -174,8 +175,9 @@ class Annotator {
     result_.diagnostics.warning(at, std::move(message)).rule = "annotate";
   }
 
-  // What annotate does not write over.
+  // What annotate does not write over (unless asked to replace it).
   bool refuse() {
+    if (options_.replace) return true;
     for (const char* name : {".debug_info", ".debug_abbrev", ".debug_loc", ".debug_pubnames"})
       if (const SectionImage* s = m_.section(name)) {
         error(s->loc,
@@ -188,6 +190,26 @@ class Annotator {
       return false;
     }
     return true;
+  }
+
+  // --replace: the input's debug sections go (its .debug_str stays when its
+  // `.loc function_name` lines stay), and so do its `.file`/`.loc`
+  // directives unless they are kept.
+  void removeDebugInformation() {
+    for (const SectionImage& section : m_.sections) {
+      if (!section.name.starts_with(".debug")) continue;
+      if (options_.keepLines && section.name == ".debug_str") continue;
+      for (const TextRange& b : section.blocks) edits_.replace(b.begin, static_cast<uint32_t>(b.end - b.begin), "");
+    }
+    if (options_.keepLines) return;
+    auto eraseDirective = [&](SourceLoc at) {  // from the directive to the end of its line
+      uint64_t begin = lineStart(at.line) + (at.col ? at.col - 1 : 0);
+      uint64_t end = at.line < starts_.size() ? lineStart(at.line + 1) - 1 : text_.size();
+      if (end > begin && text_[end - 1] == '\r') --end;
+      if (end > begin) edits_.replace(begin, static_cast<uint32_t>(end - begin), "");
+    };
+    for (const ptx::FileEntry& f : m_.files) eraseDirective(f.loc);
+    for (const ptx::LocRecord& l : m_.locs) eraseDirective(l.loc);
   }
 
   // A label prefix no label of the input starts with.

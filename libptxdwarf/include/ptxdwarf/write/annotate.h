@@ -42,6 +42,10 @@ struct AnnotateOptions {
   // no leading '%') to a short one, consistently through its function, so
   // that every register gets a variable. The code stays the same program.
   bool renameRegisters = false;
+  // Annotates a file that has debug information already: its debug sections
+  // are removed (and its `.file`/`.loc` directives, unless keepLines), the
+  // rest is annotated as a file without.
+  bool replace = false;
   Style style = Style::packed;
 };
 
@@ -64,8 +68,8 @@ struct Annotated {
 };
 
 // `module` is ptx::read(text); a file that already has `.debug_info` (or any
-// section annotate writes) is refused, and so is one with `.loc` lines unless
-// options.keepLines.
+// section annotate writes) is refused unless options.replace, and so is one
+// with `.loc` lines unless options.keepLines or options.replace.
 Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options = {});
 
 }  // namespace ptxdwarf::write
