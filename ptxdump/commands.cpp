@@ -111,7 +111,7 @@ namespace {
 void appendDiagnostics(const Diagnostics& diags, const std::string& path, std::string& err) {
   for (const Diagnostic& d : diags.items) {
     err += d.format(path);
-    if (!d.section.empty() && d.offset >= 0) {
+    if (!d.section.empty() && d.offset >= 0 && d.loc.line != 0) {  // else format() named the offset
       char buf[64];
       std::snprintf(buf, sizeof buf, " (%s+0x%llx)", d.section.c_str(), static_cast<unsigned long long>(d.offset));
       err += buf;
@@ -271,6 +271,22 @@ CheckResult checkOne(const std::string& path, const CheckRequest& request, unsig
 }
 
 }  // namespace
+
+std::string listRules() {
+  std::string out;
+  for (const check::RuleInfo& r : check::rules()) {
+    check::RuleBehaviour b = check::behaviour(r.id);
+    char head[64];
+    std::snprintf(head, sizeof head, "%-26.*s %-8.*s ", static_cast<int>(r.id.size()), r.id.data(),
+                  static_cast<int>(severityName(b.severity).size()), severityName(b.severity).data());
+    out += head;
+    out += r.summary;
+    out += "; ptxas: ";
+    out += b.ptxas;
+    out += '\n';
+  }
+  return out;
+}
 
 int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
   // Files are independent: `jobs` workers take the next unchecked file; output

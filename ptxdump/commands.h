@@ -103,6 +103,8 @@ struct CheckRequest {
 // Diagnostics to `err` as `file:line:col: severity: message [rule] (section+offset)`,
 // then one summary line per file and a total to `out`. Exit 0 clean, 1 problems, 2 unreadable.
 int runCheck(const CheckRequest& request, std::string& out, std::string& err);
+// `check --list-rules`: one line per rule, `id  severity  what it checks  ptxas: what ptxas 13 does`.
+std::string listRules();
 
 struct ReformatRequest {
   std::string file;

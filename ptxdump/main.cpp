@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "diff.h"
+#include "lookup.h"
 
 namespace {
 
@@ -81,7 +82,15 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "verify") return execVerify(argc, argv);
   tuneAllocator();
 
-  CLI::App app{"ptxdump: inspect the DWARF debug information embedded in PTX"};
+  CLI::App app{"ptxdump: inspect the DWARF debug information embedded in PTX", "ptxdump"};
+  app.footer(
+      "Examples:\n"
+      "  ptxdump kernel.ptx                      dump .debug_info as llvm-dwarfdump prints the cubin's\n"
+      "  ptxdump check kernel.ptx                validate the DWARF against itself and the PTX\n"
+      "  ptxdump extract kernel.ptx --section .debug_info -o info.bin\n"
+      "  ptxdump verify kernel.ptx               compare our decode with LLVM's and libdwarf's\n"
+      "\n"
+      "ptxdump SUBCOMMAND --help shows a subcommand's options. Exit: 0 fine, 1 problems found, 2 unreadable.");
   app.set_version_flag("--version", "ptxdump 0.1.0");
   app.require_subcommand(1);
 
@@ -93,6 +102,7 @@ int main(int argc, char** argv) {
   dumpCmd->add_option("files", dump.files, "PTX files ('-' for stdin)")->required();
   addSectionFlags(dumpCmd, dump.sections, all);
   dumpCmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  dumpCmd->footer("Example:\n  ptxdump dump --debug-info --debug-pubnames fixtures/chapter6.ptx");
 
   ptxdump::ExtractRequest extract;
   CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
@@ -100,10 +110,15 @@ int main(int argc, char** argv) {
   extractCmd->add_option("--section", extract.section, "Section name, e.g. .debug_info")->required();
   extractCmd->add_option("-o,--output", extract.output, "Output file for the raw bytes ('-' for stdout)");
   extractCmd->add_flag("--relocs", extract.relocations, "Print the relocations: offset size symbol[+addend] or A-B");
+  extractCmd->footer("Example:\n  ptxdump extract fixtures/chapter6.ptx --section .debug_info --relocs");
 
   ptxdump::CheckRequest check;
   CLI::App* checkCmd = app.add_subcommand("check", "Validate the DWARF against itself and the PTX; round-trip it");
-  checkCmd->add_option("files", check.files, "PTX files")->required();
+  bool listRules = false;
+  checkCmd->add_option("files", check.files, "PTX files (required unless --list-rules)");
+  checkCmd->add_flag("--list-rules", listRules,
+                     "List the rules: id, severity, what each checks, what ptxas does with such a fault");
+  checkCmd->footer("Example:\n  ptxdump check -j 2 fixtures/chapter6.ptx fixtures/variants/crlf.ptx");
   checkCmd->add_flag("--werror", check.werror, "Treat warnings as errors");
   checkCmd->add_option("-j,--jobs", check.jobs, "Files checked in parallel")->check(CLI::Range(1u, 256u));
 
@@ -115,12 +130,23 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"packed", "one-per-line", "verbose"}));
   reformatCmd->add_flag("--reencode", reformat.reencode,
                         "Re-encode through the canonical encoder (abbreviations re-interned, offsets recomputed)");
+  reformatCmd->footer("Example:\n  ptxdump reformat fixtures/chapter6.ptx --reencode --style verbose");
 
   ptxdump::DiffRequest diff;
   CLI::App* diffCmd = app.add_subcommand("diff", "Semantic diff of two files' debug info (exit 0 equal, 1 different)");
   diffCmd->add_option("old", diff.oldFile, "The reference PTX file (e.g. a golden file)")->required();
   diffCmd->add_option("new", diff.newFile, "The PTX file compared with it")->required();
   diffCmd->add_flag("--order", diff.options.order, "Report children that moved among their siblings");
+  diffCmd->footer("Example:\n  ptxdump diff fixtures/chapter6.ptx fixtures/faults/register_undeclared.ptx");
+
+  ptxdump::LookupRequest lookup;
+  std::string lookupFormat = "text";
+  CLI::App* lookupCmd = app.add_subcommand(
+      "lookup", "What a debugger sees at a place: scopes, visible variables, where each lives, types");
+  lookupCmd->add_option("file", lookup.file, "PTX file")->required();
+  lookupCmd->add_option("--at", lookup.at, "SOURCE:LINE (any path suffix), ptx:LINE, or a function name")->required();
+  lookupCmd->add_option("--format", lookupFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
+  lookupCmd->footer("Example:\n  ptxdump lookup kernel.ptx --at scopes.cu:21\n  ptxdump lookup kernel.ptx --at ptx:120 --format json");
 
   ptxdump::AnnotateRequest annotate;
   CLI::App* annotateCmd =
@@ -181,9 +207,22 @@ int main(int argc, char** argv) {
     int code = ptxdump::runAnnotate(annotate, out, err);
     return finish(code, out, err);
   }
+  if (lookupCmd->parsed()) {
+    lookup.format = lookupFormat == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    int code = ptxdump::runLookup(lookup, out, err);
+    return finish(code, out, err);
+  }
   if (diffCmd->parsed()) {
     int code = ptxdump::runDiff(diff, out, err);
     return finish(code, out, err);
+  }
+  if (checkCmd->parsed() && listRules) {
+    ptxdump::writeTo(stdout, ptxdump::listRules());
+    return 0;
+  }
+  if (checkCmd->parsed() && check.files.empty()) {
+    std::fprintf(stderr, "ptxdump check: error: files is required (or --list-rules); see ptxdump check --help\n");
+    return ptxdump::kUnreadable;
   }
   if (checkCmd->parsed()) {
     int code = ptxdump::runCheck(check, out, err);

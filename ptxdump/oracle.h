@@ -144,6 +144,15 @@ struct OracleView {
   std::vector<std::string> messages;
   // Said in the output but not a disagreement (what was filtered and why).
   std::vector<std::string> notes;
+  // Ours only: facts about the input that our own check reports and an
+  // oracle's verifier may report too, each as the start of that report
+  // ("verifier: error: DIEs have overlapping address ranges: [0x0000a1f0: ").
+  // A report that starts so is the same finding, not a disagreement.
+  std::vector<std::string> sharedFindings;
+  // Bits of a pubnames set's length the oracle gives back: libdwarf 20210528
+  // keeps it in an unsigned char (Dwarf_Global_Context_s::pu_length), so
+  // dwarf_get_globals_header() returns only its low 8 bits.
+  unsigned nameSetLengthBits = 64;
 
   size_t attributeCount() const;
 };

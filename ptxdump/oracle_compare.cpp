@@ -110,7 +110,11 @@ class Comparer {
     loclists();
     pubnames();
     aranges();
-    for (const std::string& m : theirs_.messages) out_.push_back(name_ + " reports: " + m);
+    for (const std::string& m : theirs_.messages) {
+      bool shared = std::any_of(ours_.sharedFindings.begin(), ours_.sharedFindings.end(),
+                                [&](const std::string& f) { return m.starts_with(f); });
+      if (!shared) out_.push_back(name_ + " reports: " + m);
+    }
     return std::move(out_);
   }
 
@@ -250,7 +254,10 @@ class Comparer {
         const OracleNameSet& a = ours_.nameSets[i];
         const OracleNameSet& b = theirs_.nameSets[i];
         std::string where = ".debug_pubnames set " + std::to_string(i);
-        diffNum(where, "length", a.length, b.length);
+        unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
+        uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+        diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
+                b.length & mask);
         diffNum(where, "version", a.version, b.version);
         diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
         diffNum(where, "unit length", a.infoLength, b.infoLength);
@@ -273,7 +280,10 @@ class Comparer {
         const OracleArangeSet& a = ours_.arangeSets[i];
         const OracleArangeSet& b = theirs_.arangeSets[i];
         std::string where = ".debug_aranges set " + std::to_string(i);
-        diffNum(where, "length", a.length, b.length);
+        unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
+        uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+        diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
+                b.length & mask);
         diffNum(where, "version", a.version, b.version);
         diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
         diffNum(where, "address size", a.addressSize, b.addressSize);

@@ -356,6 +356,7 @@ std::optional<OracleView> libdwarfView(std::span<const ptxdwarf::SectionImage> l
   OracleView view;
   view.oracle = "libdwarf";
   view.hasNameSetHeaders = true;
+  view.nameSetLengthBits = 8;  // see OracleView::nameSetLengthBits
   MemoryObject object;
   object.sections.push_back(nullptr);
   for (const ptxdwarf::SectionImage& s : linked) object.sections.push_back(&s);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.add_option("--with", verifyWith, "Oracles: llvm, libdwarf or all")
       ->check(CLI::IsMember({"llvm", "libdwarf", "all"}));
   app.add_flag("-v,--verbose", verify.verbose, "Time each oracle");
+  app.footer("Example:\n  ptxdump verify --with llvm fixtures/chapter6.ptx");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

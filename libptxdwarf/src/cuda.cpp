@@ -57,4 +57,20 @@ std::optional<std::string> unpackRegister(uint64_t value) {
   return s;
 }
 
+std::string_view ptxasFormProblem(uint16_t form, uint16_t version) {
+  switch (form) {
+    case 0x17:  // DW_FORM_sec_offset
+    case 0x18:  // DW_FORM_exprloc
+    case 0x20:  // DW_FORM_ref_sig8
+      return "ptxas 13 cannot read this form: it stops with \"Error in get_form_value default\" (exit 1, no line)";
+    case 0x10:  // DW_FORM_ref_addr
+      if (version >= 3)
+        return "ptxas 13 reads DW_FORM_ref_addr as 8 bytes (the DWARF 2 rule), not the 4 of DWARF 3 and 4, and "
+               "misreads what follows (\"Attempted to Dereference Out of Bounds\" at a unit's end)";
+      return {};
+    default:
+      return {};
+  }
+}
+
 }  // namespace ptxdwarf::cuda

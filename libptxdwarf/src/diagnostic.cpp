@@ -1,5 +1,7 @@
 #include "ptxdwarf/diagnostic.h"
 
+#include <cstdio>
+
 namespace ptxdwarf {
 
 std::string_view severityName(Severity s) {
@@ -13,10 +15,22 @@ std::string_view severityName(Severity s) {
 
 std::string Diagnostic::format(std::string_view file) const {
   std::string out(file);
-  out += ':';
-  out += std::to_string(loc.line);
-  out += ':';
-  out += std::to_string(loc.col);
+  if (loc.line != 0) {
+    out += ':';
+    out += std::to_string(loc.line);
+    out += ':';
+    out += std::to_string(loc.col);
+  } else if (!section.empty()) {
+    // No PTX line (sections a producer encoded have none): the section offset
+    // is the position.
+    out += ": ";
+    out += section;
+    if (offset >= 0) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(offset));
+      out += buf;
+    }
+  }
   out += ": ";
   out += severityName(severity);
   out += ": ";

@@ -185,4 +185,10 @@ std::optional<int64_t> SectionImage::resolveDifference(const Relocation& r) cons
   return static_cast<int64_t>(a->offset) - static_cast<int64_t>(b->offset) + r.addend;
 }
 
+const SectionImage* findSection(std::span<const SectionImage> images, std::string_view name) {
+  for (auto it = images.rbegin(); it != images.rend(); ++it)
+    if (it->name == name) return &*it;
+  return nullptr;
+}
+
 }  // namespace ptxdwarf

@@ -70,7 +70,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Fault{"subprogram_pc.ptx", "subprogram-pc", 77}, Fault{"stmt_list.ptx", "stmt-list", 59},
                     Fault{"section_label_version.ptx", "section-label-version", 53},
                     Fault{"negative_version.ptx", "label-difference-version", 79},
-                    Fault{"pc_range.ptx", "pc-range", 66}, Fault{"round_trip.ptx", "round-trip", 89}),
+                    Fault{"pc_range.ptx", "pc-range", 66}, Fault{"round_trip.ptx", "round-trip", 89},
+                    Fault{"ptxas_form_exprloc.ptx", "ptxas-form", 90},
+                    Fault{"ptxas_form_sec_offset.ptx", "ptxas-form", 89},
+                    Fault{"ptxas_form_ref_addr.ptx", "ptxas-form", 90}),
     [](const testing::TestParamInfo<Fault>& info) {
       std::string n = info.param.file;
       return n.substr(0, n.find('.'));
@@ -157,7 +160,13 @@ TEST(CheckNvccFaults, CleanCorpusFilesPass) {
     if (p.status != PreparedEntry::Status::ready) continue;
     CommandResult r = check(p.ptxPath);
     EXPECT_EQ(r.exitCode, 0) << e.id << "\n" << r.err;
-    EXPECT_EQ(r.err, "") << e.id;
+    // Nothing but notes that nvcc's CUB lexical blocks overlap (a fact of the
+    // producer's output, which LLVM's verifier reports too).
+    std::string other = std::regex_replace(r.err, std::regex(".*: note: .* \\[scope-overlap\\] .*\n"), "");
+    EXPECT_EQ(other, "") << e.id;
+    if (e.program == "cccl_cub_block") {
+      EXPECT_NE(r.err.find("[scope-overlap]"), std::string::npos) << e.id;
+    }
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no producer available to build the corpus";

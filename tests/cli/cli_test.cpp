@@ -166,3 +166,55 @@ INSTANTIATE_TEST_SUITE_P(
       std::string name = info.param.file;
       return name.substr(0, name.find('.'));
     });
+
+// Issue 14, item 7: --help names the program and shows examples; each
+// subcommand's help shows one example, and that example runs (fixtures/ paths
+// taken from the source tree): exit 0, or 1 where it finds differences.
+TEST(PtxdumpHelp, NamesTheProgramAndShowsExamples) {
+  CommandResult help = ptxdump({"--help"});
+  ASSERT_EQ(help.exitCode, 0) << help.err;
+  EXPECT_NE(help.out.find("Usage: ptxdump [OPTIONS] SUBCOMMAND"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Examples:\n  ptxdump kernel.ptx "), std::string::npos) << help.out;
+  for (const char* sub : {"dump", "extract", "check", "reformat", "diff", "verify"}) {
+    SCOPED_TRACE(sub);
+    CommandResult r = ptxdump({sub, "--help"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string marker = "Example:\n  ptxdump ";
+    size_t at = r.out.find(marker);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    std::string line = r.out.substr(at + marker.size(), r.out.find('\n', at + marker.size()) - at - marker.size());
+    std::vector<std::string> args;
+    for (size_t p = 0; p < line.size();) {
+      size_t end = std::min(line.find(' ', p), line.size());
+      std::string word = line.substr(p, end - p);
+      if (word.starts_with("fixtures/")) word = kFixtures + word.substr(8);
+      args.push_back(word);
+      p = end + 1;
+    }
+    ASSERT_EQ(args.front(), sub) << line;
+    CommandResult run = ptxdump(args);
+    EXPECT_TRUE(run.exitCode == 0 || (run.exitCode == 1 && std::string(sub) == "diff")) << line << "\n" << run.err;
+    EXPECT_FALSE(run.out.empty()) << line;
+  }
+}
+
+// Issue 14, item 5: check --list-rules: every rule, its severity, what it
+// checks and what ptxas does with such a fault; no files needed.
+TEST(PtxdumpHelp, CheckListsItsRules) {
+  CommandResult r = ptxdump({"check", "--list-rules"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("block-bounds               error    block lengths stay inside the unit; ptxas: stops: "
+                       "\"Attempted to Dereference Out of Bounds\" (exit 255, no line)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("linkage-name               warning  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ptxas-form                 error    "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ref-target                 error    references land on the start of a DIE (inside the unit "
+                       "for unit-relative forms); ptxas: accepts it without a word (exit 0)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_GE(countLines(r.out, "\n"), 40u);
+  CommandResult none = ptxdump({"check"});
+  EXPECT_EQ(none.exitCode, 2);
+  EXPECT_NE(none.err.find("files is required"), std::string::npos) << none.err;
+}

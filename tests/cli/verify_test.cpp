@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 
 #include "corpus.h"
 #include "oracle.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/builder.h"
+#include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/ptx_writer.h"
 #include "tools.h"
 
 using ptxdwarf::testsupport::CommandResult;
@@ -300,4 +304,103 @@ TEST(PtxdumpVerify, PubnamesSetLengthShorterThanTheEntries) {
                    path + ": verify[libdwarf]: .debug_pubnames: entries: ours 2, libdwarf 0\n" +
                    path + ": verify[libdwarf]: libdwarf reports: error: .debug_pubnames: DW_DLE_PUBNAMES_LENGTH_BAD (124)\n");
   std::filesystem::remove(path);
+}
+
+// Issue 15, item 1: an oracle that crashes on broken input is contained (it
+// runs in a child process) and reported as a finding of that file; verify goes
+// on to the other oracle and the next file, and exits 1, never by a signal.
+void expectContainedCrash(const std::string& path, const std::string& with = "all") {
+  CommandResult r = runPtxdump({"verify", "--with", with, path, kChapter6});
+  EXPECT_EQ(r.exitCode, 1) << r.err << r.out;
+  // "(signal 11, Segmentation fault)"; under a sanitizer, whose handler exits instead, "(exit status 1, ...)".
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(": verify\\[llvm\\]: llvm crashed \\((signal 11, Segmentation "
+                                                  "fault|exit status [0-9]+, no answer)\\) reading these sections")))
+      << r.err;
+  EXPECT_NE(r.err.find(path + ": verify[llvm]: llvm crashed ("), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(path + ": llvm: crashed; nothing compared\n"), std::string::npos) << r.out;
+  if (with == "all") {  // the other oracle still ran
+    EXPECT_NE(r.out.find(path + ": libdwarf: "), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find(kChapter6 + ": llvm: 1 unit, 9 DIEs"), std::string::npos) << r.out;  // and the next file
+}
+
+TEST(PtxdumpVerifyContainment, BlockPastTheUnitEnd) {
+  REQUIRE_ORACLES();
+  expectContainedCrash(kFixtures + "/faults/block_bounds.ptx");
+}
+
+TEST(PtxdumpVerifyContainment, UndefinedAbbreviationCode) {
+  REQUIRE_ORACLES();
+  expectContainedCrash(kFixtures + "/faults/abbrev_code.ptx");
+}
+
+// 25,000 nested lexical blocks: LLVM's verifyDieRanges recurses once per level.
+// (libdwarf reads this tree correctly but takes ~7 s, so only LLVM runs here.)
+TEST(PtxdumpVerifyContainment, DeepDieTree) {
+  REQUIRE_ORACLES();
+  constexpr int kDepth = 25000;
+  std::string info = ".b8 1";  // the unit DIE: abbreviation 1
+  for (int i = 0; i < kDepth; ++i) info += i % 32 == 0 ? "\n.b8 2" : ", 2";
+  for (int i = 0; i <= kDepth; ++i) info += i % 32 == 0 ? "\n.b8 0" : ", 0";  // the NULLs closing each level
+  const size_t unitLength = 7 + 1 + 2u * kDepth + 1;
+  std::string text = ".version 7.0\n.target sm_75\n.address_size 64\n\n.section .debug_info\n{\n.b32 " +
+                     std::to_string(unitLength) + "\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n" + info +
+                     "\n}\n.section .debug_abbrev\n{\n.b8 1, 17, 1, 0, 0, 2, 11, 1, 0, 0, 0\n}\n";
+  std::string path = tempPath("deep_tree.ptx");
+  ASSERT_TRUE(ts::writeFile(path, text));
+  CommandResult check = runPtxdump({"check", path});  // the input itself is well formed
+  EXPECT_EQ(check.exitCode, 0) << check.err;
+  expectContainedCrash(path, "llvm");
+  std::filesystem::remove(path);
+}
+
+// Issue 14, item 1: sibling lexical blocks that overlap (nvcc -G writes such for
+// CUB code) are a fact about the input that check reports (scope-overlap) and
+// LLVM's verifier reports too: the same finding, not a disagreement.
+TEST(PtxdumpVerify, OverlappingScopesAreNotADisagreement) {
+  REQUIRE_ORACLES();
+  using namespace ptxdwarf::write;
+  Builder b;
+  b.compileUnit({.name = "k.cu", .stmtList = false});
+  DieId k = b.subprogram({.name = "k", .linkageName = "k", .lowPc = SymbolRef{"k_begin"}, .highPc = SymbolRef{"k_end"}});
+  b.lexicalBlock(k, {"$L1"}, {"$L3"});
+  b.lexicalBlock(k, {"$L2"}, {"$L4"});
+  ptxdwarf::Diagnostics diags;
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<3>;\n"
+                     "k_begin:\n$L1:\n\tmov.b32 %r1, 1;\n$L2:\n\tmov.b32 %r1, 2;\n$L3:\n\tmov.b32 %r1, 3;\n$L4:\n"
+                     "\tret;\nk_end:\n}\n" +
+                     writeSections(encode(b.unit(), {}, diags), {.version = {7, 5, true}}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  std::string path = tempPath("overlap.ptx");
+  ASSERT_TRUE(ts::writeFile(path, text));
+  CommandResult r = runPtxdump({"verify", "--with", "llvm", path});
+  EXPECT_EQ(r.exitCode, 0) << r.err << r.out;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find(path + ": llvm: 1 unit, 4 DIEs, 13 attributes, 0 location lists, 1 name, 0 ranges compared; "
+                              "all agree\n" +
+                       path + ": 1 sibling scope overlaps in the PTX (check: scope-overlap); LLVM's verifier "
+                              "reporting it finds the same fact, not a disagreement\n"),
+            std::string::npos)
+      << r.out;
+  std::filesystem::remove(path);
+}
+
+// Issue 14, item 1: libdwarf 20210528 gives a pubnames set's length modulo 256
+// (it keeps it in an unsigned char); nvcc's sm_100 CUB output has a 0x164f-byte
+// set, which libdwarf reports as 0x4f. That is compared in libdwarf's 8 bits;
+// LLVM's view keeps all 64.
+TEST(PtxdumpVerify, LibdwarfPubnamesLengthIsComparedInItsEightBits) {
+  REQUIRE_ORACLES();
+  auto v = views(kChapter6);
+  ASSERT_EQ(v->libdwarf.nameSetLengthBits, 8u);
+  ASSERT_FALSE(v->ours.nameSets.empty());
+  v->ours.nameSets[0].length = 0x164f;
+  v->libdwarf.nameSets[0].length = 0x4f;
+  EXPECT_EQ(ptxdump::compareViews(v->ours, v->libdwarf, "libdwarf"), std::vector<std::string>{});
+  v->libdwarf.nameSets[0].length = 0x50;
+  EXPECT_EQ(ptxdump::compareViews(v->ours, v->libdwarf, "libdwarf"),
+            std::vector<std::string>{".debug_pubnames set 0: length (low 8 bits): ours 0x4f, libdwarf 0x50"});
+  v->llvm.nameSets[0].length = 0x4f;  // LLVM gives every bit
+  EXPECT_EQ(ptxdump::compareViews(v->ours, v->llvm, "llvm"),
+            std::vector<std::string>{".debug_pubnames set 0: length: ours 0x164f, llvm 0x4f"});
 }

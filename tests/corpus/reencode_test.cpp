@@ -61,7 +61,10 @@ TEST_P(Reencode, CubinHasTheSameDieTree) {
   ASSERT_EQ(after.exitCode, 0);
   std::string a = layoutFree(before.out.substr(before.out.find('\n'))), b = layoutFree(after.out.substr(after.out.find('\n')));
   EXPECT_EQ(a, b);
-  EXPECT_GT(std::count(a.begin(), a.end(), '\n'), 10);
+  // A line-tables-only build has no DIE tree to compare; the others have a real one.
+  if (!isLineTablesOnly(GetParam().producer)) {
+    EXPECT_GT(std::count(a.begin(), a.end(), '\n'), 10);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, Reencode, testing::ValuesIn(corpusEntries()),

@@ -56,6 +56,18 @@ std::string hex(uint64_t v) {
 }
 
 // Reads the "ptxdwarf-corpus: <key> <rest of line>" markers of a source file.
+// "-rdc=true -src-in-ptx" -> {"-rdc=true", "-src-in-ptx"}.
+std::vector<std::string> splitWords(const std::string& text) {
+  std::vector<std::string> words;
+  size_t pos = 0;
+  while ((pos = text.find_first_not_of(" \t", pos)) != std::string::npos) {
+    size_t end = text.find_first_of(" \t", pos);
+    words.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    pos = end;
+  }
+  return words;
+}
+
 std::string marker(const std::string& text, std::string_view key) {
   size_t pos = 0;
   while ((pos = text.find(kMarker, pos)) != std::string::npos) {
@@ -179,6 +191,8 @@ std::vector<CorpusEntry> corpusEntries() {
       e.id = sanitize(program + "_" + std::string(producerName(t.producer)) + "_" + t.arch);
       if (t.producer == Producer::clang || t.producer == Producer::clangLineTables)
         e.skipReason = marker(text, "no-clang");
+      if (t.producer == Producer::nvcc || t.producer == Producer::nvccLineinfo)
+        e.nvccFlags = splitWords(marker(text, "nvcc-flags"));
       entries.push_back(std::move(e));
     }
   }
@@ -230,7 +244,9 @@ PreparedEntry prepare(const CorpusEntry& entry) {
       produce = {*nvcc};
       if (entry.producer == Producer::nvcc) produce.push_back("-G");
       else produce.insert(produce.end(), {"-lineinfo", "-O3"});
-      produce.insert(produce.end(), {"-ptx", "-arch=" + entry.arch, "-I" + include.string(), entry.source, "-o", tmpPtx});
+      produce.insert(produce.end(), {"-ptx", "-arch=" + entry.arch, "-I" + include.string()});
+      produce.insert(produce.end(), entry.nvccFlags.begin(), entry.nvccFlags.end());
+      produce.insert(produce.end(), {entry.source, "-o", tmpPtx});
     } else {
       auto clang = findTool("clang");
       if (!clang) clang = findTool("clang-14");

@@ -35,6 +35,9 @@ struct CorpusEntry {
   std::string expectedPtxasMessage;
   // From a "ptxdwarf-corpus: no-clang <reason>" marker: the clang entry is skipped.
   std::string skipReason;
+  // From a "ptxdwarf-corpus: nvcc-flags <flags>" marker: more nvcc options
+  // (-rdc=true, -src-in-ptx), placed after -G -ptx -arch.
+  std::vector<std::string> nvccFlags;
 };
 
 std::string fixturesDir();

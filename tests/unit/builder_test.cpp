@@ -10,6 +10,8 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/ptx_writer.h"
+#include "ptxdwarf/check/check.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::write;
@@ -61,7 +63,8 @@ Builder chapter6() {
 TEST(Builder, ReproducesTheChapter6ExampleByteForByte) {
   Builder b = chapter6();
   Diagnostics diags;
-  std::vector<SectionImage> built = encode(b.unit(), {}, diags);
+  // The example's pubnames length convention, selected (DWARF's is the default).
+  std::vector<SectionImage> built = encode(b.unit(), {.pubnamesLength = UnitLengthConvention::unitLengthField}, diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.items[0].message;
   ptx::ReadResult fixture = ptx::read(ptxdwarf::testsupport::readFixture("chapter6.ptx"), "chapter6.ptx");
   ASSERT_TRUE(fixture.ok());
@@ -218,4 +221,120 @@ TEST(Builder, DepotOffsetsBecomeAnOperationPtxasKeeps) {
   // Other symbols keep their addend in the relocation.
   Location s = Location::symbol({"tile", 4}, ptx::StateSpace::shared);
   EXPECT_EQ(s.expr().fixups()[0].symbol.addend, 4);
+}
+
+// Issue 14, item 2: ptxas 13 cannot read DW_FORM_exprloc, DW_FORM_sec_offset or
+// DW_FORM_ref_sig8, and reads DW_FORM_ref_addr as 8 bytes in DWARF 3 and 4
+// (tests/faults/probe_ptxas_forms.py). A DWARF 4 unit's expressions are blocks;
+// what has no form ptxas reads is refused where the producer asks for it.
+TEST(Builder, DwarfFourExpressionsUseBlockForms) {
+  Builder b({.version = 4, .addressSize = 8, .policy = FormPolicy::compact});
+  b.compileUnit({.producer = "p", .name = "a.cu", .stmtList = false});
+  DieId intType = b.baseType("int", DW_ATE_signed, 4);
+  DieId pair = b.aggregate(DW_TAG_structure_type, "Pair", 8);
+  b.member(pair, {.name = "a", .type = intType, .offset = 4});
+  DieId k = b.subprogram({.name = "k", .linkageName = "k", .lowPc = SymbolRef{"k_begin"}, .highPc = SymbolRef{"k_end"}});
+  b.variable(k, {.name = "x", .type = intType, .location = Location::reg("%r1")});
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  read::Dwarf dwarf = read::decode(built);
+  ASSERT_EQ(dwarf.units.size(), 1u);
+  EXPECT_EQ(dwarf.units[0].version, 4);
+  size_t blocks = 0;
+  for (const read::AbbrevTable& t : dwarf.abbrevTables)
+    for (const read::AttrSpec& s : t.specs) {
+      EXPECT_TRUE(cuda::ptxasFormProblem(s.form, 4).empty()) << formName(s.form);
+      blocks += s.form == DW_FORM_block1;
+    }
+  EXPECT_EQ(blocks, 3u);  // frame base, member location, variable location
+  EXPECT_EQ(chooseForm(DW_AT_location, Value::expression(Expr().regx("%r1")), {.version = 4}), DW_FORM_block1);
+}
+
+TEST(Builder, RefusesFormsPtxasCannotRead) {
+  Builder v4({.version = 4});
+  try {
+    v4.compileUnit({.name = "a.cu"});  // DW_AT_stmt_list: DW_FORM_sec_offset in DWARF 4
+    ADD_FAILURE() << "no BuildError";
+  } catch (const BuildError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "DW_AT_stmt_list of DIE 0 (DW_TAG_compile_unit) in a DWARF 4 unit needs DW_FORM_sec_offset, and ptxas "
+              "13 cannot read this form: it stops with \"Error in get_form_value default\" (exit 1, no line); build "
+              "DWARF 2 or 3, where it is DW_FORM_data4");
+  }
+  DieId t = v4.baseType("int", DW_ATE_signed, 4);
+  EXPECT_THROW(v4.unit().set(t, DW_AT_location, Value::expression(Expr().regx("%r1"), DW_FORM_exprloc)), BuildError);
+  EXPECT_THROW(v4.unit().set(t, DW_AT_signature, Value::unsignedValue(1, DW_FORM_ref_sig8)), BuildError);
+  Builder v3({.version = 3});
+  DieId a = v3.baseType("int", DW_ATE_signed, 4);
+  DieId p = v3.pointerType(kNoDie);
+  EXPECT_THROW(v3.unit().set(p, DW_AT_type, Value::reference(a, DW_FORM_ref_addr)), BuildError);
+  Builder v2;  // DWARF 2: ref_addr is address-sized, as ptxas reads it
+  DieId a2 = v2.baseType("int", DW_ATE_signed, 4);
+  EXPECT_NO_THROW(v2.unit().set(v2.pointerType(kNoDie), DW_AT_type, Value::reference(a2, DW_FORM_ref_addr)));
+}
+
+// Issue 14, item 6: the default pubnames debug_info_length is what DWARF says
+// (the unit's size); the Chapter 6 convention stays selectable (above).
+TEST(Encoder, PubnamesLengthIsTheUnitSizeByDefault) {
+  Builder b = chapter6();
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  read::Dwarf dwarf = read::decode(built);
+  ASSERT_EQ(dwarf.pubnameSets.size(), 1u);
+  EXPECT_EQ(dwarf.units[0].length, 262u);
+  EXPECT_EQ(dwarf.pubnameSets[0].infoLength, 266u);
+}
+
+// Issue 14, item 5: encode() results are looked up by name, as the C API's
+// ptxdwarf_sections_find does.
+TEST(Encoder, FindSectionByName) {
+  Builder b = chapter6();
+  Diagnostics diags;
+  std::vector<SectionImage> built = encode(b.unit(), {}, diags);
+  const SectionImage* abbrev = findSection(built, ".debug_abbrev");
+  ASSERT_NE(abbrev, nullptr);
+  EXPECT_EQ(abbrev->name, ".debug_abbrev");
+  EXPECT_EQ(abbrev->size(), 86u);
+  EXPECT_EQ(findSection(built, ".debug_line"), nullptr);
+  EXPECT_EQ(findSection(built, "debug_abbrev"), nullptr);  // names keep their dot
+}
+
+// Issue 14, item 1: nvcc -G writes sibling lexical blocks whose label ranges
+// overlap (CUB code); LLVM's verifier reports them. check says so, at the
+// later block's low_pc, as a note; disjoint and nested blocks are clean.
+TEST(CheckScopes, OverlappingSiblingBlocksAreReported) {
+  const std::string code = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+                           ".reg .b32 %r<3>;\nk_begin:\n$L1:\n\tmov.b32 %r1, 1;\n$L2:\n\tmov.b32 %r1, 2;\n$L3:\n"
+                           "\tmov.b32 %r1, 3;\n$L4:\n\tret;\nk_end:\n}\n";
+  auto checkBlocks = [&](std::vector<std::pair<const char*, const char*>> blocks) {
+    Builder b;
+    b.compileUnit({.name = "k.cu", .stmtList = false});
+    DieId k = b.subprogram({.name = "k", .linkageName = "k", .lowPc = SymbolRef{"k_begin"},
+                            .highPc = SymbolRef{"k_end"}});
+    DieId parent = k;
+    for (auto [lo, hi] : blocks) {
+      DieId block = b.lexicalBlock(parent, {lo}, {hi});
+      if (std::string(lo) == "$L2" && std::string(hi) == "$L3") parent = block;  // nested below
+    }
+    Diagnostics diags;
+    std::string text = code + write::writeSections(encode(b.unit(), {}, diags), {.version = {7, 5, true}}, diags);
+    EXPECT_FALSE(diags.hasErrors());
+    ptx::ReadResult r = ptx::read(text, "k.ptx");
+    EXPECT_TRUE(r.ok());
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    std::vector<std::string> found;
+    for (const Diagnostic& d : check::run(r.module, dwarf).items)
+      if (d.rule == "scope-overlap") found.push_back(std::string(severityName(d.severity)) + ": " + d.message);
+    return found;
+  };
+  std::vector<std::string> overlap = checkBlocks({{"$L1", "$L3"}, {"$L2", "$L4"}});
+  ASSERT_EQ(overlap.size(), 1u);
+  EXPECT_EQ(overlap[0],
+            "note: [$L2, $L4) (lines 10-14) starts inside its sibling DW_TAG_lexical_block at 0x00000032 [$L1, $L3) "
+            "(lines 8-12); LLVM's verifier reports \"DIEs have overlapping address ranges\" (in DW_TAG_lexical_block "
+            "at 0x00000043)");
+  EXPECT_TRUE(checkBlocks({{"$L1", "$L2"}, {"$L2", "$L4"}}).empty());  // adjacent, not overlapping
+  EXPECT_TRUE(checkBlocks({{"$L2", "$L3"}, {"$L2", "$L3"}}).empty());  // the second nested in the first
 }

@@ -212,13 +212,22 @@ TEST(PtxWriter, VersionLimitsAreErrorsNotOutput) {
   EXPECT_NE(d70.items[0].message.find("label difference needs PTX .version 7.5 or later (target is 7.0)"),
             std::string::npos);
 
-  // 7.5 and "no version given" accept everything.
+  // 7.5 accepts everything.
   Diagnostics d75;
   o.version = version(7, 5);
   EXPECT_FALSE(write::writeSections(images, o, d75).empty()) << errorsOf(d75);
-  o.version = {};
-  EXPECT_FALSE(write::writeSections(images, o, d75).empty()) << errorsOf(d75);
   EXPECT_EQ(d75.errorCount(), 0u);
+
+  // No version given: every rule holds (the writer cannot know the PTX is new
+  // enough), and each error says to set the version; nothing is written.
+  Diagnostics unset;
+  o.version = {};
+  EXPECT_TRUE(write::writeSections(images, o, unset).empty());
+  EXPECT_EQ(unset.errorCount(), 6u) << errorsOf(unset);
+  EXPECT_NE(errorsOf(unset).find("a label difference needs PTX .version 7.5 or later (target is not given: set "
+                                 "WriteOptions::version to the .version of the PTX the sections go into)"),
+            std::string::npos)
+      << errorsOf(unset);
 }
 
 TEST(PtxWriter, RejectsWhatPtxasCannotRead) {
@@ -392,4 +401,51 @@ TEST(PtxWriter, StyleNames) {
   for (Style s : kStyles) EXPECT_EQ(write::parseStyle(write::styleName(s)), s);
   EXPECT_EQ(write::parseStyle("onePerLine"), Style::onePerLine);
   EXPECT_FALSE(write::parseStyle("dense").has_value());
+}
+
+// Issue 14, item 5: the text ends with a newline in every style, so it can be
+// appended to PTX or written out as a file (POSIX text).
+TEST(PtxWriter, OutputEndsWithANewline) {
+  for (Style style : kStyles) {
+    Diagnostics diags;
+    std::string out = write::writeSections(handMade(), {.style = style, .version = version(7, 5)}, diags);
+    ASSERT_FALSE(out.empty()) << errorsOf(diags);
+    EXPECT_EQ(out.back(), '\n') << write::styleName(style);
+    EXPECT_NE(out.substr(out.size() - 2), "\n\n") << write::styleName(style);
+    std::string crlf = write::writeSections(handMade(), {.style = style, .version = version(7, 5), .crlf = true}, diags);
+    EXPECT_EQ(crlf.substr(crlf.size() - 2), "\r\n") << write::styleName(style);
+  }
+}
+
+// Issue 14, item 3: a misspelled label is not silent when the writer is given
+// the module the sections go into (ptxas would write 0 there without a word).
+TEST(PtxWriter, SymbolsMustBeDefinedInTheGivenModule) {
+  const std::string code = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\nfunc_begin0:\n"
+                           "\tret;\n}\n.global .u64 sym;\n";
+  ptx::ReadResult r = ptx::read(code, "k.ptx");
+  ASSERT_TRUE(r.ok()) << errorsOf(r.diagnostics);
+  WriteOptions o{.version = version(7, 5), .module = &r.module};
+  Diagnostics good;
+  EXPECT_FALSE(write::writeSections(handMade(), o, good).empty()) << errorsOf(good);
+  std::vector<SectionImage> misspelled = handMade();
+  misspelled[0].relocations[1].symbol = "func_begn0";
+  Diagnostics bad;
+  EXPECT_TRUE(write::writeSections(misspelled, o, bad).empty());
+  EXPECT_EQ(errorsOf(bad),
+            "t.ptx: .debug_info+0x14: error: relocation 'func_begn0' at .debug_info+20: 'func_begn0' is not defined "
+            "in the PTX module [ptx-write]\n");
+  // Without a module the writer cannot know (the documented default).
+  Diagnostics unknown;
+  EXPECT_FALSE(write::writeSections(misspelled, {.version = version(7, 5)}, unknown).empty());
+}
+
+// Issue 14, item 3: a diagnostic with no PTX line (the sections a producer
+// encoded have none) names the section offset instead of ":0:0:".
+TEST(Diagnostic, WithoutALineTheSectionOffsetIsThePosition) {
+  Diagnostic d{Severity::error, {}, "bad", "ptx-write", ".debug_info", 40};
+  EXPECT_EQ(d.format("out.ptx"), "out.ptx: .debug_info+0x28: error: bad [ptx-write]");
+  d.section.clear();
+  EXPECT_EQ(d.format("out.ptx"), "out.ptx: error: bad [ptx-write]");
+  d.loc = {3, 7};
+  EXPECT_EQ(d.format("out.ptx"), "out.ptx:3:7: error: bad [ptx-write]");
 }

@@ -18,13 +18,15 @@ enum class Severity : uint8_t { note, warning, error };
 
 struct Diagnostic {
   Severity severity = Severity::error;
-  SourceLoc loc;
-  std::string message;
-  std::string rule;        // e.g. "ref-target"; empty for reader errors
-  std::string section;     // e.g. ".debug_info"; empty when not about a section byte
+  SourceLoc loc{};
+  std::string message{};
+  std::string rule{};      // e.g. "ref-target"; empty for reader errors
+  std::string section{};   // e.g. ".debug_info"; empty when not about a section byte
   int64_t offset = -1;     // offset in `section`, -1 when not applicable
 
-  // "file:line:col: error: message [rule]" (compiler style).
+  // "file:line:col: error: message [rule]" (compiler style); without a line,
+  // "file: .debug_info+0x1c: error: ..." when the section is known, else
+  // "file: error: ...".
   std::string format(std::string_view file) const;
 };
 
@@ -32,7 +34,7 @@ std::string_view severityName(Severity s);
 
 // Collects diagnostics; stages append, callers decide what to print.
 struct Diagnostics {
-  std::vector<Diagnostic> items;
+  std::vector<Diagnostic> items{};
 
   Diagnostic& error(SourceLoc loc, std::string message);
   Diagnostic& warning(SourceLoc loc, std::string message);

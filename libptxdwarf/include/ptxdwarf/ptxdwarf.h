@@ -370,8 +370,8 @@ typedef struct ptxdwarf_sections ptxdwarf_sections;
 typedef struct {
   int no_pubnames;                /* nonzero: no .debug_pubnames */
   int aranges;                    /* nonzero: a .debug_aranges too */
-  int pubnames_length_total_size; /* nonzero: debug_info_length is the unit's full size (DWARF);
-                                     0: its unit_length field, as the Chapter 6 example writes it */
+  int pubnames_length_chapter6;   /* nonzero: debug_info_length is the unit_length field, as the Chapter 6
+                                     example writes it; 0: the unit's full size (DWARF) */
   int siblings;                   /* nonzero: DW_AT_sibling on DIEs with children and a next sibling */
 } ptxdwarf_encode_options;
 
@@ -420,7 +420,8 @@ typedef enum {
 
 typedef struct {
   ptxdwarf_style style;
-  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: no limits */
+  unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: not given, every
+                                            version rule holds (labels need 7.0, A-B 7.5) */
   unsigned bytes_per_line;               /* packed style; 0: 16 */
   int crlf;                              /* nonzero: "\r\n" line endings */
 } ptxdwarf_render_options;
@@ -564,6 +565,74 @@ typedef struct {
 PTXDWARF_API ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* filename,
                                                const ptxdwarf_annotate_options* options, char** out,
                                                ptxdwarf_diagnostics** diagnostics);
+
+/* ---- The debugger's view -------------------------------------------------------
+ *
+ * What a debugger sees at a place of a PTX file (ptxdwarf/view/lookup.h):
+ *
+ *   ptxdwarf_module* m;
+ *   ptxdwarf_lookup* l;
+ *   ptxdwarf_module_read(text, length, "kernel.ptx", &m);
+ *   ptxdwarf_lookup_at(m, "kernel.cu:42", &l);         (or "ptx:120", or a function name)
+ *   for (size_t i = 0; i < ptxdwarf_lookup_match_count(l); ++i) {
+ *     ptxdwarf_match_info match;
+ *     ptxdwarf_lookup_match(l, i, &match);
+ *     for (size_t v = 0; v < match.variable_count; ++v) {
+ *       ptxdwarf_variable_info var;
+ *       ptxdwarf_lookup_variable(l, i, v, &var);        (var.name, var.type, var.location, ...)
+ *     }
+ *   }
+ *   ptxdwarf_lookup_free(l); ptxdwarf_module_free(m);
+ */
+
+typedef struct ptxdwarf_module ptxdwarf_module; /* PTX text read, its DWARF decoded */
+typedef struct ptxdwarf_lookup ptxdwarf_lookup; /* the answer at one place */
+
+/* PTXDWARF_E_PARSE when the text has syntax errors (the message names them). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_module_read(const char* text, size_t length, const char* filename,
+                                                  ptxdwarf_module** out);
+PTXDWARF_API void ptxdwarf_module_free(ptxdwarf_module* module);
+
+/* where: "SOURCE:LINE" (any path suffix), "ptx:LINE", or a function name.
+ * PTXDWARF_E_NOT_FOUND when nothing matches (the message says why). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_at(const ptxdwarf_module* module, const char* where,
+                                                ptxdwarf_lookup** out);
+PTXDWARF_API void ptxdwarf_lookup_free(ptxdwarf_lookup* lookup);
+PTXDWARF_API size_t ptxdwarf_lookup_match_count(const ptxdwarf_lookup* lookup); /* 0 for NULL */
+
+typedef struct {
+  const char* function;      /* the PTX function */
+  const uint32_t* ptx_lines; /* `ptx_line_count` PTX lines of the instructions of this place */
+  size_t ptx_line_count;
+  size_t scope_count;        /* innermost first, up to the subprogram */
+  size_t variable_count;     /* visible there */
+} ptxdwarf_match_info;
+
+typedef struct {
+  uint16_t tag;          /* DW_TAG_subprogram, DW_TAG_inlined_subroutine, DW_TAG_lexical_block */
+  const char* name;      /* "" for blocks */
+  uint64_t die;          /* DIE offset in .debug_info */
+  const char* call_file; /* inlined subroutines: the call site; "" otherwise */
+  uint64_t call_line;
+} ptxdwarf_scope_info;
+
+typedef struct {
+  const char* name;
+  int is_parameter;
+  const char* type;       /* C spelling: "int *" */
+  const char* location;   /* in PTX terms at the place: "%r5", "_Z4testPi_param_0", "__local_depot0+8" */
+  int available;          /* 0: no location covers the place (optimized out there) */
+  uint64_t address_class; /* DW_AT_address_class (PTXDWARF_ADDR_*), 0 when absent */
+  uint64_t decl_line;
+  uint64_t die;           /* DIE offset in .debug_info */
+} ptxdwarf_variable_info;
+
+PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_match(const ptxdwarf_lookup* lookup, size_t match,
+                                                   ptxdwarf_match_info* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_scope(const ptxdwarf_lookup* lookup, size_t match, size_t index,
+                                                   ptxdwarf_scope_info* out);
+PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_variable(const ptxdwarf_lookup* lookup, size_t match, size_t index,
+                                                      ptxdwarf_variable_info* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

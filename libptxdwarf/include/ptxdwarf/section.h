@@ -53,8 +53,8 @@ class StringStore {
 struct Relocation {
   uint64_t offset = 0;
   uint8_t size = 0;  // 1, 2, 4 or 8 (the directive's width)
-  std::string_view symbol;
-  std::string_view minus;  // non-empty for `A-B`
+  std::string_view symbol{};
+  std::string_view minus{};  // non-empty for `A-B`
   int64_t addend = 0;
 
   bool isDifference() const { return !minus.empty(); }
@@ -64,9 +64,9 @@ struct Relocation {
 
 // A label defined inside a section (`name:`), at the offset of the next byte.
 struct SectionLabel {
-  std::string name;
+  std::string name{};
   uint64_t offset = 0;
-  SourceLoc loc;
+  SourceLoc loc{};
 };
 
 // Where each operand's bytes came from: (section offset, line, column) for
@@ -110,15 +110,15 @@ struct TextRange {
 };
 
 struct SectionImage {
-  std::string name;  // with the leading dot: ".debug_info"
-  std::vector<uint8_t> bytes;
-  std::vector<Relocation> relocations;  // sorted by offset, non-overlapping
-  StringStore names;                    // what the relocations' names view
-  std::vector<SectionLabel> labels;     // in definition order
-  SourceMap sourceMap;                  // operand positions, by offset
-  SourceLoc loc;                        // the first `.section` line of this name
-  std::vector<TextRange> blocks;        // every block of this name, in file order
-  std::vector<uint32_t> negativeOperands;  // offsets of operands written as negative numbers
+  std::string name{};  // with the leading dot: ".debug_info"
+  std::vector<uint8_t> bytes{};
+  std::vector<Relocation> relocations{};     // sorted by offset, non-overlapping
+  StringStore names{};                       // what the relocations' names view
+  std::vector<SectionLabel> labels{};        // in definition order
+  SourceMap sourceMap{};                     // operand positions, by offset
+  SourceLoc loc{};                           // the first `.section` line of this name
+  std::vector<TextRange> blocks{};           // every block of this name, in file order
+  std::vector<uint32_t> negativeOperands{};  // offsets of operands written as negative numbers
 
   // Appends a relocation whose names are copied into `names`.
   Relocation& addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
@@ -139,6 +139,11 @@ struct SectionImage {
   // section (nvcc writes pubnames lengths this way); nullopt otherwise.
   std::optional<int64_t> resolveDifference(const Relocation& r) const;
 };
+
+// The image named `name` (".debug_info") among `images` -- what write::encode()
+// and ptx::read give back -- or nullptr. The last of that name when there are
+// several, as ptxas overlays repeated blocks.
+const SectionImage* findSection(std::span<const SectionImage> images, std::string_view name);
 
 // relocationAt() for a pass that looks up mostly increasing offsets (a
 // decoder reading forward): each lookup moves a cursor a few relocations on

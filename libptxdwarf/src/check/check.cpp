@@ -4,6 +4,7 @@
 #include "ptxdwarf/check/check.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iterator>
 #include <unordered_set>
@@ -11,6 +12,7 @@
 
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/write/reencode.h"
 #include "../parallel.h"
@@ -34,6 +36,7 @@ constexpr RuleInfo kRules[] = {
     {"children-terminated", "children lists end with a NULL entry inside the unit"},
     {"form", "forms are known"},
     {"form-version", "forms exist in the unit's DWARF version"},
+    {"ptxas-form", "forms ptxas reads (DWARF 4's sec_offset, exprloc and ref_sig8 stop it; ref_addr in DWARF 3/4)"},
     {"block-bounds", "block lengths stay inside the unit"},
     {"string-bounds", "strings are NUL-terminated inside the unit"},
     {"unit-bounds", "attribute values stay inside the unit"},
@@ -56,6 +59,7 @@ constexpr RuleInfo kRules[] = {
     {"decl-file", "DW_AT_decl_file/call_file N has a .file N"},
     {"subprogram-pc", "a subprogram's low/high pc labels lie in the PTX function it names"},
     {"pc-range", "a DIE's high_pc label does not come before its low_pc label"},
+    {"scope-overlap", "sibling scopes' low/high pc label ranges do not overlap (nvcc -G writes some that do)"},
     {"linkage-name", "a subprogram's linkage name names a PTX function (cuda-gdb finds registers by it)"},
     {"stmt-list", "DW_AT_stmt_list refers to .debug_line"},
     {"section-label-version", "labels inside a section need .version 7.0 or later"},
@@ -228,6 +232,54 @@ class Checker {
                   std::string(formName(s.form)) + " (of " + std::string(attributeName(s.name)) +
                       ") is a DWARF 4 form, used by a DWARF " + std::to_string(u.version) + " unit at " + hex(u.offset));
     }
+  }
+
+  // ---- forms ptxas reads --------------------------------------------------------
+  // Each abbreviation's form that ptxas cannot read, once per abbreviation,
+  // form and DWARF version, at the form's byte in .debug_abbrev. A form its
+  // unit's version does not have is form-version's report, not repeated here.
+  void ptxasForms() {
+    // The DWARF versions (2, 3, 4) of the units using each table: each table is
+    // visited once per version, however many units share it.
+    std::vector<uint8_t> versions(d_.abbrevTables.size(), 0);
+    std::vector<std::array<uint64_t, 5>> firstUnit(d_.abbrevTables.size());  // by version
+    for (const read::Unit& u : d_.units) {
+      if (u.abbrevTable == read::kNone || u.version < 2 || u.version > 4) continue;
+      if (!(versions[u.abbrevTable] & (1u << u.version))) firstUnit[u.abbrevTable][u.version] = u.offset;
+      versions[u.abbrevTable] |= static_cast<uint8_t>(1u << u.version);
+    }
+    for (size_t t = 0; t < d_.abbrevTables.size(); ++t) {
+      for (uint16_t version = 2; version <= 4; ++version) {
+        if (!(versions[t] & (1u << version))) continue;
+        const read::AbbrevTable& table = d_.abbrevTables[t];
+        for (const read::Abbrev& a : table.abbrevs) {
+          std::span<const read::AttrSpec> specs = table.specsOf(a);
+          for (size_t i = 0; i < specs.size(); ++i) {
+            std::string_view problem = cuda::ptxasFormProblem(specs[i].form, version);
+            if (problem.empty() || (version < 4 && isVersion4Form(specs[i].form))) continue;
+            error(d_.abbrev, formOffset(a, i), "ptxas-form",
+                  std::string(formName(specs[i].form)) + " (of " + std::string(attributeName(specs[i].name)) +
+                      ") in a DWARF " + std::to_string(version) + " unit at " + hex(firstUnit[t][version]) + ": " +
+                      std::string(problem));
+          }
+        }
+      }
+    }
+  }
+
+  // Offset of the form of an abbreviation's spec `index` in .debug_abbrev
+  // (the abbreviation's own offset when the bytes do not decode).
+  uint64_t formOffset(const read::Abbrev& a, size_t index) const {
+    ByteReader r(d_.abbrev->bytes, a.offset);
+    r.uleb();  // code
+    r.uleb();  // tag
+    r.u8();    // children
+    for (size_t k = 0; k < index; ++k) {
+      r.uleb();
+      r.uleb();
+    }
+    r.uleb();  // the attribute name; the form follows
+    return r.ok() ? r.offset() : a.offset;
   }
 
   // ---- references ----------------------------------------------------------
@@ -521,6 +573,55 @@ class Checker {
     }
   }
 
+  // Sibling scopes (lexical blocks, inlined subroutines, subprograms) whose
+  // [low_pc, high_pc) label ranges overlap in PTX order. nvcc -G writes such
+  // lexical blocks for CUB code (a block that starts inside its previous
+  // sibling); LLVM's verifier reports them as "DIEs have overlapping address
+  // ranges". A note: it is what the producer wrote, and cuda-gdb reads such
+  // scopes; only which of them a PC is in is ambiguous.
+  void scopeOverlaps() {
+    struct Scope {
+      size_t begin, end;  // label indices: PTX order
+      const read::Die* die;
+      const ptx::Label* low;
+      const ptx::Label* high;
+    };
+    std::vector<std::pair<uint32_t, Scope>> scopes;  // (parent index, scope)
+    for (const read::Die& die : d_.dies) {
+      if (die.isNull() || die.parent == read::kNone) continue;
+      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
+      const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
+      if (!lo || !hi || !lo->reloc || !hi->reloc || hi->form != DW_FORM_addr) continue;
+      if (lo->reloc->addend || hi->reloc->addend) continue;
+      const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
+      const ptx::Label* end = m_.findLabel(hi->reloc->symbol);
+      if (!begin || !end || begin->function != end->function || end <= begin) continue;
+      scopes.push_back(
+          {die.parent, {size_t(begin - m_.labels.data()), size_t(end - m_.labels.data()), &die, begin, end}});
+    }
+    std::stable_sort(scopes.begin(), scopes.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second.begin < b.second.begin;
+    });
+    // In start order, each scope is compared with the sibling reaching furthest
+    // among those that started before it.
+    const Scope* widest = nullptr;
+    for (size_t i = 0; i < scopes.size(); ++i) {
+      const Scope& cur = scopes[i].second;
+      if (i == 0 || scopes[i].first != scopes[i - 1].first) widest = nullptr;
+      if (widest && cur.begin < widest->end) {
+        const read::AttrValue* lo = d_.attribute(*cur.die, DW_AT_low_pc);
+        report(Severity::note, d_.info, lo->offset, "scope-overlap",
+               "[" + cur.low->name + ", " + cur.high->name + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
+                   std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) + " [" +
+                   widest->low->name + ", " + widest->high->name + ") (lines " + std::to_string(widest->low->loc.line) +
+                   "-" + std::to_string(widest->high->loc.line) +
+                   "); LLVM's verifier reports \"DIEs have overlapping address ranges\"",
+               cur.die);
+      }
+      if (!widest || cur.end > widest->end) widest = &cur;
+    }
+  }
+
   void subprograms() {
     for (const read::Die& die : d_.dies) {
       if (die.tag != DW_TAG_subprogram) continue;
@@ -673,6 +774,7 @@ class Checker {
       &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
       &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
       &Checker::pcRanges,  &Checker::versionRules, &Checker::lines,
+      &Checker::ptxasForms, &Checker::scopeOverlaps,
   };
 };
 
@@ -702,6 +804,52 @@ void Checker::roundTrip() {
 }  // namespace
 
 std::span<const RuleInfo> rules() { return kRules; }
+
+namespace {
+constexpr std::string_view kSilent = "accepts it without a word (exit 0)";
+// Measured with tests/faults/measure_faults.sh and the form probe
+// (tests/faults/probe_ptxas_forms.py); rules absent here are "not measured".
+constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
+    {"unit-length", {Severity::error, "stops: \"Attempted to truncate larger than current size\" (exit 255, no line)"}},
+    {"unit-version", {Severity::error, kSilent}},
+    {"unit-address-size",
+     {Severity::error, "stops when .address_size is not the host's (exit 255); a unit header's size: accepted"}},
+    {"abbrev-offset", {Severity::error, kSilent}},
+    {"abbrev-code", {Severity::error, kSilent}},
+    {"abbrev-terminated", {Severity::error, kSilent}},
+    {"children-terminated", {Severity::error, kSilent}},
+    {"form-version",
+     {Severity::error,
+      "stops on sec_offset, exprloc, ref_sig8: \"Error in get_form_value default\" (exit 1, no line)"}},
+    {"ptxas-form",
+     {Severity::error, "stops: \"Error in get_form_value default\" (exit 1, no line); ref_addr in DWARF 3/4: misread"}},
+    {"block-bounds", {Severity::error, "stops: \"Attempted to Dereference Out of Bounds\" (exit 255, no line)"}},
+    {"ref-target", {Severity::error, kSilent}},
+    {"type-target", {Severity::error, kSilent}},
+    {"pubnames-header", {Severity::error, kSilent}},
+    {"pubnames-entry", {Severity::error, kSilent}},
+    {"symbol-defined", {Severity::error, "accepts it without a word and writes 0 there"}},
+    {"address-class", {Severity::error, kSilent}},
+    {"register-name", {Severity::error, kSilent}},
+    {"decl-file", {Severity::error, kSilent}},
+    {"subprogram-pc", {Severity::error, kSilent}},
+    {"pc-range", {Severity::error, kSilent}},
+    {"scope-overlap", {Severity::note, kSilent}},
+    {"linkage-name", {Severity::warning, "accepts it; cuda-gdb then shows the function's registers as unavailable"}},
+    {"stmt-list", {Severity::error, kSilent}},
+    {"section-label-version",
+     {Severity::error, "stops at the line: \"Feature 'Defining labels in .section' requires .version 7.0\""}},
+    {"label-difference-version", {Severity::error, "stops at the line: the feature requires PTX ISA .version 7.5"}},
+    {"split-section", {Severity::warning, "accepts it and overlays the blocks"}},
+    {"round-trip", {Severity::error, kSilent}},
+};
+}  // namespace
+
+RuleBehaviour behaviour(std::string_view ruleId) {
+  for (const auto& [id, b] : kBehaviour)
+    if (id == ruleId) return b;
+  return {};
+}
 
 Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Options& options) {
   constexpr size_t kRuleCount = std::size(Checker::kRuleOrder);

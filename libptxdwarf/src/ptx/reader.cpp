@@ -319,6 +319,8 @@ class Reader {
       if (cur_.atEnd()) cur_.fail("expected '{' or ';' after the declaration of " + f.name);
       cur_.fail(std::string("unexpected '") + c + "' in the declaration of " + f.name);
     }
+    // A declaration's empty range sits where its text does: ranges stay in order.
+    f.firstInstruction = f.endInstruction = static_cast<uint32_t>(module_.instructions.size());
     int32_t index = static_cast<int32_t>(module_.functions.size());
     module_.functions.push_back(std::move(f));
     if (module_.functions.back().hasBody) body(index);

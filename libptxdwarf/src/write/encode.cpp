@@ -44,9 +44,9 @@ uint16_t chooseForm(uint16_t name, const Value& v, const UnitOptions& o) {
     case K::address: return DW_FORM_addr;
     case K::sectionOffset:
     case K::locationList: return o.version >= 4 ? DW_FORM_sec_offset : DW_FORM_data4;
+    // DWARF 4's DW_FORM_exprloc would be the form, but ptxas 13 cannot read it
+    // (cuda::ptxasFormProblem); a block form carries the same expression.
     case K::expression:
-      if (o.version >= 4) return DW_FORM_exprloc;
-      [[fallthrough]];
     case K::block: {
       size_t n = v.expr.bytes().size();
       return n <= 0xff ? DW_FORM_block1 : n <= 0xffff ? DW_FORM_block2 : DW_FORM_block4;

@@ -81,13 +81,18 @@ Diagnostic& fault(Diagnostics& diags, const SectionImage& image, uint64_t offset
   return d;
 }
 
-std::string versionText(const ptx::Version& v) { return std::to_string(v.major) + "." + std::to_string(v.minor); }
+// An unset version is held to every rule: the writer cannot know that the
+// PTX around the sections is recent enough.
+std::string versionText(const ptx::Version& v) {
+  if (!v.present) return "not given: set WriteOptions::version to the .version of the PTX the sections go into";
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
 
 // `sectionLabels`: every label defined inside the sections being written.
 // ptxas 13 computes `A-B` only when both are such labels ("label 'X' invalid"
 // for code labels, at every .version).
 bool validateImage(const SectionImage& image, const ptx::Version& version,
-                   const std::vector<std::string_view>& sectionLabels, Diagnostics& diags) {
+                   const std::vector<std::string_view>& sectionLabels, const ptx::Module* module, Diagnostics& diags) {
   auto isSectionLabel = [&](std::string_view name) {
     return std::find(sectionLabels.begin(), sectionLabels.end(), name) != sectionLabels.end();
   };
@@ -113,11 +118,15 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
     prevEnd = std::max(prevEnd, r.offset + r.size);
     if (!isSymbol(r.symbol) || (r.isDifference() && !isIdentifier(r.minus)))
       fault(diags, image, r.offset, what + ": not a valid PTX symbol name");
+    if (module)  // ptxas itself accepts an undefined label and writes 0 there
+      for (std::string_view name : {r.symbol, r.minus})
+        if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !isSectionLabel(name))
+          fault(diags, image, r.offset, what + ": '" + std::string(name) + "' is not defined in the PTX module");
     if (r.isDifference()) {
       if (r.addend != 0)
         fault(diags, image, r.offset,
               what + ": ptxas accepts a label difference only without an addend (`A-B+N` is a syntax error)");
-      if (version.present && !version.atLeast(7, 5))
+      if (!version.present || !version.atLeast(7, 5))
         fault(diags, image, r.offset,
               what + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
       if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus))
@@ -134,7 +143,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
     if (!isIdentifier(l.name)) fault(diags, image, l.offset, what + ": not a valid PTX label name");
     if (l.offset > size)
       fault(diags, image, l.offset, what + ": past the end of the section (" + std::to_string(size) + " bytes)");
-    if (version.present && !version.atLeast(7, 0))
+    if (!version.present || !version.atLeast(7, 0))
       fault(diags, image, l.offset,
             what + ": labels inside a section need PTX .version 7.0 or later (target is " + versionText(version) +
                 ")");
@@ -683,7 +692,8 @@ bool validate(std::span<const SectionImage> images, const WriteOptions& options,
   std::vector<std::string_view> sectionLabels;
   for (const SectionImage& image : images)
     for (const SectionLabel& l : image.labels) sectionLabels.push_back(l.name);
-  for (const SectionImage& image : images) ok = validateImage(image, version, sectionLabels, diags) && ok;
+  for (const SectionImage& image : images)
+    ok = validateImage(image, version, sectionLabels, options.module, diags) && ok;
   return ok;
 }
 

@@ -451,9 +451,8 @@ std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics&
   EncodeOptions options;
   options.pubnames = dwarf.pubnames != nullptr;
   options.aranges = dwarf.aranges != nullptr;
-  if (!dwarf.pubnameSets.empty() && !dwarf.units.empty() &&
-      dwarf.pubnameSets[0].infoLength == dwarf.units[0].length + 4)
-    options.pubnamesLength = UnitLengthConvention::totalSize;
+  if (!dwarf.pubnameSets.empty() && !dwarf.units.empty() && dwarf.pubnameSets[0].infoLength == dwarf.units[0].length)
+    options.pubnamesLength = UnitLengthConvention::unitLengthField;  // keep the input's convention
   std::vector<SectionImage> out = encode(pointers, options, diags);
   // Sections the model does not cover are kept as they were.
   for (const SectionImage& in : dwarf.sections) {

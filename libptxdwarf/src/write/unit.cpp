@@ -2,6 +2,7 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
+#include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {
 
@@ -274,6 +275,7 @@ void Unit::checkValue(DieId id, uint16_t name, const Value& value) const {
 
 void Unit::set(DieId id, uint16_t name, Value value) {
   checkValue(id, name, value);
+  checkPtxasReads(id, name, value);
   for (Attribute& a : dies_[id].attributes) {
     if (a.name == name) {
       a.value = std::move(value);
@@ -286,6 +288,20 @@ void Unit::set(DieId id, uint16_t name, Value value) {
 void Unit::append(DieId id, uint16_t name, Value value) {
   checkValue(id, name, value);
   dies_[id].attributes.push_back({name, std::move(value)});
+}
+
+// A producer's attribute must be in a form ptxas reads: the output is for
+// ptxas. (append() keeps what re-encoded input has; check reports that.)
+void Unit::checkPtxasReads(DieId id, uint16_t name, const Value& value) const {
+  uint16_t form = chooseForm(name, value, options_);
+  std::string_view problem = cuda::ptxasFormProblem(form, options_.version);
+  if (problem.empty()) return;
+  std::string what = std::string(attributeName(name)) + " of DIE " + std::to_string(id) + " (" +
+                     std::string(tagName(dies_[id].tag)) + ") in a DWARF " + std::to_string(options_.version) + " unit";
+  if (!value.form && (value.kind == Value::Kind::sectionOffset || value.kind == Value::Kind::locationList))
+    throw BuildError(what + " needs DW_FORM_sec_offset, and " + std::string(problem) +
+                     "; build DWARF 2 or 3, where it is DW_FORM_data4");
+  throw BuildError(what + ": " + std::string(formName(form)) + ": " + std::string(problem));
 }
 
 uint32_t Unit::addLocationList(std::vector<Location::ListEntry> entries) {

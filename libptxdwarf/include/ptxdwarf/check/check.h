@@ -24,10 +24,19 @@ struct Options {
 
 // The rules, for --list-rules and the README.
 struct RuleInfo {
-  std::string_view id;
-  std::string_view summary;
+  std::string_view id{};
+  std::string_view summary{};
 };
 std::span<const RuleInfo> rules();
+
+// What a rule reports at most (error, or warning/note for the advisory ones)
+// and what ptxas 13 does with such a fault, as measured (README, "What
+// catches what"); "not measured" where nobody has seeded one yet.
+struct RuleBehaviour {
+  Severity severity = Severity::error;
+  std::string_view ptxas = "not measured";
+};
+RuleBehaviour behaviour(std::string_view ruleId);
 
 // Runs every rule. The decoder's own diagnostics (structure rules) are
 // included, so the result is everything `ptxdump check` reports.

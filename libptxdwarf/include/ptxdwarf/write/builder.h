@@ -12,43 +12,43 @@
 namespace ptxdwarf::write {
 
 struct CompileUnitDesc {
-  std::string producer;
+  std::string producer{};
   uint16_t language = 0x0004;  // DW_LANG_C_plus_plus
-  std::string name;
+  std::string name{};
   std::optional<SymbolRef> lowPc = SymbolRef{};  // the example writes `.b64 0`
   bool stmtList = true;                           // DW_AT_stmt_list -> .debug_line (ptxas makes it)
-  std::string compDir;
+  std::string compDir{};
 };
 
 struct SubprogramDesc {
-  std::string name;
-  std::string linkageName;  // the PTX function name; cuda-gdb finds registers through it
+  std::string name{};
+  std::string linkageName{};  // the PTX function name; cuda-gdb finds registers through it
   unsigned declFile = 0;    // 0: no decl_file/decl_line
   unsigned declLine = 0;
   DieId type = kNoDie;      // return type; none for void
   bool external = true;
-  std::optional<SymbolRef> lowPc, highPc;  // PTX labels around the body
+  std::optional<SymbolRef> lowPc{}, highPc{};  // PTX labels around the body
   bool frameBaseCfa = true;                // DW_AT_frame_base DW_OP_call_frame_cfa
   bool linkageNameFirst = true;            // the example puts DW_AT_MIPS_linkage_name first
   uint16_t linkageAttribute = 0x2007;      // DW_AT_MIPS_linkage_name (nvcc); 0x6e for DW_AT_linkage_name
 };
 
 struct VariableDesc {
-  std::string name;
+  std::string name{};
   unsigned declFile = 0;
   unsigned declLine = 0;
   DieId type = kNoDie;
-  Location location;   // none: no DW_AT_location / class
+  Location location{};  // none: no DW_AT_location / class
   bool external = false;
-  std::string linkageName;
+  std::string linkageName{};
 };
 
 struct MemberDesc {
-  std::string name;
+  std::string name{};
   DieId type = kNoDie;
   uint64_t offset = 0;  // byte offset in the aggregate
   unsigned declFile = 0, declLine = 0;
-  std::optional<uint64_t> byteSize, bitSize, bitOffset;  // bit fields (DWARF 2 style)
+  std::optional<uint64_t> byteSize{}, bitSize{}, bitOffset{};  // bit fields (DWARF 2 style)
 };
 
 class Builder {

@@ -13,15 +13,16 @@
 
 namespace ptxdwarf::write {
 
-// What the `debug_info_length` field of a .debug_pubnames/.debug_aranges set
-// holds. The Chapter 6 example writes the unit_length field's value (262 for
-// a 266-byte unit); DWARF says the unit's full size.
+// What the `debug_info_length` field of a .debug_pubnames set holds. DWARF
+// says the unit's full size (266 for a 266-byte unit): the default. The
+// Chapter 6 example writes the unit_length field's value (262), which
+// `ptxdump check` accepts with a note.
 enum class UnitLengthConvention : uint8_t { unitLengthField, totalSize };
 
 struct EncodeOptions {
   bool pubnames = true;
   bool aranges = false;
-  UnitLengthConvention pubnamesLength = UnitLengthConvention::unitLengthField;
+  UnitLengthConvention pubnamesLength = UnitLengthConvention::totalSize;
   // Adds DW_AT_sibling (ref4) to every DIE that has children and a next sibling.
   bool siblings = false;
 };

@@ -51,9 +51,17 @@ std::optional<Style> parseStyle(std::string_view s);  // accepts the names above
 
 struct WriteOptions {
   Style style = Style::packed;
-  // The `.version` of the PTX the sections go into. When !present: reformat()
-  // uses the module's version, writeSections() assumes no version limits.
-  ptx::Version version;
+  // The `.version` of the PTX the sections go into; its rules decide what may
+  // be written (labels in sections need 7.0, `A-B` 7.5). When !present,
+  // reformat() uses the module's version; writeSections() holds the sections
+  // to every rule (as for a PTX older than 7.0) and says to set the version.
+  ptx::Version version{};
+  // The PTX module the sections go into (its code, functions and variables;
+  // read it with ptx::read before the sections are added). When set, every
+  // symbolic operand must name something it defines, a label of the sections
+  // being written, or a debug section: ptxas accepts an undefined name without
+  // a word and writes 0 there. reformat() leaves it to the caller.
+  const ptx::Module* module = nullptr;
   // The decoded DWARF of these images (verbose only; ignored by other styles).
   // A section is annotated only when the Dwarf's section of that name holds the
   // same bytes as the image being written.

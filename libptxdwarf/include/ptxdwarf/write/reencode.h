@@ -28,9 +28,9 @@ std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics&
 // First difference between two sets of images (bytes, then relocations), as
 // "section+offset: what differs"; empty when identical.
 struct ImageDifference {
-  std::string section;
+  std::string section{};
   uint64_t offset = 0;
-  std::string message;
+  std::string message{};
 };
 std::optional<ImageDifference> compareImages(std::span<const SectionImage> expected,
                                              std::span<const SectionImage> actual);

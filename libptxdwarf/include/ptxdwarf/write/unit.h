@@ -30,7 +30,7 @@ inline constexpr DieId kDetached = UINT32_MAX - 1;
 
 // A PTX symbol or label, plus an addend: written as `.b64 name+addend`.
 struct SymbolRef {
-  std::string name;
+  std::string name{};
   int64_t addend = 0;
 };
 
@@ -38,9 +38,9 @@ struct SymbolRef {
 class Expr {
  public:
   struct Fixup {
-    uint32_t offset;  // of the operand in bytes()
-    uint8_t size;
-    SymbolRef symbol;
+    uint32_t offset{};  // of the operand in bytes()
+    uint8_t size{};
+    SymbolRef symbol{};
   };
 
   explicit Expr(uint8_t addressSize = 8) : addressSize_(addressSize) {}
@@ -82,8 +82,8 @@ class Location {
  public:
   enum class Kind : uint8_t { none, expression, list };
   struct ListEntry {
-    SymbolRef begin, end;  // PTX labels bounding the range
-    Expr expr;
+    SymbolRef begin{}, end{};  // PTX labels bounding the range
+    Expr expr{};
   };
 
   Location() = default;
@@ -113,8 +113,8 @@ class Location {
 };
 
 struct LocationRange {
-  SymbolRef begin, end;
-  Location location;
+  SymbolRef begin{}, end{};
+  Location location{};
 };
 
 // The DW_AT_address_class code of a PTX state space (none -> 0).
@@ -128,10 +128,10 @@ struct Value {
   Kind kind = Kind::unsigned_;
   uint64_t u = 0;
   int64_t s = 0;
-  std::string str;
+  std::string str{};
   DieId ref = kNoDie;
-  SymbolRef symbol;   // address / sectionOffset
-  Expr expr;          // block / expression
+  SymbolRef symbol{};  // address / sectionOffset
+  Expr expr{};         // block / expression
   uint32_t list = 0;  // locationList: index into Unit::locationLists()
   uint16_t form = 0;
 
@@ -147,15 +147,15 @@ struct Value {
 };
 
 struct Attribute {
-  uint16_t name;
-  Value value;
+  uint16_t name{};
+  Value value{};
 };
 
 struct Die {
   uint16_t tag = 0;
   DieId parent = kNoDie;
-  std::vector<DieId> children;
-  std::vector<Attribute> attributes;
+  std::vector<DieId> children{};
+  std::vector<Attribute> attributes{};
   bool forceChildren = false;  // DW_CHILDREN_yes even with no children
 };
 
@@ -165,6 +165,9 @@ enum class FormPolicy : uint8_t {
 };
 
 struct UnitOptions {
+  // DWARF 2, 3 or 4. ptxas 13 reads no DWARF 4 section-offset form, so a
+  // DWARF 4 unit cannot hold DW_AT_stmt_list or location lists (Unit::set
+  // throws); its expressions are written as blocks.
   uint16_t version = 2;
   uint8_t addressSize = 8;
   FormPolicy policy = FormPolicy::chapter6;
@@ -180,6 +183,9 @@ class Unit {
   // Places a detached DIE last among `parent`'s children.
   void attach(DieId parent, DieId child);
   // Sets (or replaces) an attribute; attributes keep the order of first set.
+  // Throws BuildError for a value whose form ptxas cannot read
+  // (cuda::ptxasFormProblem): a section offset in a DWARF 4 unit, a pinned
+  // DW_FORM_exprloc/sec_offset/ref_sig8, DW_FORM_ref_addr in DWARF 3 or 4.
   void set(DieId die, uint16_t name, Value value);
   // Appends an attribute even when the DIE has one of that name already
   // (re-encoding input that repeats an attribute keeps both).
@@ -193,8 +199,8 @@ class Unit {
   // subprograms and variables directly under the unit DIE, by DW_AT_name); a
   // producer that wants other entries lists them here.
   struct Pubname {
-    DieId die;
-    std::string name;
+    DieId die{};
+    std::string name{};
   };
   void setPubnames(std::vector<Pubname> entries) {
     pubnames_ = std::move(entries);
@@ -209,6 +215,7 @@ class Unit {
  private:
   void check(DieId id) const;
   void checkValue(DieId id, uint16_t name, const Value& value) const;
+  void checkPtxasReads(DieId id, uint16_t name, const Value& value) const;
   UnitOptions options_;
   std::vector<Die> dies_;
   std::vector<std::vector<Location::ListEntry>> lists_;

@@ -1,0 +1,276 @@
+#include "ptxdwarf/view/lookup.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/lines.h"
+#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/view/type_name.h"
+
+namespace ptxdwarf::view {
+
+namespace {
+
+using read::AttrValue;
+using read::Die;
+using read::Dwarf;
+
+std::optional<uint64_t> constant(const AttrValue* v) {
+  if (!v || !v->isConstant() || v->reloc) return std::nullopt;
+  return v->value;
+}
+
+std::string_view stringValue(const AttrValue* v) { return v && v->isString() ? v->string : std::string_view{}; }
+
+// A location expression in PTX terms: registers by name, symbols as the PTX
+// writes them, offsets added on.
+std::string expressionText(const read::Expression& e) {
+  std::string out;
+  for (const read::Operation& op : e.ops) {
+    const auto operand = [&](int i) { return std::to_string(op.operands[i]); };
+    const auto signedOperand = [&](int i) {
+      const auto v = static_cast<int64_t>(op.operands[i]);
+      return (v >= 0 ? "+" : "") + std::to_string(v);
+    };
+    switch (op.op) {
+      case dw::DW_OP_regx:
+        if (auto reg = cuda::unpackRegister(op.operands[0])) out += *reg;
+        else out += "DW_OP_regx " + operand(0);
+        break;
+      case dw::DW_OP_bregx:
+        if (auto reg = cuda::unpackRegister(op.operands[0])) out += "[" + *reg + signedOperand(1) + "]";
+        else out += "DW_OP_bregx " + operand(0) + " " + signedOperand(1);
+        break;
+      case dw::DW_OP_addr:
+        out += op.reloc ? op.reloc->expression() : "0x" + [&] {
+          char buf[24];
+          auto r = std::to_chars(buf, buf + sizeof buf, op.operands[0], 16);
+          return std::string(buf, r.ptr);
+        }();
+        break;
+      case dw::DW_OP_plus_uconst: out += "+" + operand(0); break;
+      case dw::DW_OP_fbreg: out += "frame_base" + signedOperand(0); break;
+      case dw::DW_OP_deref: out = "*(" + out + ")"; break;
+      case dw::DW_OP_stack_value: out = "value " + out; break;
+      case dw::DW_OP_piece: out += " [" + operand(0) + " bytes]; "; break;
+      case dw::DW_OP_call_frame_cfa: out += "CFA"; break;
+      default: {
+        std::string_view name = dw::opName(op.op);
+        out += name.empty() ? "DW_OP_" + std::to_string(op.op) : std::string(name);
+        if (op.op >= dw::DW_OP_reg0 && op.op <= dw::DW_OP_reg31) break;
+        if (op.op >= dw::DW_OP_lit0 && op.op <= dw::DW_OP_lit31) break;
+        if (const dw::OpInfo* info = dw::opInfo(op.op); info && info->a != dw::OperandKind::none)
+          out += " " + operand(0);
+      }
+    }
+  }
+  while (out.ends_with("; ")) out.resize(out.size() - 2);
+  if (!e.ok) out += (out.empty() ? "" : " ") + std::string("<malformed: ") + e.error + ">";
+  return out;
+}
+
+class Lookup {
+ public:
+  Lookup(const ptx::Module& m, const Dwarf& d) : m_(m), d_(d), scopes_(m, d), lines_(ptx::buildLineTable(m)) {
+    for (uint32_t i = 0; i < m.locs.size(); ++i)
+      if (m.locs[i].function >= 0 && m.locs[i].instruction != ptx::kNoIndex) codeLocs_.push_back(i);
+  }
+
+  LookupResult run(std::string_view where) {
+    LookupResult result;
+    std::vector<uint32_t> places;
+    if (!placesOf(where, places, result.error)) return result;
+    std::map<std::pair<int32_t, uint32_t>, size_t> groups;  // (function, innermost scope) -> match
+    for (uint32_t i : places) {
+      const std::vector<uint32_t> chain = scopes_.chainAt(i);
+      const int32_t f = scopes_.functionAt(i);
+      if (f < 0) continue;
+      auto [it, added] = groups.try_emplace({f, chain.empty() ? kNoScope : chain.front()}, result.matches.size());
+      if (added) result.matches.push_back(matchAt(i, f, chain));
+      Match& match = result.matches[it->second];
+      match.instructions.push_back(i);
+      match.ptxLines.push_back(m_.instructions[i].line);
+    }
+    if (result.matches.empty() && result.error.empty())
+      result.error = "'" + std::string(where) + "' matches no instruction of a function";
+    return result;
+  }
+
+ private:
+  bool placesOf(std::string_view where, std::vector<uint32_t>& places, std::string& error) {
+    const size_t colon = where.rfind(':');
+    uint32_t line = 0;
+    const bool hasLine = colon != std::string_view::npos && colon + 1 < where.size() &&
+                         std::from_chars(where.data() + colon + 1, where.data() + where.size(), line).ptr ==
+                             where.data() + where.size();
+    if (hasLine && where.substr(0, colon) == "ptx") return ptxLine(line, places, error);
+    if (hasLine) return sourcePlaces(where.substr(0, colon), line, places, error);
+    return functionPlaces(where, places, error);
+  }
+
+  bool ptxLine(uint32_t line, std::vector<uint32_t>& places, std::string& error) {
+    for (const ptx::Function& f : m_.functions) {
+      if (!f.hasBody || line < f.bodyBegin.line || line > f.bodyEnd.line) continue;
+      for (uint32_t i = f.firstInstruction; i < f.endInstruction; ++i)
+        if (m_.instructions[i].line >= line) {
+          places.push_back(i);
+          return true;
+        }
+    }
+    error = "PTX line " + std::to_string(line) + " is not inside a function body with an instruction at or after it";
+    return false;
+  }
+
+  bool sourcePlaces(std::string_view source, uint32_t line, std::vector<uint32_t>& places, std::string& error) {
+    std::vector<unsigned> files;
+    for (const ptx::LineFile& f : lines_.files) {
+      const std::string path = ptx::pathOf(lines_, f);
+      if (path == source || (path.size() > source.size() && path.ends_with(source) &&
+                             path[path.size() - source.size() - 1] == '/'))
+        files.push_back(f.index);
+    }
+    if (files.empty()) {
+      error = "no .file names '" + std::string(source) + "'";
+      return false;
+    }
+    for (uint32_t i : codeLocs_) {
+      const ptx::LocRecord& r = m_.locs[i];
+      if (r.line != line || std::find(files.begin(), files.end(), r.file) == files.end()) continue;
+      const ptx::Function& f = m_.functions[static_cast<size_t>(r.function)];
+      if (r.instruction < f.endInstruction) places.push_back(r.instruction);
+    }
+    std::sort(places.begin(), places.end());
+    places.erase(std::unique(places.begin(), places.end()), places.end());
+    if (places.empty()) error = "no .loc for " + std::string(source) + ":" + std::to_string(line) + " precedes an instruction";
+    return !places.empty();
+  }
+
+  bool functionPlaces(std::string_view name, std::vector<uint32_t>& places, std::string& error) {
+    if (const ptx::Function* f = m_.findFunction(name); f && f->endInstruction > f->firstInstruction)
+      places.push_back(f->firstInstruction);
+    for (const Scope& s : scopes_.scopes())
+      if (s.parent == kNoScope && s.end > s.begin && d_.name(d_.dies[s.die]) == name) places.push_back(s.begin);
+    std::sort(places.begin(), places.end());
+    places.erase(std::unique(places.begin(), places.end()), places.end());
+    if (places.empty()) error = "no function named '" + std::string(name) + "' has code";
+    return !places.empty();
+  }
+
+  // The .loc in force at an instruction: the last one before it in its function.
+  const ptx::LocRecord* locAt(uint32_t instruction, int32_t function) const {
+    auto it = std::upper_bound(codeLocs_.begin(), codeLocs_.end(), instruction,
+                               [&](uint32_t i, uint32_t loc) { return i < m_.locs[loc].instruction; });
+    if (it == codeLocs_.begin()) return nullptr;
+    const ptx::LocRecord& r = m_.locs[*(it - 1)];
+    return r.function == function ? &r : nullptr;
+  }
+
+  Match matchAt(uint32_t instruction, int32_t function, const std::vector<uint32_t>& chain) {
+    Match match;
+    match.function = m_.functions[static_cast<size_t>(function)].name;
+    const ptx::LocRecord* here = locAt(instruction, function);
+    for (uint32_t s : chain) {
+      const Die& die = d_.dies[scopes_.scopes()[s].die];
+      ScopeInfo info;
+      info.tag = die.tag;
+      info.name = std::string(stringValue(attributeThroughOrigin(d_, die, dw::DW_AT_name)));
+      info.die = die.offset;
+      if (die.tag == dw::DW_TAG_inlined_subroutine) {
+        if (auto file = constant(d_.attribute(die, dw::DW_AT_call_file)); file && *file <= UINT32_MAX)
+          if (const ptx::LineFile* lf = lines_.file(static_cast<unsigned>(*file))) info.callFile = ptx::pathOf(lines_, *lf);
+        info.callLine = constant(d_.attribute(die, dw::DW_AT_call_line)).value_or(0);
+      }
+      match.scopes.push_back(std::move(info));
+    }
+    // Visible: the declarations of every scope up to the frame.
+    for (uint32_t s : chain) {
+      for (uint32_t decl : scopes_.scopes()[s].declarations) {
+        const Die& die = d_.dies[decl];
+        VariableInfo v = variable(die, instruction);
+        // C++: a name is visible from its declaration on (in the same file).
+        auto file = constant(attributeThroughOrigin(d_, die, dw::DW_AT_decl_file));
+        if (here && file && *file == here->file && v.declLine > here->line) continue;
+        match.variables.push_back(std::move(v));
+      }
+      if (d_.dies[scopes_.scopes()[s].die].tag != dw::DW_TAG_lexical_block) break;  // the frame ends here
+    }
+    return match;
+  }
+
+  VariableInfo variable(const Die& die, uint32_t instruction) const {
+    VariableInfo v;
+    v.name = std::string(stringValue(attributeThroughOrigin(d_, die, dw::DW_AT_name)));
+    v.parameter = die.tag == dw::DW_TAG_formal_parameter;
+    v.die = die.offset;
+    v.declLine = constant(attributeThroughOrigin(d_, die, dw::DW_AT_decl_line)).value_or(0);
+    v.addressClass = constant(attributeThroughOrigin(d_, die, dw::DW_AT_address_class)).value_or(0);
+    if (const AttrValue* t = attributeThroughOrigin(d_, die, dw::DW_AT_type); t && t->isReference())
+      v.type = typeName(d_, d_.dieAt(t->value));
+    else
+      v.type = "void";
+    location(die, instruction, v);
+    return v;
+  }
+
+  void location(const Die& die, uint32_t instruction, VariableInfo& v) const {
+    const AttrValue* loc = d_.attribute(die, dw::DW_AT_location);
+    const read::Unit& unit = d_.unitOf(die);
+    read::ExpressionContext ctx;
+    ctx.addressSize = unit.addressSize;
+    ctx.section = d_.info;
+    if (!loc) {
+      v.available = false;
+      v.location = "no location (optimized out)";
+      return;
+    }
+    if (loc->isBlock()) {
+      ctx.sectionOffset = static_cast<uint64_t>(loc->block.data() - d_.info->bytes.data());
+      v.location = expressionText(read::decodeExpression(loc->block, ctx));
+      return;
+    }
+    uint64_t offset = loc->value;
+    if (loc->reloc) {
+      if (loc->reloc->symbol != ".debug_loc" || loc->reloc->isDifference() || loc->reloc->addend < 0) {
+        v.available = false;
+        v.location = "location list " + loc->reloc->expression() + " is not in .debug_loc";
+        return;
+      }
+      offset += static_cast<uint64_t>(loc->reloc->addend);
+    }
+    const read::LocList* list = d_.locListAt(offset);
+    if (!list || !d_.loc) {
+      v.available = false;
+      v.location = "no location list at .debug_loc+" + std::to_string(offset);
+      return;
+    }
+    for (const read::LocEntry& e : list->entries) {
+      if (e.kind != read::LocEntry::range || !e.beginReloc || !e.endReloc) continue;
+      const ptx::Label* b = m_.findLabel(e.beginReloc->symbol);
+      const ptx::Label* end = m_.findLabel(e.endReloc->symbol);
+      if (!b || !end || instruction < b->instruction || instruction >= end->instruction) continue;
+      ctx.section = d_.loc;
+      ctx.sectionOffset = e.exprOffset;
+      v.location = expressionText(read::decodeExpression(e.expr, ctx));
+      return;
+    }
+    v.available = false;
+    v.location = "not available here (no range of .debug_loc+" + std::to_string(offset) + " covers it)";
+  }
+
+  const ptx::Module& m_;
+  const Dwarf& d_;
+  ScopeTree scopes_;
+  ptx::LineTable lines_;
+  std::vector<uint32_t> codeLocs_;  // .loc records inside functions, in instruction order
+};
+
+}  // namespace
+
+LookupResult lookup(const ptx::Module& module, const read::Dwarf& dwarf, std::string_view where) {
+  return Lookup(module, dwarf).run(where);
+}
+
+}  // namespace ptxdwarf::view

@@ -1,0 +1,107 @@
+#include "ptxdwarf/view/scopes.h"
+
+#include <algorithm>
+
+#include "ptxdwarf/dwarf.h"
+
+namespace ptxdwarf::view {
+
+namespace {
+
+bool isScopeTag(uint16_t tag) {
+  return tag == dw::DW_TAG_subprogram || tag == dw::DW_TAG_inlined_subroutine || tag == dw::DW_TAG_lexical_block;
+}
+
+bool isDeclarationTag(uint16_t tag) { return tag == dw::DW_TAG_formal_parameter || tag == dw::DW_TAG_variable; }
+
+}  // namespace
+
+const read::AttrValue* attributeThroughOrigin(const read::Dwarf& dwarf, const read::Die& die, uint16_t name) {
+  const read::Die* d = &die;
+  for (int hop = 0; d && hop < 4; ++hop) {  // origin of a specification, and no further
+    if (const read::AttrValue* v = dwarf.attribute(*d, name)) return v;
+    const read::AttrValue* next = dwarf.attribute(*d, dw::DW_AT_abstract_origin);
+    if (!next) next = dwarf.attribute(*d, dw::DW_AT_specification);
+    d = next && next->isReference() ? dwarf.dieAt(next->value) : nullptr;
+  }
+  return nullptr;
+}
+
+// low_pc/high_pc labels -> [begin, end) of instructions of one function.
+bool ScopeTree::rangeOf(const read::Die& die, uint32_t& begin, uint32_t& end, int32_t& function) const {
+  const read::AttrValue* lo = dwarf_.attribute(die, dw::DW_AT_low_pc);
+  const read::AttrValue* hi = dwarf_.attribute(die, dw::DW_AT_high_pc);
+  if (!lo || !hi || !lo->reloc || !hi->reloc || lo->reloc->isDifference() || hi->reloc->isDifference()) return false;
+  const ptx::Label* b = module_.findLabel(lo->reloc->symbol);
+  const ptx::Label* e = module_.findLabel(hi->reloc->symbol);
+  if (!b || !e || b->function < 0 || b->function != e->function || e->instruction < b->instruction) return false;
+  begin = b->instruction;
+  end = e->instruction;
+  function = b->function;
+  return true;
+}
+
+ScopeTree::ScopeTree(const ptx::Module& module, const read::Dwarf& dwarf) : module_(module), dwarf_(dwarf) {
+  byFunction_.resize(module.functions.size());
+  // The scope each DIE opened, so children find their parent scope in one pass.
+  std::vector<uint32_t> scopeOfDie(dwarf.dies.size(), kNoScope);
+  for (uint32_t i = 0; i < dwarf.dies.size(); ++i) {
+    const read::Die& die = dwarf.dies[i];
+    const uint32_t parentScope = die.parent == read::kNone ? kNoScope : scopeOfDie[die.parent];
+    if (isDeclarationTag(die.tag)) {
+      if (parentScope != kNoScope) scopes_[parentScope].declarations.push_back(i);
+      continue;
+    }
+    if (!isScopeTag(die.tag)) continue;
+    Scope s;
+    s.die = i;
+    s.parent = die.tag == dw::DW_TAG_subprogram ? kNoScope : parentScope;
+    if (!rangeOf(die, s.begin, s.end, s.function)) {
+      // A block without pc labels covers its parent's code (LLVM writes some so);
+      // one outside any code (an abstract instance) is no scope of the code.
+      if (s.parent == kNoScope) continue;
+      const Scope& p = scopes_[s.parent];
+      s.begin = p.begin;
+      s.end = p.end;
+      s.function = p.function;
+    }
+    scopeOfDie[i] = static_cast<uint32_t>(scopes_.size());
+    byFunction_[static_cast<size_t>(s.function)].push_back(scopeOfDie[i]);
+    scopes_.push_back(std::move(s));
+  }
+}
+
+int32_t ScopeTree::functionAt(uint32_t instruction) const {
+  const auto& fs = module_.functions;
+  auto it = std::upper_bound(fs.begin(), fs.end(), instruction,
+                             [](uint32_t i, const ptx::Function& f) { return i < f.firstInstruction; });
+  while (it != fs.begin()) {
+    --it;
+    if (instruction >= it->firstInstruction && instruction < it->endInstruction)
+      return static_cast<int32_t>(it - fs.begin());
+    if (it->endInstruction > it->firstInstruction) break;  // a function with code ends the search
+  }
+  return -1;
+}
+
+std::vector<uint32_t> ScopeTree::chainAt(uint32_t instruction) const {
+  const int32_t f = functionAt(instruction);
+  if (f < 0) return {};
+  // The deepest scope containing the instruction; its ancestors contain it too.
+  uint32_t innermost = kNoScope;
+  uint32_t depth = 0;
+  for (uint32_t s : byFunction_[static_cast<size_t>(f)]) {
+    const Scope& scope = scopes_[s];
+    if (instruction < scope.begin || instruction >= scope.end) continue;
+    const uint32_t d = dwarf_.dies[scope.die].depth;
+    if (innermost == kNoScope || d > depth) {
+      innermost = s;
+      depth = d;
+    }
+  }
+  std::vector<uint32_t> chain;
+  for (uint32_t s = innermost; s != kNoScope; s = scopes_[s].parent) chain.push_back(s);
+  return chain;
+}
+
+}  // namespace ptxdwarf::view
