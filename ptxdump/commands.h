@@ -127,4 +127,17 @@ struct ReformatRequest {
 // Exit 0 written, 1 the sections cannot be written for this .version, 2 unreadable.
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err);
 
+struct AnnotateRequest {
+  std::string file;
+  std::string output;            // empty or "-": to `out`
+  std::string sourceName;        // what `.file 1` names (empty: `file` as given)
+  bool keepLines = false;        // keep existing .file/.loc, add only the DWARF
+  bool renameRegisters = false;  // rename registers cuda-gdb cannot read (over 8 bytes)
+  bool replace = false;          // replace the file's debug information instead of refusing it
+};
+// Debug information for PTX that has none (ptxdwarf/write/annotate.h). Warnings
+// (registers that get no variable) and refusals to `err`. Exit 0 written, 1
+// refused (the file has debug information already), 2 unreadable.
+int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& err);
+
 }  // namespace ptxdump

@@ -169,6 +169,20 @@ int main(int argc, char** argv) {
   lookupCmd->add_option("--format", lookupFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
   lookupCmd->footer("Example:\n  ptxdump lookup fixtures/chapter6.ptx --at call_example.cu:8");
 
+  ptxdump::AnnotateRequest annotate;
+  CLI::App* annotateCmd =
+      app.add_subcommand("annotate", "Add debug information to PTX that has none: the PTX becomes the source");
+  annotateCmd->add_option("file", annotate.file, "PTX file")->required();
+  annotateCmd->add_option("-o,--output", annotate.output, "Output PTX file (default: stdout)");
+  annotateCmd->add_option("--source-name", annotate.sourceName, "The path `.file 1` names (default: FILE as given)");
+  annotateCmd->add_flag("--keep-lines", annotate.keepLines,
+                        "Keep the file's .file/.loc (a -lineinfo build) and add only the DWARF");
+  annotateCmd->add_flag("--rename-registers", annotate.renameRegisters,
+                        "Rename registers whose names cuda-gdb cannot read (over 8 bytes) throughout their function");
+  annotateCmd->add_flag("--replace", annotate.replace,
+                        "Replace the file's debug sections (and .file/.loc unless --keep-lines) instead of refusing");
+  annotateCmd->footer("Example:\n  ptxdump annotate fixtures/annotate/dsl.ptx --rename-registers");
+
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
   app.add_subcommand("verify", "Compare the decoded DWARF with LLVM's DebugInfo and libdwarf (runs ptxdump-verify)");
 
@@ -214,6 +228,10 @@ int main(int argc, char** argv) {
   }
   if (reformatCmd->parsed()) {
     int code = ptxdump::runReformat(reformat, out, err);
+    return finish(code, out, err);
+  }
+  if (annotateCmd->parsed()) {
+    int code = ptxdump::runAnnotate(annotate, out, err);
     return finish(code, out, err);
   }
   if (lookupCmd->parsed()) {

@@ -4,6 +4,7 @@
 // across the C boundary.
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <new>
 #include <span>
@@ -18,8 +19,10 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/section.h"
 #include "ptxdwarf/view/lookup.h"
+#include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/program.h"
 #include "ptxdwarf/write/ptx_writer.h"
 
 using namespace ptxdwarf;
@@ -309,6 +312,8 @@ const char* ptxdwarf_status_name(ptxdwarf_status status) {
       return "PTXDWARF_E_NO_MEMORY";
     case PTXDWARF_E_INTERNAL:
       return "PTXDWARF_E_INTERNAL";
+    case PTXDWARF_E_ASSEMBLE:
+      return "PTXDWARF_E_ASSEMBLE";
   }
   return "PTXDWARF_E_UNKNOWN";
 }
@@ -932,6 +937,236 @@ ptxdwarf_status ptxdwarf_render_ptx(const ptxdwarf_sections* sections, const ptx
 }
 
 void ptxdwarf_string_free(char* text) { std::free(text); }
+
+// ---- Programs ---------------------------------------------------------------------
+
+struct ptxdwarf_program {
+  explicit ptxdwarf_program(write::ProgramOptions options) : program(std::move(options)) {}
+  write::Program program;
+  std::deque<std::string> names;  // label names handed out: they live as long as the program
+
+  const char* keep(std::string name) { return names.emplace_back(std::move(name)).c_str(); }
+};
+
+struct ptxdwarf_diagnostics {
+  Diagnostics diagnostics;
+};
+
+static_assert(int{PTXDWARF_SEVERITY_NOTE} == int(Severity::note) &&
+              int{PTXDWARF_SEVERITY_WARNING} == int(Severity::warning) &&
+              int{PTXDWARF_SEVERITY_ERROR} == int(Severity::error));
+
+namespace {
+
+write::ProgramOptions programOptions(const ptxdwarf_program_options* o) {
+  write::ProgramOptions p;
+  if (!o) return p;
+  if (o->version_major || o->version_minor) p.version = ptx::Version{o->version_major, o->version_minor, true};
+  if (o->target) p.target = o->target;
+  if (o->address_size) p.addressSize = o->address_size;
+  p.flattenInlined = o->flatten_inlined != 0;
+  if (o->label_prefix) p.labelPrefix = o->label_prefix;
+  return p;
+}
+
+write::Program& programOf(ptxdwarf_program* p) { return need(p, "the program").program; }
+
+char* mallocCopy(std::string_view text) {
+  char* buffer = static_cast<char*>(std::malloc(text.size() + 1));
+  if (!buffer) throw std::bad_alloc();
+  std::memcpy(buffer, text.data(), text.size());
+  buffer[text.size()] = '\0';
+  return buffer;
+}
+
+write::Style styleOf(ptxdwarf_style style) {
+  switch (style) {
+    case PTXDWARF_STYLE_PACKED:
+      return write::Style::packed;
+    case PTXDWARF_STYLE_ONE_PER_LINE:
+      return write::Style::onePerLine;
+    case PTXDWARF_STYLE_VERBOSE:
+      return write::Style::verbose;
+  }
+  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown style " + std::to_string(static_cast<int>(style)));
+}
+
+const Diagnostic& diagnosticAt(const ptxdwarf_diagnostics* d, size_t index) {
+  const ptxdwarf_diagnostics& x = need(d, "the diagnostics");
+  if (index >= x.diagnostics.items.size())
+    fail(PTXDWARF_E_NOT_FOUND, "diagnostic index " + std::to_string(index) + " is out of range (there are " +
+                                   std::to_string(x.diagnostics.items.size()) + ")");
+  return x.diagnostics.items[index];
+}
+
+}  // namespace
+
+ptxdwarf_status ptxdwarf_program_create(const ptxdwarf_program_options* options, ptxdwarf_program** out) {
+  return guard([&] {
+    needOut(out, "out");
+    *out = new ptxdwarf_program(programOptions(options));
+  });
+}
+
+void ptxdwarf_program_free(ptxdwarf_program* program) { delete program; }
+
+ptxdwarf_status ptxdwarf_program_add_file(ptxdwarf_program* program, const char* path, unsigned* id) {
+  return guard([&] {
+    write::Program& p = programOf(program);
+    needOut(id, "id");
+    *id = p.files().add(required(path, "the path"));
+  });
+}
+
+ptxdwarf_status ptxdwarf_program_add_file_info(ptxdwarf_program* program, const char* path, uint64_t timestamp,
+                                               uint64_t size, unsigned* id) {
+  return guard([&] {
+    write::Program& p = programOf(program);
+    needOut(id, "id");
+    *id = p.files().add(required(path, "the path"), timestamp, size);
+  });
+}
+
+ptxdwarf_status ptxdwarf_program_code(ptxdwarf_program* program, const char* text) {
+  return guard([&] { programOf(program).code() += required(text, "the text"); });
+}
+
+ptxdwarf_status ptxdwarf_program_begin_function(ptxdwarf_program* program, const char** begin_label,
+                                                const char** end_label) {
+  return guard([&] {
+    write::Labels::Function f = programOf(program).beginFunction();
+    const char* begin = program->keep(std::move(f.begin));
+    const char* end = program->keep(std::move(f.end));
+    if (begin_label) *begin_label = begin;
+    if (end_label) *end_label = end;
+  });
+}
+
+ptxdwarf_status ptxdwarf_program_end_function(ptxdwarf_program* program) {
+  return guard([&] { programOf(program).endFunction(); });
+}
+
+ptxdwarf_status ptxdwarf_program_label(ptxdwarf_program* program, const char** name) {
+  return guard([&] {
+    write::Program& p = programOf(program);
+    needOut(name, "name");
+    *name = program->keep(p.label());
+  });
+}
+
+ptxdwarf_status ptxdwarf_program_new_label(ptxdwarf_program* program, const char** name) {
+  return guard([&] {
+    write::Program& p = programOf(program);
+    needOut(name, "name");
+    *name = program->keep(p.labels().temporary());
+  });
+}
+
+ptxdwarf_status ptxdwarf_program_place_label(ptxdwarf_program* program, const char* name) {
+  return guard([&] {
+    write::Program& p = programOf(program);
+    p.place(required(name, "the label name"));
+  });
+}
+
+ptxdwarf_status ptxdwarf_program_loc(ptxdwarf_program* program, unsigned file, unsigned line, unsigned column,
+                                     const ptxdwarf_inlined_call* inlined, size_t depth, size_t* written) {
+  return guard([&] {
+    write::Program& p = programOf(program);
+    if (depth && !inlined) fail(PTXDWARF_E_INVALID_ARGUMENT, "the inline stack is NULL");
+    std::vector<write::InlinedCall> stack;
+    for (size_t k = 0; k < depth; ++k)
+      stack.push_back({required(inlined[k].function, "an inlined function name"),
+                       {inlined[k].call_file, inlined[k].call_line, inlined[k].call_column}});
+    size_t n = p.loc({file, line, column}, stack);
+    if (written) *written = n;
+  });
+}
+
+size_t ptxdwarf_diagnostics_count(const ptxdwarf_diagnostics* diagnostics) {
+  return diagnostics ? diagnostics->diagnostics.items.size() : 0;
+}
+
+ptxdwarf_status ptxdwarf_diagnostics_get(const ptxdwarf_diagnostics* diagnostics, size_t index,
+                                         ptxdwarf_diagnostic* out) {
+  return guard([&] {
+    const Diagnostic& d = diagnosticAt(diagnostics, index);
+    needOut(out, "out");
+    *out = ptxdwarf_diagnostic{static_cast<ptxdwarf_severity>(d.severity),
+                               d.loc.line,
+                               d.loc.col,
+                               d.message.c_str(),
+                               d.rule.c_str(),
+                               d.section.c_str(),
+                               d.offset};
+  });
+}
+
+ptxdwarf_status ptxdwarf_diagnostics_format(const ptxdwarf_diagnostics* diagnostics, size_t index, const char* filename,
+                                            char** out) {
+  return guard([&] {
+    const Diagnostic& d = diagnosticAt(diagnostics, index);
+    needOut(out, "out");
+    *out = mallocCopy(d.format(filename ? filename : "<assembled>"));
+  });
+}
+
+void ptxdwarf_diagnostics_free(ptxdwarf_diagnostics* diagnostics) { delete diagnostics; }
+
+ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* program, const ptxdwarf_unit* const* units,
+                                          size_t count, const ptxdwarf_assemble_options* options, char** ptx,
+                                          ptxdwarf_diagnostics** diagnostics) {
+  return guard([&] {
+    const write::Program& p = need(program, "the program").program;
+    needOut(ptx, "ptx");
+    if (count && !units) fail(PTXDWARF_E_INVALID_ARGUMENT, "the unit array is NULL");
+    std::vector<const write::Unit*> list;
+    for (size_t k = 0; k < count; ++k) {
+      if (!units[k]) fail(PTXDWARF_E_INVALID_ARGUMENT, "unit " + std::to_string(k) + " is NULL");
+      list.push_back(&units[k]->builder.unit());
+    }
+    write::AssembleOptions a;
+    if (options) {
+      a.style = styleOf(options->style);
+      a.encode = encodeOptions(options->encode);
+      a.check = options->check != 0;
+      if (options->filename) a.filename = options->filename;
+    }
+    write::Assembled m = p.assemble(std::span<const write::Unit* const>(list), a);
+    if (!m.written()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(m.diagnostics, {}));
+    auto found = std::make_unique<ptxdwarf_diagnostics>();
+    found->diagnostics = std::move(m.diagnostics);
+    char* text = mallocCopy(m.ptx);
+    *ptx = text;
+    if (diagnostics) *diagnostics = found.release();
+  });
+}
+
+// ---- Annotate ------------------------------------------------------------------
+
+ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* filename,
+                                  const ptxdwarf_annotate_options* options, char** out,
+                                  ptxdwarf_diagnostics** diagnostics) {
+  return guard([&] {
+    needOut(out, "out");
+    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    std::string file = filename ? filename : "<input>";
+    std::string_view input(text ? text : "", length);
+    ptx::ReadResult r = ptx::read(input, file);
+    if (!r.ok()) fail(PTXDWARF_E_PARSE, joinErrors(r.diagnostics, file));
+    write::AnnotateOptions o;
+    o.sourceName = options && options->source_name ? options->source_name : file;
+    o.keepLines = options && options->keep_lines;
+    o.renameRegisters = options && options->rename_registers;
+    o.replace = options && options->replace;
+    write::Annotated a = write::annotate(input, r.module, o);
+    if (!a.written()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(a.diagnostics, file));
+    auto found = std::make_unique<ptxdwarf_diagnostics>();
+    found->diagnostics = std::move(a.diagnostics);
+    *out = mallocCopy(a.ptx);
+    if (diagnostics) *diagnostics = found.release();
+  });
+}
 
 // ---- The debugger's view ----------------------------------------------------
 

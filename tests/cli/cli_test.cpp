@@ -175,7 +175,7 @@ TEST(PtxdumpHelp, NamesTheProgramAndShowsExamples) {
   ASSERT_EQ(help.exitCode, 0) << help.err;
   EXPECT_NE(help.out.find("Usage: ptxdump [OPTIONS] SUBCOMMAND"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("Examples:\n  ptxdump kernel.ptx "), std::string::npos) << help.out;
-  for (const char* sub : {"dump", "extract", "check", "reformat", "diff", "verify", "lookup", "types"}) {
+  for (const char* sub : {"dump", "extract", "check", "reformat", "diff", "verify", "lookup", "types", "annotate"}) {
     SCOPED_TRACE(sub);
     CommandResult r = ptxdump({sub, "--help"});
     ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -69,7 +69,7 @@ elseif(STEP STREQUAL "find_package")
     message(FATAL_ERROR "no consumer executable in ${build}")
   endif()
   run("running the consumer" "${exe}")
-  expect_output("the CMake consumer" "${run_output}" ".debug_info: 266 bytes\nC API: PTXDWARF_OK\n")
+  expect_output("the CMake consumer" "${run_output}" ".debug_info: 266 bytes\nassembled: ok\nC API: PTXDWARF_OK\n")
   message(STATUS "find_package consumer: ${run_output}")
 
 elseif(STEP STREQUAL "pkg_config")

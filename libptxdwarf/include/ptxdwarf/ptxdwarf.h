@@ -79,7 +79,8 @@ typedef enum {
   PTXDWARF_E_RENDER,           /* ptxdwarf_render_ptx: the sections cannot be written for that PTX version */
   PTXDWARF_E_NOT_FOUND,        /* no section of that name; index out of range */
   PTXDWARF_E_NO_MEMORY,
-  PTXDWARF_E_INTERNAL /* a bug in ptxdwarf: please report the message */
+  PTXDWARF_E_INTERNAL, /* a bug in ptxdwarf: please report the message */
+  PTXDWARF_E_ASSEMBLE  /* ptxdwarf_program_assemble: the module cannot be assembled (see the message) */
 } ptxdwarf_status;
 
 /* The message of the last failure on the calling thread; "" when the last
@@ -116,6 +117,10 @@ enum ptxdwarf_dw_lang {
 };
 enum ptxdwarf_dw_ate {
 #define PTXDWARF_DW_ATE(name, value) PTXDWARF_##name = value,
+#include "ptxdwarf/dwarf.def"
+};
+enum ptxdwarf_dw_inl {
+#define PTXDWARF_DW_INL(name, value) PTXDWARF_##name = value,
 #include "ptxdwarf/dwarf.def"
 };
 
@@ -428,6 +433,138 @@ typedef struct {
 PTXDWARF_API ptxdwarf_status ptxdwarf_render_ptx(const ptxdwarf_sections* sections,
                                                  const ptxdwarf_render_options* options, char** out);
 PTXDWARF_API void ptxdwarf_string_free(char* text);
+
+/* ---- Programs: a whole module with its line table ---------------------------
+ * The producer writes its code into the program as it goes; the program
+ * writes the `.loc` lines and labels in between, keeps the `.file` table whose
+ * ids DW_AT_decl_file / DW_AT_call_file take (decl_file, call_file above), and
+ * assembles header + `.file` table + code + debug sections into PTX that
+ * ptxas accepts. The C++ API is ptxdwarf/write/program.h; README.md, "Use the
+ * library", has a complete producer. */
+
+typedef struct ptxdwarf_program ptxdwarf_program;
+
+typedef struct {
+  unsigned version_major, version_minor; /* the module's `.version`; 0.0: 7.5 */
+  const char* target;                    /* the operands of `.target`; NULL: "sm_80" */
+  unsigned address_size;                 /* 32 or 64; 0: 64 */
+  int flatten_inlined;      /* nonzero: below `.version` 7.2, inlined code gets its innermost location alone
+                               (0: ptxdwarf_program_loc refuses inlined code there) */
+  const char* label_prefix; /* NULL: "$L__" ($L__func_begin0, $L__tmp0, $L__info_string0) */
+} ptxdwarf_program_options;
+
+/* options NULL: defaults. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_create(const ptxdwarf_program_options* options, ptxdwarf_program** out);
+PTXDWARF_API void ptxdwarf_program_free(ptxdwarf_program* program);
+
+/* The file id of `path` (1, 2, ... in order of first use; the same path gets the
+ * same id): what `.loc`, decl_file and call_file take. The _info form records a
+ * timestamp and size too (ptxas puts them in the line table); a path given
+ * again with another timestamp or size is PTXDWARF_E_INVALID_ARGUMENT. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_add_file(ptxdwarf_program* program, const char* path, unsigned* id);
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_add_file_info(ptxdwarf_program* program, const char* path,
+                                                            uint64_t timestamp, uint64_t size, unsigned* id);
+
+/* Appends PTX text (everything after the module header: variables,
+ * functions; not `.version`, `.target`, `.address_size` or `.file`). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_code(ptxdwarf_program* program, const char* text);
+
+/* Writes the function's begin label here (after its register declarations)
+ * and forgets the previous function's locations; *begin_label / *end_label
+ * (either may be NULL) name the labels for DW_AT_low_pc / DW_AT_high_pc. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_begin_function(ptxdwarf_program* program, const char** begin_label,
+                                                             const char** end_label);
+/* Writes the end label of the function begun last (after its last instruction). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_end_function(ptxdwarf_program* program);
+/* Writes a fresh label here (a scope's or a location-list range's boundary) and names it in *name. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_label(ptxdwarf_program* program, const char** name);
+/* A fresh label name, not written yet (a forward branch target); write it with ptxdwarf_program_place_label. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_new_label(ptxdwarf_program* program, const char** name);
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_place_label(ptxdwarf_program* program, const char* name);
+
+/* One level of inlining: `function` (the name put in .debug_str, usually
+ * mangled) inlined at call_file:call_line:call_column of the level out. */
+typedef struct {
+  const char* function;
+  unsigned call_file, call_line, call_column;
+} ptxdwarf_inlined_call;
+
+/* The `.loc` line(s) for the next instruction: nothing when the previous
+ * instruction had the same location. `inlined` (depth levels, outermost call
+ * first; NULL with depth 0 for none) is the inline stack of the code: its
+ * call sites are written first where no earlier `.loc` of the function used
+ * them, as ptxas requires. *written (may be NULL): the number of lines.
+ * PTXDWARF_E_INVALID_ARGUMENT for a file id not in the table, or inlined code
+ * below `.version` 7.2 without flatten_inlined. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_loc(ptxdwarf_program* program, unsigned file, unsigned line,
+                                                  unsigned column, const ptxdwarf_inlined_call* inlined, size_t depth,
+                                                  size_t* written);
+
+typedef enum {
+  PTXDWARF_SEVERITY_NOTE = 0,
+  PTXDWARF_SEVERITY_WARNING = 1,
+  PTXDWARF_SEVERITY_ERROR = 2
+} ptxdwarf_severity;
+
+typedef struct {
+  ptxdwarf_severity severity;
+  uint32_t line, column; /* in the assembled PTX; 0: unknown */
+  const char* message;
+  const char* rule;    /* "decl-file", ...; "" for reader errors */
+  const char* section; /* ".debug_info", ...; "" when not about a section byte */
+  int64_t offset;      /* in `section`; -1 when not applicable */
+} ptxdwarf_diagnostic;
+
+typedef struct ptxdwarf_diagnostics ptxdwarf_diagnostics;
+PTXDWARF_API size_t ptxdwarf_diagnostics_count(const ptxdwarf_diagnostics* diagnostics); /* 0 for NULL */
+PTXDWARF_API ptxdwarf_status ptxdwarf_diagnostics_get(const ptxdwarf_diagnostics* diagnostics, size_t index,
+                                                      ptxdwarf_diagnostic* out);
+/* "file:line:col: severity: message [rule]" into a string freed with ptxdwarf_string_free. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_diagnostics_format(const ptxdwarf_diagnostics* diagnostics, size_t index,
+                                                         const char* filename, char** out);
+PTXDWARF_API void ptxdwarf_diagnostics_free(ptxdwarf_diagnostics* diagnostics);
+
+typedef struct {
+  ptxdwarf_style style;                  /* of the debug sections */
+  const ptxdwarf_encode_options* encode; /* NULL: defaults */
+  int check;                             /* nonzero: read the result back and run every ptxdump check rule on it */
+  const char* filename;                  /* names the text in the check's diagnostics; NULL: "<assembled>" */
+} ptxdwarf_assemble_options;
+
+/* The complete module: `.version`/`.target`/`.address_size`, the `.file`
+ * table, the code, then the units' debug sections (count may be 0) and the
+ * `.debug_str` of the inlined functions' names, ending in a newline; into a
+ * new string freed with ptxdwarf_string_free. With options->check, *diagnostics
+ * (when not NULL) receives what the check found (empty when nothing); free it
+ * with ptxdwarf_diagnostics_free. PTXDWARF_E_ASSEMBLE (message: every problem)
+ * when a decl_file/call_file id is not in the file table, the code writes a
+ * header directive, or the sections cannot be encoded or written for the
+ * version. options NULL: defaults. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* program,
+                                                       const ptxdwarf_unit* const* units, size_t count,
+                                                       const ptxdwarf_assemble_options* options, char** ptx,
+                                                       ptxdwarf_diagnostics** diagnostics);
+
+/* ---- Annotate: debug information for PTX that has none -----------------------
+ * (ptxdwarf/write/annotate.h; `ptxdump annotate`.) The PTX text becomes the
+ * source: `.file 1` and a `.loc` before every instruction line, a subprogram
+ * per function, a formal parameter per `.param`, a variable per register and
+ * per .global/.shared/.const/.local declaration. Every other byte of the text
+ * is kept. */
+typedef struct {
+  const char* source_name; /* what `.file 1` names; NULL: the filename */
+  int keep_lines;          /* nonzero: keep the text's .file/.loc, add only the DWARF */
+  int rename_registers;    /* nonzero: rename registers over 8 bytes (consistently in their function) */
+  int replace;             /* nonzero: replace the text's debug information instead of refusing it */
+} ptxdwarf_annotate_options;
+
+/* The annotated text into *out (free with ptxdwarf_string_free); *diagnostics
+ * (when not NULL) receives the warnings (registers that get no variable).
+ * PTXDWARF_E_PARSE when the text cannot be read, PTXDWARF_E_ASSEMBLE when it
+ * is refused (it has debug information already). filename NULL: "<input>". */
+PTXDWARF_API ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* filename,
+                                               const ptxdwarf_annotate_options* options, char** out,
+                                               ptxdwarf_diagnostics** diagnostics);
 
 /* ---- The debugger's view -------------------------------------------------------
  *

@@ -1,16 +1,19 @@
 // Uses the installed headers and library: builds the Chapter 6 unit with the
-// C++ builder and prints the size of its encoded .debug_info (266 bytes); the
-// C API header is usable from C++ too. Built with -Wall -Wextra -Wpedantic
-// -Werror (CMakeLists.txt): the public structs take designated initializers
-// that name only some fields, as the README writes them, without a warning.
+// C++ builder and prints the size of its encoded .debug_info (266 bytes),
+// assembles a module with a line table (write::Program); the C API header is
+// usable from C++ too. Built with -Wall -Wextra -Wpedantic -Werror
+// (CMakeLists.txt): the public structs take designated initializers that name
+// only some fields, as the README writes them, without a warning.
 #include <ptxdwarf/dwarf.h>
 #include <ptxdwarf/ptxdwarf.h>
 #include <ptxdwarf/write/builder.h>
 #include <ptxdwarf/check/check.h>
 #include <ptxdwarf/write/encode.h>
+#include <ptxdwarf/write/program.h>
 #include <ptxdwarf/write/ptx_writer.h>
 
 #include <cstdio>
+#include <string>
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::write;
@@ -71,6 +74,18 @@ int main() {
     std::fprintf(stderr, "%s\n", diags.items[0].message.c_str());
     return 1;
   }
+  Program program;
+  unsigned file = program.files().add("/src/k.cu");
+  program.code() += ".visible .entry k()\n{\n";
+  program.beginFunction();
+  program.loc({file, 2, 1});
+  program.code() += "\tret;\n";
+  program.endFunction();
+  program.code() += "}\n";
+  Assembled m = program.assemble(nullptr, {.check = true});  // a line table alone
+  bool lined =
+      m.ptx.find(".file\t1 \"/src/k.cu\"") != std::string::npos && m.ptx.find(".loc\t1 2 1") != std::string::npos;
+  std::printf("assembled: %s\n", m.written() && lined && !m.diagnostics.hasErrors() ? "ok" : "failed");
   std::printf("C API: %s\n", ptxdwarf_status_name(PTXDWARF_OK));
   return 0;
 }

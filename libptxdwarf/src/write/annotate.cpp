@@ -1,0 +1,555 @@
+#include "ptxdwarf/write/annotate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/write/builder.h"
+#include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/write/line_table.h"
+
+#ifndef PTXDWARF_VERSION_STRING
+#define PTXDWARF_VERSION_STRING "unknown"
+#endif
+
+namespace ptxdwarf::write {
+
+namespace {
+
+// Text added at an offset of the input. Several at one offset keep the order
+// they were added in.
+// Text added at an offset of the input, in place of `erase` bytes of it.
+struct Insertion {
+  uint64_t offset;
+  uint32_t begin, size;  // in Edits::arena
+  uint32_t erase = 0;
+};
+
+class Edits {
+ public:
+  // The text appended to `arena` since `mark` goes in at `offset`.
+  size_t mark() const { return arena.size(); }
+  void insertSince(uint64_t offset, size_t mark) {
+    if (arena.size() > mark)
+      items.push_back({offset, static_cast<uint32_t>(mark), static_cast<uint32_t>(arena.size() - mark)});
+  }
+  void insert(uint64_t offset, std::string_view s) {
+    size_t m = mark();
+    arena += s;
+    insertSince(offset, m);
+  }
+  void replace(uint64_t offset, uint32_t erase, std::string_view s) {
+    items.push_back({offset, static_cast<uint32_t>(arena.size()), static_cast<uint32_t>(s.size()), erase});
+    arena += s;
+  }
+
+  std::string apply(std::string_view text) {
+    // At one offset, added lines go before a replaced token.
+    std::stable_sort(items.begin(), items.end(), [](const Insertion& a, const Insertion& b) {
+      return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
+    });
+    std::string out;
+    out.reserve(text.size() + arena.size());
+    uint64_t at = 0;
+    for (const Insertion& i : items) {
+      if (i.offset > at) out.append(text.substr(at, i.offset - at));
+      out.append(arena, i.begin, i.size);
+      at = std::max(at, i.offset + i.erase);
+    }
+    out.append(text.substr(at));
+    return out;
+  }
+
+  std::string arena;
+
+ private:
+  std::vector<Insertion> items;
+};
+
+// Offsets of the starts of the text's lines (line N starts at starts[N-1]).
+std::vector<uint64_t> lineStarts(std::string_view text) {
+  std::vector<uint64_t> starts{0};
+  const char* base = text.data();
+  const char* end = base + text.size();
+  for (const char* p = base; p < end;) {
+    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    if (!nl) break;
+    p = static_cast<const char*>(nl) + 1;
+    starts.push_back(static_cast<uint64_t>(p - base));
+  }
+  return starts;
+}
+
+struct BaseType {
+  const char* name;
+  uint8_t encoding;
+  uint8_t size;
+};
+
+// The C type a PTX register or variable type reads as.
+std::optional<BaseType> baseTypeOf(std::string_view t) {
+  using namespace dw;
+  static const std::map<std::string_view, BaseType> kTypes{
+      {".pred", {"bool", DW_ATE_boolean, 1}},
+      {".b8", {"unsigned char", DW_ATE_unsigned_char, 1}},
+      {".u8", {"unsigned char", DW_ATE_unsigned_char, 1}},
+      {".s8", {"signed char", DW_ATE_signed_char, 1}},
+      {".b16", {"unsigned short", DW_ATE_unsigned, 2}},
+      {".u16", {"unsigned short", DW_ATE_unsigned, 2}},
+      {".s16", {"short", DW_ATE_signed, 2}},
+      {".f16", {"half", DW_ATE_float, 2}},
+      {".bf16", {"__nv_bfloat16", DW_ATE_float, 2}},
+      {".f16x2", {"half2", DW_ATE_unsigned, 4}},
+      {".bf16x2", {"__nv_bfloat162", DW_ATE_unsigned, 4}},
+      {".b32", {"unsigned int", DW_ATE_unsigned, 4}},
+      {".u32", {"unsigned int", DW_ATE_unsigned, 4}},
+      {".s32", {"int", DW_ATE_signed, 4}},
+      {".f32", {"float", DW_ATE_float, 4}},
+      {".b64", {"unsigned long long", DW_ATE_unsigned, 8}},
+      {".u64", {"unsigned long long", DW_ATE_unsigned, 8}},
+      {".s64", {"long long", DW_ATE_signed, 8}},
+      {".f64", {"double", DW_ATE_float, 8}},
+      {".b128", {"unsigned __int128", DW_ATE_unsigned, 16}},
+  };
+  auto it = kTypes.find(t);
+  if (it == kTypes.end()) return std::nullopt;
+  return it->second;
+}
+
+bool isExternal(ptx::Linkage l) {
+  return l == ptx::Linkage::visible || l == ptx::Linkage::extern_ || l == ptx::Linkage::weak;
+}
+
+class Annotator {
+ public:
+  Annotator(std::string_view text, const ptx::Module& m, const AnnotateOptions& o, Annotated& result)
+      : text_(text), m_(m), options_(o), result_(result), lines_(files_, labels_, {.version = m.version}) {}
+
+  void run() {
+    if (!refuse()) return;
+    starts_ = lineStarts(text_);
+    size_t firstBreak = text_.find('\n');
+    crlf_ = firstBreak != std::string_view::npos && firstBreak > 0 && text_[firstBreak - 1] == '\r';
+    chooseLabelPrefix();
+    if (options_.renameRegisters) chooseStem();
+    sourceName_ = options_.sourceName.empty() ? m_.filename : options_.sourceName;
+    if (options_.replace) removeDebugInformation();
+    if (!options_.keepLines) {
+      if (sourceName_.find('"') != std::string::npos || sourceName_.empty()) {
+        error({}, "the source name '" + sourceName_ + "' cannot be written in a PTX .file string");
+        return;
+      }
+      files_.add(sourceName_);
+      headerEdits();
+    }
+    b_.compileUnit({.producer = std::string("ptxdwarf annotate ") + PTXDWARF_VERSION_STRING,
+                    .language = dw::DW_LANG_Mips_Assembler,
+                    .name = sourceName_,
+                    .stmtList = !options_.keepLines || !m_.files.empty()});
+    for (size_t v = 0; v < m_.variables.size(); ++v)
+      if (m_.variables[v].function < 0) variable(b_.root(), m_.variables[v]);
+    // Each function's variables and blocks, so each function looks at its own only.
+    variablesOf_.resize(m_.functions.size());
+    blocksOf_.resize(m_.functions.size());
+    for (size_t v = 0; v < m_.variables.size(); ++v)
+      if (m_.variables[v].function >= 0) variablesOf_[static_cast<size_t>(m_.variables[v].function)].push_back(v);
+    for (size_t b = 0; b < m_.blocks.size(); ++b)
+      if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
+    for (size_t f = 0; f < m_.functions.size(); ++f)
+      if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
+    if (!writeDwarf()) return;
+    result_.ptx = edits_.apply(text_);
+  }
+
+ private:
+  Diagnostic& error(SourceLoc at, std::string message) {
+    Diagnostic& d = result_.diagnostics.error(at, std::move(message));
+    d.rule = "annotate";
+    return d;
+  }
+  void warn(SourceLoc at, std::string message) {
+    result_.diagnostics.warning(at, std::move(message)).rule = "annotate";
+  }
+
+  // What annotate does not write over (unless asked to replace it).
+  bool refuse() {
+    if (options_.replace) return true;
+    for (const char* name : {".debug_info", ".debug_abbrev", ".debug_loc", ".debug_pubnames"})
+      if (const SectionImage* s = m_.section(name)) {
+        error(s->loc,
+              std::string("the file already has ") + name + "; annotate adds debug information to PTX that has none");
+        return false;
+      }
+    if (!options_.keepLines && (!m_.files.empty() || !m_.locs.empty())) {
+      SourceLoc at = !m_.files.empty() ? m_.files[0].loc : m_.locs[0].loc;
+      error(at, "the file already has line information (.file/.loc); --keep-lines keeps it and adds only the DWARF");
+      return false;
+    }
+    return true;
+  }
+
+  // --replace: the input's debug sections go (its .debug_str stays when its
+  // `.loc function_name` lines stay), and so do its `.file`/`.loc`
+  // directives unless they are kept.
+  void removeDebugInformation() {
+    for (const SectionImage& section : m_.sections) {
+      if (!section.name.starts_with(".debug")) continue;
+      if (options_.keepLines && section.name == ".debug_str") continue;
+      for (const TextRange& b : section.blocks) edits_.replace(b.begin, static_cast<uint32_t>(b.end - b.begin), "");
+    }
+    if (options_.keepLines) return;
+    auto eraseDirective = [&](SourceLoc at) {  // from the directive to the end of its line
+      uint64_t begin = lineStart(at.line) + (at.col ? at.col - 1 : 0);
+      uint64_t end = at.line < starts_.size() ? lineStart(at.line + 1) - 1 : text_.size();
+      if (end > begin && text_[end - 1] == '\r') --end;
+      if (end > begin) edits_.replace(begin, static_cast<uint32_t>(end - begin), "");
+    };
+    for (const ptx::FileEntry& f : m_.files) eraseDirective(f.loc);
+    for (const ptx::LocRecord& l : m_.locs) eraseDirective(l.loc);
+  }
+
+  // A label prefix no label of the input starts with.
+  void chooseLabelPrefix() {
+    for (unsigned k = 0;; ++k) {
+      std::string prefix = "$__ptxdwarf" + (k ? std::to_string(k) : std::string()) + "_";
+      bool used = std::any_of(m_.labels.begin(), m_.labels.end(),
+                              [&](const ptx::Label& l) { return l.name.starts_with(prefix); });
+      if (!used) {
+        labels_ = Labels(prefix);
+        return;
+      }
+    }
+  }
+
+  uint64_t lineStart(uint32_t line) const {
+    if (line == 0) return 0;
+    if (line > starts_.size()) return text_.size();
+    return starts_[line - 1];
+  }
+  std::string_view eol() const { return crlf_ ? "\r\n" : "\n"; }
+
+  // Appends `s` (lines ending in '\n') to the arena with the file's line ending.
+  void addLines(std::string_view s) {
+    for (size_t pos = 0; pos < s.size();) {
+      size_t nl = s.find('\n', pos);
+      if (nl == std::string_view::npos) nl = s.size();
+      edits_.arena.append(s.substr(pos, nl - pos));
+      edits_.arena += eol();
+      pos = nl + 1;
+    }
+  }
+  void insertLines(uint64_t offset, std::string_view s) {
+    size_t mark = edits_.mark();
+    // At the end of a text that does not end in a line break, start a new line first.
+    if (offset == text_.size() && !text_.empty() && text_.back() != '\n') edits_.arena += eol();
+    addLines(s);
+    edits_.insertSince(offset, mark);
+  }
+
+  // `.file 1` after the module header; `, debug` on `.target` where missing.
+  void headerEdits() {
+    uint32_t header = std::max({m_.versionLoc.line, m_.targetLoc.line, m_.addressSizeLoc.line});
+    std::string file;
+    files_.write(file);
+    insertLines(header == 0 ? 0 : lineStart(header + 1), file);
+    if (!m_.debug && m_.targetLoc.line != 0) {
+      uint64_t begin = lineStart(m_.targetLoc.line) + (m_.targetLoc.col ? m_.targetLoc.col - 1 : 0);
+      uint64_t end = m_.targetLoc.line < starts_.size() ? lineStart(m_.targetLoc.line + 1) : text_.size();
+      std::string_view line = text_.substr(begin, end - begin);
+      size_t comment = std::min({line.find("//"), line.find("/*"), line.find('\n')});
+      if (comment != std::string_view::npos) line = line.substr(0, comment);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+      edits_.insert(begin + line.size(), ", debug");
+    }
+  }
+
+  DieId typeOf(const std::string& ptxType) {
+    auto it = types_.find(ptxType);
+    if (it != types_.end()) return it->second;
+    DieId t = kNoDie;
+    if (std::optional<BaseType> bt = baseTypeOf(ptxType)) {
+      auto named = typesByName_.find(bt->name);
+      t = named != typesByName_.end() ? named->second : b_.baseType(bt->name, bt->encoding, bt->size);
+      typesByName_[bt->name] = t;
+    }
+    types_[ptxType] = t;
+    return t;
+  }
+
+  DieId arrayOf(const ptx::Variable& v) {
+    DieId element = typeOf(v.type);
+    if (v.dims.empty() || element == kNoDie) return element;
+    DieId array = b_.arrayType(element);
+    for (uint64_t d : v.dims) {
+      if (d == 0) {
+        b_.unit().add(array, dw::DW_TAG_subrange_type);  // `[]`: no count
+      } else {
+        b_.subrange(array, d);
+      }
+    }
+    return array;
+  }
+
+  unsigned declFile() const { return options_.keepLines ? 0 : 1; }
+
+  void variable(DieId scope, const ptx::Variable& v) {
+    switch (v.space) {
+      case ptx::StateSpace::global:
+      case ptx::StateSpace::shared:
+      case ptx::StateSpace::const_:
+      case ptx::StateSpace::local:
+        break;
+      default:
+        return;
+    }
+    b_.variable(scope, {.name = v.name,
+                        .declFile = declFile(),
+                        .declLine = declFile() ? v.loc.line : 0,
+                        .type = arrayOf(v),
+                        .location = Location::symbol({v.name}, v.space, addressSize()),
+                        .external = v.function < 0 && isExternal(v.linkage)});
+    ++result_.stats.variables;
+  }
+
+  uint8_t addressSize() const { return m_.addressSize == 32 ? 4 : 8; }
+
+  void registers(DieId scope, const ptx::RegisterDecl& r) {
+    auto one = [&](const std::string& name) {
+      Location where;
+      try {
+        where = Location::reg(name, addressSize());
+      } catch (const BuildError& e) {
+        warn(r.loc, "register " + name + " gets no variable: " + e.what());
+        ++result_.stats.skippedRegisters;
+        return;
+      }
+      b_.variable(scope, {.name = name,
+                          .declFile = declFile(),
+                          .declLine = declFile() ? r.loc.line : 0,
+                          .type = typeOf(r.type),
+                          .location = std::move(where)});
+      ++result_.stats.registerVariables;
+    };
+    if (!r.isRange()) return one(renamed(r.name));
+    for (uint32_t k = 0; k < r.count; ++k) one(renamed(r.name + std::to_string(k)));
+  }
+
+  // The scope DIEs and labels of one function, and its `.loc` lines.
+  void function(int32_t index) {
+    const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
+    lines_.beginFunction();
+    if (options_.renameRegisters) renameRegisters(f);
+    uint32_t bodyLine = f.bodyBegin.line;
+    std::optional<Labels::Function> pc;
+    if (f.firstInstruction < f.endInstruction && m_.instructions[f.firstInstruction].line > bodyLine &&
+        f.bodyEnd.line > bodyLine) {
+      pc = labels_.function();
+      insertLines(lineStart(m_.instructions[f.firstInstruction].line), pc->begin + ":\n");
+    }
+    DieId sp = b_.subprogram({.name = f.name,
+                              .linkageName = f.name,
+                              .declFile = declFile(),
+                              .declLine = declFile() ? f.loc.line : 0,
+                              .external = isExternal(f.linkage),
+                              .lowPc = pc ? std::optional<SymbolRef>(SymbolRef{pc->begin}) : std::nullopt,
+                              .highPc = pc ? std::optional<SymbolRef>(SymbolRef{pc->end}) : std::nullopt});
+    ++result_.stats.subprograms;
+    for (const ptx::Variable& p : f.params) {
+      b_.formalParameter(sp, {.name = p.name,
+                              .declFile = declFile(),
+                              .declLine = declFile() ? p.loc.line : 0,
+                              .type = arrayOf(p),
+                              .location = Location::symbol({p.name}, ptx::StateSpace::param, addressSize())});
+      ++result_.stats.parameters;
+    }
+    // The function's own registers and variables, then each `{ }` block's in a lexical block.
+    for (const ptx::RegisterDecl& r : f.registers)
+      if (r.block < 0) registers(sp, r);
+    const std::vector<size_t>& variables = variablesOf_[static_cast<size_t>(index)];
+    for (size_t v : variables)
+      if (m_.variables[v].block < 0) variable(sp, m_.variables[v]);
+    std::map<int32_t, DieId> scopes;
+    for (size_t k : blocksOf_[static_cast<size_t>(index)]) {
+      const ptx::Block& blk = m_.blocks[k];
+      auto parent = scopes.find(blk.parent);
+      DieId scope = parent != scopes.end() ? parent->second : sp;
+      if (blk.firstInstruction < blk.endInstruction && m_.instructions[blk.firstInstruction].line > bodyLine &&
+          blk.close.line > bodyLine) {
+        std::string begin = labels_.temporary(), end = labels_.temporary();
+        insertLines(lineStart(m_.instructions[blk.firstInstruction].line), begin + ":\n");
+        insertLines(lineStart(blk.close.line), end + ":\n");
+        scope = b_.lexicalBlock(scope, {begin}, {end});
+      }
+      scopes[static_cast<int32_t>(k)] = scope;
+      for (const ptx::RegisterDecl& r : f.registers)
+        if (r.block == static_cast<int32_t>(k)) registers(scope, r);
+      for (size_t v : variables)
+        if (m_.variables[v].block == static_cast<int32_t>(k)) variable(scope, m_.variables[v]);
+    }
+    if (!options_.keepLines) locs(f);
+    if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
+  }
+
+  // A `.loc` before each line holding an instruction (the first instruction's column).
+  void locs(const ptx::Function& f) {
+    uint32_t previous = 0;
+    std::string loc;
+    for (uint32_t k = f.firstInstruction; k < f.endInstruction; ++k) {
+      const ptx::Instruction& ins = m_.instructions[k];
+      if (ins.line == previous) continue;
+      previous = ins.line;
+      ++result_.stats.instructionLines;
+      if (ins.line <= f.bodyBegin.line) continue;  // on the line of the body's `{`: no line to put it before
+      loc.clear();
+      lines_.loc(loc, {1, ins.line, ins.col});
+      insertLines(lineStart(ins.line), loc);
+      ++result_.stats.locs;
+    }
+  }
+
+  // ---- --rename-registers ----------------------------------------------------
+
+  // cuda-gdb reads a register location when the name has a leading '%' and at most 8 bytes.
+  static bool packable(std::string_view name) { return name.size() <= 8 && name.starts_with('%'); }
+  static bool identifierChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '%';
+  }
+
+  // New names start with a stem no register of the module starts with.
+  void chooseStem() {
+    stem_ = "%_";
+    auto taken = [&] {
+      for (const ptx::Function& f : m_.functions)
+        for (const ptx::RegisterDecl& r : f.registers)
+          if (r.name.starts_with(stem_)) return true;
+      return false;
+    };
+    while (taken()) stem_ += '_';
+  }
+
+  // a, b, ..., z, ba, bb, ...: letters only, so a plain new name never equals
+  // a new range name (those end in digits).
+  std::string tag(size_t k) const {
+    std::string letters;
+    do {
+      letters.insert(letters.begin(), static_cast<char>('a' + k % 26));
+      k /= 26;
+    } while (k);
+    return stem_ + letters;
+  }
+
+  // The function's long register names (and range prefixes) and their new names.
+  void planRenames(const ptx::Function& f) {
+    renames_.clear();
+    size_t next = 0;
+    for (const ptx::RegisterDecl& r : f.registers) {
+      if (renames_.count(r.name)) continue;  // the same name declared in another block
+      size_t digits = r.isRange() ? std::to_string(r.count - 1).size() : 0;
+      if (packable(r.name + std::string(digits, '0'))) continue;
+      std::string to = tag(next++);
+      if (to.size() + digits > 8) {
+        warn(r.loc, "registers " + r.name + "<" + std::to_string(r.count) + "> are too many to rename to 8 bytes");
+        continue;
+      }
+      renames_.emplace(r.name, Rename{to, r.count});
+      ++result_.stats.renamedRegisters;
+    }
+  }
+
+  // The new name of register (or range prefix) `name`; `name` when it keeps its own.
+  std::string renamed(std::string_view name) const {
+    if (renames_.empty()) return std::string(name);
+    auto exact = renames_.find(name);
+    if (exact != renames_.end()) return exact->second.to;
+    for (const auto& [from, r] : renames_) {
+      if (r.count == 0 || !name.starts_with(from) || name.size() == from.size()) continue;
+      std::string_view digits = name.substr(from.size());
+      if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+      if ((digits.size() > 1 && digits[0] == '0') || digits.size() > 10) continue;
+      if (std::stoull(std::string(digits)) < r.count) return r.to + std::string(digits);
+    }
+    return std::string(name);
+  }
+
+  // Every token of the body that names a renamed register, renamed.
+  void renameRegisters(const ptx::Function& f) {
+    planRenames(f);
+    if (renames_.empty()) return;
+    uint64_t begin = lineStart(f.bodyBegin.line) + (f.bodyBegin.col ? f.bodyBegin.col - 1 : 0);
+    uint64_t end = std::min<uint64_t>(lineStart(f.bodyEnd.line) + f.bodyEnd.col, text_.size());
+    for (uint64_t i = begin; i < end;) {
+      char c = text_[i];
+      if (c == '/' && i + 1 < end && (text_[i + 1] == '/' || text_[i + 1] == '*')) {  // comments stay as written
+        size_t stop = text_[i + 1] == '/' ? text_.find('\n', i) : text_.find("*/", i + 2);
+        i = stop == std::string_view::npos ? end : stop + 1;
+        continue;
+      }
+      if (!identifierChar(c) || (i > 0 && identifierChar(text_[i - 1]))) {
+        ++i;
+        continue;
+      }
+      uint64_t j = i;
+      while (j < end && identifierChar(text_[j])) ++j;
+      std::string_view token = text_.substr(i, j - i);
+      std::string to = renamed(token);
+      if (to != token) edits_.replace(i, static_cast<uint32_t>(j - i), to);
+      i = j;
+    }
+  }
+
+  bool writeDwarf() {
+    Diagnostics& diags = result_.diagnostics;
+    std::vector<SectionImage> sections = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
+    if (diags.hasErrors()) return false;
+    WriteOptions wo;
+    wo.style = options_.style;
+    wo.version = m_.version;
+    wo.crlf = crlf_;
+    std::string rendered(eol());
+    if (!writeSections(rendered, sections, wo, diags)) return false;
+    if (!rendered.ends_with('\n')) rendered += eol();
+    size_t mark = edits_.mark();
+    if (!text_.empty() && text_.back() != '\n') edits_.arena += eol();
+    edits_.arena += rendered;
+    edits_.insertSince(text_.size(), mark);
+    return true;
+  }
+
+  std::string_view text_;
+  const ptx::Module& m_;
+  const AnnotateOptions& options_;
+  Annotated& result_;
+  FileTable files_;
+  Labels labels_;
+  LineEmitter lines_;
+  Builder b_;
+  Edits edits_;
+  std::vector<uint64_t> starts_;
+  bool crlf_ = false;
+  std::string sourceName_;
+  struct Rename {
+    std::string to;
+    uint32_t count = 0;  // a range prefix: the range's size; 0 for a plain name
+  };
+  std::map<std::string, Rename, std::less<>> renames_;  // the current function's
+  std::string stem_;
+  std::vector<std::vector<size_t>> variablesOf_, blocksOf_;  // by function
+  std::map<std::string, DieId> types_;
+  std::map<std::string, DieId, std::less<>> typesByName_;
+};
+
+}  // namespace
+
+Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options) {
+  Annotated result;
+  Annotator(text, module, options, result).run();
+  if (result.diagnostics.hasErrors()) result.ptx.clear();
+  return result;
+}
+
+}  // namespace ptxdwarf::write

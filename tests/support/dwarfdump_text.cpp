@@ -1,0 +1,54 @@
+#include "dwarfdump_text.h"
+
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace ptxdwarf::testsupport {
+
+std::vector<std::vector<DumpRow>> parseDebugLine(const std::string& dump, std::string* error) {
+  std::map<unsigned, std::string> dirs, names;
+  std::map<unsigned, unsigned> dirOf;
+  std::vector<std::vector<DumpRow>> sequences(1);
+  std::vector<std::tuple<unsigned, unsigned, unsigned, bool>> raw;  // line, column, file, end
+  static const std::regex dirRe(R"(^include_directories\[\s*(\d+)\] = \"(.*)\"$)");
+  static const std::regex fileRe(R"(^file_names\[\s*(\d+)\]:$)");
+  static const std::regex nameRe(R"(^\s+name: \"(.*)\"$)");
+  static const std::regex dirIndexRe(R"(^\s+dir_index: (\d+)$)");
+  static const std::regex rowRe(R"(^0x[0-9a-f]{16}\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$)");
+  std::istringstream in(dump);
+  std::string line;
+  unsigned currentFile = 0;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, dirRe)) {
+      dirs[std::stoul(m[1])] = m[2];
+    } else if (std::regex_match(line, m, fileRe)) {
+      currentFile = std::stoul(m[1]);
+    } else if (currentFile && std::regex_match(line, m, nameRe)) {
+      names[currentFile] = m[1];
+    } else if (currentFile && std::regex_match(line, m, dirIndexRe)) {
+      dirOf[currentFile] = std::stoul(m[1]);
+    } else if (std::regex_match(line, m, rowRe)) {
+      raw.emplace_back(std::stoul(m[1]), std::stoul(m[2]), std::stoul(m[3]),
+                       std::string(m[4]).find("end_sequence") != std::string::npos);
+    }
+  }
+  for (auto [lineNo, column, file, end] : raw) {
+    if (end) {
+      sequences.emplace_back();
+      continue;
+    }
+    if (!names.count(file)) {
+      *error = "row names file " + std::to_string(file) + ", which the table does not have";
+      return {};
+    }
+    unsigned dir = dirOf[file];
+    std::string path = dir && dirs.count(dir) ? dirs[dir] + "/" + names[file] : names[file];
+    sequences.back().emplace_back(path, lineNo, column);
+  }
+  sequences.pop_back();  // the empty one after the last end_sequence
+  return sequences;
+}
+
+}  // namespace ptxdwarf::testsupport
