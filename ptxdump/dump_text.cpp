@@ -1384,7 +1384,7 @@ class TextDumper {
   void drain(bool always = false) {
     constexpr size_t kChunk = size_t{1} << 20;
     if (!stream_ || (out_.size() < kChunk && !always)) return;
-    std::fwrite(out_.data(), 1, out_.size(), stream_);
+    writeTo(stream_, out_);
     out_.clear();
   }
 

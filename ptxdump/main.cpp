@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -14,9 +17,13 @@
 
 namespace {
 
+void flushStdout() {
+  if (std::fflush(stdout) != 0) ptxdump::lastWriteErrno = errno;
+}
+
 int finish(int code, const std::string& out, const std::string& err) {
   ptxdump::writeTo(stdout, out);
-  std::fflush(stdout);
+  flushStdout();
   ptxdump::writeTo(stderr, err);
   return code;
 }
@@ -76,9 +83,28 @@ static void tuneAllocator() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+// A dump into a full disk is not a success: whatever a command printed, a
+// failed write or flush of stdout makes the exit status 2.
+static int checkStdout(int code) {
+  flushStdout();
+  if (!std::ferror(stdout)) return code;
+  std::fprintf(stderr, "ptxdump: error: cannot write to standard output: %s\n",
+               ptxdump::lastWriteErrno ? std::strerror(ptxdump::lastWriteErrno) : "write error");
+  return ptxdump::kUnreadable;
+}
+
+static int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "verify") return execVerify(argc, argv);
   tuneAllocator();
+  // Past a file size limit (ulimit -f) a write fails with EFBIG, which the
+  // writers report, instead of the process dying half-way through an output.
+  std::signal(SIGXFSZ, SIG_IGN);
+  return checkStdout(run(argc, argv));
+}
+
+static int run(int argc, char** argv) {
 
   CLI::App app{"ptxdump: inspect the DWARF debug information embedded in PTX"};
   app.set_version_flag("--version", "ptxdump 0.1.0");
@@ -161,6 +187,10 @@ int main(int argc, char** argv) {
     return finish(code, out, err);
   }
   if (diffCmd->parsed()) {
+    if (diff.oldFile == "-" && diff.newFile == "-") {
+      std::fprintf(stderr, "ptxdump: error: diff - -: standard input can be read only once; name a file for one side\n");
+      return ptxdump::kUnreadable;
+    }
     int code = ptxdump::runDiff(diff, out, err);
     return finish(code, out, err);
   }

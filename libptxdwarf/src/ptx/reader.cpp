@@ -638,6 +638,24 @@ bool rejectNulBytes(std::string_view text, Diagnostics& diags) {
   return true;
 }
 
+// Two ways a text editor makes PTX that ptxas refuses ("Unexpected non-ASCII
+// character", "syntax error" on line 1), each said plainly instead of as the
+// syntax error the reader would meet later.
+bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    diags.error({1, 1}, "the file starts with a UTF-8 byte order mark, which ptxas rejects; save it without one");
+    return true;
+  }
+  const size_t cr = text.find('\r');
+  if (cr != std::string_view::npos && cr < text.find('\n') && (cr + 1 == text.size() || text[cr + 1] != '\n')) {
+    diags.error({1, static_cast<uint32_t>(cr + 1)},
+                "lines end in a carriage return alone (classic Mac OS line endings), which ptxas reads as one line; "
+                "convert them to \\n or \\r\\n");
+    return true;
+  }
+  return false;
+}
+
 // ---- reading on several threads --------------------------------------------
 
 // Does `line` open a statement that only module scope holds? (nvcc indents
@@ -800,7 +818,7 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
     return result;
   }
-  if (rejectNulBytes(text, result.diagnostics)) return result;
+  if (rejectNulBytes(text, result.diagnostics) || rejectBomOrCrLines(text, result.diagnostics)) return result;
   // Twice as many chunks as threads: a thread that finishes early takes another.
   const unsigned threads = threadCount(options.threads);
   std::vector<Chunk> chunks = chunksOf(text, threads == 1 ? 1 : 2 * threads, options.minChunk);
