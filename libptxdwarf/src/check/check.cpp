@@ -4,12 +4,14 @@
 #include "ptxdwarf/check/check.h"
 
 #include <algorithm>
+#include <set>
 #include <cstdio>
 #include <iterator>
 #include <vector>
 
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/write/reencode.h"
 #include "../parallel.h"
@@ -222,6 +224,7 @@ class Checker {
 
   // ---- references ----------------------------------------------------------
   void references() {
+    const std::vector<uint64_t> siblingOffsets = nextSiblingOffsets();
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
       const read::Unit& u = d_.unitOf(die);
@@ -246,7 +249,7 @@ class Checker {
           error(d_.info, v.offset, "type-target",
                 "DW_AT_type refers to " + describe(*target) + ", which is not a type", &die);
         if (v.name == DW_AT_sibling) {
-          uint64_t expected = subtreeEnd(die);
+          uint64_t expected = siblingOffsets[static_cast<size_t>(&die - d_.dies.data())];
           if (v.value != expected)
             error(d_.info, v.offset, "sibling",
                   "DW_AT_sibling is " + hex(v.value) + " but the next sibling starts at " + hex(expected), &die);
@@ -262,48 +265,101 @@ class Checker {
       uint64_t prevEnd = last.kind == read::LocEntry::range ? last.exprOffset + last.expr.size()
                                                            : last.offset + 2u * prev.addressSize;
       if (cur.offset >= prevEnd) continue;
-      bool onEntry = std::any_of(prev.entries.begin(), prev.entries.end(),
-                                 [&](const read::LocEntry& e) { return e.offset == cur.offset; });
+      // Entries are in offset order: a binary search, not a scan (lists that
+      // share a tail would make a scan quadratic).
+      auto at = std::lower_bound(prev.entries.begin(), prev.entries.end(), cur.offset,
+                                 [](const read::LocEntry& e, uint64_t o) { return e.offset < o; });
+      bool onEntry = at != prev.entries.end() && at->offset == cur.offset;
       if (!onEntry)
         error(d_.loc, cur.offset, "loclist-offset",
               "location-list offset " + hex(cur.offset) + " lands inside the list at " + hex(prev.offset));
     }
   }
 
-  // Offset of the first entry after `die` and all of its children.
-  uint64_t subtreeEnd(const read::Die& die) const {
-    size_t i = static_cast<size_t>(&die - d_.dies.data());
-    const read::Unit& u = d_.unitOf(die);
-    size_t last = u.firstDie + u.dieCount;
-    if (!die.hasChildren) return i + 1 < last ? d_.dies[i + 1].offset : u.end;
-    uint32_t depth = die.depth;
-    for (size_t k = i + 1; k < last; ++k) {
-      // The NULL at depth+1 closes the children; what follows is the sibling.
-      if (d_.dies[k].isNull() && d_.dies[k].depth == depth + 1)
-        return k + 1 < last ? d_.dies[k + 1].offset : u.end;
+  // For each DIE, the offset of the first entry after it and all of its
+  // children (where DW_AT_sibling must point): one pass with a stack of the
+  // open DIEs, instead of a scan of each subtree (quadratic in deep trees).
+  std::vector<uint64_t> nextSiblingOffsets() const {
+    std::vector<uint64_t> next(d_.dies.size());
+    for (const read::Unit& u : d_.units) {
+      const size_t first = u.firstDie, last = u.firstDie + u.dieCount;
+      std::vector<size_t> open;  // DIEs whose children are not closed yet
+      auto closeAt = [&](size_t at) {  // `at`: index of the entry after the subtree
+        work::step(work::siblingScan);
+        next[open.back()] = at < last ? d_.dies[at].offset : u.end;
+        open.pop_back();
+      };
+      for (size_t k = first; k < last; ++k) {
+        work::step(work::siblingScan);
+        const read::Die& die = d_.dies[k];
+        if (die.isNull()) {
+          // The NULL at depth+1 closes its parent's children; what follows is the sibling.
+          while (!open.empty() && d_.dies[open.back()].depth + 1 > die.depth) closeAt(k);  // malformed depth
+          if (!open.empty() && d_.dies[open.back()].depth + 1 == die.depth) closeAt(k + 1);
+          next[k] = k + 1 < last ? d_.dies[k + 1].offset : u.end;
+          continue;
+        }
+        while (!open.empty() && d_.dies[open.back()].depth >= die.depth) closeAt(k);
+        if (die.hasChildren) {
+          open.push_back(k);
+        } else {
+          next[k] = k + 1 < last ? d_.dies[k + 1].offset : u.end;
+        }
+      }
+      while (!open.empty()) {
+        work::step(work::siblingScan);
+        next[open.back()] = u.end;
+        open.pop_back();
+      }
     }
-    return u.end;
+    return next;
   }
 
-  // "outer::inner::name" through the named scopes around a DIE (nvcc names
-  // function-scope statics `kernel::var` in .debug_pubnames).
-  std::string qualifiedName(const read::Die& die) const {
-    std::string q(d_.name(die));
-    for (const read::Die* p = d_.parentOf(die); p && p->depth > 0; p = d_.parentOf(*p)) {
-      std::string_view n = d_.name(*p);
-      if (!n.empty()) q = std::string(n) + "::" + q;
+  // For each DIE, its nearest ancestor below the unit's root that has a
+  // DW_AT_name (kNone when none): one pass, parents come before children.
+  std::vector<uint32_t> namedScopes() const {
+    std::vector<uint32_t> scope(d_.dies.size(), read::kNone);
+    for (size_t i = 0; i < d_.dies.size(); ++i) {
+      const read::Die* p = d_.parentOf(d_.dies[i]);
+      if (!p || p->depth == 0) continue;
+      const auto pi = static_cast<size_t>(p - d_.dies.data());
+      scope[i] = d_.name(*p).empty() ? scope[pi] : static_cast<uint32_t>(pi);
     }
-    return q;
+    return scope;
+  }
+
+  // Is `want` "outer::inner::name", the named scopes around `die` and its
+  // name? (nvcc names function-scope statics `kernel::var` in
+  // .debug_pubnames.) Matched from the end without building the name: each
+  // scope visited consumes its name from `want`, so an entry costs at most its
+  // own length, however deep the scopes.
+  bool isQualifiedName(const read::Die& die, std::string_view want, const std::vector<uint32_t>& scopes) const {
+    std::string_view name = d_.name(die);
+    if (!want.ends_with(name)) return false;
+    want.remove_suffix(name.size());
+    for (uint32_t p = scopes[static_cast<size_t>(&die - d_.dies.data())]; p != read::kNone; p = scopes[p]) {
+      work::step(work::qualifiedName);
+      std::string_view scope = d_.name(d_.dies[p]);
+      if (!want.ends_with("::") || want.size() < scope.size() + 2) return false;
+      want.remove_suffix(2);
+      if (!want.ends_with(scope)) return false;
+      want.remove_suffix(scope.size());
+    }
+    return want.empty();
   }
 
   // ---- name tables ---------------------------------------------------------
+  // The unit starting at `offset`: a binary search (units are in section
+  // order), so that many sets naming many units stay n log n.
   const read::Unit* unitAt(uint64_t offset) const {
-    for (const read::Unit& u : d_.units)
-      if (u.offset == offset) return &u;
-    return nullptr;
+    work::step(work::unitLookup);
+    auto it = std::lower_bound(d_.units.begin(), d_.units.end(), offset,
+                               [](const read::Unit& u, uint64_t o) { return u.offset < o; });
+    return it != d_.units.end() && it->offset == offset ? &*it : nullptr;
   }
 
   void pubnames() {
+    const std::vector<uint32_t> scopes = namedScopes();
     for (const read::NameSet& s : d_.pubnameSets) {
       const read::Unit* u = unitAt(s.infoOffset);
       if (!u) {
@@ -333,7 +389,7 @@ class Checker {
  error(d_.pubnames, e.offset, "pubnames-entry",
                 "entry '" + printable(e.name) + "' names offset " + std::to_string(e.dieOffset) +
                     ", which is not the start of a DIE of the unit");
-        } else if (d_.name(*die) != e.name && d_.linkageName(*die) != e.name && qualifiedName(*die) != e.name) {
+        } else if (d_.name(*die) != e.name && d_.linkageName(*die) != e.name && !isQualifiedName(*die, e.name, scopes)) {
           error(d_.pubnames, e.offset, "pubnames-entry",
                 "entry '" + printable(e.name) + "' names " + describe(*die) + ", whose name is not '" +
                     printable(e.name) + "'");
@@ -393,6 +449,8 @@ class Checker {
     }
   }
 
+  std::set<std::pair<const read::LocEntry*, int64_t>> checkedLocExprs;
+
   void locations() {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
@@ -405,10 +463,14 @@ class Checker {
         } else if (v.reloc && v.reloc->symbol == ".debug_loc") {
           const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend));
           if (!list) continue;
-          for (const read::LocEntry& e : list->entries)
-            if (e.kind == read::LocEntry::range)
-              checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize,
-                              v.name == DW_AT_location ? cls : nullptr);
+          const read::AttrValue* classHere = v.name == DW_AT_location ? cls : nullptr;
+          const int64_t classValue = classHere ? static_cast<int64_t>(classHere->value) : -1;
+          for (const read::LocEntry& e : list->entries) {
+            // Lists share tails: each expression is checked once per address
+            // class it is held against, not once per attribute naming it.
+            if (e.kind != read::LocEntry::range || !checkedLocExprs.emplace(&e, classValue).second) continue;
+            checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize, classHere);
+          }
         }
       }
     }
