@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/work.h"
+#include "ptxdwarf/write/reencode.h"
 
 using namespace ptxdwarf;
 
@@ -36,10 +38,12 @@ uint64_t stepsFor(work::Pass pass, const std::function<std::string(size_t)>& mak
   return work::steps(pass);
 }
 
-// Four times the input may cost at most `limit` times the work (linear: ~4;
-// quadratic: ~16).
-void expectLinear(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n, double limit = 5.0) {
+// Four times the input may cost at most `limit` times the work (linear: 4;
+// n log n at these sizes: under 5; quadratic: 16).
+void expectLinear(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n, double limit = 6.0) {
   const uint64_t small = stepsFor(pass, make, n), large = stepsFor(pass, make, 4 * n);
+  std::printf("steps at n = %zu: %llu, at 4n: %llu (x%.2f)\n", n, static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large), static_cast<double>(large) / static_cast<double>(small));
   ASSERT_GT(small, 0u) << "the pass did not run";
   EXPECT_LE(static_cast<double>(large), limit * static_cast<double>(small))
       << "n: " << small << " steps, 4n: " << large << " steps";
@@ -234,8 +238,116 @@ TEST(Scaling, NameIndexFloodedWithChosenCollisions) {
     return work::steps(work::nameIndexProbe);
   };
   const uint64_t small = probes(500), large = probes(2000);
+  std::printf("probes at n = 500: %llu, at 4n: %llu\n", static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large));
   EXPECT_LE(large, 5 * small) << "n: " << small << " probes, 4n: " << large;
   EXPECT_LE(large, 2000u * 2 * 8) << "more than 8 probes a name on average";
+}
+
+
+// ---- many distinct section names ----
+
+std::string manySections(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 0; i < n; ++i) text += ".section .debug_s" + std::to_string(i) + " {\n.b8 1\n}\n";
+  return text;
+}
+
+TEST(Scaling, ManyDistinctSectionNames) { expectLinear(work::sectionLookup, manySections, 1000); }
+
+// ---- aranges ranges x DIEs ----
+
+// n subprograms f<i>..e<i>, and an aranges set with a range for each.
+std::string rangesPerDie(size_t n) {
+  std::string text = kHeader;
+  // 1: compile_unit, children; 2: subprogram, low_pc addr, high_pc addr.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 0, 17, 1, 18, 1, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t i = 0; i < n; ++i) body += ".b8 2\n.b64 f" + std::to_string(i) + ", e" + std::to_string(i) + "\n";
+  body += ".b8 0\n";
+  text += unit(1 + 17 * n + 1, body);
+  text += ".section .debug_aranges {\n.b32 " + std::to_string(28 + 16 * n) + "\n.b8 2, 0\n.b32 0\n.b8 8, 0, 0, 0, 0, 0\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text += ".b64 f" + k + ", e" + k + "-f" + k + "\n";
+  }
+  return text + ".b64 0, 0\n}\n";
+}
+
+TEST(Scaling, ArangesRangesTimesDies) {
+  expectLinear(work::arangeMatch, rangesPerDie, 1000);
+  std::string text = rangesPerDie(3);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  ASSERT_EQ(d.arangeSets.size(), 1u);
+  ASSERT_EQ(d.arangeSets[0].ranges.size(), 3u);
+  for (const Diagnostic& x : check::run(r.module, d, {}).items) EXPECT_NE(x.rule, "aranges-range") << x.message;
+}
+
+// ---- duplicate .extern declarations ----
+
+// n `.extern .func foo();` and n subprograms whose linkage name is foo.
+std::string duplicateExterns(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 0; i < n; ++i) text += ".extern .func foo();\n";
+  // 1: compile_unit, children; 2: subprogram, linkage_name string, low_pc addr.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 0, 110, 8, 17, 1, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t i = 0; i < n; ++i) body += ".b8 2, 102, 111, 111, 0\n.b64 0\n";
+  body += ".b8 0\n";
+  return text + unit(1 + 13 * n + 1, body);
+}
+
+TEST(Scaling, DuplicateExternDeclarations) {
+  expectLinear(work::nameIndexProbe, duplicateExterns, 1000);
+  std::string text = duplicateExterns(3);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_EQ(r.module.functions.size(), 3u);
+  EXPECT_EQ(r.module.findFunction("foo"), &r.module.functions[0]);  // the first declaration
+}
+
+// ---- .file entries x DW_AT_decl_file ----
+
+std::string filesPerAttribute(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 1; i <= n; ++i) text += ".file " + std::to_string(i) + " \"f" + std::to_string(i) + ".cu\"\n";
+  // 1: compile_unit, children; 2: variable, decl_file data4.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 52, 0, 58, 6, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t i = 1; i <= n; ++i) body += ".b8 2\n.b32 " + std::to_string(n + 1 - i) + "\n";
+  body += ".b8 0\n";
+  return text + unit(1 + 5 * n + 1, body);
+}
+
+TEST(Scaling, FilesTimesDeclFileAttributes) {
+  expectLinear(work::fileLookup, filesPerAttribute, 1000);
+  std::string text = filesPerAttribute(3);
+  text.replace(text.find(".b32 3\n"), 7, ".b32 4\n");  // no .file 4
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  size_t missing = 0;
+  for (const Diagnostic& x : check::run(r.module, d, {}).items) missing += x.rule == "decl-file";
+  EXPECT_EQ(missing, 1u);
+}
+
+// ---- re-encoding a deep tree ----
+
+TEST(Scaling, ReencodingADeepTree) {
+  auto attachSteps = [](size_t n) {
+    std::string text = deepSiblings(n);
+    ptx::ReadResult r = ptx::read(text, "t.ptx");
+    read::Dwarf d = read::decode(r.module.sections);
+    work::reset();
+    Diagnostics diags;
+    std::vector<SectionImage> images = write::encodeCanonical(d, diags);
+    EXPECT_FALSE(images.empty());
+    return work::steps(work::attachWalk);
+  };
+  const uint64_t small = attachSteps(1000), large = attachSteps(4000);
+  std::printf("attach steps at n = 1000: %llu, at 4n: %llu\n", static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large));
+  ASSERT_GT(small, 0u);
+  EXPECT_LE(large, 5 * small) << "n: " << small << " steps, 4n: " << large;
 }
 
 }  // namespace

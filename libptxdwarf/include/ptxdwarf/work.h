@@ -18,12 +18,27 @@ enum Pass : unsigned {
   nameIndexProbe,     // slots probed in the module's name index
   sectionLookup,      // sections compared to find one by name
   unitLookup,         // units examined to find the one at an offset
+  arangeMatch,        // DIEs and pc pairs examined to match aranges ranges
+  fileLookup,         // .file entries examined to find one by index
+  attachWalk,         // ancestors visited when a subtree is attached (cycle check)
   kPassCount
 };
 
 inline thread_local std::array<uint64_t, kPassCount> counters{};
 
 inline void step(Pass p, uint64_t n = 1) { counters[p] += n; }
+
+// std::less that counts each comparison as a step of `P`: the work of a
+// sorted container's or a binary search's lookups, as it is done.
+template <Pass P>
+struct CountingLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    step(P);
+    return a < b;
+  }
+};
 inline void reset() { counters.fill(0); }
 inline uint64_t steps(Pass p) { return counters[p]; }
 

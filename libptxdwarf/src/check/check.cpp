@@ -4,6 +4,7 @@
 #include "ptxdwarf/check/check.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <cstdio>
 #include <iterator>
@@ -352,9 +353,10 @@ class Checker {
   // The unit starting at `offset`: a binary search (units are in section
   // order), so that many sets naming many units stay n log n.
   const read::Unit* unitAt(uint64_t offset) const {
-    work::step(work::unitLookup);
-    auto it = std::lower_bound(d_.units.begin(), d_.units.end(), offset,
-                               [](const read::Unit& u, uint64_t o) { return u.offset < o; });
+    auto it = std::lower_bound(d_.units.begin(), d_.units.end(), offset, [](const read::Unit& u, uint64_t o) {
+      work::step(work::unitLookup);
+      return u.offset < o;
+    });
     return it != d_.units.end() && it->offset == offset ? &*it : nullptr;
   }
 
@@ -399,6 +401,10 @@ class Checker {
   }
 
   void aranges() {
+    // Per unit, its DIEs' (low_pc, high_pc) label pairs, sorted: built once
+    // for each unit a set names, then each range is a binary search (a scan
+    // of the unit's DIEs per range was ranges x DIEs).
+    std::map<const read::Unit*, std::vector<std::pair<std::string_view, std::string_view>>> pcPairs;
     for (const read::ArangeSet& s : d_.arangeSets) {
       const read::Unit* u = unitAt(s.infoOffset);
       if (!u) {
@@ -417,7 +423,10 @@ class Checker {
                 "range starting at " + std::string(begin) + " has no `end-" + std::string(begin) + "` length");
           continue;
         }
-        if (!hasLabelPair(*u, begin, end))
+        auto [it, added] = pcPairs.try_emplace(u);
+        if (added) it->second = labelPairs(*u);
+        work::step(work::arangeMatch);
+        if (!std::binary_search(it->second.begin(), it->second.end(), std::pair(begin, end)))
           error(d_.aranges, r.offset, "aranges-range",
                 "range " + std::string(begin) + ".." + std::string(end) +
                     " is not the low/high pc of any DIE of the unit at " + hex(u->offset));
@@ -425,15 +434,19 @@ class Checker {
     }
   }
 
-  bool hasLabelPair(const read::Unit& u, std::string_view begin, std::string_view end) const {
+  // The (low_pc, high_pc) label pairs of the unit's DIEs, sorted.
+  std::vector<std::pair<std::string_view, std::string_view>> labelPairs(const read::Unit& u) const {
+    std::vector<std::pair<std::string_view, std::string_view>> pairs;
     for (uint32_t i = 0; i < u.dieCount; ++i) {
+      work::step(work::arangeMatch);
       const read::Die& die = d_.dies[u.firstDie + i];
       if (die.isNull()) continue;
       const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
       const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
-      if (lo && hi && lo->reloc && hi->reloc && lo->reloc->symbol == begin && hi->reloc->symbol == end) return true;
+      if (lo && hi && lo->reloc && hi->reloc) pairs.emplace_back(lo->reloc->symbol, hi->reloc->symbol);
     }
-    return false;
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
   }
 
   // ---- DWARF against the PTX -------------------------------------------------

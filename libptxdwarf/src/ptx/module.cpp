@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -102,6 +103,10 @@ std::string_view Module::nameOf(const Definition& d) const {
 }
 
 void Module::reindex() {
+  fileIndex_.clear();
+  fileIndex_.reserve(files.size());
+  for (uint32_t i = 0; i < files.size(); ++i) fileIndex_.emplace_back(files[i].index, i);
+  std::sort(fileIndex_.begin(), fileIndex_.end());  // the first of equal indexes first, as the scan found
   size_t count = labels.size() + functions.size() + variables.size() + sections.size();
   for (const Function& f : functions) count += f.params.size() + f.returns.size();
   for (const SectionImage& s : sections) count += s.labels.size();
@@ -112,7 +117,12 @@ void Module::reindex() {
   definitions_.reserve(count);
   const size_t mask = capacity - 1;
 
-  auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0) {
+  // A declaration (a function without a body, a module-scope variable) after
+  // a first one of the same kind and name answers no lookup: the lookups
+  // return the first. It stays out of the chain, so that a file of many
+  // duplicate `.extern` declarations does not make each lookup walk them all.
+  auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0,
+                    uint8_t declaration = 0) {
     const uint32_t id = static_cast<uint32_t>(definitions_.size());
     definitions_.push_back({kind, index, sub, kNone});
     const uint32_t hash = hashName(name);
@@ -120,10 +130,12 @@ void Module::reindex() {
       work::step(work::nameIndexProbe);
       Slot& slot = slots_[i];
       if (slot.first == kNone) {
-        slot = {hash, id, id};
+        slot = {hash, id, id, declaration};
         return;
       }
       if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) {
+        if (declaration & slot.declared) return;
+        slot.declared |= declaration;
         definitions_[slot.last].next = id;  // chains keep file order
         slot.last = id;
         return;
@@ -132,11 +144,12 @@ void Module::reindex() {
   };
   for (uint32_t i = 0; i < functions.size(); ++i) {
     const Function& f = functions[i];
-    define(f.name, DefinitionKind::function, i);
+    define(f.name, DefinitionKind::function, i, 0, f.hasBody ? 0 : kFunctionDeclared);
     for (uint32_t p = 0; p < f.params.size(); ++p) define(f.params[p].name, DefinitionKind::parameter, i, p);
     for (uint32_t p = 0; p < f.returns.size(); ++p) define(f.returns[p].name, DefinitionKind::returnValue, i, p);
   }
-  for (uint32_t i = 0; i < variables.size(); ++i) define(variables[i].name, DefinitionKind::variable, i);
+  for (uint32_t i = 0; i < variables.size(); ++i)
+    define(variables[i].name, DefinitionKind::variable, i, 0, variables[i].function < 0 ? kModuleVariableDeclared : 0);
   for (uint32_t i = 0; i < labels.size(); ++i) define(labels[i].name, DefinitionKind::label, i);
   for (uint32_t i = 0; i < sections.size(); ++i) {
     define(sections[i].name, DefinitionKind::section, i);
@@ -161,6 +174,7 @@ const Function* Module::findFunction(std::string_view name) const {
   // A definition wins over the declarations (prototypes) of the same name.
   const Function* declared = nullptr;
   for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d)) {
+    work::step(work::nameIndexProbe);
     if (d->kind != DefinitionKind::function) continue;
     const Function& f = functions[d->index];
     if (f.hasBody) return &f;
@@ -173,6 +187,7 @@ const Variable* Module::findVariable(std::string_view name, int32_t function) co
   // A variable of `function` shadows a module-scope one of the same name.
   const Variable* moduleScope = nullptr;
   for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d)) {
+    work::step(work::nameIndexProbe);
     if (d->kind != DefinitionKind::variable) continue;
     const Variable& v = variables[d->index];
     if (function >= 0 && v.function == function) return &v;
@@ -194,8 +209,17 @@ const Label* Module::findLabel(std::string_view name) const {
 }
 
 const FileEntry* Module::findFile(unsigned index) const {
-  for (const FileEntry& f : files)
+  // Through the index reindex() sorted (a scan per DW_AT_decl_file was
+  // .file entries x attributes); a scan when files changed since.
+  if (fileIndex_.size() == files.size()) {
+    work::step(work::fileLookup);
+    auto it = std::lower_bound(fileIndex_.begin(), fileIndex_.end(), std::pair(index, uint32_t{0}));
+    return it != fileIndex_.end() && it->first == index ? &files[it->second] : nullptr;
+  }
+  for (const FileEntry& f : files) {
+    work::step(work::fileLookup);
     if (f.index == index) return &f;
+  }
   return nullptr;
 }
 

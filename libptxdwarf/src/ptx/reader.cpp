@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "lexer.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::ptx {
 namespace {
@@ -479,8 +482,10 @@ class Reader {
   }
 
   SectionImage& sectionNamed(std::string_view name, SourceLoc at) {
-    for (auto& s : module_.sections)
-      if (s.name == name) return s;
+    // By name through a map: a file of many distinct section names must not
+    // compare each `.section` with every section before it.
+    auto [it, added] = sectionIndex_.try_emplace(std::string(name), module_.sections.size());
+    if (!added) return module_.sections[it->second];
     SectionImage& s = module_.sections.emplace_back();
     s.name = std::string(name);
     s.loc = at;
@@ -621,6 +626,7 @@ class Reader {
   const ReadOptions& options_;
   uint64_t consumedFrom_;
   Module module_;
+  std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
   bool failed_ = false;
 };
@@ -695,8 +701,12 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
 // reader would have built from both. False (and `into` unchanged) when a
 // section has blocks in both: joining those needs the one-reader path.
 bool append(Module& into, Module&& part) {
-  for (const SectionImage& s : part.sections)
-    if (into.section(s.name)) return false;
+  std::set<std::string_view> names;  // not Module::section per name: a scan each
+  for (const SectionImage& s : into.sections) names.insert(s.name);
+  for (const SectionImage& s : part.sections) {
+    work::step(work::sectionLookup);
+    if (names.count(s.name)) return false;
+  }
   const auto functionBase = static_cast<int32_t>(into.functions.size());
   const auto labelBase = static_cast<uint32_t>(into.labels.size());
   auto shift = [&](int32_t function) { return function < 0 ? function : function + functionBase; };

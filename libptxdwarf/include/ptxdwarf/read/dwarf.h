@@ -14,6 +14,7 @@
 
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/section.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::read {
 
@@ -185,7 +186,8 @@ class Dwarf {
   std::span<const SectionImage> sections;  // every section of the module
 
   std::vector<AbbrevTable> abbrevTables;  // those units name first, then the rest; see tablesInOrder()
-  std::map<uint64_t, uint32_t> abbrevTableAtOffset;  // offset in .debug_abbrev -> index in abbrevTables
+  // Offset in .debug_abbrev -> index in abbrevTables.
+  std::map<uint64_t, uint32_t, work::CountingLess<work::abbrevTableLookup>> abbrevTableAtOffset;
   std::vector<Unit> units;
   std::vector<Die> dies;
   std::vector<AttrValue> attrs;
