@@ -535,6 +535,18 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   options.dwarf = request.reencode ? &annotated : &file->dwarf;
   std::optional<std::string> text;
   if (!diags.hasErrors()) text = write::reformat(file->text.view(), m, images, options, diags);
+  if (!text && request.reencode) {
+    // Re-encoded sections have no PTX positions (the writer's refusals in
+    // them say 0:0): what the input's own sections hold too is reported
+    // where the input has it.
+    std::vector<SectionImage> input;
+    for (const SectionImage& s : m.sections)
+      if (s.name.starts_with(".debug")) input.push_back(s);
+    write::WriteOptions located = options;
+    located.version = m.version;
+    Diagnostics atInput;
+    if (!write::validate(input, located, atInput) && atInput.hasErrors()) diags = std::move(atInput);
+  }
   appendDiagnostics(diags, request.file, err);
   if (!text) return kProblems;
   if (file->text.shrank()) {  // the kept bytes were read again while writing

@@ -248,4 +248,142 @@ TEST(HostileOutput, DiffEscapesNamesAsTheDumpDoes) {
   }
 }
 
+// ---- 9. check rejects what ptxas or llvm-dwarfdump reject ----
+
+// A unit whose compile_unit has one DW_AT_name of DW_FORM_strp, written `strp`.
+std::string strpModule(const std::string& strp, const std::string& str = ".b8 97, 0") {
+  return ".version 7.5\n.target sm_75\n.address_size 64\n"
+         ".section .debug_abbrev { .b8 1, 17, 0, 3, 14, 0, 0, 0 }\n"
+         ".section .debug_info {\n.b32 12\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8, 1\n.b32 " +
+         strp + "\n}\n.section .debug_str { " + str + " }\n";
+}
+
+// `ptxdump check` on `text`: its diagnostics with the file name cut off.
+struct Checked {
+  int exitCode;
+  std::string diagnostics;
+};
+Checked checkText(const TempDir& dir, const std::string& text) {
+  const std::string path = dir.file("x.ptx");
+  EXPECT_TRUE(writeFile(path, text));
+  CommandResult r = ptxdump({"check", path});
+  std::string d = r.err;
+  for (size_t at; (at = d.find(path)) != std::string::npos;) d.erase(at, path.size());
+  return {r.exitCode, d};
+}
+
+TEST(HostileCheck, StringOffsetsPastOrIntoAnUnterminatedString) {
+  TempDir dir("strp");
+  Checked past = checkText(dir, strpModule(".debug_str+2"));
+  EXPECT_EQ(past.exitCode, 1);
+  EXPECT_EQ(past.diagnostics,
+            ":10:6: error: DW_AT_name (DW_FORM_strp) offset 2 is past the end of .debug_str (size 2) (in "
+            "DW_TAG_compile_unit at 0x0000000b) [string-offset] (.debug_info+0xc)\n");
+  Checked plain = checkText(dir, strpModule("7"));
+  EXPECT_NE(plain.diagnostics.find("offset 7 is past the end of .debug_str (size 2)"), std::string::npos);
+  Checked unterminated = checkText(dir, strpModule(".debug_str", ".b8 97, 98"));
+  EXPECT_EQ(unterminated.exitCode, 1);
+  EXPECT_NE(unterminated.diagnostics.find(":10:6: error: DW_AT_name (DW_FORM_strp) names the string at "
+                                          ".debug_str+0, which runs to the end of the section without a NUL"),
+            std::string::npos)
+      << unterminated.diagnostics;
+  Checked fine = checkText(dir, strpModule(".debug_str+1"));  // the empty string at the NUL
+  EXPECT_EQ(fine.exitCode, 0) << fine.diagnostics;
+}
+
+TEST(HostileCheck, NegativeSectionOffsetIsFoundByCheckAndPlacedByReformat) {
+  TempDir dir("negative");
+  Checked c = checkText(dir, strpModule(".debug_str-1"));
+  EXPECT_EQ(c.exitCode, 1);
+  EXPECT_NE(c.diagnostics.find(":10:6: error: '.debug_str-1' points before the start of .debug_str; ptxas rejects a "
+                               "negative addend"),
+            std::string::npos)
+      << c.diagnostics;
+  // reformat --reencode refuses it at the input's line, not at 0:0.
+  CommandResult r = ptxdump({"reformat", "--reencode", dir.file("x.ptx")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find(dir.file("x.ptx") + ":10:6: error: relocation '.debug_str-1'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(":0:0:"), std::string::npos) << r.err;
+}
+
+TEST(HostileCheck, OperandNamingASectionThatDoesNotExist) {
+  TempDir dir("nosection");
+  Checked c = checkText(dir, strpModule(".debug_nope"));
+  EXPECT_NE(c.diagnostics.find(":10:6: error: '.debug_nope' names section .debug_nope, which this file does not "
+                               "define"),
+            std::string::npos)
+      << c.diagnostics;
+  EXPECT_NE(c.diagnostics.find("[string-offset]"), std::string::npos);  // and it is no string offset
+}
+
+TEST(HostileCheck, PubnamesHeaderNamingAnotherSection) {
+  TempDir dir("pubnames");
+  std::string text = chapter6();
+  const std::string from = ".b32 .debug_info\n.b32 262, 69";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), ".b32 .debug_pubnames\n.b32 262, 69");
+  Checked c = checkText(dir, text);
+  EXPECT_EQ(c.exitCode, 1);
+  EXPECT_NE(c.diagnostics.find("error: debug_info_offset is '.debug_pubnames', not an offset into .debug_info "
+                               "[pubnames-header]"),
+            std::string::npos)
+      << c.diagnostics;
+}
+
+TEST(HostileCheck, TypeCycles) {
+  TempDir dir("cycles");
+  // The Chapter 6 pointer type (0x103) pointing to itself.
+  std::string text = chapter6();
+  const std::string pointer = ".b32 164\n.b8 12, 0\n}";
+  ASSERT_NE(text.find(pointer), std::string::npos);
+  text.replace(text.find(pointer), pointer.size(), ".b32 259\n.b8 12, 0\n}");
+  Checked self = checkText(dir, text);
+  EXPECT_EQ(self.exitCode, 1);
+  EXPECT_NE(self.diagnostics.find("error: DW_AT_type loops: DW_TAG_pointer_type at 0x00000103 -> back to "
+                                  "0x00000103"),
+            std::string::npos)
+      << self.diagnostics;
+  // A typedef loop (T1 -> T2 -> T1) and an array of itself, in one unit:
+  // 1: compile_unit; 2: typedef, name string, type ref4; 3: array_type, type ref4.
+  const std::string loops =
+      ".version 7.5\n.target sm_75\n.address_size 64\n"
+      ".section .debug_abbrev { .b8 1, 17, 1, 0, 0, 2, 22, 0, 3, 8, 73, 19, 0, 0, 3, 1, 0, 73, 19, 0, 0, 0 }\n"
+      ".section .debug_info {\n.b32 28\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8, 1\n"
+      ".b8 2, 65, 0\n.b32 19\n"   // 0x0c typedef A -> 0x13
+      ".b8 2, 66, 0\n.b32 12\n"   // 0x13 typedef B -> 0x0c
+      ".b8 3\n.b32 26\n"          // 0x1a array of itself
+      ".b8 0\n}\n";
+  Checked c = checkText(dir, loops);
+  EXPECT_EQ(c.exitCode, 1);
+  EXPECT_NE(c.diagnostics.find(":11:6: error: DW_AT_type loops: DW_TAG_typedef 'A' at 0x0000000c -> DW_TAG_typedef "
+                               "'B' at 0x00000013 -> back to 0x0000000c"),
+            std::string::npos)
+      << c.diagnostics;
+  EXPECT_NE(c.diagnostics.find("DW_AT_type loops: DW_TAG_array_type at 0x0000001a -> back to 0x0000001a"),
+            std::string::npos)
+      << c.diagnostics;
+  // The dump still finishes (type names do not recurse forever).
+  CommandResult dump = ptxdump({"dump", dir.file("x.ptx")});
+  EXPECT_EQ(dump.exitCode, 0) << dump.err;
+}
+
+TEST(HostileCheck, SectionLabelsDefinedTwiceOrNamedLikeAFunction) {
+  TempDir dir("labels");
+  const std::string module = ".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k() { ret; }\n"
+                             ".section .debug_abbrev { .b8 1, 17, 0, 0, 0, 0 }\n"
+                             ".section .debug_info {\nL1:\n.b32 8\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8, 1\n}\n"
+                             ".section .debug_str {\nL1:\n.b8 97, 0\n}\n";
+  Checked twice = checkText(dir, module);
+  EXPECT_EQ(twice.exitCode, 1);
+  EXPECT_EQ(twice.diagnostics,
+            ":14:1: error: label 'L1' is defined twice (first in .debug_info at line 7); ptxas rejects it "
+            "(\"Duplicate definition of label\") [section-label] (.debug_str+0x0)\n");
+  std::string function = module;
+  function.replace(function.find("L1:"), 3, "k:");
+  Checked clash = checkText(dir, function);
+  EXPECT_EQ(clash.diagnostics,
+            ":7:1: error: label 'k' in .debug_info has the name of a function; ptxas accepts it without a word, and "
+            "an operand naming it could mean either [section-label] (.debug_info+0x0)\n");
+}
+
 }  // namespace

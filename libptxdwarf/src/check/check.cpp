@@ -16,6 +16,7 @@
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/write/reencode.h"
 #include "../parallel.h"
+#include "operands.h"
 
 namespace ptxdwarf::check {
 
@@ -63,6 +64,10 @@ constexpr RuleInfo kRules[] = {
     {"label-difference-version", "A-B operands and negative numbers need .version 7.5 or later"},
     {"label-difference-labels", "A-B names two labels defined inside debug sections (ptxas rejects code labels)"},
     {"split-section", "a section is written in one block (ptxas overlays repeated blocks)"},
+    {"string-offset", "DW_FORM_strp names a NUL-terminated string inside .debug_str"},
+    {"section-operand", "a .debug_x+N operand names a section of the file, N inside it and not negative"},
+    {"type-cycle", "DW_AT_type chains do not loop (a pointer to itself, a typedef loop, an array of itself)"},
+    {"section-label", "a label inside a section is defined once and not named like a function or variable"},
     {"round-trip", "decoding and re-encoding reproduces every byte and relocation"},
 };
 
@@ -662,6 +667,19 @@ class Checker {
     }
   }
 
+  // The rules of operands.cpp (strings, section operands, type cycles, section labels).
+  void operandRules() {
+    const detail::Report toError = [this](const SectionImage* s, uint64_t offset, std::string_view rule,
+                                          std::string message, const read::Die* die, SourceLoc at) {
+      Diagnostic& d = this->report(Severity::error, s, offset, rule, std::move(message), die);
+      if (at.line != 0) d.loc = at;
+    };
+    detail::stringOffsets(d_, toError);
+    detail::debugSectionOperands(m_, d_, toError);
+    detail::typeCycles(d_, toError);
+    detail::sectionLabels(m_, toError);
+  }
+
   const ptx::Module& m_;
   const read::Dwarf& d_;
   Diagnostics& out_;
@@ -676,7 +694,7 @@ class Checker {
   static constexpr Rule kRuleOrder[] = {
       &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
       &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
-      &Checker::pcRanges,  &Checker::versionRules,
+      &Checker::pcRanges,  &Checker::versionRules, &Checker::operandRules,
   };
 };
 
