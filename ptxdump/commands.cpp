@@ -361,8 +361,8 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const ptx::Module& m = file->read.module;
-    if (request.format == Format::json) {
-      dumpJson(m, file->dwarf, request.sections, out);
+    if (request.format != Format::text) {
+      dumpJson(m, file->dwarf, request.sections, out, request.stream, request.format == Format::jsonLines);
     } else if (!hasDebugSections(m)) {
       out += path + ": no debug sections\n";
       continue;

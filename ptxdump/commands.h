@@ -86,13 +86,13 @@ bool writeFileReplacing(const std::string& path, std::string_view data, std::str
 // Do `a` and `b` name the same existing file?
 bool sameFile(const std::string& a, const std::string& b);
 
-enum class Format { text, json };
+enum class Format { text, json, jsonLines };
 
 struct DumpRequest {
   std::vector<std::string> files;
   DumpOptions sections;
   Format format = Format::text;
-  std::FILE* stream = nullptr;  // text dumps go here as they are rendered, not to `out`
+  std::FILE* stream = nullptr;  // dumps go here as they are rendered, not to `out`
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
 

@@ -36,7 +36,11 @@ struct DumpOptions {
 // a megabyte, and at the end, so it returns empty.
 void dumpText(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
               const DumpOptions& options, std::string& out, std::FILE* stream = nullptr);
+// The same content as JSON: one object, the DIE tree nested; or with
+// `lines`, JSON Lines: a line per unit and per DIE (with its parent's offset),
+// a line per other section (for tools whose parsers limit nesting depth).
+// With a `stream`, written there as it is rendered, like dumpText.
 void dumpJson(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
-              const DumpOptions& options, std::string& out);
+              const DumpOptions& options, std::string& out, std::FILE* stream = nullptr, bool lines = false);
 
 }  // namespace ptxdump

@@ -117,7 +117,9 @@ static int run(int argc, char** argv) {
   CLI::App* dumpCmd = app.add_subcommand("dump", "Print debug sections in llvm-dwarfdump's layout (default command)");
   dumpCmd->add_option("files", dump.files, "PTX files ('-' for stdin)")->required();
   addSectionFlags(dumpCmd, dump.sections, all);
-  dumpCmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  dumpCmd->add_option("--format", format, "Output format: text, json (one object, DIEs nested) or json-lines (a line "
+                                          "per DIE, with its parent's offset)")
+      ->check(CLI::IsMember({"text", "json", "json-lines"}));
 
   ptxdump::ExtractRequest extract;
   CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
@@ -172,7 +174,9 @@ static int run(int argc, char** argv) {
     ptxdump::DumpOptions& s = dump.sections;
     if (all) s = {true, true, true, true, true, true};
     if (!s.info && !s.abbrev && !s.pubnames && !s.aranges && !s.loc && !s.str) s.info = true;
-    dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    dump.format = format == "json"         ? ptxdump::Format::json
+                  : format == "json-lines" ? ptxdump::Format::jsonLines
+                                           : ptxdump::Format::text;
     dump.stream = stdout;
     int code = ptxdump::runDump(dump, out, err);
     return finish(code, out, err);
