@@ -105,7 +105,7 @@ TEST(Scaling, LocationAttributesIntoOneList) {
   ptx::ReadResult r = ptx::read(text, "t.ptx");
   read::Dwarf d = read::decode(r.module.sections);
   ASSERT_EQ(d.locLists.size(), 10u);
-  EXPECT_EQ(d.locEntries.size(), 11u);  // each entry decoded once
+  EXPECT_EQ(d.allLocEntries().size(), 11u);  // each entry decoded once
   EXPECT_EQ(d.locLists[3].entries.size(), 8u);  // entries 3..9 and the end
   EXPECT_EQ(d.locLists[3].entries.front().offset, 3u * 19);
   EXPECT_TRUE(d.locLists[9].terminated);

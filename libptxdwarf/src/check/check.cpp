@@ -703,11 +703,14 @@ void Checker::roundTrip() {
     // One section at a time, so only one re-encoded image is alive at once.
     Diagnostics encodeDiags;
     std::optional<write::ImageDifference> diff;
+    // The last decoded section of each name, as compareImages() picks (a map:
+    // a scan per section is quadratic in a file of many sections).
+    std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> lastOfName;
+    for (const SectionImage& in : d_.sections) lastOfName[in.name] = &in;
     for (const SectionImage& s : m_.sections) {  // the debug sections, compared where they are
       if (!s.name.starts_with(".debug")) continue;
-      const SectionImage* decoded = nullptr;  // the last of the name, as compareImages() picks
-      for (const SectionImage& in : d_.sections)
-        if (in.name == s.name) decoded = &in;
+      auto found = lastOfName.find(s.name);
+      const SectionImage* decoded = found == lastOfName.end() ? nullptr : found->second;
       if (!decoded) {
         diff = write::ImageDifference{s.name, 0, "section missing after re-encoding"};
         break;

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::check::detail {
 
@@ -69,12 +71,17 @@ void stringOffsets(const read::Dwarf& d, const Report& report) {
 }
 
 void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Report& report) {
+  // By name through a map: Module::section() scans, and a file may hold
+  // many sections and many operands.
+  std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> byName;
+  for (const SectionImage& s : m.sections) byName.try_emplace(s.name, &s);
   for (const SectionImage& s : m.sections) {
     if (!isDebugSectionName(s.name)) continue;
     for (const Relocation& r : s.relocations) {
       if (r.isDifference() || !isDebugSectionName(r.symbol)) continue;
       // ptxas builds .debug_line from .file/.loc: naming it needs no block.
-      const SectionImage* target = m.section(r.symbol);
+      auto found = byName.find(r.symbol);
+      const SectionImage* target = found == byName.end() ? nullptr : found->second;
       if (!target && r.symbol != ".debug_line") {
         report(&s, r.offset, "section-operand",
                "'" + r.expression() + "' names section " + std::string(r.symbol) +

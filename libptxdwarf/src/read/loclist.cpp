@@ -122,6 +122,7 @@ void decodeLocLists(Dwarf& dwarf) {
     size_t first, count;
   };
   std::vector<Placed> placed;
+  std::vector<LocEntry> entries;
   for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
     LocList list;
     list.offset = offset;
@@ -134,11 +135,11 @@ void decodeLocLists(Dwarf& dwarf) {
       dwarf.locLists.push_back(std::move(list));
       continue;
     }
-    const size_t first = dwarf.locEntries.size();
-    LocList read = readLocList(*dwarf.loc, offset, addressSize, dwarf.locEntries);
+    const size_t first = entries.size();
+    LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
     const auto chain = static_cast<uint32_t>(chains.size());
-    chains.push_back({dwarf.locEntries.size(), read.terminated, read.end});
-    for (size_t i = first; i < dwarf.locEntries.size(); ++i) entryAt.try_emplace(dwarf.locEntries[i].offset, i, chain);
+    chains.push_back({entries.size(), read.terminated, read.end});
+    for (size_t i = first; i < entries.size(); ++i) entryAt.try_emplace(entries[i].offset, i, chain);
     if (!read.terminated)
       dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.back().offset,
                   "location list at .debug_loc+" + std::to_string(offset) +
@@ -146,12 +147,13 @@ void decodeLocLists(Dwarf& dwarf) {
           .rule = "loclist-bounds";
     list.terminated = read.terminated;
     list.end = read.end;
-    placed.push_back({first, dwarf.locEntries.size() - first});
+    placed.push_back({first, entries.size() - first});
     dwarf.locLists.push_back(std::move(list));
   }
-  // Spans last: locEntries grew while the lists were read.
+  // Spans last: the entries grew while the lists were read.
+  dwarf.locEntries = std::make_shared<const std::vector<LocEntry>>(std::move(entries));
   for (size_t i = 0; i < placed.size(); ++i)
-    dwarf.locLists[i].entries = std::span<const LocEntry>(dwarf.locEntries).subspan(placed[i].first, placed[i].count);
+    dwarf.locLists[i].entries = dwarf.allLocEntries().subspan(placed[i].first, placed[i].count);
 }
 
 const LocList* Dwarf::locListAt(uint64_t offset) const {

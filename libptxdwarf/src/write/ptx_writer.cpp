@@ -603,12 +603,12 @@ void arangesFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
 void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
   unsigned defaultSize = dwarf.units.empty() ? 8 : dwarf.units.front().addressSize;
   if (defaultSize != 4 && defaultSize != 8) defaultSize = 8;
-  std::vector<bool> described(dwarf.locEntries.size());  // lists sharing a tail describe it once
+  const std::span<const read::LocEntry> all = dwarf.allLocEntries();
+  std::vector<bool> described(all.size());  // lists sharing a tail describe it once
   for (const read::LocList& l : dwarf.locLists) {
     for (const read::LocEntry& e : l.entries) {
-      if (!dwarf.locEntries.empty() && &e >= dwarf.locEntries.data() &&
-          &e < dwarf.locEntries.data() + dwarf.locEntries.size()) {
-        const size_t index = static_cast<size_t>(&e - dwarf.locEntries.data());
+      if (!all.empty() && &e >= all.data() && &e < all.data() + all.size()) {
+        const size_t index = static_cast<size_t>(&e - all.data());
         if (described[index]) break;
         described[index] = true;
       }

@@ -173,13 +173,13 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   // Lists that share a tail share the entries: each is written once (the
   // first list that holds it), so that thousands of lists into one do not
   // rewrite its tail each.
-  std::vector<bool> written(dwarf.locEntries.size());
+  const std::span<const read::LocEntry> all = dwarf.allLocEntries();
+  std::vector<bool> written(all.size());
   for (const read::LocList& list : dwarf.locLists) {
     const unsigned as = list.addressSize;
     for (const read::LocEntry& e : list.entries) {
-      if (!dwarf.locEntries.empty() && &e >= dwarf.locEntries.data() &&
-          &e < dwarf.locEntries.data() + dwarf.locEntries.size()) {
-        const size_t index = static_cast<size_t>(&e - dwarf.locEntries.data());
+      if (!all.empty() && &e >= all.data() && &e < all.data() + all.size()) {
+        const size_t index = static_cast<size_t>(&e - all.data());
         if (written[index]) break;  // and the rest of this tail with it
         written[index] = true;
       }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -196,8 +197,12 @@ class Dwarf {
   std::vector<LocList> locLists;  // sorted by offset
   // Every .debug_loc entry decoded, each once, in the order read; lists are
   // spans of it (a list that starts on an entry of an earlier list shares
-  // that list's tail instead of decoding it again).
-  std::vector<LocEntry> locEntries;
+  // that list's tail instead of decoding it again). Shared, so that the
+  // lists of a copy of this Dwarf stay valid as long as either lives.
+  std::shared_ptr<const std::vector<LocEntry>> locEntries;
+  std::span<const LocEntry> allLocEntries() const {
+    return locEntries ? std::span<const LocEntry>(*locEntries) : std::span<const LocEntry>();
+  }
   Diagnostics diagnostics;
 
   std::span<const AttrValue> attributes(const Die& d) const {
