@@ -8,13 +8,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <future>
-#include <thread>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,59 +27,149 @@ namespace ptxdump {
 
 using namespace ptxdwarf;
 
-bool readWholeFile(const std::string& path, std::string& text, std::string& error) {
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) {
-    error = std::strerror(errno);
-    return false;
+// One mapping the SIGBUS handler below knows (declared in commands.h).
+struct GuardedMap {
+  std::atomic<uintptr_t> begin{0}, end{0};  // begin == 1: slot being filled or emptied
+  std::atomic<bool> shrank{false};
+};
+
+namespace {
+
+std::string sizeLimitMessage() { return "ptxdump reads PTX files of at most " + std::to_string(kMaxFileSize >> 20) + " MiB"; }
+
+// read(2) until `size` bytes or end of file, retrying interrupted calls.
+// Returns the bytes read, or -1 with errno set.
+ssize_t readFully(int fd, char* into, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd, into + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
   }
+  return static_cast<ssize_t>(done);
+}
+
+// Reads a stream (stdin, a pipe, a character device) chunk by chunk. PTX is
+// text: a NUL byte stops the reading at once (the reader then reports its
+// line and column), so /dev/zero or a binary pipe costs one chunk, not the
+// whole size limit.
+bool readStream(int fd, std::string& text, std::string& error) {
+  constexpr size_t kChunk = 1 << 16;
   text.clear();
-  if (f != stdin && std::fseek(f, 0, SEEK_END) == 0) {
-    long size = std::ftell(f);
-    // Refuse before reading: a multi-gigabyte file would be held in memory whole.
-    if (size > static_cast<long>(kMaxFileSize)) {
-      std::fclose(f);
-      error = "file is " + std::to_string(size) + " bytes; ptxdump reads PTX files of at most " +
-              std::to_string(kMaxFileSize >> 20) + " MiB";
+  for (;;) {
+    const size_t before = text.size();
+    text.resize(before + kChunk);
+    ssize_t n = readFully(fd, text.data() + before, kChunk);
+    if (n < 0) {
+      error = std::strerror(errno);
       return false;
     }
-    if (size > 0) text.reserve(static_cast<size_t>(size));
-    std::fseek(f, 0, SEEK_SET);
-  }
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) {
-    text.append(buffer, n);
-    if (text.size() > kMaxFileSize) {  // a pipe or a file that grew
-      if (f != stdin) std::fclose(f);
-      error = "input exceeds " + std::to_string(kMaxFileSize >> 20) + " MiB";
+    text.resize(before + static_cast<size_t>(n));
+    if (const void* nul = std::memchr(text.data() + before, '\0', static_cast<size_t>(n))) {
+      text.resize(static_cast<size_t>(static_cast<const char*>(nul) - text.data()) + 1);
+      return true;
+    }
+    if (text.size() > kMaxFileSize) {
+      error = "input exceeds " + std::to_string(kMaxFileSize >> 20) + " MiB; " + sizeLimitMessage();
       return false;
     }
+    if (static_cast<size_t>(n) < kChunk) return true;  // end of input
   }
-  bool failed = std::ferror(f);
-  if (failed) error = std::strerror(errno);
-  if (f != stdin) std::fclose(f);
-  return !failed;
+}
+
+// ---- mapped files that shrink ----------------------------------------------
+// A mapped file that another process truncates raises SIGBUS on the next
+// access to a page past its new end. Each mapping is registered here; the
+// handler puts a page of zeros over the faulting page of a registered mapping
+// and marks it, and loadFile() turns the mark into an error. A fault anywhere
+// else gets the default action (the process dies as it would have).
+
+constexpr size_t kGuardSlots = 512;  // `check -j 256` maps at most 256 files at once
+GuardedMap gGuarded[kGuardSlots];
+size_t gPageSize = 4096;
+
+void onSigbus(int, siginfo_t* info, void*) {
+  const auto at = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (GuardedMap& m : gGuarded) {
+    if (at < m.begin.load(std::memory_order_acquire) || at >= m.end.load(std::memory_order_acquire)) continue;
+    void* page = reinterpret_cast<void*>(at & ~(gPageSize - 1));
+    if (mmap(page, gPageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+      m.shrank.store(true, std::memory_order_release);
+      return;  // the faulting read runs again and reads zeros
+    }
+  }
+  signal(SIGBUS, SIG_DFL);  // not ours: returning re-raises it with the default action
+}
+
+void installSigbusHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    gPageSize = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    struct sigaction sa {};
+    sa.sa_sigaction = onSigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, nullptr);
+  });
+}
+
+GuardedMap* guard(const char* map, size_t size) {
+  installSigbusHandler();
+  for (GuardedMap& m : gGuarded) {
+    uintptr_t empty = 0;
+    if (!m.begin.compare_exchange_strong(empty, 1)) continue;
+    m.shrank.store(false);
+    m.end.store(reinterpret_cast<uintptr_t>(map) + size, std::memory_order_release);
+    m.begin.store(reinterpret_cast<uintptr_t>(map), std::memory_order_release);
+    return &m;
+  }
+  return nullptr;
+}
+
+void unguard(GuardedMap* m) {
+  if (!m) return;
+  m->begin.store(1, std::memory_order_release);
+  m->end.store(0, std::memory_order_release);
+  m->begin.store(0, std::memory_order_release);
+}
+
+}  // namespace
+
+bool readWholeFile(const std::string& path, std::string& text, std::string& error) {
+  FileText file;
+  if (!file.load(path, error, /*map=*/false)) return false;
+  text.assign(file.view());
+  return true;
 }
 
 FileText::FileText(FileText&& other) noexcept
-    : map_(std::exchange(other.map_, nullptr)), size_(std::exchange(other.size_, 0)), owned_(std::move(other.owned_)) {}
+    : map_(std::exchange(other.map_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      guard_(std::exchange(other.guard_, nullptr)),
+      owned_(std::move(other.owned_)) {}
 
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this != &other) {
     unmap();
     map_ = std::exchange(other.map_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    guard_ = std::exchange(other.guard_, nullptr);
     owned_ = std::move(other.owned_);
   }
   return *this;
 }
 
 void FileText::unmap() {
+  unguard(guard_);
+  guard_ = nullptr;
   if (map_) munmap(const_cast<char*>(map_), size_);
   map_ = nullptr;
   size_ = 0;
 }
+
+bool FileText::shrank() const { return guard_ && guard_->shrank.load(std::memory_order_acquire); }
 
 void FileText::release(uint64_t begin, uint64_t end) {
   if (!map_) return;
@@ -85,26 +179,52 @@ void FileText::release(uint64_t begin, uint64_t end) {
   if (first < last) madvise(const_cast<char*>(map_) + first, last - first, MADV_DONTNEED);
 }
 
-bool FileText::load(const std::string& path, std::string& error) {
+bool FileText::load(const std::string& path, std::string& error, bool map) {
   unmap();
   owned_.clear();
-  int fd = path == "-" ? -1 : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (path == "-") return readStream(STDIN_FILENO, owned_, error);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return false;
+  }
   struct stat st {};
-  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      static_cast<uint64_t>(st.st_size) <= kMaxFileSize) {
+  if (fstat(fd, &st) != 0) {
+    error = std::strerror(errno);
+    close(fd);
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    error = "it is a directory, not a PTX file";
+    return false;
+  }
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
+    close(fd);
+    error = "file is " + std::to_string(st.st_size) + " bytes; " + sizeLimitMessage();
+    return false;
+  }
+  if (map && S_ISREG(st.st_mode) && st.st_size > 0) {
     // MAP_POPULATE maps every page in one call instead of faulting them in one by one.
     void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
     if (p != MAP_FAILED) {
+      close(fd);
       map_ = static_cast<const char*>(p);
       size_ = static_cast<size_t>(st.st_size);
-      return true;
+      guard_ = guard(map_, size_);
+      if (guard_) return true;
+      unmap();  // every slot taken: read it instead
+      fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        error = std::strerror(errno);
+        return false;
+      }
     }
-  } else if (fd >= 0) {
-    close(fd);
   }
-  // Empty files, pipes, stdin, files too large (readWholeFile says so) and failed maps.
-  return readWholeFile(path, owned_, error);
+  // Pipes, devices, empty files, failed maps.
+  bool ok = readStream(fd, owned_, error);
+  close(fd);
+  return ok;
 }
 
 namespace {
@@ -142,6 +262,77 @@ DumpOptions sectionsToShow(const DumpRequest& request, const ptx::Module& m) {
 
 }  // namespace
 
+bool sameFile(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+namespace {
+
+// write(2) all of `data`, retrying interrupted and partial writes.
+bool writeAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error) {
+  std::string target = path;
+  struct stat st {};
+  bool exists = stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    // /dev/null, /dev/stdout, a FIFO: nothing to replace, and no temporary
+    // file belongs beside them.
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    bool ok = fd >= 0 && writeAll(fd, data);
+    if (!ok) error = std::strerror(errno);
+    if (fd >= 0 && close(fd) != 0 && ok) {
+      error = std::strerror(errno);
+      ok = false;
+    }
+    return ok;
+  }
+  // A symbolic link stays one: its target is replaced.
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+    if (!ec) target = resolved.string();
+  }
+  std::string temp;
+  int fd = -1;
+  for (unsigned attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+    temp = target + ".ptxdump-" + std::to_string(getpid()) + "-" + std::to_string(attempt) + ".tmp";
+    fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // the umask applies
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return false;
+  }
+  bool ok = writeAll(fd, data);
+  if (ok && exists) ok = fchmod(fd, st.st_mode & 07777) == 0;
+  if (ok) ok = fsync(fd) == 0;  // errors a full disk reports late (delayed allocation, NFS) arrive here
+  if (!ok) error = std::strerror(errno);
+  if (close(fd) != 0 && ok) {
+    error = std::strerror(errno);
+    ok = false;
+  }
+  if (ok && std::rename(temp.c_str(), target.c_str()) != 0) {
+    error = std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) unlink(temp.c_str());
+  return ok;
+}
+
+constexpr const char* kShrankMessage = "cannot read file: it shrank while it was being read";
+
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText, unsigned threads) {
   LoadedFile file;
   file.path = path;
@@ -156,6 +347,10 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
   if (!keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
   if (!keepText) file.text.release(0, UINT64_MAX);
+  if (file.text.shrank()) {
+    err += path + ": error: " + kShrankMessage + "\n";
+    return std::nullopt;
+  }
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
   if (threads == 1) {
@@ -197,8 +392,8 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const DumpOptions sections = sectionsToShow(request, m);
-    if (request.format == Format::json) {
-      dumpJson(m, file->dwarf, sections, out);
+    if (request.format != Format::text) {
+      dumpJson(m, file->dwarf, sections, out, request.stream, request.format == Format::jsonLines);
     } else if (!hasDebugSections(m) && !hasLineInformation(m)) {
       out += path + ": no debug sections\n";
       continue;
@@ -245,6 +440,11 @@ int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
 }
 
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err) {
+  // Raw section bytes over the PTX they came from would lose the PTX.
+  if (!request.output.empty() && request.output != "-" && sameFile(request.file, request.output)) {
+    err += request.output + ": error: -o names the input file; the section's bytes would replace the PTX\n";
+    return kUnreadable;
+  }
   std::optional<LoadedFile> file = loadFile(request.file, err);
   if (!file) return kUnreadable;
   std::string name = request.section;
@@ -267,14 +467,9 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
     if (request.output == "-") {
       out.append(bytes);
-    } else {
-      FILE* f = std::fopen(request.output.c_str(), "wb");
-      bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-      if (f && std::fclose(f) != 0) ok = false;
-      if (!ok) {
-        err += request.output + ": error: cannot write: " + std::strerror(errno) + "\n";
-        return kUnreadable;
-      }
+    } else if (std::string error; !writeFileReplacing(request.output, bytes, error)) {
+      err += request.output + ": error: cannot write: " + error + "\n";
+      return kUnreadable;
     }
   }
   if (request.relocations) {
@@ -381,11 +576,10 @@ bool writeOutput(const std::string& path, std::string_view data, std::string& ou
     out.append(data);
     return true;
   }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  bool ok = f && std::fwrite(data.data(), 1, data.size(), f) == data.size();
-  if (f && std::fclose(f) != 0) ok = false;
-  if (!ok) err += path + ": error: cannot write: " + std::strerror(errno) + "\n";
-  return ok;
+  std::string error;
+  if (writeFileReplacing(path, data, error)) return true;
+  err += path + ": error: cannot write: " + error + "\n";
+  return false;
 }
 
 }  // namespace
@@ -419,8 +613,24 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   options.dwarf = request.reencode ? &annotated : &file->dwarf;
   std::optional<std::string> text;
   if (!diags.hasErrors()) text = write::reformat(file->text.view(), m, images, options, diags);
+  if (!text && request.reencode) {
+    // Re-encoded sections have no PTX positions (the writer's refusals in
+    // them say 0:0): what the input's own sections hold too is reported
+    // where the input has it.
+    std::vector<SectionImage> input;
+    for (const SectionImage& s : m.sections)
+      if (s.name.starts_with(".debug")) input.push_back(s);
+    write::WriteOptions located = options;
+    located.version = m.version;
+    Diagnostics atInput;
+    if (!write::validate(input, located, atInput) && atInput.hasErrors()) diags = std::move(atInput);
+  }
   appendDiagnostics(diags, request.file, err);
   if (!text) return kProblems;
+  if (file->text.shrank()) {  // the kept bytes were read again while writing
+    err += request.file + ": error: " + kShrankMessage + "\n";
+    return kUnreadable;
+  }
   return writeOutput(request.output, *text, out, err) ? kOk : kUnreadable;
 }
 

@@ -17,13 +17,14 @@ namespace ptxdump {
 
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 
-// What a command produced, to stdout or stderr.
-inline void writeTo(std::FILE* f, std::string_view s) {
-  if (!s.empty()) std::fwrite(s.data(), 1, s.size(), f);
-}
+
+struct GuardedMap;
 
 // A file's bytes. A regular file is mapped read-only, so nothing is copied
-// and the pages are the page cache's; stdin and pipes are read into memory.
+// and the pages are the page cache's; stdin, pipes and devices are read into
+// memory, up to the first NUL byte. A mapped file that shrinks while it is
+// read does not kill the process (SIGBUS): the pages past its new end read as
+// zeros and shrank() says so.
 class FileText {
  public:
   FileText() = default;
@@ -34,8 +35,12 @@ class FileText {
   FileText& operator=(const FileText&) = delete;
   ~FileText() { unmap(); }
 
-  // Loads `path` ("-" for stdin); false with `error` set on failure.
-  bool load(const std::string& path, std::string& error);
+  // Loads `path` ("-" for stdin), mapped unless `map` is false; false with
+  // `error` set on failure (a directory, a file over kMaxFileSize, ...).
+  bool load(const std::string& path, std::string& error, bool map = true);
+  // Did the mapped file lose bytes while it was mapped? Its view then holds
+  // zeros where those bytes were.
+  bool shrank() const;
   std::string_view view() const { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
   // Drops the mapped pages wholly inside [begin, end) from memory (a later
   // read of them faults them back in from the file). Nothing to do for text
@@ -46,6 +51,7 @@ class FileText {
   void unmap();
   const char* map_ = nullptr;
   size_t size_ = 0;
+  GuardedMap* guard_ = nullptr;
   std::string owned_;
 };
 
@@ -71,7 +77,16 @@ inline constexpr size_t kMaxFileSize = size_t{1} << 30;
 // `error` set on failure.
 bool readWholeFile(const std::string& path, std::string& text, std::string& error);
 
-enum class Format { text, json };
+// Writes `data` to `path` through a temporary file beside it, renamed over
+// `path` only once every byte is written and synced: a full disk or a file
+// size limit leaves `path` as it was (even when `path` is the input). A path
+// that exists and is not a regular file (/dev/null, a FIFO) is written to
+// directly. False with `error` set on failure.
+bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error);
+// Do `a` and `b` name the same existing file?
+bool sameFile(const std::string& a, const std::string& b);
+
+enum class Format { text, json, jsonLines };
 
 struct DumpRequest {
   std::vector<std::string> files;
@@ -80,7 +95,7 @@ struct DumpRequest {
   // has line information and no .debug_info (a -lineinfo build).
   bool defaultSections = false;
   Format format = Format::text;
-  std::FILE* stream = nullptr;  // text dumps go here as they are rendered, not to `out`
+  std::FILE* stream = nullptr;  // dumps go here as they are rendered, not to `out`
   // --statistics: llvm-dwarfdump --statistics' JSON object instead of the sections.
   bool statistics = false;
 };

@@ -230,7 +230,9 @@ struct Side {
       std::string& s = step[i];
       appendTag(s, die.tag);
       s += '[';
-      s += name;
+      // Names are the producer's bytes: escaped as the dump escapes them, so a
+      // newline or a terminal escape sequence cannot forge or hide diff lines.
+      detail::appendEscaped(s, name);
       if (name.empty() || dup) {
         s += '#';
         detail::appendDec(s, dup);

@@ -89,7 +89,18 @@ namespace {
 
 class JsonDumper {
  public:
-  JsonDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out) : m_(m), d_(d), out_(out), r_(m, d) {}
+  JsonDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out, std::FILE* stream)
+      : m_(m), d_(d), out_(out), stream_(stream), r_(m, d) {}
+
+  // With a stream, writes what has been rendered once it fills a chunk: the
+  // JSON of a large file (hundreds of times the input when location lists are
+  // shared) never sits whole in memory.
+  void drain(bool always = false) {
+    constexpr size_t kChunk = size_t{1} << 20;
+    if (!stream_ || (out_.size() < kChunk && !always)) return;
+    writeTo(stream_, out_);
+    out_.clear();
+  }
 
   void key(std::string_view k) {
     out_ += '"';
@@ -303,6 +314,68 @@ class JsonDumper {
     out_ += '}';
   }
 
+  // "offset", "code", "tag", "attributes" of a DIE (no braces).
+  void dieFields(const Die& die) {
+    num("offset", die.offset);
+    out_ += ',';
+    num("code", die.code);
+    out_ += ',';
+    scratch_.clear();
+    appendTagName(scratch_, die.tag);
+    str("tag", scratch_);
+    out_ += ',';
+    key("attributes");
+    out_ += '[';
+    bool first = true;
+    for (const AttrValue& v : d_.attributes(die)) {
+      if (!first) out_ += ',';
+      first = false;
+      attribute(die, v);
+    }
+    out_ += ']';
+  }
+
+  // A unit's header fields (no braces).
+  void unitFields(const Unit& u) {
+    num("offset", u.offset);
+    out_ += ',';
+    num("length", u.length);
+    out_ += ',';
+    num("version", u.version);
+    out_ += ',';
+    num("abbr_offset", u.abbrevOffset);
+    out_ += ',';
+    num("addr_size", u.addressSize);
+    out_ += ',';
+    num("next_unit", u.offset + 4 + u.length);
+  }
+
+  // json-lines: a line per unit, then a line per DIE with its unit, parent
+  // and depth instead of nesting (NULL entries are not listed).
+  void unitsAsLines() {
+    for (const Unit& u : d_.units) {
+      out_ += "{\"kind\":\"unit\",";
+      unitFields(u);
+      out_ += "}\n";
+      for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount; ++i) {
+        const Die& die = d_.dies[i];
+        if (die.isNull()) continue;
+        drain();
+        out_ += "{\"kind\":\"die\",";
+        num("unit", u.offset);
+        out_ += ',';
+        key("parent");
+        if (const Die* p = d_.parentOf(die)) appendDec(out_, p->offset);
+        else out_ += "null";
+        out_ += ',';
+        num("depth", die.depth);
+        out_ += ',';
+        dieFields(die);
+        out_ += "}\n";
+      }
+    }
+  }
+
   void units() {
     out_ += ',';
     key("units");
@@ -311,17 +384,7 @@ class JsonDumper {
       const Unit& u = d_.units[ui];
       if (ui) out_ += ',';
       out_ += '{';
-      num("offset", u.offset);
-      out_ += ',';
-      num("length", u.length);
-      out_ += ',';
-      num("version", u.version);
-      out_ += ',';
-      num("abbr_offset", u.abbrevOffset);
-      out_ += ',';
-      num("addr_size", u.addressSize);
-      out_ += ',';
-      num("next_unit", u.offset + 4 + u.length);
+      unitFields(u);
       out_ += ',';
       key("dies");
       out_ += '[';
@@ -331,6 +394,7 @@ class JsonDumper {
       for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount; ++i) {
         const Die& die = d_.dies[i];
         if (die.isNull()) continue;
+        drain();
         while (open.size() > die.depth) {
           out_ += "]}";
           open.pop_back();
@@ -339,23 +403,7 @@ class JsonDumper {
         if (needComma.back()) out_ += ',';
         needComma.back() = true;
         out_ += '{';
-        num("offset", die.offset);
-        out_ += ',';
-        num("code", die.code);
-        out_ += ',';
-        scratch_.clear();
-        appendTagName(scratch_, die.tag);
-        str("tag", scratch_);
-        out_ += ',';
-        key("attributes");
-        out_ += '[';
-        bool first = true;
-        for (const AttrValue& v : d_.attributes(die)) {
-          if (!first) out_ += ',';
-          first = false;
-          attribute(die, v);
-        }
-        out_ += ']';
+        dieFields(die);
         if (die.hasChildren) {
           out_ += ',';
           key("children");
@@ -551,6 +599,12 @@ class JsonDumper {
     out_ += ']';
   }
 
+  // The .file/.loc line table (dump_line.cpp), streamed row by row.
+  void line() {
+    out_ += ',';
+    dumpLineJson(m_, out_, [this] { drain(); });
+  }
+
   void run(const DumpOptions& o) {
     out_ += '{';
     str("file", m_.filename);
@@ -558,28 +612,55 @@ class JsonDumper {
     if (o.info) units();
     if (o.loc) loc();
     if (o.aranges) aranges();
-    if (o.line) {
-      out_ += ',';
-      dumpLineJson(m_, out_);
-    }
+    if (o.line) line();
     if (o.str) strs();
     if (o.pubnames) pubnames();
     out_ += "}\n";
+    drain(true);
+  }
+
+  // json-lines: {"kind":"file","file":...}, then each selected section as
+  // one line {"kind":"abbrev","abbrev":[...]} (these nest a few levels at
+  // most), except .debug_info: a line per unit and per DIE (unitsAsLines).
+  void runAsLines(const DumpOptions& o) {
+    out_ += "{\"kind\":\"file\",";
+    str("file", m_.filename);
+    out_ += "}\n";
+    auto section = [&](std::string_view kind, void (JsonDumper::*render)()) {
+      out_ += "{\"kind\":\"";
+      out_ += kind;
+      out_ += '"';
+      (this->*render)();  // starts with ",\"<kind>\":"
+      out_ += "}\n";
+      drain();
+    };
+    if (o.abbrev) section("abbrev", &JsonDumper::abbrev);
+    if (o.info) unitsAsLines();
+    if (o.loc) section("loc", &JsonDumper::loc);
+    if (o.aranges) section("aranges", &JsonDumper::aranges);
+    if (o.line) section("line", &JsonDumper::line);
+    if (o.str) section("str", &JsonDumper::strs);
+    if (o.pubnames) section("pubnames", &JsonDumper::pubnames);
+    drain(true);
   }
 
  private:
   const ptxdwarf::ptx::Module& m_;
   const Dwarf& d_;
   std::string& out_;
+  std::FILE* stream_;
   Renderer r_;
   std::string scratch_, scratch2_;
 };
 
 }  // namespace
 
-void dumpJson(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out) {
-  out.reserve(out.size() + (dwarf.info ? dwarf.info->size() * 24 : 0) + 4096);
-  JsonDumper(module, dwarf, out).run(options);
+void dumpJson(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out,
+              std::FILE* stream, bool lines) {
+  out.reserve(out.size() + (stream ? size_t{1} << 21 : (dwarf.info ? dwarf.info->size() * 24 : 0)) + 4096);
+  JsonDumper dumper(module, dwarf, out, stream);
+  if (lines) dumper.runAsLines(options);
+  else dumper.run(options);
 }
 
 }  // namespace ptxdump

@@ -180,7 +180,7 @@ void dumpLineText(const ptx::Module& module, std::string& out, const std::functi
   }
 }
 
-void dumpLineJson(const ptx::Module& module, std::string& out) {
+void dumpLineJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
   const ptx::LineTable t = ptx::buildLineTable(module);
   out += "\"line\":{\"include_directories\":[";
   for (size_t i = 0; i < t.includeDirectories.size(); ++i) {
@@ -210,6 +210,7 @@ void dumpLineJson(const ptx::Module& module, std::string& out) {
   for (uint32_t i = 0; i < t.rows.size(); ++i) {
     if (i) out += ',';
     rowJson(module, t, i, out);
+    drain();
   }
   out += "]}";
 }

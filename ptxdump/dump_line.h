@@ -14,7 +14,8 @@ namespace ptxdump {
 // each row, so a streaming caller can write out what has accumulated.
 void dumpLineText(const ptxdwarf::ptx::Module& module, std::string& out, const std::function<void()>& drain);
 
-// Appends `"line":{"files":[...],"rows":[...]}` (no separator before it).
-void dumpLineJson(const ptxdwarf::ptx::Module& module, std::string& out);
+// Appends `"line":{"files":[...],"rows":[...]}` (no separator before it),
+// calling `drain` after each row as dumpLineText does.
+void dumpLineJson(const ptxdwarf::ptx::Module& module, std::string& out, const std::function<void()>& drain);
 
 }  // namespace ptxdump

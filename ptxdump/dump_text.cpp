@@ -246,8 +246,7 @@ void appendFormName(std::string& out, uint64_t form) {
 
 bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset, std::vector<LocEntryView>& entries) {
   if (!loc) return false;
-  ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize);
-  entries.insert(entries.end(), list.entries.begin(), list.entries.end());
+  ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize, entries);
   offset = list.end;
   return list.terminated;
 }
@@ -789,7 +788,7 @@ class TextDumper {
   void drain(bool always = false) {
     constexpr size_t kChunk = size_t{1} << 20;
     if (!stream_ || (out_.size() < kChunk && !always)) return;
-    std::fwrite(out_.data(), 1, out_.size(), stream_);
+    writeTo(stream_, out_);
     out_.clear();
   }
 

@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -15,9 +18,13 @@
 
 namespace {
 
+void flushStdout() {
+  if (std::fflush(stdout) != 0) ptxdump::lastWriteErrno = errno;
+}
+
 int finish(int code, const std::string& out, const std::string& err) {
   ptxdump::writeTo(stdout, out);
-  std::fflush(stdout);
+  flushStdout();
   ptxdump::writeTo(stderr, err);
   return code;
 }
@@ -78,9 +85,28 @@ static void tuneAllocator() {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
+// A dump into a full disk is not a success: whatever a command printed, a
+// failed write or flush of stdout makes the exit status 2.
+static int checkStdout(int code) {
+  flushStdout();
+  if (!std::ferror(stdout)) return code;
+  std::fprintf(stderr, "ptxdump: error: cannot write to standard output: %s\n",
+               ptxdump::lastWriteErrno ? std::strerror(ptxdump::lastWriteErrno) : "write error");
+  return ptxdump::kUnreadable;
+}
+
+static int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "verify") return execVerify(argc, argv);
   tuneAllocator();
+  // Past a file size limit (ulimit -f) a write fails with EFBIG, which the
+  // writers report, instead of the process dying half-way through an output.
+  std::signal(SIGXFSZ, SIG_IGN);
+  return checkStdout(run(argc, argv));
+}
+
+static int run(int argc, char** argv) {
 
   CLI::App app{"ptxdump: inspect the DWARF debug information embedded in PTX", "ptxdump"};
   app.footer(
@@ -104,7 +130,9 @@ int main(int argc, char** argv) {
   CLI::App* dumpCmd = app.add_subcommand("dump", "Print debug sections in llvm-dwarfdump's layout (default command)");
   dumpCmd->add_option("files", dump.files, "PTX files ('-' for stdin)")->required();
   addSectionFlags(dumpCmd, dump.sections, all);
-  dumpCmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  dumpCmd->add_option("--format", format, "Output format: text, json (one object, DIEs nested) or json-lines (a line "
+                                          "per DIE, with its parent's offset)")
+      ->check(CLI::IsMember({"text", "json", "json-lines"}));
   dumpCmd->footer("Example:\n  ptxdump dump --debug-info --debug-pubnames fixtures/chapter6.ptx");
   // llvm-dwarfdump's DIE selection options, same names and meaning.
   dumpCmd->add_option("--name", dump.sections.names, "Dump only the DIEs with this name (or linkage name)");
@@ -211,7 +239,9 @@ int main(int argc, char** argv) {
       s.info = true;
       dump.defaultSections = true;
     }
-    dump.format = format == "json" ? ptxdump::Format::json : ptxdump::Format::text;
+    dump.format = format == "json"         ? ptxdump::Format::json
+                  : format == "json-lines" ? ptxdump::Format::jsonLines
+                                           : ptxdump::Format::text;
     dump.stream = stdout;
     int code = ptxdump::runDump(dump, out, err);
     return finish(code, out, err);
@@ -240,6 +270,10 @@ int main(int argc, char** argv) {
     return finish(code, out, err);
   }
   if (diffCmd->parsed()) {
+    if (diff.oldFile == "-" && diff.newFile == "-") {
+      std::fprintf(stderr, "ptxdump: error: diff - -: standard input can be read only once; name a file for one side\n");
+      return ptxdump::kUnreadable;
+    }
     int code = ptxdump::runDiff(diff, out, err);
     return finish(code, out, err);
   }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <set>
 #include <cstdio>
 #include <iterator>
 #include <unordered_set>
@@ -14,9 +16,11 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/work.h"
 #include "ptxdwarf/write/reencode.h"
 #include "../parallel.h"
 #include "lines.h"
+#include "operands.h"
 
 namespace ptxdwarf::check {
 
@@ -66,6 +70,10 @@ constexpr RuleInfo kRules[] = {
     {"label-difference-version", "A-B operands and negative numbers need .version 7.5 or later"},
     {"label-difference-labels", "A-B names two labels defined inside debug sections (ptxas rejects code labels)"},
     {"split-section", "a section is written in one block (ptxas overlays repeated blocks)"},
+    {"string-offset", "DW_FORM_strp names a NUL-terminated string inside .debug_str"},
+    {"section-operand", "a .debug_x+N operand names a section of the file, N inside it and not negative"},
+    {"type-cycle", "DW_AT_type chains do not loop (a pointer to itself, a typedef loop, an array of itself)"},
+    {"section-label", "a label inside a section is defined once and not named like a function or variable"},
     {"round-trip", "decoding and re-encoding reproduces every byte and relocation"},
     {"file-duplicate", "each .file index is given once (ptxas rejects a repeated index)"},
     {"loc-file", "a .loc or inlined_at names a file index that has a .file"},
@@ -284,6 +292,7 @@ class Checker {
 
   // ---- references ----------------------------------------------------------
   void references() {
+    const std::vector<uint64_t> siblingOffsets = nextSiblingOffsets();
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
       const read::Unit& u = d_.unitOf(die);
@@ -308,7 +317,7 @@ class Checker {
           error(d_.info, v.offset, "type-target",
                 "DW_AT_type refers to " + describe(*target) + ", which is not a type", &die);
         if (v.name == DW_AT_sibling) {
-          uint64_t expected = subtreeEnd(die);
+          uint64_t expected = siblingOffsets[static_cast<size_t>(&die - d_.dies.data())];
           if (v.value != expected)
             error(d_.info, v.offset, "sibling",
                   "DW_AT_sibling is " + hex(v.value) + " but the next sibling starts at " + hex(expected), &die);
@@ -324,48 +333,102 @@ class Checker {
       uint64_t prevEnd = last.kind == read::LocEntry::range ? last.exprOffset + last.expr.size()
                                                            : last.offset + 2u * prev.addressSize;
       if (cur.offset >= prevEnd) continue;
-      bool onEntry = std::any_of(prev.entries.begin(), prev.entries.end(),
-                                 [&](const read::LocEntry& e) { return e.offset == cur.offset; });
+      // Entries are in offset order: a binary search, not a scan (lists that
+      // share a tail would make a scan quadratic).
+      auto at = std::lower_bound(prev.entries.begin(), prev.entries.end(), cur.offset,
+                                 [](const read::LocEntry& e, uint64_t o) { return e.offset < o; });
+      bool onEntry = at != prev.entries.end() && at->offset == cur.offset;
       if (!onEntry)
         error(d_.loc, cur.offset, "loclist-offset",
               "location-list offset " + hex(cur.offset) + " lands inside the list at " + hex(prev.offset));
     }
   }
 
-  // Offset of the first entry after `die` and all of its children.
-  uint64_t subtreeEnd(const read::Die& die) const {
-    size_t i = static_cast<size_t>(&die - d_.dies.data());
-    const read::Unit& u = d_.unitOf(die);
-    size_t last = u.firstDie + u.dieCount;
-    if (!die.hasChildren) return i + 1 < last ? d_.dies[i + 1].offset : u.end;
-    uint32_t depth = die.depth;
-    for (size_t k = i + 1; k < last; ++k) {
-      // The NULL at depth+1 closes the children; what follows is the sibling.
-      if (d_.dies[k].isNull() && d_.dies[k].depth == depth + 1)
-        return k + 1 < last ? d_.dies[k + 1].offset : u.end;
+  // For each DIE, the offset of the first entry after it and all of its
+  // children (where DW_AT_sibling must point): one pass with a stack of the
+  // open DIEs, instead of a scan of each subtree (quadratic in deep trees).
+  std::vector<uint64_t> nextSiblingOffsets() const {
+    std::vector<uint64_t> next(d_.dies.size());
+    for (const read::Unit& u : d_.units) {
+      const size_t first = u.firstDie, last = u.firstDie + u.dieCount;
+      std::vector<size_t> open;  // DIEs whose children are not closed yet
+      auto closeAt = [&](size_t at) {  // `at`: index of the entry after the subtree
+        work::step(work::siblingScan);
+        next[open.back()] = at < last ? d_.dies[at].offset : u.end;
+        open.pop_back();
+      };
+      for (size_t k = first; k < last; ++k) {
+        work::step(work::siblingScan);
+        const read::Die& die = d_.dies[k];
+        if (die.isNull()) {
+          // The NULL at depth+1 closes its parent's children; what follows is the sibling.
+          while (!open.empty() && d_.dies[open.back()].depth + 1 > die.depth) closeAt(k);  // malformed depth
+          if (!open.empty() && d_.dies[open.back()].depth + 1 == die.depth) closeAt(k + 1);
+          next[k] = k + 1 < last ? d_.dies[k + 1].offset : u.end;
+          continue;
+        }
+        while (!open.empty() && d_.dies[open.back()].depth >= die.depth) closeAt(k);
+        if (die.hasChildren) {
+          open.push_back(k);
+        } else {
+          next[k] = k + 1 < last ? d_.dies[k + 1].offset : u.end;
+        }
+      }
+      while (!open.empty()) {
+        work::step(work::siblingScan);
+        next[open.back()] = u.end;
+        open.pop_back();
+      }
     }
-    return u.end;
+    return next;
   }
 
-  // "outer::inner::name" through the named scopes around a DIE (nvcc names
-  // function-scope statics `kernel::var` in .debug_pubnames).
-  std::string qualifiedName(const read::Die& die) const {
-    std::string q(d_.name(die));
-    for (const read::Die* p = d_.parentOf(die); p && p->depth > 0; p = d_.parentOf(*p)) {
-      std::string_view n = d_.name(*p);
-      if (!n.empty()) q = std::string(n) + "::" + q;
+  // For each DIE, its nearest ancestor below the unit's root that has a
+  // DW_AT_name (kNone when none): one pass, parents come before children.
+  std::vector<uint32_t> namedScopes() const {
+    std::vector<uint32_t> scope(d_.dies.size(), read::kNone);
+    for (size_t i = 0; i < d_.dies.size(); ++i) {
+      const read::Die* p = d_.parentOf(d_.dies[i]);
+      if (!p || p->depth == 0) continue;
+      const auto pi = static_cast<size_t>(p - d_.dies.data());
+      scope[i] = d_.name(*p).empty() ? scope[pi] : static_cast<uint32_t>(pi);
     }
-    return q;
+    return scope;
+  }
+
+  // Is `want` "outer::inner::name", the named scopes around `die` and its
+  // name? (nvcc names function-scope statics `kernel::var` in
+  // .debug_pubnames.) Matched from the end without building the name: each
+  // scope visited consumes its name from `want`, so an entry costs at most its
+  // own length, however deep the scopes.
+  bool isQualifiedName(const read::Die& die, std::string_view want, const std::vector<uint32_t>& scopes) const {
+    std::string_view name = d_.name(die);
+    if (!want.ends_with(name)) return false;
+    want.remove_suffix(name.size());
+    for (uint32_t p = scopes[static_cast<size_t>(&die - d_.dies.data())]; p != read::kNone; p = scopes[p]) {
+      work::step(work::qualifiedName);
+      std::string_view scope = d_.name(d_.dies[p]);
+      if (!want.ends_with("::") || want.size() < scope.size() + 2) return false;
+      want.remove_suffix(2);
+      if (!want.ends_with(scope)) return false;
+      want.remove_suffix(scope.size());
+    }
+    return want.empty();
   }
 
   // ---- name tables ---------------------------------------------------------
+  // The unit starting at `offset`: a binary search (units are in section
+  // order), so that many sets naming many units stay n log n.
   const read::Unit* unitAt(uint64_t offset) const {
-    for (const read::Unit& u : d_.units)
-      if (u.offset == offset) return &u;
-    return nullptr;
+    auto it = std::lower_bound(d_.units.begin(), d_.units.end(), offset, [](const read::Unit& u, uint64_t o) {
+      work::step(work::unitLookup);
+      return u.offset < o;
+    });
+    return it != d_.units.end() && it->offset == offset ? &*it : nullptr;
   }
 
   void pubnames() {
+    const std::vector<uint32_t> scopes = namedScopes();
     for (const read::NameSet& s : d_.pubnameSets) {
       const read::Unit* u = unitAt(s.infoOffset);
       if (!u) {
@@ -395,7 +458,7 @@ class Checker {
  error(d_.pubnames, e.offset, "pubnames-entry",
                 "entry '" + printable(e.name) + "' names offset " + std::to_string(e.dieOffset) +
                     ", which is not the start of a DIE of the unit");
-        } else if (d_.name(*die) != e.name && d_.linkageName(*die) != e.name && qualifiedName(*die) != e.name) {
+        } else if (d_.name(*die) != e.name && d_.linkageName(*die) != e.name && !isQualifiedName(*die, e.name, scopes)) {
           error(d_.pubnames, e.offset, "pubnames-entry",
                 "entry '" + printable(e.name) + "' names " + describe(*die) + ", whose name is not '" +
                     printable(e.name) + "'");
@@ -405,6 +468,10 @@ class Checker {
   }
 
   void aranges() {
+    // Per unit, its DIEs' (low_pc, high_pc) label pairs, sorted: built once
+    // for each unit a set names, then each range is a binary search (a scan
+    // of the unit's DIEs per range was ranges x DIEs).
+    std::map<const read::Unit*, std::vector<std::pair<std::string_view, std::string_view>>> pcPairs;
     for (const read::ArangeSet& s : d_.arangeSets) {
       const read::Unit* u = unitAt(s.infoOffset);
       if (!u) {
@@ -423,7 +490,10 @@ class Checker {
                 "range starting at " + std::string(begin) + " has no `end-" + std::string(begin) + "` length");
           continue;
         }
-        if (!hasLabelPair(*u, begin, end))
+        auto [it, added] = pcPairs.try_emplace(u);
+        if (added) it->second = labelPairs(*u);
+        work::step(work::arangeMatch);
+        if (!std::binary_search(it->second.begin(), it->second.end(), std::pair(begin, end)))
           error(d_.aranges, r.offset, "aranges-range",
                 "range " + std::string(begin) + ".." + std::string(end) +
                     " is not the low/high pc of any DIE of the unit at " + hex(u->offset));
@@ -431,15 +501,19 @@ class Checker {
     }
   }
 
-  bool hasLabelPair(const read::Unit& u, std::string_view begin, std::string_view end) const {
+  // The (low_pc, high_pc) label pairs of the unit's DIEs, sorted.
+  std::vector<std::pair<std::string_view, std::string_view>> labelPairs(const read::Unit& u) const {
+    std::vector<std::pair<std::string_view, std::string_view>> pairs;
     for (uint32_t i = 0; i < u.dieCount; ++i) {
+      work::step(work::arangeMatch);
       const read::Die& die = d_.dies[u.firstDie + i];
       if (die.isNull()) continue;
       const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
       const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
-      if (lo && hi && lo->reloc && hi->reloc && lo->reloc->symbol == begin && hi->reloc->symbol == end) return true;
+      if (lo && hi && lo->reloc && hi->reloc) pairs.emplace_back(lo->reloc->symbol, hi->reloc->symbol);
     }
-    return false;
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
   }
 
   // ---- DWARF against the PTX -------------------------------------------------
@@ -455,6 +529,8 @@ class Checker {
     }
   }
 
+  std::set<std::pair<const read::LocEntry*, int64_t>> checkedLocExprs;
+
   void locations() {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
@@ -467,10 +543,14 @@ class Checker {
         } else if (v.reloc && v.reloc->symbol == ".debug_loc") {
           const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend));
           if (!list) continue;
-          for (const read::LocEntry& e : list->entries)
-            if (e.kind == read::LocEntry::range)
-              checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize,
-                              v.name == DW_AT_location ? cls : nullptr);
+          const read::AttrValue* classHere = v.name == DW_AT_location ? cls : nullptr;
+          const int64_t classValue = classHere ? static_cast<int64_t>(classHere->value) : -1;
+          for (const read::LocEntry& e : list->entries) {
+            // Lists share tails: each expression is checked once per address
+            // class it is held against, not once per attribute naming it.
+            if (e.kind != read::LocEntry::range || !checkedLocExprs.emplace(&e, classValue).second) continue;
+            checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize, classHere);
+          }
         }
       }
     }
@@ -759,6 +839,19 @@ class Checker {
     }
   }
 
+  // The rules of operands.cpp (strings, section operands, type cycles, section labels).
+  void operandRules() {
+    const detail::Report toError = [this](const SectionImage* s, uint64_t offset, std::string_view rule,
+                                          std::string message, const read::Die* die, SourceLoc at) {
+      Diagnostic& d = this->report(Severity::error, s, offset, rule, std::move(message), die);
+      if (at.line != 0) d.loc = at;
+    };
+    detail::stringOffsets(d_, toError);
+    detail::debugSectionOperands(m_, d_, toError);
+    detail::typeCycles(d_, toError);
+    detail::sectionLabels(m_, toError);
+  }
+
   const ptx::Module& m_;
   const read::Dwarf& d_;
   Diagnostics& out_;
@@ -774,7 +867,7 @@ class Checker {
       &Checker::structure, &Checker::references, &Checker::pubnames,    &Checker::aranges,
       &Checker::symbols,   &Checker::locations,  &Checker::declFiles,   &Checker::subprograms,
       &Checker::pcRanges,  &Checker::versionRules, &Checker::lines,
-      &Checker::ptxasForms, &Checker::scopeOverlaps,
+      &Checker::ptxasForms, &Checker::scopeOverlaps, &Checker::operandRules,
   };
 };
 
@@ -783,11 +876,14 @@ void Checker::roundTrip() {
     // One section at a time, so only one re-encoded image is alive at once.
     Diagnostics encodeDiags;
     std::optional<write::ImageDifference> diff;
+    // The last decoded section of each name, as compareImages() picks (a map:
+    // a scan per section is quadratic in a file of many sections).
+    std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> lastOfName;
+    for (const SectionImage& in : d_.sections) lastOfName[in.name] = &in;
     for (const SectionImage& s : m_.sections) {  // the debug sections, compared where they are
       if (!s.name.starts_with(".debug")) continue;
-      const SectionImage* decoded = nullptr;  // the last of the name, as compareImages() picks
-      for (const SectionImage& in : d_.sections)
-        if (in.name == s.name) decoded = &in;
+      auto found = lastOfName.find(s.name);
+      const SectionImage* decoded = found == lastOfName.end() ? nullptr : found->second;
       if (!decoded) {
         diff = write::ImageDifference{s.name, 0, "section missing after re-encoding"};
         break;

@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "lexer.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::ptx {
 namespace {
@@ -562,8 +565,10 @@ class Reader {
   }
 
   SectionImage& sectionNamed(std::string_view name, SourceLoc at) {
-    for (auto& s : module_.sections)
-      if (s.name == name) return s;
+    // By name through a map: a file of many distinct section names must not
+    // compare each `.section` with every section before it.
+    auto [it, added] = sectionIndex_.try_emplace(std::string(name), module_.sections.size());
+    if (!added) return module_.sections[it->second];
     SectionImage& s = module_.sections.emplace_back();
     s.name = std::string(name);
     s.loc = at;
@@ -704,6 +709,7 @@ class Reader {
   const ReadOptions& options_;
   uint64_t consumedFrom_;
   Module module_;
+  std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
   bool failed_ = false;
   int32_t function_ = -1;  // the function whose body is being read
@@ -722,6 +728,24 @@ bool rejectNulBytes(std::string_view text, Diagnostics& diags) {
   uint32_t col = static_cast<uint32_t>(lineStart == std::string_view::npos ? nul + 1 : nul - lineStart);
   diags.error({static_cast<uint32_t>(lines + 1), col}, "NUL byte in the input: this is not PTX text");
   return true;
+}
+
+// Two ways a text editor makes PTX that ptxas refuses ("Unexpected non-ASCII
+// character", "syntax error" on line 1), each said plainly instead of as the
+// syntax error the reader would meet later.
+bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    diags.error({1, 1}, "the file starts with a UTF-8 byte order mark, which ptxas rejects; save it without one");
+    return true;
+  }
+  const size_t cr = text.find('\r');
+  if (cr != std::string_view::npos && cr < text.find('\n') && (cr + 1 == text.size() || text[cr + 1] != '\n')) {
+    diags.error({1, static_cast<uint32_t>(cr + 1)},
+                "lines end in a carriage return alone (classic Mac OS line endings), which ptxas reads as one line; "
+                "convert them to \\n or \\r\\n");
+    return true;
+  }
+  return false;
 }
 
 // ---- reading on several threads --------------------------------------------
@@ -763,8 +787,12 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
 // reader would have built from both. False (and `into` unchanged) when a
 // section has blocks in both: joining those needs the one-reader path.
 bool append(Module& into, Module&& part) {
-  for (const SectionImage& s : part.sections)
-    if (into.section(s.name)) return false;
+  std::set<std::string_view> names;  // not Module::section per name: a scan each
+  for (const SectionImage& s : into.sections) names.insert(s.name);
+  for (const SectionImage& s : part.sections) {
+    work::step(work::sectionLookup);
+    if (names.count(s.name)) return false;
+  }
   const auto functionBase = static_cast<int32_t>(into.functions.size());
   const auto labelBase = static_cast<uint32_t>(into.labels.size());
   const auto instructionBase = static_cast<uint32_t>(into.instructions.size());
@@ -912,7 +940,7 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
     return result;
   }
-  if (rejectNulBytes(text, result.diagnostics)) return result;
+  if (rejectNulBytes(text, result.diagnostics) || rejectBomOrCrLines(text, result.diagnostics)) return result;
   // Twice as many chunks as threads: a thread that finishes early takes another.
   const unsigned threads = threadCount(options.threads);
   std::vector<Chunk> chunks = chunksOf(text, threads == 1 ? 1 : 2 * threads, options.minChunk);

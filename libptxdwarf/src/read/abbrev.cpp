@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 #include "stages.h"
 
 namespace ptxdwarf::read {
@@ -10,9 +11,8 @@ const Abbrev* AbbrevTable::find(uint64_t code) const {
     uint32_t i = byCode[code];
     return i == kNone ? nullptr : &abbrevs[i];
   }
-  for (const Abbrev& a : abbrevs)
-    if (a.code == code) return &a;
-  return nullptr;
+  auto it = bySparseCode.find(code);
+  return it == bySparseCode.end() ? nullptr : &abbrevs[it->second];
 }
 
 namespace {
@@ -89,6 +89,8 @@ bool decodeTable(Dwarf& dwarf, AbbrevTable& table) {
     if (code < kDenseCodeLimit) {
       if (table.byCode.size() <= code) table.byCode.resize(code + 1, kNone);
       if (table.byCode[code] == kNone) table.byCode[code] = index;
+    } else {
+      table.bySparseCode.try_emplace(code, index);
     }
   }
 }
@@ -96,14 +98,20 @@ bool decodeTable(Dwarf& dwarf, AbbrevTable& table) {
 }  // namespace
 
 uint32_t abbrevTableAt(Dwarf& dwarf, uint64_t offset) {
-  for (uint32_t i = 0; i < dwarf.abbrevTables.size(); ++i)
-    if (dwarf.abbrevTables[i].offset == offset) return i;
-  if (!dwarf.abbrev || offset >= dwarf.abbrev->size()) return kNone;
+  // By offset, not by scanning the tables: a section of many tiny tables
+  // (each unit naming its own, or a run of empty ones) stays n log n.
+  auto [it, added] = dwarf.abbrevTableAtOffset.try_emplace(offset, kNone);
+  if (!added) return it->second;
+  if (!dwarf.abbrev || offset >= dwarf.abbrev->size()) {
+    dwarf.abbrevTableAtOffset.erase(it);
+    return kNone;
+  }
   AbbrevTable table;
   table.offset = offset;
   decodeTable(dwarf, table);
   dwarf.abbrevTables.push_back(std::move(table));
-  return static_cast<uint32_t>(dwarf.abbrevTables.size() - 1);
+  it->second = static_cast<uint32_t>(dwarf.abbrevTables.size() - 1);
+  return it->second;
 }
 
 std::vector<const AbbrevTable*> Dwarf::tablesInOrder() const {

@@ -1,8 +1,10 @@
 // .debug_loc: the lists named by location attributes of constant or
 // sec_offset class (or `.b32 .debug_loc+N` relocations).
 #include <algorithm>
+#include <map>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 #include "stages.h"
 
 namespace ptxdwarf::read {
@@ -24,30 +26,22 @@ bool isLocationAttribute(uint64_t at) {
   }
 }
 
-namespace {
-
-void decodeList(Dwarf& dwarf, uint64_t offset, uint8_t addressSize) {
-  LocList list = readLocList(*dwarf.loc, offset, addressSize);
-  if (!list.terminated)
-    dwarf.error(dwarf.loc, list.entries.empty() ? offset : list.entries.back().offset,
-                "location list at .debug_loc+" + std::to_string(offset) +
-                    " runs past the end of the section without an end-of-list entry")
-        .rule = "loclist-bounds";
-  dwarf.locLists.push_back(std::move(list));
-}
-
-}  // namespace
-
-LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSize) {
+LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSize, std::vector<LocEntry>& storage) {
   LocList list;
   list.offset = offset;
   list.addressSize = addressSize;
   list.end = offset;
-  if (addressSize != 4 && addressSize != 8) return list;
+  const size_t first = storage.size();
+  auto done = [&] {
+    list.entries = std::span<const LocEntry>(storage).subspan(first);
+    return list;
+  };
+  if (addressSize != 4 && addressSize != 8) return done();
   ByteReader r(sec.data(), offset);
   RelocationCursor relocs(sec);
   const uint64_t allOnes = addressSize == 8 ? UINT64_MAX : 0xffffffffu;
   while (r.ok() && !r.atEnd()) {
+    work::step(work::locListEntries);
     LocEntry e;
     e.offset = r.offset();
     e.begin = r.fixed(addressSize);
@@ -57,14 +51,14 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
     if (!r.ok()) break;
     if (e.begin == 0 && e.end == 0 && !e.beginReloc && !e.endReloc) {
       e.kind = LocEntry::endOfList;
-      list.entries.push_back(e);
+      storage.push_back(e);
       list.terminated = true;
       list.end = r.offset();
       break;
     }
     if (e.begin == allOnes && !e.beginReloc) {
       e.kind = LocEntry::baseAddress;
-      list.entries.push_back(e);
+      storage.push_back(e);
       list.end = r.offset();
       continue;
     }
@@ -72,14 +66,16 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
     e.exprOffset = r.offset();
     e.expr = r.bytes(len);
     if (!r.ok()) break;
-    list.entries.push_back(e);
+    storage.push_back(e);
     list.end = r.offset();
   }
-  return list;
+  return done();
 }
 
-void decodeLocLists(Dwarf& dwarf) {
-  if (!dwarf.loc) return;
+namespace {
+
+// The lists named by location attributes: offset and address size, sorted, one per offset.
+std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
   std::vector<std::pair<uint64_t, uint8_t>> offsets;
   for (const Die& d : dwarf.dies) {
     if (d.isNull()) continue;
@@ -101,10 +97,63 @@ void decodeLocLists(Dwarf& dwarf) {
     }
   }
   std::sort(offsets.begin(), offsets.end());
-  offsets.erase(std::unique(offsets.begin(), offsets.end(),
-                            [](auto& a, auto& b) { return a.first == b.first; }),
+  offsets.erase(std::unique(offsets.begin(), offsets.end(), [](auto& a, auto& b) { return a.first == b.first; }),
                 offsets.end());
-  for (auto [offset, addressSize] : offsets) decodeList(dwarf, offset, addressSize);
+  return offsets;
+}
+
+}  // namespace
+
+void decodeLocLists(Dwarf& dwarf) {
+  if (!dwarf.loc) return;
+  // Lists are decoded in offset order. One that starts on an entry of a list
+  // already decoded (a variable's list starting mid-way through another's,
+  // or thousands of attributes naming points of one long list) is that
+  // list's tail: it shares those entries instead of decoding them again,
+  // which would cost the list's length per attribute.
+  struct Chain {
+    size_t end;  // one past its last entry in locEntries
+    bool terminated;
+    uint64_t endOffset;
+  };
+  std::vector<Chain> chains;
+  std::map<uint64_t, std::pair<size_t, uint32_t>> entryAt;  // entry offset -> (index in locEntries, chain)
+  struct Placed {
+    size_t first, count;
+  };
+  std::vector<Placed> placed;
+  std::vector<LocEntry> entries;
+  for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
+    LocList list;
+    list.offset = offset;
+    list.addressSize = addressSize;
+    if (auto it = entryAt.find(offset); it != entryAt.end()) {
+      const Chain& c = chains[it->second.second];
+      list.terminated = c.terminated;
+      list.end = c.endOffset;
+      placed.push_back({it->second.first, c.end - it->second.first});
+      dwarf.locLists.push_back(std::move(list));
+      continue;
+    }
+    const size_t first = entries.size();
+    LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
+    const auto chain = static_cast<uint32_t>(chains.size());
+    chains.push_back({entries.size(), read.terminated, read.end});
+    for (size_t i = first; i < entries.size(); ++i) entryAt.try_emplace(entries[i].offset, i, chain);
+    if (!read.terminated)
+      dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.back().offset,
+                  "location list at .debug_loc+" + std::to_string(offset) +
+                      " runs past the end of the section without an end-of-list entry")
+          .rule = "loclist-bounds";
+    list.terminated = read.terminated;
+    list.end = read.end;
+    placed.push_back({first, entries.size() - first});
+    dwarf.locLists.push_back(std::move(list));
+  }
+  // Spans last: the entries grew while the lists were read.
+  dwarf.locEntries = std::make_shared<const std::vector<LocEntry>>(std::move(entries));
+  for (size_t i = 0; i < placed.size(); ++i)
+    dwarf.locLists[i].entries = dwarf.allLocEntries().subspan(placed[i].first, placed[i].count);
 }
 
 const LocList* Dwarf::locListAt(uint64_t offset) const {

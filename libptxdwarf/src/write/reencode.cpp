@@ -170,9 +170,19 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   auto keep = [&](const Relocation* r) {
     if (r) relocations.push_back(r);
   };
+  // Lists that share a tail share the entries: each is written once (the
+  // first list that holds it), so that thousands of lists into one do not
+  // rewrite its tail each.
+  const std::span<const read::LocEntry> all = dwarf.allLocEntries();
+  std::vector<bool> written(all.size());
   for (const read::LocList& list : dwarf.locLists) {
     const unsigned as = list.addressSize;
     for (const read::LocEntry& e : list.entries) {
+      if (!all.empty() && &e >= all.data() && &e < all.data() + all.size()) {
+        const size_t index = static_cast<size_t>(&e - all.data());
+        if (written[index]) break;  // and the rest of this tail with it
+        written[index] = true;
+      }
       put(e.offset, e.beginReloc ? 0 : e.begin, as);
       put(e.offset + as, e.endReloc ? 0 : e.end, as);
       keep(e.beginReloc);

@@ -3,6 +3,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/write/encode.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::write {
 
@@ -259,8 +260,17 @@ void Unit::attach(DieId parent, DieId child) {
   if (child == root()) throw BuildError("the unit DIE cannot be a child");
   if (dies_[child].parent != kNoDie)
     throw BuildError("DIE " + std::to_string(child) + " is already in the tree");
-  for (DieId p = parent; p != kNoDie; p = dies_[p].parent)
-    if (p == child) throw BuildError("attaching DIE " + std::to_string(child) + " under itself");
+  // Only a subtree can hold `parent`: a childless DIE (every DIE as it is
+  // created) needs no walk up the ancestors, which made building a deep
+  // tree one DIE at a time quadratic.
+  work::step(work::attachWalk);
+  if (parent == child) throw BuildError("attaching DIE " + std::to_string(child) + " under itself");
+  if (!dies_[child].children.empty()) {
+    for (DieId p = parent; p != kNoDie; p = dies_[p].parent) {
+      work::step(work::attachWalk);
+      if (p == child) throw BuildError("attaching DIE " + std::to_string(child) + " under itself");
+    }
+  }
   dies_[child].parent = parent;
   dies_[parent].children.push_back(child);
 }

@@ -182,7 +182,9 @@ struct Module {
     uint32_t hash = 0;
     uint32_t first = kNone;  // kNone: empty slot
     uint32_t last = kNone;   // the chain's tail, where reindex() appends
+    uint8_t declared = 0;    // kFunctionDeclared | kModuleVariableDeclared: the chain holds one
   };
+  static constexpr uint8_t kFunctionDeclared = 1, kModuleVariableDeclared = 2;
   static constexpr uint32_t kNone = UINT32_MAX;
 
   std::string_view nameOf(const Definition& d) const;
@@ -194,6 +196,7 @@ struct Module {
 
   std::vector<Slot> slots_;  // a power of two in size, at most half full
   std::vector<Definition> definitions_;
+  std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
 };
 
 struct ReadOptions {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/section.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::read {
 
@@ -38,7 +41,8 @@ struct AbbrevTable {
   bool terminated = false;
   std::vector<Abbrev> abbrevs;  // in table order
   std::vector<AttrSpec> specs;
-  std::vector<uint32_t> byCode;  // dense code -> index (kNone); codes above its size use a scan
+  std::vector<uint32_t> byCode;  // dense code -> index (kNone)
+  std::map<uint64_t, uint32_t> bySparseCode;  // codes too large for byCode -> index (the first defined)
 
   const Abbrev* find(uint64_t code) const;
   std::span<const AttrSpec> specsOf(const Abbrev& a) const {
@@ -149,7 +153,7 @@ struct LocEntry {
 struct LocList {
   uint64_t offset = 0;
   uint8_t addressSize = 8;  // of the unit whose attribute names the list
-  std::vector<LocEntry> entries;  // the end-of-list entry included
+  std::span<const LocEntry> entries;  // the end-of-list entry included; into Dwarf::locEntries (or storage)
   bool terminated = false;
   uint64_t end = 0;  // one past the last complete entry
 };
@@ -160,8 +164,9 @@ bool isLocationAttribute(uint64_t attr);
 
 // Reads the list at `offset` of `.debug_loc`: pairs of address-sized values,
 // all-ones selecting a base address, 0,0 (not relocated) ending the list.
-// `terminated` is false when the section ends inside the list.
-LocList readLocList(const SectionImage& loc, uint64_t offset, uint8_t addressSize);
+// `terminated` is false when the section ends inside the list. The entries
+// are appended to `storage`; the list's span is valid until it grows.
+LocList readLocList(const SectionImage& loc, uint64_t offset, uint8_t addressSize, std::vector<LocEntry>& storage);
 
 struct DecodeOptions {
   // Location lists are decoded from every offset a DW_AT_location /
@@ -182,12 +187,22 @@ class Dwarf {
   std::span<const SectionImage> sections;  // every section of the module
 
   std::vector<AbbrevTable> abbrevTables;  // those units name first, then the rest; see tablesInOrder()
+  // Offset in .debug_abbrev -> index in abbrevTables.
+  std::map<uint64_t, uint32_t, work::CountingLess<work::abbrevTableLookup>> abbrevTableAtOffset;
   std::vector<Unit> units;
   std::vector<Die> dies;
   std::vector<AttrValue> attrs;
   std::vector<NameSet> pubnameSets;
   std::vector<ArangeSet> arangeSets;
   std::vector<LocList> locLists;  // sorted by offset
+  // Every .debug_loc entry decoded, each once, in the order read; lists are
+  // spans of it (a list that starts on an entry of an earlier list shares
+  // that list's tail instead of decoding it again). Shared, so that the
+  // lists of a copy of this Dwarf stay valid as long as either lives.
+  std::shared_ptr<const std::vector<LocEntry>> locEntries;
+  std::span<const LocEntry> allLocEntries() const {
+    return locEntries ? std::span<const LocEntry>(*locEntries) : std::span<const LocEntry>();
+  }
   Diagnostics diagnostics;
 
   std::span<const AttrValue> attributes(const Die& d) const {

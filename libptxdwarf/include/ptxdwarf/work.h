@@ -1,0 +1,45 @@
+// Work counters: how many basic steps each pass that could grow faster than
+// its input took, counted per thread. They exist for the scaling tests (the
+// same generated input at n and 4n must cost about 4x, not 16x): counting
+// steps instead of timing them makes those tests exact on a busy machine.
+// One increment of a thread-local integer per step; no effect on results.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace ptxdwarf::work {
+
+enum Pass : unsigned {
+  abbrevTableLookup,  // tables examined to find the one at an offset
+  locListEntries,     // .debug_loc entries decoded or visited
+  siblingScan,        // DIEs visited to find where a subtree ends
+  qualifiedName,      // scope names visited to build qualified names
+  nameIndexProbe,     // slots probed in the module's name index
+  sectionLookup,      // sections compared to find one by name
+  unitLookup,         // units examined to find the one at an offset
+  arangeMatch,        // DIEs and pc pairs examined to match aranges ranges
+  fileLookup,         // .file entries examined to find one by index
+  attachWalk,         // ancestors visited when a subtree is attached (cycle check)
+  kPassCount
+};
+
+inline thread_local std::array<uint64_t, kPassCount> counters{};
+
+inline void step(Pass p, uint64_t n = 1) { counters[p] += n; }
+
+// std::less that counts each comparison as a step of `P`: the work of a
+// sorted container's or a binary search's lookups, as it is done.
+template <Pass P>
+struct CountingLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    step(P);
+    return a < b;
+  }
+};
+inline void reset() { counters.fill(0); }
+inline uint64_t steps(Pass p) { return counters[p]; }
+
+}  // namespace ptxdwarf::work

@@ -1,0 +1,196 @@
+// Rules about what symbolic operands and names point at (issue 15: each is
+// something ptxas or llvm-dwarfdump rejects, or crashes on, that passed
+// check): string offsets, debug-section operands, name-table headers, type
+// cycles and labels defined inside sections.
+#include "operands.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
+
+namespace ptxdwarf::check::detail {
+
+using namespace dw;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string typeText(const read::Dwarf& d, const read::Die& die) {
+  std::string s(tagName(die.tag));
+  if (s.empty()) s = "tag " + hex(die.tag);
+  std::string_view n = d.name(die);
+  if (!n.empty()) s += " '" + std::string(n) + "'";
+  return s + " at " + hex(die.offset);
+}
+
+bool isDebugSectionName(std::string_view name) { return name.starts_with(".debug"); }
+
+}  // namespace
+
+void stringOffsets(const read::Dwarf& d, const Report& report) {
+  for (const read::Die& die : d.dies) {
+    if (die.isNull()) continue;
+    for (const read::AttrValue& v : d.attributes(die)) {
+      if (v.form != DW_FORM_strp) continue;
+      std::string what = std::string(attributeName(v.name)) + " (DW_FORM_strp)";
+      if (v.reloc && (v.reloc->symbol != ".debug_str" || v.reloc->isDifference())) {
+        report(d.info, v.offset, "string-offset",
+               what + " is " + v.reloc->expression() + ", not an offset into .debug_str", &die, {});
+        continue;
+      }
+      if (v.reloc && v.reloc->addend < 0) continue;  // section-operand reports `.debug_str-N`
+      const uint64_t at = v.reloc ? static_cast<uint64_t>(v.reloc->addend) : v.value;
+      if (!d.str) {
+        report(d.info, v.offset, "string-offset", what + " names .debug_str+" + std::to_string(at) +
+                                                      ", but the file has no .debug_str section", &die, {});
+        continue;
+      }
+      const auto bytes = d.str->data();
+      if (at >= bytes.size()) {
+        report(d.info, v.offset, "string-offset",
+               what + " offset " + std::to_string(at) + " is past the end of .debug_str (size " +
+                   std::to_string(bytes.size()) + ")", &die, {});
+        continue;
+      }
+      if (std::find(bytes.begin() + static_cast<ptrdiff_t>(at), bytes.end(), uint8_t{0}) == bytes.end())
+        report(d.info, v.offset, "string-offset",
+               what + " names the string at .debug_str+" + std::to_string(at) +
+                   ", which runs to the end of the section without a NUL", &die, {});
+    }
+  }
+}
+
+void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Report& report) {
+  // By name through a map: Module::section() scans, and a file may hold
+  // many sections and many operands.
+  std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> byName;
+  for (const SectionImage& s : m.sections) byName.try_emplace(s.name, &s);
+  for (const SectionImage& s : m.sections) {
+    if (!isDebugSectionName(s.name)) continue;
+    for (const Relocation& r : s.relocations) {
+      if (r.isDifference() || !isDebugSectionName(r.symbol)) continue;
+      // ptxas builds .debug_line from .file/.loc: naming it needs no block.
+      auto found = byName.find(r.symbol);
+      const SectionImage* target = found == byName.end() ? nullptr : found->second;
+      if (!target && r.symbol != ".debug_line") {
+        report(&s, r.offset, "section-operand",
+               "'" + r.expression() + "' names section " + std::string(r.symbol) +
+                   ", which this file does not define (ptxas accepts it without a word)",
+               nullptr, {});
+        continue;
+      }
+      if (r.addend < 0) {
+        report(&s, r.offset, "section-operand",
+               "'" + r.expression() + "' points before the start of " + std::string(r.symbol) +
+                   "; ptxas rejects a negative addend (`sym-N` is a syntax error)",
+               nullptr, {});
+      } else if (target && static_cast<uint64_t>(r.addend) > target->size()) {
+        report(&s, r.offset, "section-operand",
+               "'" + r.expression() + "' points past the end of " + std::string(r.symbol) + " (size " +
+                   std::to_string(target->size()) + ")",
+               nullptr, {});
+      }
+    }
+  }
+  // A name-table header's debug_info_offset is an offset into .debug_info:
+  // `.b32 .debug_pubnames` there reads as offset 0, the first unit, and
+  // passed every other rule.
+  for (const read::NameSet& set : d.pubnameSets)
+    if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+      report(d.pubnames, set.offset + 6, "pubnames-header",
+             "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info", nullptr, {});
+  for (const read::ArangeSet& set : d.arangeSets)
+    if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+      report(d.aranges, set.offset + 6, "aranges-header",
+             "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info", nullptr, {});
+}
+
+void typeCycles(const read::Dwarf& d, const Report& report) {
+  // Each DIE has at most one DW_AT_type: the references form a functional
+  // graph, and each cycle is found once by walking from every unvisited DIE
+  // and marking the walk (linear in the DIEs).
+  constexpr uint32_t kNoType = read::kNone;
+  std::vector<uint32_t> typeOf(d.dies.size(), kNoType);
+  for (size_t i = 0; i < d.dies.size(); ++i) {
+    const read::Die& die = d.dies[i];
+    if (die.isNull()) continue;
+    const read::AttrValue* t = d.attribute(die, DW_AT_type);
+    if (!t || !t->isReference()) continue;
+    if (const read::Die* target = d.dieAt(t->value)) typeOf[i] = static_cast<uint32_t>(target - d.dies.data());
+  }
+  enum : uint8_t { unseen, onWalk, done };
+  std::vector<uint8_t> state(d.dies.size(), unseen);
+  std::vector<uint32_t> walk;
+  for (size_t start = 0; start < d.dies.size(); ++start) {
+    walk.clear();
+    uint32_t i = static_cast<uint32_t>(start);
+    while (i != kNoType && state[i] == unseen) {
+      state[i] = onWalk;
+      walk.push_back(i);
+      i = typeOf[i];
+    }
+    if (i != kNoType && state[i] == onWalk) {
+      // The cycle is the walk from the first visit of `i` on; report it at
+      // its DIE of lowest offset, naming each DIE once.
+      auto first = std::find(walk.begin(), walk.end(), i);
+      std::vector<uint32_t> cycle(first, walk.end());
+      auto lowest = std::min_element(cycle.begin(), cycle.end());
+      std::rotate(cycle.begin(), lowest, cycle.end());
+      std::string chain;
+      for (uint32_t k : cycle) chain += typeText(d, d.dies[k]) + " -> ";
+      chain += "back to " + hex(d.dies[cycle.front()].offset);
+      const read::Die& at = d.dies[cycle.front()];
+      const read::AttrValue* t = d.attribute(at, DW_AT_type);
+      report(d.info, t ? t->offset : at.offset, "type-cycle",
+             "DW_AT_type loops: " + chain +
+                 " (no type contains or points to itself through DW_AT_type; llvm-dwarfdump 14 dies of SIGSEGV "
+                 "naming a pointer to itself)",
+             &at, {});
+    }
+    for (uint32_t k : walk) state[k] = done;
+  }
+}
+
+void sectionLabels(const ptx::Module& m, const Report& report) {
+  struct Defined {
+    std::string_view name;
+    const SectionImage* section;
+    const SectionLabel* label;
+  };
+  std::vector<Defined> all;
+  for (const SectionImage& s : m.sections)
+    for (const SectionLabel& l : s.labels) all.push_back({l.name, &s, &l});
+  std::stable_sort(all.begin(), all.end(), [](const Defined& a, const Defined& b) { return a.name < b.name; });
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Defined& x = all[i];
+    auto say = [&](std::string message) {
+      report(x.section, x.label->offset, "section-label", std::move(message), nullptr, x.label->loc);
+    };
+    if (i > 0 && all[i - 1].name == x.name) {
+      const SectionLabel& before = *all[i - 1].label;
+      say("label '" + std::string(x.name) + "' is defined twice (first in " + all[i - 1].section->name + " at line " +
+          std::to_string(before.loc.line) + "); ptxas rejects it (\"Duplicate definition of label\")");
+      continue;
+    }
+    std::string clash;
+    if (m.findFunction(x.name)) clash = "a function";
+    else if (m.findLabel(x.name)) clash = "a code label";
+    else if (m.findVariable(x.name)) clash = "a variable";
+    else if (m.findParameter(x.name)) clash = "a parameter";
+    if (!clash.empty())
+      say("label '" + std::string(x.name) + "' in " + x.section->name + " has the name of " + clash +
+          "; ptxas accepts it without a word, and an operand naming it could mean either");
+  }
+}
+
+}  // namespace ptxdwarf::check::detail

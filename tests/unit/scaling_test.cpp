@@ -1,0 +1,353 @@
+// Passes that used to grow quadratically with small hostile inputs (issue
+// 15). Each test builds the same input at n and at 4n and compares the work
+// counters (ptxdwarf/work.h) of the pass: a linear pass costs about 4x, a
+// quadratic one 16x. Counting steps instead of timing them keeps the tests
+// exact and fast on a busy machine.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "ptxdwarf/check/check.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/work.h"
+#include "ptxdwarf/write/reencode.h"
+
+using namespace ptxdwarf;
+
+namespace {
+
+constexpr const char* kHeader = ".version 7.5\n.target sm_75\n.address_size 64\n";
+
+// The steps `pass` took to read, decode and check the PTX `make(n)` returns.
+uint64_t stepsFor(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n) {
+  const std::string text = make(n);
+  work::reset();
+  ptx::ReadOptions options;
+  options.threads = 1;
+  ptx::ReadResult r = ptx::read(text, "scaling.ptx", options);
+  EXPECT_TRUE(r.ok()) << (r.diagnostics.items.empty() ? "" : r.diagnostics.items[0].message);
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  check::Options checkOptions;
+  checkOptions.threads = 1;
+  checkOptions.roundTrip = true;
+  check::run(r.module, dwarf, checkOptions);
+  return work::steps(pass);
+}
+
+// Four times the input may cost at most `limit` times the work (linear: 4;
+// n log n at these sizes: under 5; quadratic: 16).
+void expectLinear(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n, double limit = 6.0) {
+  const uint64_t small = stepsFor(pass, make, n), large = stepsFor(pass, make, 4 * n);
+  std::printf("steps at n = %zu: %llu, at 4n: %llu (x%.2f)\n", n, static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large), static_cast<double>(large) / static_cast<double>(small));
+  ASSERT_GT(small, 0u) << "the pass did not run";
+  EXPECT_LE(static_cast<double>(large), limit * static_cast<double>(small))
+      << "n: " << small << " steps, 4n: " << large << " steps";
+}
+
+// `.b8` lines of the bytes.
+std::string bytesLines(const std::vector<uint32_t>& bytes) {
+  std::string s;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    s += i % 16 == 0 ? (i ? "\n.b8 " : ".b8 ") : ", ";
+    s += std::to_string(bytes[i]);
+  }
+  return s + "\n";
+}
+
+// A .debug_info unit: length, version 2, abbreviation offset 0, address size 8, then `body` lines.
+std::string unit(size_t bodyBytes, const std::string& body) {
+  return ".section .debug_info {\n.b32 " + std::to_string(7 + bodyBytes) + "\n.b8 2, 0\n.b32 0\n.b8 8\n" + body +
+         "}\n";
+}
+
+// ---- .debug_abbrev of many empty tables ----
+
+std::string emptyAbbrevTables(size_t n) {
+  return std::string(kHeader) + ".section .debug_abbrev {\n" + bytesLines(std::vector<uint32_t>(n, 0)) + "}\n";
+}
+
+TEST(Scaling, ManyEmptyAbbreviationTables) {
+  expectLinear(work::abbrevTableLookup, emptyAbbrevTables, 4000);
+  std::string text = emptyAbbrevTables(100);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  EXPECT_EQ(d.abbrevTables.size(), 100u);
+}
+
+// ---- many location attributes pointing into one location list ----
+
+// One unit of n variables; variable i's DW_AT_location (data4) names entry i
+// of one list of n entries.
+std::string attributesIntoOneList(size_t n) {
+  std::string text = kHeader;
+  // 1: compile_unit, children; 2: variable, DW_AT_location data4.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 52, 0, 2, 6, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  constexpr size_t kEntry = 8 + 8 + 2 + 1;  // begin, end, length, DW_OP_lit0
+  for (size_t i = 0; i < n; ++i) body += ".b8 2\n.b32 " + std::to_string(i * kEntry) + "\n";
+  body += ".b8 0\n";
+  text += unit(1 + 5 * n + 1, body);
+  text += ".section .debug_loc {\n";
+  for (size_t i = 0; i < n; ++i) text += ".b64 " + std::to_string(i * 4) + ", " + std::to_string(i * 4 + 4) + "\n.b8 1, 0, 48\n";
+  text += ".b64 0, 0\n}\n";
+  return text;
+}
+
+TEST(Scaling, LocationAttributesIntoOneList) {
+  expectLinear(work::locListEntries, attributesIntoOneList, 500);
+  // Every attribute still finds its list, sharing the one list's tail.
+  std::string text = attributesIntoOneList(10);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  ASSERT_EQ(d.locLists.size(), 10u);
+  EXPECT_EQ(d.allLocEntries().size(), 11u);  // each entry decoded once
+  EXPECT_EQ(d.locLists[3].entries.size(), 8u);  // entries 3..9 and the end
+  EXPECT_EQ(d.locLists[3].entries.front().offset, 3u * 19);
+  EXPECT_TRUE(d.locLists[9].terminated);
+}
+
+// ---- DW_AT_sibling in a deep tree ----
+
+// n nested lexical blocks, each followed by a base type: the block's
+// DW_AT_sibling (correct) names that base type.
+size_t siblingOf(size_t k, size_t n) { return 12 + 5 * n + 2 * n - 1 - 2 * k; }
+
+std::string deepSiblings(size_t n) {
+  std::string text = kHeader;
+  // 1: compile_unit, children; 2: lexical_block, children, DW_AT_sibling ref4; 3: base_type.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 11, 1, 1, 19, 0, 0, 3, 36, 0, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t k = 0; k < n; ++k) body += ".b8 2\n.b32 " + std::to_string(siblingOf(k, n)) + "\n";
+  body += ".b8 0\n";                                                // closes the innermost block
+  for (size_t k = 1; k < n; ++k) body += ".b8 3, 0\n";              // a base type, then the NULL closing its block
+  body += ".b8 3, 0\n";                                             // block 0's sibling; the unit's NULL
+  return text + unit(7 * n + 2, body);
+}
+
+TEST(Scaling, SiblingsInADeepTree) {
+  expectLinear(work::siblingScan, deepSiblings, 1000);
+  std::string text = deepSiblings(50);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  Diagnostics diags = check::run(r.module, d, {});
+  for (const Diagnostic& x : diags.items) EXPECT_NE(x.rule, "sibling") << x.message;
+  // And a wrong one is still found.
+  std::string wrong = text;
+  const std::string right = ".b32 " + std::to_string(siblingOf(7, 50)) + "\n";
+  wrong.replace(wrong.find(right), right.size(), ".b32 " + std::to_string(siblingOf(6, 50)) + "\n");
+  r = ptx::read(wrong, "t.ptx");
+  d = read::decode(r.module.sections);
+  diags = check::run(r.module, d, {});
+  size_t siblingErrors = 0;
+  for (const Diagnostic& x : diags.items) siblingErrors += x.rule == "sibling";
+  EXPECT_EQ(siblingErrors, 1u);
+}
+
+// ---- qualified names per pubnames entry in deep namespaces ----
+
+// n nested namespaces "a", n variables "v" in the innermost, and a pubnames
+// entry "a::v" for each (wrong: the full name is a::a::...::v).
+std::string deepNamespaces(size_t n) {
+  std::string text = kHeader;
+  // 1: compile_unit, children; 2: namespace, children, name string; 3: variable, name string.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 57, 1, 3, 8, 0, 0, 3, 52, 0, 3, 8, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t k = 0; k < n; ++k) body += ".b8 2, 97, 0\n";
+  const size_t firstVariable = 12 + 3 * n;
+  for (size_t k = 0; k < n; ++k) body += ".b8 3, 118, 0\n";
+  body += bytesLines(std::vector<uint32_t>(n + 1, 0));
+  const size_t unitBytes = 1 + 3 * n + 3 * n + n + 1;
+  text += unit(unitBytes, body);
+  text += ".section .debug_pubnames {\n.b32 " + std::to_string(2 + 4 + 4 + n * (4 + 5) + 4) + "\n.b8 2, 0\n.b32 0\n.b32 " +
+          std::to_string(unitBytes + 11) + "\n";
+  for (size_t k = 0; k < n; ++k) text += ".b32 " + std::to_string(firstVariable + 3 * k) + "\n.b8 97, 58, 58, 118, 0\n";
+  return text + ".b32 0\n}\n";
+}
+
+TEST(Scaling, QualifiedNamesInDeepNamespaces) {
+  expectLinear(work::qualifiedName, deepNamespaces, 500);
+  // The right qualified name is accepted, the wrong one reported.
+  std::string text = deepNamespaces(2);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  size_t wrong = 0;
+  for (const Diagnostic& x : check::run(r.module, d, {}).items) wrong += x.rule == "pubnames-entry";
+  EXPECT_EQ(wrong, 2u);
+  size_t at = text.find(".b8 97, 58, 58, 118, 0");
+  text.replace(at, 22, ".b8 97, 58, 58, 97, 58, 58, 118, 0");  // a::a::v, 3 bytes longer
+  text.replace(text.find(".b32 " + std::to_string(2 + 4 + 4 + 2 * 9 + 4)), 7, ".b32 " + std::to_string(2 + 4 + 4 + 2 * 9 + 4 + 3));
+  r = ptx::read(text, "t.ptx");
+  d = read::decode(r.module.sections);
+  wrong = 0;
+  for (const Diagnostic& x : check::run(r.module, d, {}).items) wrong += x.rule == "pubnames-entry";
+  EXPECT_EQ(wrong, 1u);
+}
+
+// ---- pubnames sets x units ----
+
+// n units of a bare compile_unit, and a pubnames set (no entries) for each.
+std::string setsPerUnit(size_t n) {
+  std::string text = kHeader;
+  text += ".section .debug_abbrev {\n.b8 1, 17, 0, 0, 0, 0\n}\n.section .debug_info {\n";
+  for (size_t i = 0; i < n; ++i) text += ".b32 8\n.b8 2, 0\n.b32 0\n.b8 8, 1\n";
+  text += "}\n.section .debug_pubnames {\n";
+  for (size_t i = 0; i < n; ++i) text += ".b32 14\n.b8 2, 0\n.b32 " + std::to_string(12 * i) + ", 12, 0\n";
+  return text + "}\n";
+}
+
+TEST(Scaling, PubnamesSetsTimesUnits) { expectLinear(work::unitLookup, setsPerUnit, 1000); }
+
+// ---- the name index, flooded with chosen collisions ----
+
+// The index's old hash (FNV-1a and murmur3's finalizer, no key): anyone could
+// compute names that share their low bits.
+uint32_t oldHash(std::string_view name) {
+  uint32_t h = 2166136261u;
+  for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// A module of n labels whose old hashes all land in slot 0 of the index.
+ptx::Module collidingLabels(size_t n) {
+  size_t capacity = 16;
+  while (capacity < 2 * n) capacity *= 2;
+  ptx::Module m;
+  for (uint64_t i = 0; m.labels.size() < n; ++i) {
+    std::string name = "$L__" + std::to_string(i);
+    if ((oldHash(name) & (capacity - 1)) == 0) m.labels.push_back({name, -1, {}});
+  }
+  return m;
+}
+
+TEST(Scaling, NameIndexFloodedWithChosenCollisions) {
+  auto probes = [](size_t n) {
+    ptx::Module m = collidingLabels(n);
+    work::reset();
+    m.reindex();
+    for (const ptx::Label& l : m.labels) EXPECT_NE(m.findLabel(l.name), nullptr);
+    return work::steps(work::nameIndexProbe);
+  };
+  const uint64_t small = probes(500), large = probes(2000);
+  std::printf("probes at n = 500: %llu, at 4n: %llu\n", static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large));
+  EXPECT_LE(large, 5 * small) << "n: " << small << " probes, 4n: " << large;
+  EXPECT_LE(large, 2000u * 2 * 8) << "more than 8 probes a name on average";
+}
+
+
+// ---- many distinct section names ----
+
+std::string manySections(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 0; i < n; ++i) text += ".section .debug_s" + std::to_string(i) + " {\n.b8 1\n}\n";
+  return text;
+}
+
+TEST(Scaling, ManyDistinctSectionNames) { expectLinear(work::sectionLookup, manySections, 1000); }
+
+// ---- aranges ranges x DIEs ----
+
+// n subprograms f<i>..e<i>, and an aranges set with a range for each.
+std::string rangesPerDie(size_t n) {
+  std::string text = kHeader;
+  // 1: compile_unit, children; 2: subprogram, low_pc addr, high_pc addr.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 0, 17, 1, 18, 1, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t i = 0; i < n; ++i) body += ".b8 2\n.b64 f" + std::to_string(i) + ", e" + std::to_string(i) + "\n";
+  body += ".b8 0\n";
+  text += unit(1 + 17 * n + 1, body);
+  text += ".section .debug_aranges {\n.b32 " + std::to_string(28 + 16 * n) + "\n.b8 2, 0\n.b32 0\n.b8 8, 0, 0, 0, 0, 0\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text += ".b64 f" + k + ", e" + k + "-f" + k + "\n";
+  }
+  return text + ".b64 0, 0\n}\n";
+}
+
+TEST(Scaling, ArangesRangesTimesDies) {
+  expectLinear(work::arangeMatch, rangesPerDie, 1000);
+  std::string text = rangesPerDie(3);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  ASSERT_EQ(d.arangeSets.size(), 1u);
+  ASSERT_EQ(d.arangeSets[0].ranges.size(), 3u);
+  for (const Diagnostic& x : check::run(r.module, d, {}).items) EXPECT_NE(x.rule, "aranges-range") << x.message;
+}
+
+// ---- duplicate .extern declarations ----
+
+// n `.extern .func foo();` and n subprograms whose linkage name is foo.
+std::string duplicateExterns(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 0; i < n; ++i) text += ".extern .func foo();\n";
+  // 1: compile_unit, children; 2: subprogram, linkage_name string, low_pc addr.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 0, 110, 8, 17, 1, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t i = 0; i < n; ++i) body += ".b8 2, 102, 111, 111, 0\n.b64 0\n";
+  body += ".b8 0\n";
+  return text + unit(1 + 13 * n + 1, body);
+}
+
+TEST(Scaling, DuplicateExternDeclarations) {
+  expectLinear(work::nameIndexProbe, duplicateExterns, 1000);
+  std::string text = duplicateExterns(3);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_EQ(r.module.functions.size(), 3u);
+  EXPECT_EQ(r.module.findFunction("foo"), &r.module.functions[0]);  // the first declaration
+}
+
+// ---- .file entries x DW_AT_decl_file ----
+
+std::string filesPerAttribute(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 1; i <= n; ++i) text += ".file " + std::to_string(i) + " \"f" + std::to_string(i) + ".cu\"\n";
+  // 1: compile_unit, children; 2: variable, decl_file data4.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 52, 0, 58, 6, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  for (size_t i = 1; i <= n; ++i) body += ".b8 2\n.b32 " + std::to_string(n + 1 - i) + "\n";
+  body += ".b8 0\n";
+  return text + unit(1 + 5 * n + 1, body);
+}
+
+TEST(Scaling, FilesTimesDeclFileAttributes) {
+  expectLinear(work::fileLookup, filesPerAttribute, 1000);
+  std::string text = filesPerAttribute(3);
+  text.replace(text.find(".b32 3\n"), 7, ".b32 4\n");  // no .file 4
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf d = read::decode(r.module.sections);
+  size_t missing = 0;
+  for (const Diagnostic& x : check::run(r.module, d, {}).items) missing += x.rule == "decl-file";
+  EXPECT_EQ(missing, 1u);
+}
+
+// ---- re-encoding a deep tree ----
+
+TEST(Scaling, ReencodingADeepTree) {
+  auto attachSteps = [](size_t n) {
+    std::string text = deepSiblings(n);
+    ptx::ReadResult r = ptx::read(text, "t.ptx");
+    read::Dwarf d = read::decode(r.module.sections);
+    work::reset();
+    Diagnostics diags;
+    std::vector<SectionImage> images = write::encodeCanonical(d, diags);
+    EXPECT_FALSE(images.empty());
+    return work::steps(work::attachWalk);
+  };
+  const uint64_t small = attachSteps(1000), large = attachSteps(4000);
+  std::printf("attach steps at n = 1000: %llu, at 4n: %llu\n", static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large));
+  ASSERT_GT(small, 0u);
+  EXPECT_LE(large, 5 * small) << "n: " << small << " steps, 4n: " << large;
+}
+
+}  // namespace
