@@ -31,11 +31,9 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
     out += a.ptx;
     return kOk;
   }
-  std::FILE* f = std::fopen(request.output.c_str(), "wb");
-  bool ok = f && std::fwrite(a.ptx.data(), 1, a.ptx.size(), f) == a.ptx.size();
-  if (f && std::fclose(f) != 0) ok = false;
-  if (!ok) {
-    err += request.output + ": error: cannot write: " + std::strerror(errno) + "\n";
+  // Whole or not at all: `annotate x.ptx -o x.ptx` that fails keeps x.ptx.
+  if (std::string error; !writeFileReplacing(request.output, a.ptx, error)) {
+    err += request.output + ": error: cannot write: " + error + "\n";
     return kUnreadable;
   }
   return kOk;

@@ -69,6 +69,19 @@ TEST(HostileOutput, ReformatOverItsInputPastAFileSizeLimitKeepsTheInput) {
   EXPECT_EQ(dir.names(), std::vector<std::string>{"x.ptx"}) << "a temporary file was left behind";
 }
 
+// The same for annotate: its output is several times its input.
+TEST(HostileOutput, AnnotateOverItsInputPastAFileSizeLimitKeepsTheInput) {
+  TempDir dir("annotate");
+  const std::string input = dir.file("k.ptx");
+  const std::string kernel = *readFile(std::string(PTXDWARF_FIXTURES) + "/annotate/dsl.ptx");
+  ASSERT_TRUE(writeFile(input, kernel));
+  CommandResult r = shell("ulimit -f 4; \"$PTXDUMP\" annotate '" + input + "' --rename-registers -o '" + input + "'");
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find(input + ": error: cannot write: File too large\n"), std::string::npos) << r.err;
+  EXPECT_EQ(readFile(input), kernel) << "the input was cut short";
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"k.ptx"}) << "a temporary file was left behind";
+}
+
 TEST(HostileOutput, ExistingTargetsSurviveAFailedWrite) {
   TempDir dir("target");
   const std::string target = dir.file("out.bin");
@@ -114,7 +127,9 @@ TEST(HostileOutput, EveryCommandFailsOnAFullStdout) {
   const std::string f = "'" + kChapter6 + "'";
   for (const std::string& command : std::vector<std::string>{"reformat " + f, "dump " + f, "dump --format json " + f, "dump --all " + f,
         "extract " + f + " --section .debug_info -o -", "extract " + f + " --section .debug_info --relocs",
-        "check " + f, "diff " + f + " " + f, std::string("--help")}) {
+        "check " + f, "diff " + f + " " + f, std::string("--help"), "dump --debug-line " + f,
+        "dump --format json-lines --all " + f, "dump --statistics " + f, "lookup " + f + " --at _Z4testPi",
+        "types " + f, "annotate '" + std::string(PTXDWARF_FIXTURES) + "/annotate/dsl.ptx'"}) {
     CommandResult r = shell("\"$PTXDUMP\" " + command + " > /dev/full");
     EXPECT_EQ(r.exitCode, 2) << command;
     EXPECT_NE(r.err.find("ptxdump: error: cannot write to standard output: No space left on device"),
