@@ -22,7 +22,7 @@ namespace ptxdwarf::ptx {
 struct LineFile {
   unsigned index = 0;           // the `.file` number
   uint32_t directory = 0;       // into LineTable::includeDirectories, 1-based; 0 for none
-  std::string name;
+  std::string name = {};
   uint64_t modificationTime = 0;  // from `.file`; ptxas fills in the file system's when absent
   uint64_t length = 0;
   uint32_t entry = 0;           // index into Module::files
@@ -37,13 +37,13 @@ struct LineRow {
 };
 
 struct LineTable {
-  std::vector<std::string> includeDirectories;  // includeDirectories[0] is directory 1
-  std::vector<LineFile> files;                  // by `.file` index, each index once (its first entry)
-  std::vector<LineRow> rows;
+  std::vector<std::string> includeDirectories = {};  // includeDirectories[0] is directory 1
+  std::vector<LineFile> files = {};                  // by `.file` index, each index once (its first entry)
+  std::vector<LineRow> rows = {};
   // Module::locFunctionNames[i] resolved: the string its label starts in
   // `.debug_str`, or nullopt when the label is not defined there or does not
   // start a NUL-terminated string.
-  std::vector<std::optional<std::string>> functionNames;
+  std::vector<std::optional<std::string>> functionNames = {};
 
   const LineFile* file(unsigned index) const;
   // The row and its callers, innermost first: [row, caller, caller's caller, ...].

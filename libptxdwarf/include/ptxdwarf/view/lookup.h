@@ -18,18 +18,18 @@ namespace ptxdwarf::view {
 
 struct ScopeInfo {
   uint16_t tag = 0;
-  std::string name;          // through abstract_origin for inlined subroutines; empty for blocks
+  std::string name = {};          // through abstract_origin for inlined subroutines; empty for blocks
   uint64_t die = 0;          // DIE offset
   // Inlined subroutines: the call site, as DW_AT_call_file/call_line give it.
-  std::string callFile;
+  std::string callFile = {};
   uint64_t callLine = 0;
 };
 
 struct VariableInfo {
-  std::string name;
+  std::string name = {};
   bool parameter = false;
-  std::string type;          // the C spelling ("int *", "geo::Vec3")
-  std::string location;      // in PTX terms at the place: "%r5", "_Z4testPi_param_0", "__local_depot0+8", ...
+  std::string type = {};          // the C spelling ("int *", "geo::Vec3")
+  std::string location = {};      // in PTX terms at the place: "%r5", "_Z4testPi_param_0", "__local_depot0+8", ...
   bool available = true;     // false: no location covers the place (optimized out there)
   uint64_t addressClass = 0;  // DW_AT_address_class, 0 when absent
   uint64_t declLine = 0;
@@ -39,16 +39,16 @@ struct VariableInfo {
 // One place the question matched: a function and the PTX instructions there
 // that share one innermost scope.
 struct Match {
-  std::string function;                  // the PTX function
-  std::vector<uint32_t> ptxLines;        // of those instructions
-  std::vector<uint32_t> instructions;    // indices into Module::instructions
-  std::vector<ScopeInfo> scopes;         // innermost first, up to the subprogram
-  std::vector<VariableInfo> variables;   // visible at the first of the instructions
+  std::string function = {};                  // the PTX function
+  std::vector<uint32_t> ptxLines = {};        // of those instructions
+  std::vector<uint32_t> instructions = {};    // indices into Module::instructions
+  std::vector<ScopeInfo> scopes = {};         // innermost first, up to the subprogram
+  std::vector<VariableInfo> variables = {};   // visible at the first of the instructions
 };
 
 struct LookupResult {
-  std::vector<Match> matches;
-  std::string error;  // why nothing matched, when nothing did
+  std::vector<Match> matches = {};
+  std::string error = {};  // why nothing matched, when nothing did
 };
 
 // WHERE: `SOURCE:LINE` (a source path or any suffix of it at a '/'), `ptx:LINE`

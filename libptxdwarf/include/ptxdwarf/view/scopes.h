@@ -20,7 +20,7 @@ struct Scope {
   uint32_t parent = kNoScope;      // the enclosing scope, kNoScope for a subprogram
   int32_t function = -1;           // the PTX function its code is in
   uint32_t begin = 0, end = 0;     // [begin, end) into Module::instructions
-  std::vector<uint32_t> declarations;  // DIE indices of its DW_TAG_formal_parameter/variable children
+  std::vector<uint32_t> declarations = {};  // DIE indices of its DW_TAG_formal_parameter/variable children
 };
 
 class ScopeTree {

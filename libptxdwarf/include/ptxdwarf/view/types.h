@@ -18,8 +18,8 @@ enum class TypeKind : uint8_t { structure, class_, union_, enumeration, typedef_
 std::string_view typeKindName(TypeKind k);  // "struct", "class", "union", "enum", "typedef", "array", "pointer"
 
 struct MemberLayout {
-  std::string name;     // empty for an unnamed member
-  std::string type;     // the member type's C name ("float[3]", "geo::Vec3")
+  std::string name = {};     // empty for an unnamed member
+  std::string type = {};     // the member type's C name ("float[3]", "geo::Vec3")
   uint64_t offset = 0;  // bytes from the start of the enclosing type (a bit field's storage unit)
   uint64_t size = 0;    // bytes (a bit field: its storage unit)
   bool sizeKnown = true;
@@ -39,22 +39,22 @@ struct MemberLayout {
 };
 
 struct Enumerator {
-  std::string name;
+  std::string name = {};
   int64_t value = 0;
 };
 
 struct TypeLayout {
   TypeKind kind = TypeKind::structure;
-  std::string name;  // qualified C++ name: "geo::inner::Box", "Pair<int, float>", "int *"
+  std::string name = {};  // qualified C++ name: "geo::inner::Box", "Pair<int, float>", "int *"
   uint64_t size = 0;
   bool sizeKnown = false;
   uint64_t die = 0;                      // offset of the type's DIE
-  std::vector<MemberLayout> members;     // structs, classes, unions: bases and data members, in order
+  std::vector<MemberLayout> members = {};     // structs, classes, unions: bases and data members, in order
   uint64_t paddingBits = 0;              // after the last member, up to `size`
-  std::vector<Enumerator> enumerators;   // enums
-  std::string target;                    // typedef: the type named; array: the element type; pointer: the pointee
-  std::optional<uint64_t> addressClass;  // DW_AT_address_class (pointers, as nvcc writes it)
-  std::vector<uint64_t> dimensions;      // arrays: element counts, outermost first (0: unknown)
+  std::vector<Enumerator> enumerators = {};   // enums
+  std::string target = {};                    // typedef: the type named; array: the element type; pointer: the pointee
+  std::optional<uint64_t> addressClass = {};  // DW_AT_address_class (pointers, as nvcc writes it)
+  std::vector<uint64_t> dimensions = {};      // arrays: element counts, outermost first (0: unknown)
 };
 
 // Every type of those kinds, in DIE order, declarations left out.

@@ -34,7 +34,7 @@ namespace ptxdwarf::write {
 struct AnnotateOptions {
   // The path `.file 1` names and the compile unit's name: the input as the
   // user gave it (empty: the module's filename).
-  std::string sourceName;
+  std::string sourceName = {};
   // For PTX that has `.file`/`.loc` already (a -lineinfo build): keep them and
   // add only the DWARF. Without it such a file is refused.
   bool keepLines = false;
@@ -61,9 +61,9 @@ struct AnnotateStats {
 };
 
 struct Annotated {
-  std::string ptx;          // empty when the file was refused (see diagnostics)
-  Diagnostics diagnostics;  // errors that refused it; warnings (long register names)
-  AnnotateStats stats;
+  std::string ptx = {};          // empty when the file was refused (see diagnostics)
+  Diagnostics diagnostics = {};  // errors that refused it; warnings (long register names)
+  AnnotateStats stats = {};
   bool written() const { return !ptx.empty(); }
 };
 

@@ -33,9 +33,9 @@ namespace ptxdwarf::write {
 // line table's mod_time/length (it reads them from the file system when the
 // PTX gives none).
 struct SourceFile {
-  std::string path;
-  std::optional<uint64_t> timestamp;
-  std::optional<uint64_t> size;
+  std::string path = {};
+  std::optional<uint64_t> timestamp = {};
+  std::optional<uint64_t> size = {};
 };
 
 // Interns paths: the same path always gets the same id, ids count from 1 in
@@ -99,8 +99,8 @@ struct SourcePos {
 // nvcc and LLVM write the mangled name) was inlined at `callSite`, a position
 // in the function one level out.
 struct InlinedCall {
-  std::string function;
-  SourcePos callSite;
+  std::string function = {};
+  SourcePos callSite = {};
 };
 
 struct LineOptions {

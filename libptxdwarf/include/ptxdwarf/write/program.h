@@ -46,19 +46,19 @@ struct ProgramOptions {
 
 struct AssembleOptions {
   Style style = Style::packed;
-  EncodeOptions encode;
+  EncodeOptions encode = {};
   // Reads the result back (ptx::read, read::decode) and runs check::run on it;
   // its findings are added to Assembled::diagnostics.
   bool check = false;
-  check::Options checkOptions;
+  check::Options checkOptions = {};
   std::string filename = "<assembled>";  // names the text in the check's diagnostics
 };
 
 struct Assembled {
   // The module; empty when it could not be assembled (diagnostics say why).
-  std::string ptx;
+  std::string ptx = {};
   // Errors that stopped assembly, else what AssembleOptions::check found.
-  Diagnostics diagnostics;
+  Diagnostics diagnostics = {};
   bool written() const { return !ptx.empty(); }
 };
 
