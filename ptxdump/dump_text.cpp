@@ -256,23 +256,6 @@ bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset,
 
 namespace {
 
-bool isUnsignedConstantForm(uint16_t form) {
-  switch (form) {
-    case dw::DW_FORM_data1:
-    case dw::DW_FORM_data2:
-    case dw::DW_FORM_data4:
-    case dw::DW_FORM_data8:
-    case dw::DW_FORM_udata:
-    case dw::DW_FORM_flag:
-    case dw::DW_FORM_flag_present:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool isConstantForm(uint16_t form) { return isUnsignedConstantForm(form) || form == dw::DW_FORM_sdata; }
-
 bool isSectionOffsetForm(uint16_t form) {
   return form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8 || form == dw::DW_FORM_sec_offset ||
          form == dw::DW_FORM_strp;
@@ -701,7 +684,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   const Unit& unit = dwarf_.unitOf(die);
   bool named = false;
   if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
-    if (isUnsignedConstantForm(v.form) && !v.reloc) {
+    if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
       size_t mark = out.size();
       out += '"';
       if (fileName(out, unit, v.value)) {
@@ -711,7 +694,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
         out.resize(mark);
       }
     }
-  } else if (isUnsignedConstantForm(v.form) && !v.reloc) {
+  } else if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
     std::string_view n = dw::attributeValueName(v.name, v.value);
     if (!n.empty()) {
       out += n;
@@ -720,7 +703,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   }
   if (named) {
     // nothing more
-  } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && isConstantForm(v.form) && !v.reloc) {
+  } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && dw::isConstantForm(v.form) && !v.reloc) {
     if (v.form == dw::DW_FORM_sdata)
       appendSigned(out, v.svalue);
     else
@@ -728,7 +711,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
              v.value == tombstone(unit.addressSize)) {
     out += "dead code";
-  } else if (v.name == dw::DW_AT_high_pc && isUnsignedConstantForm(v.form) && !v.reloc) {
+  } else if (v.name == dw::DW_AT_high_pc && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
     const AttrValue* low = dwarf_.attribute(die, dw::DW_AT_low_pc);
     if (low && isAddressForm(low->form) && (low->reloc || low->value != tombstone(unit.addressSize))) {
       BaseAddress b{true, low->value, low->reloc};
@@ -742,7 +725,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     expression(out, v.block, dwarf_.info, v.value, unit.addressSize);
   } else {
     formValue(out, dwarf_, unit, v);
-    if (v.name == dw::DW_AT_address_class && isUnsignedConstantForm(v.form) && !v.reloc) {
+    if (v.name == dw::DW_AT_address_class && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
       std::string_view cls = ptxdwarf::cuda::addressClassName(v.value);
       if (!cls.empty()) {
         out += ' ';

@@ -99,6 +99,14 @@ enum Defaulted : uint8_t {
 #include "ptxdwarf/dwarf.def"
 };
 
+// Form classes as llvm-dwarfdump's printer uses them: the unsigned constants
+// (dataN, udata and the flags), and those with sdata.
+constexpr bool isUnsignedConstantForm(uint16_t form) {
+  return form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 || form == DW_FORM_data8 ||
+         form == DW_FORM_udata || form == DW_FORM_flag || form == DW_FORM_flag_present;
+}
+constexpr bool isConstantForm(uint16_t form) { return isUnsignedConstantForm(form) || form == DW_FORM_sdata; }
+
 // The byte after an abbreviation's tag.
 enum Children : uint8_t { DW_CHILDREN_no = 0x00, DW_CHILDREN_yes = 0x01 };
 

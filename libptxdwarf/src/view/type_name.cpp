@@ -31,23 +31,6 @@ void appendHexDigits(std::string& out, uint64_t v, int width) {
   while (n) out += buf[--n];
 }
 
-bool isUnsignedConstantForm(uint16_t form) {
-  switch (form) {
-    case dw::DW_FORM_data1:
-    case dw::DW_FORM_data2:
-    case dw::DW_FORM_data4:
-    case dw::DW_FORM_data8:
-    case dw::DW_FORM_udata:
-    case dw::DW_FORM_flag:
-    case dw::DW_FORM_flag_present:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool isConstantForm(uint16_t form) { return isUnsignedConstantForm(form) || form == dw::DW_FORM_sdata; }
-
 // LLVM 14's LanguageLowerBound (Dwarf.def): the default array lower bound.
 std::optional<unsigned> languageLowerBound(uint64_t lang) {
   switch (lang) {
@@ -141,11 +124,11 @@ class TypePrinter {
   }
 
   static std::optional<uint64_t> unsignedConstant(const AttrValue* v) {
-    if (!v || !isUnsignedConstantForm(v->form)) return std::nullopt;
+    if (!v || !dw::isUnsignedConstantForm(v->form)) return std::nullopt;
     return v->value;
   }
   static std::optional<int64_t> signedConstant(const AttrValue* v) {
-    if (!v || !isConstantForm(v->form)) return std::nullopt;
+    if (!v || !dw::isConstantForm(v->form)) return std::nullopt;
     switch (v->form) {
       case dw::DW_FORM_data4:
         return static_cast<int32_t>(v->value);
