@@ -81,7 +81,8 @@ uint32_t hashName(std::string_view name) {
     h = mix(h ^ word, key[1]);
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, name.data() + i, name.size() - i);
+  // An empty view may have a null data(): memcpy must not see it, even for 0 bytes.
+  if (i < name.size()) std::memcpy(&tail, name.data() + i, name.size() - i);
   h = mix(h ^ tail, key[1]);
   h = mix(h ^ key[0], key[1] ^ 0x9e3779b97f4a7c15ull);
   return static_cast<uint32_t>(h ^ (h >> 32));
