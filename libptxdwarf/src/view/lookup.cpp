@@ -8,6 +8,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/lines.h"
 #include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
 
 namespace ptxdwarf::view {
@@ -176,7 +177,7 @@ class Lookup {
       const Die& die = d_.dies[scopes_.scopes()[s].die];
       ScopeInfo info;
       info.tag = die.tag;
-      info.name = std::string(stringValue(attributeThroughOrigin(d_, die, dw::DW_AT_name)));
+      info.name = std::string(stringValue(findRecursively(d_, die, {dw::DW_AT_name})));
       info.die = die.offset;
       if (die.tag == dw::DW_TAG_inlined_subroutine) {
         if (auto file = constant(d_.attribute(die, dw::DW_AT_call_file)); file && *file <= UINT32_MAX)
@@ -191,7 +192,7 @@ class Lookup {
         const Die& die = d_.dies[decl];
         VariableInfo v = variable(die, instruction);
         // C++: a name is visible from its declaration on (in the same file).
-        auto file = constant(attributeThroughOrigin(d_, die, dw::DW_AT_decl_file));
+        auto file = constant(findRecursively(d_, die, {dw::DW_AT_decl_file}));
         if (here && file && *file == here->file && v.declLine > here->line) continue;
         match.variables.push_back(std::move(v));
       }
@@ -202,12 +203,12 @@ class Lookup {
 
   VariableInfo variable(const Die& die, uint32_t instruction) const {
     VariableInfo v;
-    v.name = std::string(stringValue(attributeThroughOrigin(d_, die, dw::DW_AT_name)));
+    v.name = std::string(stringValue(findRecursively(d_, die, {dw::DW_AT_name})));
     v.parameter = die.tag == dw::DW_TAG_formal_parameter;
     v.die = die.offset;
-    v.declLine = constant(attributeThroughOrigin(d_, die, dw::DW_AT_decl_line)).value_or(0);
-    v.addressClass = constant(attributeThroughOrigin(d_, die, dw::DW_AT_address_class)).value_or(0);
-    if (const AttrValue* t = attributeThroughOrigin(d_, die, dw::DW_AT_type); t && t->isReference())
+    v.declLine = constant(findRecursively(d_, die, {dw::DW_AT_decl_line})).value_or(0);
+    v.addressClass = constant(findRecursively(d_, die, {dw::DW_AT_address_class})).value_or(0);
+    if (const AttrValue* t = findRecursively(d_, die, {dw::DW_AT_type}); t && t->isReference())
       v.type = typeName(d_, d_.dieAt(t->value));
     else
       v.type = "void";

@@ -16,17 +16,6 @@ bool isDeclarationTag(uint16_t tag) { return tag == dw::DW_TAG_formal_parameter 
 
 }  // namespace
 
-const read::AttrValue* attributeThroughOrigin(const read::Dwarf& dwarf, const read::Die& die, uint16_t name) {
-  const read::Die* d = &die;
-  for (int hop = 0; d && hop < 4; ++hop) {  // origin of a specification, and no further
-    if (const read::AttrValue* v = dwarf.attribute(*d, name)) return v;
-    const read::AttrValue* next = dwarf.attribute(*d, dw::DW_AT_abstract_origin);
-    if (!next) next = dwarf.attribute(*d, dw::DW_AT_specification);
-    d = next && next->isReference() ? dwarf.dieAt(next->value) : nullptr;
-  }
-  return nullptr;
-}
-
 // low_pc/high_pc labels -> [begin, end) of instructions of one function.
 bool ScopeTree::rangeOf(const read::Die& die, uint32_t& begin, uint32_t& end, int32_t& function) const {
   const read::AttrValue* lo = dwarf_.attribute(die, dw::DW_AT_low_pc);

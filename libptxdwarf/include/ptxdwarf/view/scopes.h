@@ -43,8 +43,4 @@ class ScopeTree {
   std::vector<std::vector<uint32_t>> byFunction_;  // scope indices per PTX function
 };
 
-// The DIE that holds a declaration's name, type and decl position: itself,
-// or what its DW_AT_abstract_origin / DW_AT_specification names.
-const read::AttrValue* attributeThroughOrigin(const read::Dwarf& dwarf, const read::Die& die, uint16_t name);
-
 }  // namespace ptxdwarf::view
