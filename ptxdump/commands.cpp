@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/threads.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
 #include "view_format.h"
@@ -341,6 +342,7 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
     err += path + ": error: cannot read file: " + error + "\n";
     return std::nullopt;
   }
+  if (threads == 0) threads = ptxdwarf::usableThreads();
   ptx::ReadOptions options;
   options.threads = threads;
   options.index = false;  // built below, while the sections decode
@@ -537,7 +539,7 @@ int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
   std::vector<CheckResult> results(request.files.size());
   std::atomic<size_t> next{0};
   unsigned jobs = std::max(1u, std::min<unsigned>(request.jobs, static_cast<unsigned>(request.files.size())));
-  unsigned readThreads = std::max(1u, std::thread::hardware_concurrency() / jobs);
+  unsigned readThreads = std::max(1u, ptxdwarf::usableThreads() / jobs);
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < request.files.size();)
       results[i] = checkOne(request.files[i], request, readThreads);

@@ -67,7 +67,7 @@ struct LoadedFile {
 // to `err` and returns nullopt. Unless `keepText`, the text's pages are
 // released as the reader passes them (commands that do not look at the text
 // again need only a few megabytes of it in memory at a time). A large file is
-// read on up to `threads` threads (0: one per hardware thread).
+// read on up to `threads` threads (0: one per CPU this process may run on).
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText = false,
                                    unsigned threads = 0);
 // The largest file ptxdump reads (the whole file is held in memory).

@@ -341,17 +341,17 @@ struct Side {
       return;
     }
     if (detail::Renderer::isLocationExpr(v)) {
-      renderer.expression(out, v.block, d.info, v.value, unit.addressSize);
+      renderer.expression(out, v.block(), d.info, v.value, unit.addressSize);
       return;
     }
     if (v.form == dw::DW_FORM_string || v.form == dw::DW_FORM_strp) {
-      if (v.form == dw::DW_FORM_strp && v.string.empty() && v.reloc &&
+      if (v.form == dw::DW_FORM_strp && v.string().empty() && v.reloc &&
           (v.reloc->symbol != ".debug_str" || v.reloc->isDifference())) {
         detail::appendReloc(out, *v.reloc);
         return;
       }
       out += '"';
-      detail::appendEscaped(out, v.string);
+      detail::appendEscaped(out, v.string());
       out += '"';
       return;
     }
@@ -370,7 +370,7 @@ struct Side {
         detail::appendHex(out, v.value, unit.addressSize * 2);
         return;
       case dw::DW_FORM_sdata:
-        detail::appendSigned(out, v.svalue);
+        detail::appendSigned(out, v.svalue());
         return;
       case dw::DW_FORM_exprloc:
       case dw::DW_FORM_block:
@@ -378,11 +378,11 @@ struct Side {
       case dw::DW_FORM_block2:
       case dw::DW_FORM_block4: {
         out += '<';
-        for (size_t i = 0; i < v.block.size(); ++i) {
+        for (size_t i = 0; i < v.block().size(); ++i) {
           if (i) out += ' ';
           static constexpr char hex[] = "0123456789abcdef";
-          out += hex[v.block[i] >> 4];
-          out += hex[v.block[i] & 15];
+          out += hex[v.block()[i] >> 4];
+          out += hex[v.block()[i] & 15];
         }
         out += '>';
         return;

@@ -253,15 +253,15 @@ class JsonDumper {
     num("offset", v.offset);
     if (v.isString()) {
       out_ += ',';
-      str("value", v.string);
+      str("value", v.string());
     } else if (v.isBlock()) {
       out_ += ',';
       key("bytes");
-      hexBytes(v.block);
+      hexBytes(v.block());
     } else if (v.form == dw::DW_FORM_sdata) {
       out_ += ',';
       key("value");
-      appendSigned(out_, v.svalue);
+      appendSigned(out_, v.svalue());
     } else {
       out_ += ',';
       num("value", v.value);
@@ -309,7 +309,7 @@ class JsonDumper {
       out_ += '}';
     } else if (Renderer::isLocationExpr(v)) {
       out_ += ',';
-      ops(v.block, d_.info, v.value, unit.addressSize, true);
+      ops(v.block(), d_.info, v.value, unit.addressSize, true);
     }
     out_ += '}';
   }

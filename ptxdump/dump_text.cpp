@@ -339,7 +339,7 @@ bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) cons
     return true;
   }
   std::string path;
-  if (const AttrValue* dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString()) path.assign(dir->string);
+  if (const AttrValue* dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString()) path.assign(dir->string());
   pathAppend(path, f->path);
   out += path;
   return true;
@@ -588,7 +588,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       break;
     case dw::DW_FORM_string:
       out += '"';
-      appendEscaped(out, v.string);
+      appendEscaped(out, v.string());
       out += '"';
       break;
     case dw::DW_FORM_exprloc:
@@ -596,22 +596,22 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
     case dw::DW_FORM_block1:
     case dw::DW_FORM_block2:
     case dw::DW_FORM_block4:
-      if (!v.block.empty()) {
+      if (!v.block().empty()) {
         out += "<";
         int width = v.form == dw::DW_FORM_block1   ? 2
                     : v.form == dw::DW_FORM_block2 ? 4
                     : v.form == dw::DW_FORM_block4 ? 8
                                                    : 1;
-        appendHex(out, v.block.size(), width);
+        appendHex(out, v.block().size(), width);
         out += "> ";
-        for (uint8_t b : v.block) {
+        for (uint8_t b : v.block()) {
           appendHexDigits(out, b, 2);
           out += ' ';
         }
       }
       break;
     case dw::DW_FORM_sdata:
-      appendSigned(out, v.svalue);
+      appendSigned(out, v.svalue());
       break;
     case dw::DW_FORM_udata:
       appendDec(out, v.value);
@@ -623,7 +623,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
                             : v.value;
       if (d.str && at < d.str->size()) {
         out += '"';
-        appendEscaped(out, v.string);
+        appendEscaped(out, v.string());
         out += '"';
       } else if (v.reloc) {
         appendReloc(out, *v.reloc);
@@ -674,8 +674,8 @@ std::string_view linkageOrName(const Dwarf& d, const Die* start) {
     return nullptr;
   };
   if (const AttrValue* v = findRec({dw::DW_AT_MIPS_linkage_name, dw::DW_AT_linkage_name}); v && v->isString())
-    return v->string;
-  if (const AttrValue* v = findRec({dw::DW_AT_name}); v && v->isString()) return v->string;
+    return v->string();
+  if (const AttrValue* v = findRec({dw::DW_AT_name}); v && v->isString()) return v->string();
   return {};
 }
 }  // namespace
@@ -705,7 +705,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     // nothing more
   } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && dw::isConstantForm(v.form) && !v.reloc) {
     if (v.form == dw::DW_FORM_sdata)
-      appendSigned(out, v.svalue);
+      appendSigned(out, v.svalue());
     else
       appendDec(out, v.value);
   } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
@@ -722,7 +722,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   } else if (isLocationList(v)) {
     locationList(out, unit, v, listIndent);
   } else if (isLocationExpr(v)) {
-    expression(out, v.block, dwarf_.info, v.value, unit.addressSize);
+    expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
   } else {
     formValue(out, dwarf_, unit, v);
     if (v.name == dw::DW_AT_address_class && dw::isUnsignedConstantForm(v.form) && !v.reloc) {

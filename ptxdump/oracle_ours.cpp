@@ -214,11 +214,11 @@ OracleView ourView(const read::Dwarf& dwarf, const Linker& linker) {
       switch (oa.kind) {
         case AttrKind::string:
           if (a.form == dw::DW_FORM_strp) oa.u64 = a.reloc ? linker.value(*a.reloc) : a.value;
-          oa.string = std::string(a.string);
+          oa.string = std::string(a.string());
           break;
         case AttrKind::block:
-          oa.bytes = dwarf.info ? linker.bytes(*dwarf.info, a.value, a.block.size())
-                                : std::vector<uint8_t>(a.block.begin(), a.block.end());
+          oa.bytes = dwarf.info ? linker.bytes(*dwarf.info, a.value, a.block().size())
+                                : std::vector<uint8_t>(a.block().begin(), a.block().end());
           break;
         default:
           oa.u64 = a.reloc ? linker.value(*a.reloc) : a.value;

@@ -9,12 +9,12 @@
 #include <thread>
 #include <vector>
 
+#include "ptxdwarf/threads.h"
+
 namespace ptxdwarf {
 
-// 0 means one per hardware thread.
-inline unsigned threadCount(unsigned requested) {
-  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-}
+// 0 means one per CPU this process may run on.
+inline unsigned threadCount(unsigned requested) { return requested ? requested : usableThreads(); }
 
 // Runs task(0) .. task(count-1), each once, on up to `threads` threads; tasks
 // start in index order, so put the longest first. An exception from a task

@@ -24,11 +24,11 @@ std::vector<std::string> semanticTree(const read::Dwarf& d) {
     std::string line = std::to_string(die.depth) + " " + std::string(dw::tagName(die.tag));
     for (const read::AttrValue& v : d.attributes(die)) {
       line += " " + std::string(dw::attributeName(v.name)) + "=";
-      if (v.isString()) line += std::string(v.string);
+      if (v.isString()) line += std::string(v.string());
       else if (v.isReference()) line += d.dieAt(v.value) ? std::string(dw::tagName(d.dieAt(v.value)->tag)) + ":" +
                                                                std::string(d.name(*d.dieAt(v.value)))
                                                          : "?";
-      else if (v.isBlock()) line += std::to_string(v.block.size()) + "b";
+      else if (v.isBlock()) line += std::to_string(v.block().size()) + "b";
       else if (v.reloc) line += v.reloc->symbol == ".debug_loc" ? ".debug_loc" : v.reloc->expression();
       else line += std::to_string(v.value);
     }

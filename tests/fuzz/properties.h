@@ -87,7 +87,7 @@ inline std::string shape(const read::Dwarf& d, bool withValues) {
     s += std::to_string(die.depth) + ":" + std::to_string(die.tag) + "(";
     for (const read::AttrValue& v : d.attributes(die)) {
       s += std::to_string(v.name) + "=";
-      if (v.isString()) s += std::string(v.string);
+      if (v.isString()) s += std::string(v.string());
       else if (withValues && !v.isReference()) s += std::to_string(v.value);
       s += ",";
     }

@@ -90,7 +90,7 @@ TEST(Decoder, Chapter6Tree) {
   const read::Die* i = dw.dieAt(0x77);
   const read::AttrValue* loc = dw.attribute(*i, DW_AT_location);
   ASSERT_NE(loc, nullptr);
-  read::Expression e = read::decodeExpression(loc->block, {8, 4, dw.info, loc->value});
+  read::Expression e = read::decodeExpression(loc->block(), {8, 4, dw.info, loc->value});
   ASSERT_TRUE(e.ok);
   ASSERT_EQ(e.ops.size(), 1u);
   EXPECT_EQ(e.ops[0].op, DW_OP_regx);
@@ -99,7 +99,7 @@ TEST(Decoder, Chapter6Tree) {
 
   const read::Die* p = dw.dieAt(0xe2);
   const read::AttrValue* ploc = dw.attribute(*p, DW_AT_location);
-  read::Expression pe = read::decodeExpression(ploc->block, {8, 4, dw.info, ploc->value});
+  read::Expression pe = read::decodeExpression(ploc->block(), {8, 4, dw.info, ploc->value});
   ASSERT_EQ(pe.ops.size(), 1u);
   EXPECT_EQ(pe.ops[0].op, DW_OP_addr);
   ASSERT_NE(pe.ops[0].reloc, nullptr);
@@ -142,15 +142,15 @@ TEST(Decoder, EveryFixedAndVariableForm) {
   EXPECT_EQ(a[1].value, 0x1234u);
   EXPECT_EQ(a[2].value, 0x80000001u);
   EXPECT_EQ(a[3].value, 0x8000000000000002u);
-  EXPECT_EQ(a[4].svalue, -128);
+  EXPECT_EQ(a[4].svalue(), -128);
   EXPECT_EQ(a[5].value, 624485u);
-  EXPECT_EQ(a[6].string, "hi");
+  EXPECT_EQ(a[6].string(), "hi");
   EXPECT_EQ(a[7].value, 1u);
   EXPECT_EQ(a[8].form, DW_FORM_flag_present);
   EXPECT_EQ(a[8].size, 0u);
-  EXPECT_EQ(a[9].block.size(), 2u);
-  EXPECT_EQ(a[9].block[1], 0x96);
-  EXPECT_EQ(a[10].block.size(), 1u);
+  EXPECT_EQ(a[9].block().size(), 2u);
+  EXPECT_EQ(a[9].block()[1], 0x96);
+  EXPECT_EQ(a[10].block().size(), 1u);
   EXPECT_EQ(a[11].value, 0x0bu);  // ref_udata 11 -> absolute 0x0b
   EXPECT_TRUE(a[12].indirect);
   EXPECT_EQ(a[12].form, DW_FORM_udata);

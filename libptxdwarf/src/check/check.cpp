@@ -187,7 +187,7 @@ class Checker {
       for (uint16_t at : {uint16_t(DW_AT_linkage_name), uint16_t(DW_AT_MIPS_linkage_name)}) {
         if (const read::AttrValue* v = d_.attribute(*d, at); v && v->isString()) {
           if (attr) *attr = d == &die ? v : nullptr;
-          return v->string;
+          return v->string();
         }
       }
       const read::AttrValue* next = d_.attribute(*d, DW_AT_specification);
@@ -196,7 +196,7 @@ class Checker {
     }
     const read::AttrValue* n = d_.attribute(die, DW_AT_name);
     if (attr) *attr = n;
-    return n && n->isString() ? n->string : std::string_view{};
+    return n && n->isString() ? n->string() : std::string_view{};
   }
 
   // The PTX function a DIE belongs to: its enclosing subprogram's name, looked
@@ -538,7 +538,7 @@ class Checker {
       for (const read::AttrValue& v : d_.attributes(die)) {
         if (!read::isLocationAttribute(v.name)) continue;
         if (v.isBlock()) {
-          checkExpression(die, v.block, d_.info, v.value, d_.unitOf(die).addressSize,
+          checkExpression(die, v.block(), d_.info, v.value, d_.unitOf(die).addressSize,
                           v.name == DW_AT_location ? cls : nullptr);
         } else if (v.reloc && v.reloc->symbol == ".debug_loc") {
           const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend));

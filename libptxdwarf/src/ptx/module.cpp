@@ -125,20 +125,22 @@ void Module::reindex() {
   auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0,
                     uint8_t declaration = 0) {
     const uint32_t id = static_cast<uint32_t>(definitions_.size());
-    definitions_.push_back({kind, index, sub, kNone});
     const uint32_t hash = hashName(name);
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       work::step(work::nameIndexProbe);
       Slot& slot = slots_[i];
       if (slot.first == kNone) {
-        slot = {hash, id, id, declaration};
+        slot = {hash, id};
+        definitions_.push_back({kind, declaration, index, sub, kNone, id});
         return;
       }
       if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) {
-        if (declaration & slot.declared) return;
-        slot.declared |= declaration;
-        definitions_[slot.last].next = id;  // chains keep file order
-        slot.last = id;
+        Definition& head = definitions_[slot.first];
+        if (declaration & head.declared) return;
+        head.declared |= declaration;
+        definitions_[head.last].next = id;  // chains keep file order
+        head.last = id;
+        definitions_.push_back({kind, 0, index, sub, kNone, kNone});
         return;
       }
     }

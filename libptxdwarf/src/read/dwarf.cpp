@@ -64,13 +64,13 @@ const Die* Dwarf::dieAt(uint64_t offset) const {
 
 std::string_view Dwarf::name(const Die& d) const {
   const AttrValue* v = attribute(d, dw::DW_AT_name);
-  return v && v->isString() ? v->string : std::string_view{};
+  return v && v->isString() ? v->string() : std::string_view{};
 }
 
 std::string_view Dwarf::linkageName(const Die& d) const {
   const AttrValue* v = attribute(d, dw::DW_AT_linkage_name);
   if (!v) v = attribute(d, dw::DW_AT_MIPS_linkage_name);
-  return v && v->isString() ? v->string : std::string_view{};
+  return v && v->isString() ? v->string() : std::string_view{};
 }
 
 std::optional<int64_t> Dwarf::labelDifference(const Relocation& r) const {

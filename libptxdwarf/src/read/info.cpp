@@ -1,5 +1,7 @@
 // .debug_info: unit headers, the DIE tree (explicit stack, no recursion) and
 // attribute values of every DWARF 2-4 form.
+#include <algorithm>
+
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
 
@@ -33,7 +35,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
   const SectionImage& sec = *dwarf.info;
   uint64_t start = r.offset();
   out.form = form;
-  out.offset = start;
+  out.offset = static_cast<uint32_t>(start);
   switch (form) {
     case dw::DW_FORM_addr:
       if (unit.addressSize != 1 && unit.addressSize != 2 && unit.addressSize != 4 && unit.addressSize != 8) {
@@ -68,8 +70,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
       out.value = fixedField(relocs, r, unit.version == 2 ? unit.addressSize : 4, out);
       break;
     case dw::DW_FORM_sdata:
-      out.svalue = r.sleb();
-      out.value = static_cast<uint64_t>(out.svalue);
+      out.value = static_cast<uint64_t>(r.sleb());
       break;
     case dw::DW_FORM_udata:
     case dw::DW_FORM_ref_udata:
@@ -79,7 +80,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
       out.value = 1;
       break;
     case dw::DW_FORM_string:
-      out.string = r.cstring();
+      out.setString(r.cstring());
       if (!r.ok()) {
         dwarf.error(&sec, start, "string attribute is not NUL-terminated inside the unit").rule = "string-bounds";
         return false;
@@ -101,7 +102,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
         return false;
       }
       out.value = r.offset();  // where the block's bytes start
-      out.block = r.bytes(len);
+      out.setBlock(r.bytes(len));
       break;
     }
     case dw::DW_FORM_indirect: {
@@ -127,7 +128,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
       dwarf.error(&sec, start, formLabel(form) + " value runs past the end of the unit").rule = "unit-bounds";
     return false;
   }
-  out.size = r.offset() - out.offset;
+  out.size = static_cast<uint32_t>(r.offset() - out.offset);
   // Unit-relative references become absolute .debug_info offsets.
   switch (form) {
     case dw::DW_FORM_ref1:
@@ -145,7 +146,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
                               : out.value;
       if (dwarf.str && at < dwarf.str->size()) {
         ByteReader s(dwarf.str->data(), at);
-        out.string = s.cstring();
+        out.setString(s.cstring());
       }
       break;
     }
@@ -234,8 +235,22 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 
 }  // namespace
 
+// Every DIE takes at least one byte of .debug_info, and every attribute but
+// a flag_present one takes another: reserving that many up front costs
+// address space, not memory (pages never written are never mapped in), and
+// spares the copies and the doubled footprint of growing the vectors. Capped,
+// so that a huge section does not ask for more address space than a small
+// machine will promise; past the cap the vectors grow as usual.
+static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
+  constexpr uint64_t kMaxReserved = uint64_t{16} << 20;
+  const size_t entries = static_cast<size_t>(std::min(sectionSize + 1, kMaxReserved));
+  dwarf.dies.reserve(entries);
+  dwarf.attrs.reserve(entries);
+}
+
 void decodeInfo(Dwarf& dwarf) {
   const SectionImage& sec = *dwarf.info;
+  reserveForSection(dwarf, sec.size());
   ByteReader r(sec.data());
   while (!r.atEnd()) {
     Unit unit;

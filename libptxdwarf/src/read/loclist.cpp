@@ -102,6 +102,39 @@ std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
   return offsets;
 }
 
+// Finds a decoded entry by offset. Lists are read in offset order, so the
+// entries are sorted by offset and a binary search finds one -- unless a list
+// starts in the middle of an entry of an earlier one (malformed, but it must
+// not make the decoder quadratic): from then on a map indexes them.
+class DecodedEntries {
+ public:
+  explicit DecodedEntries(const std::vector<LocEntry>& entries) : entries_(entries) {}
+
+  size_t find(uint64_t offset) const {
+    if (!byOffset_.empty()) {
+      auto it = byOffset_.find(offset);
+      return it == byOffset_.end() ? SIZE_MAX : it->second;
+    }
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), offset,
+                               [](const LocEntry& e, uint64_t o) { return e.offset < o; });
+    return it != entries_.end() && it->offset == offset ? static_cast<size_t>(it - entries_.begin()) : SIZE_MAX;
+  }
+
+  // Entries [first, end) were just appended.
+  void appended(size_t first) {
+    if (byOffset_.empty() && first > 0 && first < entries_.size() &&
+        entries_[first].offset < entries_[first - 1].offset) {
+      for (size_t i = 0; i < first; ++i) byOffset_.try_emplace(entries_[i].offset, i);
+    }
+    if (!byOffset_.empty())
+      for (size_t i = first; i < entries_.size(); ++i) byOffset_.try_emplace(entries_[i].offset, i);
+  }
+
+ private:
+  const std::vector<LocEntry>& entries_;
+  std::map<uint64_t, size_t> byOffset_;  // only once the entries are out of order
+};
+
 }  // namespace
 
 void decodeLocLists(Dwarf& dwarf) {
@@ -110,36 +143,41 @@ void decodeLocLists(Dwarf& dwarf) {
   // already decoded (a variable's list starting mid-way through another's,
   // or thousands of attributes naming points of one long list) is that
   // list's tail: it shares those entries instead of decoding them again,
-  // which would cost the list's length per attribute.
+  // which would cost the list's length per attribute. So no entry is read
+  // twice, and `entries` stays sorted by offset: a list's start is found
+  // among them by binary search.
   struct Chain {
-    size_t end;  // one past its last entry in locEntries
+    size_t end;  // one past its last entry in `entries`
     bool terminated;
     uint64_t endOffset;
   };
-  std::vector<Chain> chains;
-  std::map<uint64_t, std::pair<size_t, uint32_t>> entryAt;  // entry offset -> (index in locEntries, chain)
+  std::vector<Chain> chains;  // in `entries` order
   struct Placed {
     size_t first, count;
   };
   std::vector<Placed> placed;
   std::vector<LocEntry> entries;
+  // Every entry takes at least two address-sized words (four bytes each at
+  // the least): an upper bound, reserved as address space, not memory.
+  entries.reserve(dwarf.loc->size() / 8 + 1);
+  DecodedEntries decoded(entries);
   for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
     LocList list;
     list.offset = offset;
     list.addressSize = addressSize;
-    if (auto it = entryAt.find(offset); it != entryAt.end()) {
-      const Chain& c = chains[it->second.second];
+    if (size_t at = decoded.find(offset); at != SIZE_MAX) {
+      const Chain& c = *std::upper_bound(chains.begin(), chains.end(), at,
+                                         [](size_t i, const Chain& ch) { return i < ch.end; });
       list.terminated = c.terminated;
       list.end = c.endOffset;
-      placed.push_back({it->second.first, c.end - it->second.first});
+      placed.push_back({at, c.end - at});
       dwarf.locLists.push_back(std::move(list));
       continue;
     }
     const size_t first = entries.size();
     LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
-    const auto chain = static_cast<uint32_t>(chains.size());
+    decoded.appended(first);
     chains.push_back({entries.size(), read.terminated, read.end});
-    for (size_t i = first; i < entries.size(); ++i) entryAt.try_emplace(entries[i].offset, i, chain);
     if (!read.terminated)
       dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.back().offset,
                   "location list at .debug_loc+" + std::to_string(offset) +

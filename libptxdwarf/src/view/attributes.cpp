@@ -47,12 +47,12 @@ const AttrValue* findRecursively(const Dwarf& dwarf, const Die& die, std::initia
 
 std::string_view shortName(const Dwarf& dwarf, const Die& die) {
   const AttrValue* v = findRecursively(dwarf, die, {dw::DW_AT_name});
-  return v && v->isString() ? v->string : std::string_view();
+  return v && v->isString() ? v->string() : std::string_view();
 }
 
 std::string_view linkageOrShortName(const Dwarf& dwarf, const Die& die) {
   const AttrValue* v = findRecursively(dwarf, die, {dw::DW_AT_MIPS_linkage_name, dw::DW_AT_linkage_name});
-  if (v && v->isString()) return v->string;
+  if (v && v->isString()) return v->string();
   return shortName(dwarf, die);
 }
 

@@ -24,7 +24,7 @@ std::optional<uint64_t> constant(const AttrValue* v) {
   return v->value;
 }
 
-std::string_view stringValue(const AttrValue* v) { return v && v->isString() ? v->string : std::string_view{}; }
+std::string_view stringValue(const AttrValue* v) { return v && v->isString() ? v->string() : std::string_view{}; }
 
 // A location expression in PTX terms: registers by name, symbols as the PTX
 // writes them, offsets added on.
@@ -228,8 +228,8 @@ class Lookup {
       return;
     }
     if (loc->isBlock()) {
-      ctx.sectionOffset = static_cast<uint64_t>(loc->block.data() - d_.info->bytes.data());
-      v.location = expressionText(read::decodeExpression(loc->block, ctx));
+      ctx.sectionOffset = static_cast<uint64_t>(loc->block().data() - d_.info->bytes.data());
+      v.location = expressionText(read::decodeExpression(loc->block(), ctx));
       return;
     }
     uint64_t offset = loc->value;

@@ -137,7 +137,7 @@ class TypePrinter {
       case dw::DW_FORM_data1:
         return static_cast<int8_t>(v->value);
       case dw::DW_FORM_sdata:
-        return v->svalue;
+        return v->svalue();
       default:
         return static_cast<int64_t>(v->value);
     }
@@ -145,7 +145,7 @@ class TypePrinter {
   const char* nameOf(const Die* D, std::string_view& name) const {
     const AttrValue* v = find(D, dw::DW_AT_name);
     if (!v || !v->isString()) return nullptr;
-    name = v->string;
+    name = v->string();
     return "";
   }
 
@@ -483,7 +483,7 @@ class TypePrinter {
       if (C->tag == dw::DW_TAG_GNU_template_template_param) {
         const AttrValue* n = find(C, dw::DW_AT_GNU_template_name);
         sep();
-        if (n && n->isString()) out_ += n->string;
+        if (n && n->isString()) out_ += n->string();
         return true;
       }
       if (C->tag != dw::DW_TAG_template_type_parameter) return true;

@@ -32,7 +32,7 @@ std::optional<uint64_t> unsignedValue(const AttrValue* v) {
     case dw::DW_FORM_udata:
       return v->value;
     case dw::DW_FORM_sdata:
-      return v->svalue < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(v->svalue));
+      return v->svalue() < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(v->svalue()));
     default:
       return std::nullopt;
   }
@@ -51,7 +51,7 @@ std::optional<int64_t> signedValue(const AttrValue* v) {
     case dw::DW_FORM_udata:
       return static_cast<int64_t>(v->value);
     case dw::DW_FORM_sdata:
-      return v->svalue;
+      return v->svalue();
     default:
       return std::nullopt;
   }
@@ -91,7 +91,7 @@ std::optional<uint64_t> memberOffset(const Dwarf& d, const Die& member) {
   if (!v) return std::nullopt;
   if (auto c = unsignedValue(v)) return c;
   if (!v->isBlock()) return std::nullopt;
-  read::Expression e = read::decodeExpression(v->block, {.addressSize = d.unitOf(member).addressSize});
+  read::Expression e = read::decodeExpression(v->block(), {.addressSize = d.unitOf(member).addressSize});
   if (!e.ok || e.ops.size() != 1) return std::nullopt;
   const read::Operation& op = e.ops[0];
   if (op.op == dw::DW_OP_plus_uconst || op.op == dw::DW_OP_constu) return op.operands[0];

@@ -518,10 +518,10 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
         }
         if (a.isString()) {
           ac += ' ';
-          ac += quoted(a.string);
-        } else if (a.isBlock() && read::isLocationAttribute(a.name) && !a.block.empty()) {
-          const uint64_t exprOffset = end - a.block.size();
-          const std::string e = describeExpression(image, exprOffset, a.block.size(), u.addressSize);
+          ac += quoted(a.string());
+        } else if (a.isBlock() && read::isLocationAttribute(a.name) && !a.block().empty()) {
+          const uint64_t exprOffset = end - a.block().size();
+          const std::string e = describeExpression(image, exprOffset, a.block().size(), u.addressSize);
           if (!e.empty()) ac += " " + e;
         }
         if (end > at) fb.add(at, end - at, std::move(ac), !a.indirect && isFixedForm(a.form));

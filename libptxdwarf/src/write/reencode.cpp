@@ -108,8 +108,8 @@ void preserveValue(PreserveWriter& w, const read::AttrValue& v, const read::Unit
       break;
   }
   switch (v.form) {
-    case DW_FORM_string: w.string(v.string); break;
-    case DW_FORM_sdata: w.sleb(v.svalue, v.size); break;
+    case DW_FORM_string: w.string(v.string()); break;
+    case DW_FORM_sdata: w.sleb(v.svalue(), v.size); break;
     case DW_FORM_udata:
     case DW_FORM_ref_udata: w.uleb(raw, v.size); break;
     case DW_FORM_flag_present: break;
@@ -119,9 +119,9 @@ void preserveValue(PreserveWriter& w, const read::AttrValue& v, const read::Unit
     case DW_FORM_block:
     case DW_FORM_exprloc: {
       uint64_t lengthWidth = v.value - v.offset;
-      if (v.form == DW_FORM_block || v.form == DW_FORM_exprloc) w.uleb(v.block.size(), lengthWidth);
-      else w.fixed(v.block.size(), static_cast<unsigned>(lengthWidth));
-      w.raw(v.block);
+      if (v.form == DW_FORM_block || v.form == DW_FORM_exprloc) w.uleb(v.block().size(), lengthWidth);
+      else w.fixed(v.block().size(), static_cast<unsigned>(lengthWidth));
+      w.raw(v.block());
       break;
     }
     default:
@@ -403,13 +403,13 @@ class CanonicalBuilder {
       return Value::reference(it->second, v.form);
     }
     if (v.isBlock())
-      return Value::expression(exprOf(dwarf_.info, v.value, v.block, u.addressSize), v.form);
+      return Value::expression(exprOf(dwarf_.info, v.value, v.block(), u.addressSize), v.form);
     switch (v.form) {
-      case DW_FORM_string: return Value::string(v.string);
+      case DW_FORM_string: return Value::string(v.string());
       case DW_FORM_strp: return Value::sectionOffset(symbolOf(v.reloc, v.value), DW_FORM_strp);
       case DW_FORM_flag:
       case DW_FORM_flag_present: return Value::flag(v.value != 0, v.form);
-      case DW_FORM_sdata: return Value::signedValue(v.svalue, v.form);
+      case DW_FORM_sdata: return Value::signedValue(v.svalue(), v.form);
       case DW_FORM_addr: return Value::address(symbolOf(v.reloc, v.value), v.form);
       default: break;
     }

@@ -174,15 +174,16 @@ struct Module {
   enum class DefinitionKind : uint8_t { function, parameter, returnValue, variable, label, section, sectionLabel };
   struct Definition {
     DefinitionKind kind;
+    uint8_t declared = 0;    // on a chain's first definition: kFunctionDeclared | kModuleVariableDeclared, the chain holds one
     uint32_t index = 0;      // into functions, variables, labels or sections
     uint32_t sub = 0;        // parameter or section label within it
     uint32_t next = kNone;   // the next definition of the same name
+    uint32_t last = kNone;   // on a chain's first definition: the chain's tail, where reindex() appends
   };
+  // Eight bytes a slot: the table has twice as many slots as the module has names.
   struct Slot {
     uint32_t hash = 0;
     uint32_t first = kNone;  // kNone: empty slot
-    uint32_t last = kNone;   // the chain's tail, where reindex() appends
-    uint8_t declared = 0;    // kFunctionDeclared | kModuleVariableDeclared: the chain holds one
   };
   static constexpr uint8_t kFunctionDeclared = 1, kModuleVariableDeclared = 2;
   static constexpr uint32_t kNone = UINT32_MAX;

@@ -51,26 +51,53 @@ struct AbbrevTable {
 };
 
 // One attribute value, decoded. `form` is the actual form (DW_FORM_indirect
-// resolved; `indirect` remembers it was indirect).
+// resolved; `indirect` remembers it was indirect). Dwarf::attrs holds one per
+// attribute of every DIE -- hundreds of thousands in a large program -- so
+// the value is kept small (48 bytes): offsets are 32-bit (a PTX file is at
+// most 4 GiB), and a string's characters and a block's bytes share one view
+// into the section bytes, read through string() and block().
 struct AttrValue {
+  uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references,
+                         // .debug_str offset for strp, section offset for sec_offset, the
+                         // .debug_info offset of a block's bytes; DW_FORM_sdata: see svalue()
+  const Relocation* reloc = nullptr;  // set when the value bytes are a symbolic operand
+  uint32_t offset = 0;   // of the value's first byte in .debug_info
+  uint32_t size = 0;     // bytes of the value (after the indirect form code)
   uint16_t name = 0;
   uint16_t form = 0;
   bool indirect = false;
   uint8_t formCodeSize = 0;  // bytes of the DW_FORM_indirect form code before `offset`
-  uint64_t offset = 0;   // of the value's first byte in .debug_info
-  uint64_t size = 0;     // bytes of the value (after the indirect form code)
-  uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references,
-                         // .debug_str offset for strp, section offset for sec_offset
-  int64_t svalue = 0;    // DW_FORM_sdata
-  std::string_view string;           // string and strp (view into the section bytes)
-  std::span<const uint8_t> block;    // blockN and exprloc contents
-  const Relocation* reloc = nullptr; // set when the value bytes are a symbolic operand
 
   bool isReference() const;
   bool isBlock() const;
   bool isString() const;
   bool isConstant() const;  // dataN, sdata, udata
+
+  // string and strp: the characters (a view into .debug_info or .debug_str); else empty.
+  std::string_view string() const {
+    return isString() ? std::string_view(reinterpret_cast<const char*>(data_), dataSize_) : std::string_view();
+  }
+  // blockN and exprloc: the contents (a view into .debug_info); else empty.
+  std::span<const uint8_t> block() const {
+    return isBlock() && data_ ? std::span<const uint8_t>(data_, dataSize_) : std::span<const uint8_t>();
+  }
+  // DW_FORM_sdata's value (`value` holds its two's complement bits).
+  int64_t svalue() const { return static_cast<int64_t>(value); }
+
+  void setString(std::string_view s) {
+    data_ = reinterpret_cast<const uint8_t*>(s.data());
+    dataSize_ = static_cast<uint32_t>(s.size());
+  }
+  void setBlock(std::span<const uint8_t> b) {
+    data_ = b.data();
+    dataSize_ = static_cast<uint32_t>(b.size());
+  }
+
+ private:
+  const uint8_t* data_ = nullptr;  // the string's characters or the block's bytes
+  uint32_t dataSize_ = 0;
 };
+static_assert(sizeof(void*) != 8 || sizeof(AttrValue) <= 48, "AttrValue is one per attribute: keep it small");
 
 struct Die {
   uint64_t offset = 0;
