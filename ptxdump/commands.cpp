@@ -334,7 +334,7 @@ bool writeFileReplacing(const std::string& path, std::string_view data, std::str
 
 constexpr const char* kShrankMessage = "cannot read file: it shrank while it was being read";
 
-std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText, unsigned threads) {
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load) {
   LoadedFile file;
   file.path = path;
   std::string error;
@@ -342,28 +342,34 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bo
     err += path + ": error: cannot read file: " + error + "\n";
     return std::nullopt;
   }
-  if (threads == 0) threads = ptxdwarf::usableThreads();
+  const unsigned threads = load.threads ? load.threads : ptxdwarf::usableThreads();
   ptx::ReadOptions options;
   options.threads = threads;
   options.index = false;  // built below, while the sections decode
-  if (!keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
+  if (!load.keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
-  if (!keepText) file.text.release(0, UINT64_MAX);
+  if (!load.keepText) file.text.release(0, UINT64_MAX);
   if (file.text.shrank()) {
     err += path + ": error: " + kShrankMessage + "\n";
     return std::nullopt;
   }
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
+  ptx::Module& module = file.read.module;
+  if (!load.nameIndex) {
+    module.indexFiles();
+    file.dwarf = read::decode(module.sections);
+    return file;
+  }
   if (threads == 1) {
-    file.read.module.reindex();
-    file.dwarf = read::decode(file.read.module.sections);
+    module.reindex();
+    file.dwarf = read::decode(module.sections);
     return file;
   }
   // Decoding reads only the sections; indexing only the names: they share nothing.
   // (The future's destructor waits for the index if decode throws.)
-  std::future<void> indexed = std::async(std::launch::async, [&module = file.read.module] { module.reindex(); });
-  file.dwarf = read::decode(file.read.module.sections);
+  std::future<void> indexed = std::async(std::launch::async, [&module] { module.reindex(); });
+  file.dwarf = read::decode(module.sections);
   indexed.get();
   return file;
 }
@@ -379,7 +385,7 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     return kUnreadable;
   }
   for (const std::string& path : request.files) {
-    std::optional<LoadedFile> file = loadFile(path, err);
+    std::optional<LoadedFile> file = loadFile(path, err, {.nameIndex = request.statistics});
     if (!file) {
       status = kUnreadable;
       continue;
@@ -497,7 +503,7 @@ struct CheckResult {
 // `threads`: for reading the file; the cores `jobs` workers leave free.
 CheckResult checkOne(const std::string& path, const CheckRequest& request, unsigned threads) {
   CheckResult r;
-  std::optional<LoadedFile> file = loadFile(path, r.err, false, threads);
+  std::optional<LoadedFile> file = loadFile(path, r.err, {.threads = threads});
   if (!file) {
     r.unreadable = true;
     return r;
@@ -592,7 +598,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
     err += "error: unknown style '" + request.style + "' (packed, one-per-line or verbose)\n";
     return kUnreadable;
   }
-  std::optional<LoadedFile> file = loadFile(request.file, err, /*keepText=*/true);  // every other byte is kept
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.keepText = true});  // every other byte is kept
   if (!file) return kUnreadable;
   if (file->dwarf.diagnostics.hasErrors()) {
     appendDiagnostics(file->dwarf.diagnostics, request.file, err);

@@ -63,13 +63,23 @@ struct LoadedFile {
   ptxdwarf::read::Dwarf dwarf;
 };
 
+struct LoadOptions {
+  // Unless set, the text's pages are released as the reader passes them
+  // (commands that do not look at the text again need only a few megabytes
+  // of it in memory at a time).
+  bool keepText = false;
+  // A large file is read on up to this many threads (0: one per CPU this
+  // process may run on).
+  unsigned threads = 0;
+  // The module's name index (Module::reindex): what check, lookup and the
+  // statistics resolve symbols with. A plain dump resolves none, and the
+  // index of a large file is megabytes it would only touch.
+  bool nameIndex = true;
+};
+
 // Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
-// to `err` and returns nullopt. Unless `keepText`, the text's pages are
-// released as the reader passes them (commands that do not look at the text
-// again need only a few megabytes of it in memory at a time). A large file is
-// read on up to `threads` threads (0: one per CPU this process may run on).
-std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, bool keepText = false,
-                                   unsigned threads = 0);
+// to `err` and returns nullopt.
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load = {});
 // The largest file ptxdump reads (the whole file is held in memory).
 inline constexpr size_t kMaxFileSize = size_t{1} << 30;
 

@@ -103,11 +103,15 @@ std::string_view Module::nameOf(const Definition& d) const {
   return {};
 }
 
-void Module::reindex() {
+void Module::indexFiles() {
   fileIndex_.clear();
   fileIndex_.reserve(files.size());
   for (uint32_t i = 0; i < files.size(); ++i) fileIndex_.emplace_back(files[i].index, i);
   std::sort(fileIndex_.begin(), fileIndex_.end());  // the first of equal indexes first, as the scan found
+}
+
+void Module::reindex() {
+  indexFiles();
   size_t count = labels.size() + functions.size() + variables.size() + sections.size();
   for (const Function& f : functions) count += f.params.size() + f.returns.size();
   for (const SectionImage& s : sections) count += s.labels.size();

@@ -29,6 +29,20 @@ void trimSlack(std::vector<T>& v) {
   if (v.capacity() - v.size() > v.size() / 8) v.shrink_to_fit();
 }
 
+// The vectors that grow with the size of the text (instructions, labels,
+// `.loc` records, section bytes and relocations) are reserved up front for
+// the most `textBytes` could hold, at `minItemBytes` of text an item. That
+// is address space, not memory: pages never written are never mapped in. So
+// they grow without copying, touch each page once, and leave no freed
+// buffers behind -- a doubling vector touches twice what it keeps. Capped, so
+// that a huge file does not ask for more address space than a small machine
+// will promise; past the cap they grow as usual.
+template <class T>
+void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes) {
+  constexpr uint64_t kMaxReservedBytes = uint64_t{256} << 20;
+  v.reserve(static_cast<size_t>(std::min(textBytes / minItemBytes + 1, kMaxReservedBytes / sizeof(T))));
+}
+
 StateSpace spaceFromDirective(std::string_view d) {
   if (d == ".global") return StateSpace::global;
   if (d == ".shared") return StateSpace::shared;
@@ -83,6 +97,14 @@ class Reader {
   Reader(std::string_view text, std::string_view filename, const ReadOptions& options, Chunk chunk = {})
       : cur_(text, chunk.begin, chunk.line), stop_(chunk.stop), options_(options), consumedFrom_(chunk.begin) {
     module_.filename = std::string(filename);
+    // The first reader's module is what the others' parts are appended to:
+    // it reserves for the whole text, so that joining them copies nothing of it.
+    const uint64_t end = chunk.begin == 0 ? text.size() : std::min<uint64_t>(chunk.stop, text.size());
+    begin_ = chunk.begin;
+    remaining_ = end > chunk.begin ? end - chunk.begin : 0;
+    reserveForText(module_.instructions, remaining_, 4);  // `ret;`
+    reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
+    reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
   }
 
   // Reads statements up to the stop or the end of the text; a syntax error
@@ -100,10 +122,6 @@ class Reader {
       failed_ = true;
     }
     if (options_.consumed && cur_.offset() > consumedFrom_) options_.consumed(consumedFrom_, cur_.offset());
-    for (SectionImage& s : module_.sections) {
-      trimSlack(s.bytes);
-      trimSlack(s.relocations);
-    }
   }
 
   bool failed() const { return failed_; }
@@ -572,6 +590,9 @@ class Reader {
     SectionImage& s = module_.sections.emplace_back();
     s.name = std::string(name);
     s.loc = at;
+    const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
+    reserveForText(s.bytes, rest, 2);        // `0,` a byte
+    reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
   }
 
@@ -708,6 +729,8 @@ class Reader {
   uint64_t stop_;
   const ReadOptions& options_;
   uint64_t consumedFrom_;
+  uint64_t begin_ = 0;      // where this reader starts in the text
+  uint64_t remaining_ = 0;  // bytes of text from there that its module may hold items of
   Module module_;
   std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
@@ -861,9 +884,6 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   result.module = reader.take();
   trimSlack(result.module.functions);
   trimSlack(result.module.variables);
-  trimSlack(result.module.labels);
-  trimSlack(result.module.locs);
-  trimSlack(result.module.instructions);
 }
 
 // Eight bytes at a time: a chunk's first line number is the count of the

@@ -163,8 +163,11 @@ struct Module {
   // Any definition a symbolic operand may name: label, function, variable,
   // parameter, or a section name.
   bool definesSymbol(std::string_view name) const;
-  // Builds the name index; the reader calls it, callers that edit a Module call it again.
+  // Builds the name index (and indexFiles()); the reader calls it, callers
+  // that edit a Module call it again.
   void reindex();
+  // Builds only the index findFile() uses (it scans without one).
+  void indexFiles();
 
  private:
   // Every name the module defines, in one open-addressing table: a slot holds the
