@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../parallel.h"
+#include "../reserve.h"
 #include "lexer.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
@@ -21,26 +22,13 @@
 namespace ptxdwarf::ptx {
 namespace {
 
-// Vectors grown by doubling hold up to twice what they need. A read's result
-// lives as long as its caller works on it, so the slack goes back once, at
-// the end of the read (when it is more than an eighth).
-template <class T>
-void trimSlack(std::vector<T>& v) {
-  if (v.capacity() - v.size() > v.size() / 8) v.shrink_to_fit();
-}
-
 // The vectors that grow with the size of the text (instructions, labels,
-// `.loc` records, section bytes and relocations) are reserved up front for
-// the most `textBytes` could hold, at `minItemBytes` of text an item. That
-// is address space, not memory: pages never written are never mapped in. So
-// they grow without copying, touch each page once, and leave no freed
-// buffers behind -- a doubling vector touches twice what it keeps. Capped, so
-// that a huge file does not ask for more address space than a small machine
-// will promise; past the cap they grow as usual.
+// `.loc` records, declarations, section bytes and relocations) are reserved
+// for the most `textBytes` could hold, at `minItemBytes` of text an item
+// (see reserve.h).
 template <class T>
 void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes) {
-  constexpr uint64_t kMaxReservedBytes = uint64_t{256} << 20;
-  v.reserve(static_cast<size_t>(std::min(textBytes / minItemBytes + 1, kMaxReservedBytes / sizeof(T))));
+  reserveUpTo(v, textBytes / minItemBytes + 1);
 }
 
 StateSpace spaceFromDirective(std::string_view d) {
@@ -105,6 +93,8 @@ class Reader {
     reserveForText(module_.instructions, remaining_, 4);  // `ret;`
     reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
     reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
+    reserveForText(module_.variables, remaining_, 16);    // `.shared .b8 a;`
+    reserveForText(module_.functions, remaining_, 12);    // `.func f(){}`
   }
 
   // Reads statements up to the stop or the end of the text; a syntax error
@@ -882,8 +872,6 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   reader.run();
   result.diagnostics = std::move(reader.diagnostics());
   result.module = reader.take();
-  trimSlack(result.module.functions);
-  trimSlack(result.module.variables);
 }
 
 // Eight bytes at a time: a chunk's first line number is the count of the

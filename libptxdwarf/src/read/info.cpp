@@ -1,7 +1,6 @@
 // .debug_info: unit headers, the DIE tree (explicit stack, no recursion) and
 // attribute values of every DWARF 2-4 form.
-#include <algorithm>
-
+#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
 
@@ -236,16 +235,10 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 }  // namespace
 
 // Every DIE takes at least one byte of .debug_info, and every attribute but
-// a flag_present one takes another: reserving that many up front costs
-// address space, not memory (pages never written are never mapped in), and
-// spares the copies and the doubled footprint of growing the vectors. Capped,
-// so that a huge section does not ask for more address space than a small
-// machine will promise; past the cap the vectors grow as usual.
+// a flag_present one takes another: reserved for that many (see reserve.h).
 static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
-  constexpr uint64_t kMaxReserved = uint64_t{16} << 20;
-  const size_t entries = static_cast<size_t>(std::min(sectionSize + 1, kMaxReserved));
-  dwarf.dies.reserve(entries);
-  dwarf.attrs.reserve(entries);
+  reserveUpTo(dwarf.dies, sectionSize + 1);
+  reserveUpTo(dwarf.attrs, sectionSize + 1);
 }
 
 void decodeInfo(Dwarf& dwarf) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/work.h"
 #include "stages.h"
@@ -157,9 +158,9 @@ void decodeLocLists(Dwarf& dwarf) {
   };
   std::vector<Placed> placed;
   std::vector<LocEntry> entries;
-  // Every entry takes at least two address-sized words (four bytes each at
-  // the least): an upper bound, reserved as address space, not memory.
-  entries.reserve(dwarf.loc->size() / 8 + 1);
+  // Every entry takes at least two address-sized words, four bytes each at
+  // the least: reserved for that many (see reserve.h).
+  reserveUpTo(entries, dwarf.loc->size() / 8 + 1);
   DecodedEntries decoded(entries);
   for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
     LocList list;
