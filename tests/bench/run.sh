@@ -6,9 +6,11 @@
 #   SIZES_MB   PTX sizes to generate, in MB (default: "1 20 100")
 #   RUNS       runs per command; the median is reported (default: 5)
 # Inputs are cached in BUILD_DIR/bench-work (nvcc and ptxas take minutes on
-# the largest). Prints one Markdown table: MB/s of PTX per command, the ratios
-# the performance targets name, peak memory (/usr/bin/time -f %M), and check's
-# time and memory per MB (for linearity across sizes).
+# the largest). Prints one Markdown table: times on two cores and pinned to
+# one (`@1`, taskset -c 0, for both tools), the ratios the performance
+# targets name, minor page faults and system time (on machines where a fault
+# is dear, memory touched is time spent), peak memory (/usr/bin/time -f %M),
+# and check's time and memory per MB (for linearity across sizes).
 set -eu
 BUILD=${1:-build}
 SIZES=${2:-"1 20 100"}
@@ -23,18 +25,22 @@ for tool in nvcc ptxas llvm-dwarfdump; do
 done
 [ -x "$PTXDUMP" ] && [ -x "$GEN" ] || { echo "run.sh: build $PTXDUMP and $GEN first" >&2; exit 2; }
 
-# One timed run: prints "seconds maxrss_kb". Wall time from the nanosecond
-# clock (/usr/bin/time's %e has 10 ms steps: too coarse for wc -l on 1 MB).
+# One timed run: prints "seconds maxrss_kb minor_faults system_seconds".
+# Wall time from the nanosecond clock (/usr/bin/time's %e has 10 ms steps:
+# too coarse for wc -l on 1 MB).
 timed() {
   start=$(date +%s%N)
-  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+  /usr/bin/time -f "%M %R %S" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
   end=$(date +%s%N)
-  echo "$(( (end - start) / 1000 ))" "$(tail -n 1 "$WORK/time.txt")" | awk '{printf "%.6f %s\n", $1 / 1e6, $2}'
+  echo "$(( (end - start) / 1000 ))" "$(tail -n 1 "$WORK/time.txt")" | awk '{printf "%.6f %s %s %s\n", $1 / 1e6, $2, $3, $4}'
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# The run with the median time of file $1 ("seconds kb faults sys" lines).
+medianRun() { sort -n "$1" | awk '{v[NR]=$0} END {print v[int((NR+1)/2)]}'; }
 
-printf '| PTX MB | debug text MB | dump s (MB/s) | llvm-dwarfdump s | dump/llvm | check s (MB/s) | wc -l s | check/wc | reencode s | reencode/check | check peak MB | peak/file | dump peak MB | check ms/MB | check peak MB/MB |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+# "@1": pinned to one core (taskset -c 0), both ptxdump and llvm-dwarfdump.
+printf '| PTX MB | debug text MB | dump s | llvm-dwarfdump s | dump/llvm | dump@1 s | llvm@1 s | dump/llvm@1 | dump faults (llvm) | dump@1 faults (llvm) | dump sys %% | check s (MB/s) | check@1 s | wc -l s | check/wc | check faults | check sys %% | reencode s | reencode/check | check peak MB | dump peak MB | peak/file | check ms/MB | check peak MB/MB |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for mb in $SIZES; do
   n=$((mb * 110))  # about 9 KB of nvcc -G PTX per generated function pair
   ptx=$WORK/gen$mb.ptx
@@ -45,23 +51,30 @@ for mb in $SIZES; do
   [ -s "$WORK/gen$mb.cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$WORK/gen$mb.cubin"
   size=$(wc -c < "$ptx")
   debug=$(awk '/^[ \t]*\.section/{s=1} s{n+=length($0)+1} /^[ \t]*}/{s=0} END{print n+0}' "$ptx")
-  : > "$WORK/d"; : > "$WORK/l"; : > "$WORK/c"; : > "$WORK/w"; : > "$WORK/r"; : > "$WORK/m"; : > "$WORK/dm"
+  for f in d l d1 l1 c c1 w r; do : > "$WORK/$f"; done
   i=0
   while [ $i -lt "$RUNS" ]; do  # alternating, so load changes hit every command alike
-    timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/d"; awk '{print $2}' "$WORK/one" >> "$WORK/dm"
-    timed llvm-dwarfdump --debug-info --debug-loc "$WORK/gen$mb.cubin" | awk '{print $1}' >> "$WORK/l"
-    timed "$PTXDUMP" check "$ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/c"; awk '{print $2}' "$WORK/one" >> "$WORK/m"
-    timed wc -l "$ptx" | awk '{print $1}' >> "$WORK/w"
-    timed "$PTXDUMP" reformat --reencode "$ptx" -o "$WORK/re.ptx" | awk '{print $1}' >> "$WORK/r"
+    timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" >> "$WORK/d"
+    timed llvm-dwarfdump --debug-info --debug-loc "$WORK/gen$mb.cubin" >> "$WORK/l"
+    timed taskset -c 0 "$PTXDUMP" dump --debug-info --debug-loc "$ptx" >> "$WORK/d1"
+    timed taskset -c 0 llvm-dwarfdump --debug-info --debug-loc "$WORK/gen$mb.cubin" >> "$WORK/l1"
+    timed "$PTXDUMP" check "$ptx" >> "$WORK/c"
+    timed taskset -c 0 "$PTXDUMP" check "$ptx" >> "$WORK/c1"
+    timed wc -l "$ptx" >> "$WORK/w"
+    timed "$PTXDUMP" reformat --reencode "$ptx" -o "$WORK/re.ptx" >> "$WORK/r"
     i=$((i + 1))
   done
-  d=$(median < "$WORK/d"); l=$(median < "$WORK/l"); c=$(median < "$WORK/c")
-  w=$(median < "$WORK/w"); r=$(median < "$WORK/r"); m=$(median < "$WORK/m"); dm=$(median < "$WORK/dm")
-  awk -v s="$size" -v dbg="$debug" -v d="$d" -v l="$l" -v c="$c" -v w="$w" -v r="$r" -v m="$m" -v dm="$dm" 'BEGIN {
-    MB = 1048576; f = s / MB
-    printf "| %.1f | %.1f | %.3f (%.0f) | %.3f | %.2fx | %.3f (%.0f) | %.4f | %.1fx | %.3f | %.2fx | %.0f | %.2fx | %.0f | %.1f | %.2f |\n",
-      f, dbg / MB, d, (d > 0 ? f / d : 0), l, (l > 0 ? d / l : 0), c, (c > 0 ? f / c : 0), w,
-      (w > 0 ? c / w : 0), r, (c > 0 ? r / c : 0), m / 1024, (m * 1024) / s, dm / 1024, 1000 * c / f, m / 1024 / f
+  d=$(medianRun "$WORK/d"); l=$(medianRun "$WORK/l"); d1=$(medianRun "$WORK/d1"); l1=$(medianRun "$WORK/l1")
+  c=$(medianRun "$WORK/c"); c1=$(medianRun "$WORK/c1"); w=$(medianRun "$WORK/w"); r=$(medianRun "$WORK/r")
+  echo "$d|$l|$d1|$l1|$c|$c1|$w|$r" | awk -F'|' -v s="$size" -v dbg="$debug" '{
+    split($1, d, " "); split($2, l, " "); split($3, d1, " "); split($4, l1, " ")
+    split($5, c, " "); split($6, c1, " "); split($7, w, " "); split($8, r, " ")
+    MB = 1048576; f = s / MB; peak = (c[2] > d[2] ? c[2] : d[2])
+    printf "| %.1f | %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %d (%d) | %d (%d) | %.0f%% | %.3f (%.0f) | %.3f | %.4f | %.1fx | %d | %.0f%% | %.3f | %.2fx | %.0f | %.0f | %.2fx | %.1f | %.2f |\n",
+      f, dbg / MB, d[1], l[1], (l[1] > 0 ? d[1] / l[1] : 0), d1[1], l1[1], (l1[1] > 0 ? d1[1] / l1[1] : 0),
+      d[3], l[3], d1[3], l1[3], (d[1] > 0 ? 100 * d[4] / d[1] : 0),
+      c[1], (c[1] > 0 ? f / c[1] : 0), c1[1], w[1], (w[1] > 0 ? c[1] / w[1] : 0), c[3], (c[1] > 0 ? 100 * c[4] / c[1] : 0),
+      r[1], (c[1] > 0 ? r[1] / c[1] : 0), c[2] / 1024, d[2] / 1024, (peak * 1024) / s, 1000 * c[1] / f, c[2] / 1024 / f
   }'
 done
 
