@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "reserve.h"
+
 namespace ptxdwarf {
 
 std::string_view StringStore::keep(std::string_view s) {
@@ -73,7 +75,12 @@ int shortStep(uint32_t offsetStep) {
 
 }  // namespace
 
-void SourceMap::add(uint32_t offset, uint32_t line, uint32_t col) {
+void SourceMap::reserve(size_t operands) {
+  reserveUpTo(deltas_, operands);
+  reserveUpTo(checkpoints_, operands / kStride + 1);
+}
+
+void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
   if (count_ % kStride == 0) {
     checkpoints_.push_back({{offset, line, col}, static_cast<uint32_t>(deltas_.size())});
   } else {

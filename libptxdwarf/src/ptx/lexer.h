@@ -16,13 +16,24 @@ struct ParseError {
   std::string message;
 };
 
-inline bool isIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
-}
-inline bool isIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '$';
-}
+// Character classes by table: identifiers are most of what the reader scans.
+struct CharClasses {
+  static constexpr uint8_t kIdentStart = 1, kIdentChar = 2;
+  uint8_t of[256] = {};
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c) {
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+      if (letter || c == '%') of[c] |= kIdentStart;
+      if (letter || (c >= '0' && c <= '9')) of[c] |= kIdentChar;
+    }
+  }
+};
+inline constexpr CharClasses kCharClasses;
+
+// [A-Za-z_$%]
+inline bool isIdentStart(char c) { return kCharClasses.of[static_cast<unsigned char>(c)] & CharClasses::kIdentStart; }
+// [A-Za-z0-9_$]
+inline bool isIdentChar(char c) { return kCharClasses.of[static_cast<unsigned char>(c)] & CharClasses::kIdentChar; }
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Result of scanning an integer literal the way ptxas reads it in data

@@ -582,6 +582,7 @@ class Reader {
     s.loc = at;
     const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
     reserveForText(s.bytes, rest, 2);        // `0,` a byte
+    s.sourceMap.reserve(rest / 2);           // an entry per operand
     reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
   }
@@ -602,8 +603,13 @@ class Reader {
       SourceLoc at = cur_.loc();
       if (c == '.') {
         consumed();
+        unsigned width = dataDirective();
+        if (width != 0) {
+          dataOperands(image, width, kDataDirectives[width]);
+          continue;
+        }
         std::string_view d = cur_.directive();
-        unsigned width = dataWidth(d);
+        width = dataWidth(d);
         if (width == 0) {
           if (d.empty()) cur_.fail(at, "expected a data directive in section " + image.name);
           cur_.fail(at, "unknown directive '" + std::string(d) + "' inside section " + image.name +
@@ -623,6 +629,29 @@ class Reader {
       cur_.fail(at, std::string("unexpected '") + c + "' in section " + image.name);
     }
   }
+
+  // `.b8`, `.b16`, `.b32` or `.b64` at the cursor (nearly every line of a
+  // debug section), matched by its bytes: the cursor moves past it and the
+  // width comes back. 0, the cursor unmoved, for anything else.
+  unsigned dataDirective() {
+    if (cur_.peekAt(1) != 'b') return 0;
+    const char a = cur_.peekAt(2), b = cur_.peekAt(3);
+    unsigned width = 0, length = 4;
+    if (a == '8') {
+      width = 1;
+      length = 3;
+    } else if (a == '1' && b == '6') {
+      width = 2;
+    } else if (a == '3' && b == '2') {
+      width = 4;
+    } else if (a == '6' && b == '4') {
+      width = 8;
+    }
+    if (width == 0 || isIdentChar(cur_.peekAt(length))) return 0;
+    cur_.advance(length);
+    return width;
+  }
+  static constexpr std::string_view kDataDirectives[9] = {"", ".b8", ".b16", "", ".b32", "", "", "", ".b64"};
 
   void dataOperands(SectionImage& image, unsigned width, std::string_view directive) {
     for (;;) {
