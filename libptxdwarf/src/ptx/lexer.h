@@ -18,13 +18,14 @@ struct ParseError {
 
 // Character classes by table: identifiers are most of what the reader scans.
 struct CharClasses {
-  static constexpr uint8_t kIdentStart = 1, kIdentChar = 2;
+  static constexpr uint8_t kIdentStart = 1, kIdentChar = 2, kBlank = 4;
   uint8_t of[256] = {};
   constexpr CharClasses() {
     for (int c = 0; c < 256; ++c) {
       const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
       if (letter || c == '%') of[c] |= kIdentStart;
       if (letter || (c >= '0' && c <= '9')) of[c] |= kIdentChar;
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') of[c] |= kBlank;
     }
   }
 };
@@ -83,11 +84,11 @@ class Cursor {
   // Skips whitespace (any kind, CR included) and comments.
   void skipSpace() {
     while (p_ < end_) {
-      char c = *p_;
-      if (c == '\n') {
-        newline(p_);
+      const char c = *p_;
+      if (kCharClasses.of[static_cast<unsigned char>(c)] & CharClasses::kBlank) {
         ++p_;
-      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      } else if (c == '\n') {
+        newline(p_);
         ++p_;
       } else if (c != '/' || !skipComment()) {
         return;
