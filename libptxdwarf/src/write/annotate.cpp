@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/annotate.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -47,13 +48,14 @@ class Edits {
     arena += s;
   }
 
-  std::string apply(std::string_view text) {
+  // The edited text, with room for `more` bytes to be appended after it.
+  std::string apply(std::string_view text, size_t more = 0) {
     // At one offset, added lines go before a replaced token.
     std::stable_sort(items.begin(), items.end(), [](const Insertion& a, const Insertion& b) {
       return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
     });
     std::string out;
-    out.reserve(text.size() + arena.size());
+    out.reserve(text.size() + arena.size() + more);
     uint64_t at = 0;
     for (const Insertion& i : items) {
       if (i.offset > at) out.append(text.substr(at, i.offset - at));
@@ -161,8 +163,8 @@ class Annotator {
       if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
-    if (!writeDwarf()) return;
-    result_.ptx = edits_.apply(text_);
+    if (!encodeDwarf()) return;
+    writeOutput();
   }
 
  private:
@@ -234,6 +236,10 @@ class Annotator {
 
   // Appends `s` (lines ending in '\n') to the arena with the file's line ending.
   void addLines(std::string_view s) {
+    if (!crlf_) {
+      edits_.arena += s;
+      return;
+    }
     for (size_t pos = 0; pos < s.size();) {
       size_t nl = s.find('\n', pos);
       if (nl == std::string_view::npos) nl = s.size();
@@ -318,24 +324,32 @@ class Annotator {
   uint8_t addressSize() const { return m_.addressSize == 32 ? 4 : 8; }
 
   void registers(DieId scope, const ptx::RegisterDecl& r) {
-    auto one = [&](const std::string& name) {
-      Location where;
-      try {
-        where = Location::reg(name, addressSize());
-      } catch (const BuildError& e) {
-        warn(r.loc, "register " + name + " gets no variable: " + e.what());
+    const DieId type = typeOf(r.type);
+    const unsigned file = declFile(), line = file ? r.loc.line : 0;
+    auto one = [&](std::string_view name) {
+      if (std::string problem = registerProblem(name); !problem.empty()) {
+        warn(r.loc, "register " + std::string(name) + " gets no variable: " + problem);
         ++result_.stats.skippedRegisters;
         return;
       }
-      b_.variable(scope, {.name = name,
-                          .declFile = declFile(),
-                          .declLine = declFile() ? r.loc.line : 0,
-                          .type = typeOf(r.type),
-                          .location = std::move(where)});
+      b_.variable(scope, {.name = std::string(name),
+                          .declFile = file,
+                          .declLine = line,
+                          .type = type,
+                          .location = Location::reg(name, addressSize())});
       ++result_.stats.registerVariables;
     };
     if (!r.isRange()) return one(renamed(r.name));
-    for (uint32_t k = 0; k < r.count; ++k) one(renamed(r.name + std::to_string(k)));
+    // `%r<N>`: %r0 .. %r(N-1), the digits written into one buffer.
+    std::string name = r.name;
+    const size_t stem = name.size();
+    char digits[16];
+    for (uint32_t k = 0; k < r.count; ++k) {
+      name.resize(stem);
+      name.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr);
+      if (renames_.empty()) one(name);
+      else one(renamed(name));
+    }
   }
 
   // The scope DIEs and labels of one function, and its `.loc` lines.
@@ -366,12 +380,26 @@ class Annotator {
                               .location = Location::symbol({p.name}, ptx::StateSpace::param, addressSize())});
       ++result_.stats.parameters;
     }
-    // The function's own registers and variables, then each `{ }` block's in a lexical block.
-    for (const ptx::RegisterDecl& r : f.registers)
-      if (r.block < 0) registers(sp, r);
+    // The function's own registers and variables, then each `{ }` block's in
+    // a lexical block. Declarations are grouped by block first (stable, so in
+    // file order within one), so a function of many blocks is not a
+    // blocks-times-declarations walk.
     const std::vector<size_t>& variables = variablesOf_[static_cast<size_t>(index)];
-    for (size_t v : variables)
-      if (m_.variables[v].block < 0) variable(sp, m_.variables[v]);
+    std::vector<std::pair<int32_t, uint32_t>> regsByBlock, varsByBlock;  // (block, index)
+    for (uint32_t i = 0; i < f.registers.size(); ++i) {
+      if (f.registers[i].block < 0) registers(sp, f.registers[i]);
+      else regsByBlock.emplace_back(f.registers[i].block, i);
+    }
+    for (uint32_t i = 0; i < variables.size(); ++i) {
+      const ptx::Variable& v = m_.variables[variables[i]];
+      if (v.block < 0) variable(sp, v);
+      else varsByBlock.emplace_back(v.block, i);
+    }
+    auto byBlock = [](const std::pair<int32_t, uint32_t>& a, const std::pair<int32_t, uint32_t>& b) {
+      return a.first < b.first;
+    };
+    std::stable_sort(regsByBlock.begin(), regsByBlock.end(), byBlock);
+    std::stable_sort(varsByBlock.begin(), varsByBlock.end(), byBlock);
     std::map<int32_t, DieId> scopes;
     for (size_t k : blocksOf_[static_cast<size_t>(index)]) {
       const ptx::Block& blk = m_.blocks[k];
@@ -385,10 +413,11 @@ class Annotator {
         scope = b_.lexicalBlock(scope, {begin}, {end});
       }
       scopes[static_cast<int32_t>(k)] = scope;
-      for (const ptx::RegisterDecl& r : f.registers)
-        if (r.block == static_cast<int32_t>(k)) registers(scope, r);
-      for (size_t v : variables)
-        if (m_.variables[v].block == static_cast<int32_t>(k)) variable(scope, m_.variables[v]);
+      const std::pair<int32_t, uint32_t> key{static_cast<int32_t>(k), 0};
+      for (auto [it, end] = std::equal_range(regsByBlock.begin(), regsByBlock.end(), key, byBlock); it != end; ++it)
+        registers(scope, f.registers[it->second]);
+      for (auto [it, end] = std::equal_range(varsByBlock.begin(), varsByBlock.end(), key, byBlock); it != end; ++it)
+        variable(scope, m_.variables[variables[it->second]]);
     }
     if (!options_.keepLines) locs(f);
     if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
@@ -404,9 +433,15 @@ class Annotator {
       previous = ins.line;
       ++result_.stats.instructionLines;
       if (ins.line <= f.bodyBegin.line) continue;  // on the line of the body's `{`: no line to put it before
-      loc.clear();
-      lines_.loc(loc, {1, ins.line, ins.col});
-      insertLines(lineStart(ins.line), loc);
+      if (crlf_) {
+        loc.clear();
+        lines_.loc(loc, {1, ins.line, ins.col});
+        insertLines(lineStart(ins.line), loc);
+      } else {  // the emitter's lines go straight into the arena (a line never starts at the text's end)
+        size_t mark = edits_.mark();
+        lines_.loc(edits_.arena, {1, ins.line, ins.col});
+        edits_.insertSince(lineStart(ins.line), mark);
+      }
       ++result_.stats.locs;
     }
   }
@@ -502,22 +537,30 @@ class Annotator {
     }
   }
 
-  bool writeDwarf() {
+  // The sections, encoded; the builder's memory goes before the text is made.
+  bool encodeDwarf() {
     Diagnostics& diags = result_.diagnostics;
-    std::vector<SectionImage> sections = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
-    if (diags.hasErrors()) return false;
+    sections_ = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
+    b_ = Builder();
+    return !diags.hasErrors();
+  }
+
+  // The edited text, then the sections rendered straight after it.
+  void writeOutput() {
     WriteOptions wo;
     wo.style = options_.style;
     wo.version = m_.version;
     wo.crlf = crlf_;
-    std::string rendered(eol());
-    if (!writeSections(rendered, sections, wo, diags)) return false;
-    if (!rendered.ends_with('\n')) rendered += eol();
-    size_t mark = edits_.mark();
-    if (!text_.empty() && text_.back() != '\n') edits_.arena += eol();
-    edits_.arena += rendered;
-    edits_.insertSince(text_.size(), mark);
-    return true;
+    if (!validate(sections_, wo, result_.diagnostics)) return;
+    size_t need = 2 * eol().size();
+    for (const SectionImage& s : sections_) need += 32 + s.name.size() + 6 * s.bytes.size();
+    std::string out = edits_.apply(text_, need);
+    edits_ = Edits();
+    if (!text_.empty() && text_.back() != '\n') out += eol();
+    out += eol();
+    if (!writeSections(out, sections_, wo, result_.diagnostics)) return;
+    if (!out.ends_with('\n')) out += eol();
+    result_.ptx = std::move(out);
   }
 
   std::string_view text_;
@@ -529,6 +572,7 @@ class Annotator {
   LineEmitter lines_;
   Builder b_;
   Edits edits_;
+  std::vector<SectionImage> sections_;
   std::vector<uint64_t> starts_;
   bool crlf_ = false;
   std::string sourceName_;

@@ -1,10 +1,16 @@
 #include "ptxdwarf/write/line_table.h"
 
+#include <charconv>
 #include <string>
 
 namespace ptxdwarf::write {
 
 namespace {
+
+void appendNumber(std::string& out, unsigned v) {
+  char buf[16];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
 
 std::string describe(SourcePos p) {
   return std::to_string(p.file) + " " + std::to_string(p.line) + " " + std::to_string(p.column);
@@ -100,6 +106,8 @@ LineEmitter::LineEmitter(const FileTable& files, Labels& labels, LineOptions opt
 
 void LineEmitter::beginFunction() {
   used_.clear();
+  usedLog_.clear();
+  logged_ = 0;
   current_.reset();
 }
 
@@ -148,6 +156,7 @@ size_t LineEmitter::loc(std::string& out, SourcePos pos, std::span<const Inlined
   // context before a `.loc` may name it in `inlined_at`.
   uint32_t context = 0;
   for (const InlinedCall& call : inlined) {
+    for (; logged_ < usedLog_.size(); ++logged_) used_[usedLog_[logged_].first] = usedLog_[logged_].second;
     auto it = used_.find(call.callSite);
     if (it == used_.end() || it->second != context) {
       write(out, call.callSite, context);
@@ -161,8 +170,13 @@ size_t LineEmitter::loc(std::string& out, SourcePos pos, std::span<const Inlined
 }
 
 void LineEmitter::write(std::string& out, SourcePos pos, uint32_t context) {
+  // `\t.loc\tFILE LINE COLUMN` without temporaries: one per instruction line.
   out += "\t.loc\t";
-  out += describe(pos);
+  appendNumber(out, pos.file);
+  out += ' ';
+  appendNumber(out, pos.line);
+  out += ' ';
+  appendNumber(out, pos.column);
   if (context != 0) {
     const Context& c = contexts_[context - 1];
     out += ", function_name ";
@@ -171,7 +185,7 @@ void LineEmitter::write(std::string& out, SourcePos pos, uint32_t context) {
     out += describe(c.callSite);
   }
   out += '\n';
-  used_[pos] = context;
+  usedLog_.emplace_back(pos, context);
   current_ = {pos, context};
 }
 

@@ -321,12 +321,21 @@ class SectionWriter {
       } else {
         while (pos_ < stop) {
           const uint64_t lineEnd = std::min<uint64_t>(stop, pos_ + perLine_);
-          out_ += ".b8 ";
-          appendByte(out_, b[pos_++]);
+          // The line is formatted in a buffer and appended once: most of the
+          // text annotate writes is these lines.
+          if (line_.empty()) line_.resize(8 + 5 * size_t{perLine_});
+          char* p = line_.data();
+          std::memcpy(p, ".b8 ", 4);
+          p += 4;
+          std::memcpy(p, kBytes.t[b[pos_]].text, 4);  // the table entry's 4 chars; len of them count
+          p += kBytes.t[b[pos_++]].len;
           for (; pos_ < lineEnd; ++pos_) {
-            out_ += ", ";
-            appendByte(out_, b[pos_]);
+            p[0] = ',';
+            p[1] = ' ';
+            std::memcpy(p + 2, kBytes.t[b[pos_]].text, 4);
+            p += 2 + kBytes.t[b[pos_]].len;
           }
+          out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
           if (!commented) comment(firstComment), commented = true;
           out_ += nl_;
         }
@@ -340,6 +349,7 @@ class SectionWriter {
   std::string_view nl_;
   unsigned perLine_ = 16;
   std::vector<const SectionLabel*> labels_;
+  std::vector<char> line_;  // one packed line being formatted (5 chars per byte at most, and ".b8 ")
   size_t li_ = 0, ri_ = 0;
   uint64_t pos_ = 0;
 };

@@ -16,26 +16,27 @@ using namespace dw;
 
 Expr& Expr::op(uint8_t opcode) { return u8(opcode); }
 Expr& Expr::u8(uint8_t v) {
+  if (bytes_.capacity() == 0) bytes_.reserve(16);  // one allocation for a usual expression, not four
   bytes_.push_back(v);
   return *this;
 }
 Expr& Expr::u16(uint16_t v) {
-  for (int i = 0; i < 2; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 2; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   return *this;
 }
 Expr& Expr::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   return *this;
 }
 Expr& Expr::u64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   return *this;
 }
 Expr& Expr::uleb(uint64_t v) {
   do {
     uint8_t b = v & 0x7f;
     v >>= 7;
-    bytes_.push_back(v ? (b | 0x80) : b);
+    u8(v ? (b | 0x80) : b);
   } while (v);
   return *this;
 }
@@ -44,19 +45,22 @@ Expr& Expr::sleb(int64_t v) {
     uint8_t b = v & 0x7f;
     v >>= 7;
     bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
-    bytes_.push_back(done ? b : (b | 0x80));
+    u8(done ? b : (b | 0x80));
     if (done) return *this;
   }
+}
+
+std::string registerProblem(std::string_view reg) {
+  if (cuda::packRegister(reg)) return {};
+  return "cannot use '" + std::string(reg) +
+         "' as a DW_OP_regx register: cuda-gdb needs a PTX register name starting with '%', "
+         "at most 8 bytes of [A-Za-z0-9_$%]";
 }
 
 namespace {
 uint64_t packedOrThrow(std::string_view reg) {
   std::optional<uint64_t> v = cuda::packRegister(reg);
-  if (!v) {
-    throw BuildError("cannot use '" + std::string(reg) +
-                     "' as a DW_OP_regx register: cuda-gdb needs a PTX register name starting with '%', "
-                     "at most 8 bytes of [A-Za-z0-9_$%]");
-  }
+  if (!v) throw BuildError(registerProblem(reg));
   return *v;
 }
 }  // namespace
@@ -393,7 +397,18 @@ void Unit::put(DieId id, Record r, bool append) {
   if (r.kind == Value::Kind::locationList && r.lo >= lists_.size())
     throw BuildError("location list " + std::to_string(r.lo) + " does not exist");
   if (!append) checkPtxasReads(id, r.name, r.kind, r.form != 0, formOf(r));
-  uint32_t* link = &dies_[id].firstAttribute;
+  Die& d = dies_[id];
+  const uint32_t bit = 1u << (r.name % 32);
+  const uint32_t index = static_cast<uint32_t>(records_.size());
+  if (append || !(d.nameBits & bit)) {  // no attribute of this name yet: link it in last
+    d.nameBits |= bit;
+    if (d.firstAttribute == UINT32_MAX) d.firstAttribute = index;
+    else records_[d.lastAttribute].next = index;
+    d.lastAttribute = index;
+    records_.push_back(r);
+    return;
+  }
+  uint32_t* link = &d.firstAttribute;
   while (*link != UINT32_MAX) {
     Record& old = records_[*link];
     if (!append && old.name == r.name) {
@@ -403,7 +418,8 @@ void Unit::put(DieId id, Record r, bool append) {
     }
     link = &old.next;
   }
-  *link = static_cast<uint32_t>(records_.size());
+  *link = index;
+  d.lastAttribute = index;
   records_.push_back(r);
 }
 

@@ -79,6 +79,10 @@ class Expr {
 
 struct LocationRange;
 
+// Why `ptxRegister` cannot be a DW_OP_regx operand cuda-gdb reads (the
+// message Expr::regx throws); empty when it can.
+std::string registerProblem(std::string_view ptxRegister);
+
 // Where a variable lives, in PTX terms; the DW_AT_address_class follows from it.
 class Location {
  public:
@@ -154,6 +158,8 @@ struct Die {
   DieId parent = kNoDie;
   DieId firstChild = kNoDie, lastChild = kNoDie, nextSibling = kNoDie;
   uint32_t firstAttribute = UINT32_MAX;  // into the unit's attribute table; UINT32_MAX: none
+  uint32_t lastAttribute = UINT32_MAX;
+  uint32_t nameBits = 0;  // bit (name % 32) of every attribute name set: most sets need no search
   bool hasChildren() const { return firstChild != kNoDie; }
 };
 
