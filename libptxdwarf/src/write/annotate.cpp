@@ -48,27 +48,40 @@ class Edits {
     arena += s;
   }
 
-  // The edited text, with room for `more` bytes to be appended after it.
-  std::string apply(std::string_view text, size_t more = 0) {
-    // At one offset, added lines go before a replaced token.
-    std::stable_sort(items.begin(), items.end(), [](const Insertion& a, const Insertion& b) {
-      return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
-    });
-    std::string out;
-    out.reserve(text.size() + arena.size() + more);
+  size_t size() const { return items.size(); }
+  void reserve(size_t edits, size_t bytes) {
+    items.reserve(edits);
+    arena.reserve(bytes);
+  }
+  // Puts the edits made since `first` in order. Each function's edits lie in
+  // its own body, so sorting them as each function ends leaves the whole
+  // list sorted; a function without `{ }` blocks makes them in order already.
+  void sortFrom(size_t first) {
+    auto begin = items.begin() + static_cast<ptrdiff_t>(first);
+    if (!std::is_sorted(begin, items.end(), before)) std::stable_sort(begin, items.end(), before);
+  }
+
+  // The edited text, piece by piece, to `out`.
+  template <class Out>
+  void apply(std::string_view text, Out&& out) {
+    sortFrom(0);
     uint64_t at = 0;
     for (const Insertion& i : items) {
-      if (i.offset > at) out.append(text.substr(at, i.offset - at));
-      out.append(arena, i.begin, i.size);
+      if (i.offset > at) out(text.substr(at, i.offset - at));
+      out(std::string_view(arena).substr(i.begin, i.size));
       at = std::max(at, i.offset + i.erase);
     }
-    out.append(text.substr(at));
-    return out;
+    out(text.substr(at));
   }
 
   std::string arena;
 
  private:
+  // At one offset, added lines go before a replaced token; otherwise the
+  // order they were added in (stable sorts).
+  static bool before(const Insertion& a, const Insertion& b) {
+    return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
+  }
   std::vector<Insertion> items;
 };
 
@@ -128,8 +141,14 @@ bool isExternal(ptx::Linkage l) {
 
 class Annotator {
  public:
-  Annotator(std::string_view text, const ptx::Module& m, const AnnotateOptions& o, Annotated& result)
-      : text_(text), m_(m), options_(o), result_(result), lines_(files_, labels_, {.version = m.version}) {}
+  Annotator(std::string_view text, const ptx::Module& m, const AnnotateOptions& o, Annotated& result,
+            const std::function<void(std::string_view)>& sink)
+      : text_(text),
+        m_(m),
+        options_(o),
+        result_(result),
+        sink_(sink),
+        lines_(files_, labels_, {.version = m.version}) {}
 
   void run() {
     if (!refuse()) return;
@@ -161,6 +180,7 @@ class Annotator {
       if (m_.variables[v].function >= 0) variablesOf_[static_cast<size_t>(m_.variables[v].function)].push_back(v);
     for (size_t b = 0; b < m_.blocks.size(); ++b)
       if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
+    reserve();
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
     if (!encodeDwarf()) return;
@@ -175,6 +195,21 @@ class Annotator {
   }
   void warn(SourceLoc at, std::string message) {
     result_.diagnostics.warning(at, std::move(message)).rule = "annotate";
+  }
+
+  // Room for what the module will make, so the large tables are allocated
+  // once instead of doubling (each doubling copies, and touches new pages).
+  void reserve() {
+    size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size();
+    for (const ptx::Function& f : m_.functions) {
+      dies += 1 + f.params.size();
+      for (const ptx::RegisterDecl& r : f.registers) dies += r.isRange() ? r.count : 1;
+    }
+    dies = std::min(dies, text_.size());  // `%r<4000000000>` is a few bytes: grow as it goes
+    constexpr size_t kAttributesPerVariable = 7;  // name, decl file and line, type, location, class, +1
+    b_.unit().reserve(dies, kAttributesPerVariable * dies);
+    const size_t edits = m_.instructions.size() + 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;
+    edits_.reserve(edits, 20 * edits);
   }
 
   // What annotate does not write over (unless asked to replace it).
@@ -355,6 +390,7 @@ class Annotator {
   // The scope DIEs and labels of one function, and its `.loc` lines.
   void function(int32_t index) {
     const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
+    const size_t firstEdit = edits_.size();
     lines_.beginFunction();
     if (options_.renameRegisters) renameRegisters(f);
     uint32_t bodyLine = f.bodyBegin.line;
@@ -421,6 +457,7 @@ class Annotator {
     }
     if (!options_.keepLines) locs(f);
     if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
+    edits_.sortFrom(firstEdit);
   }
 
   // A `.loc` before each line holding an instruction (the first instruction's column).
@@ -545,28 +582,45 @@ class Annotator {
     return !diags.hasErrors();
   }
 
-  // The edited text, then the sections rendered straight after it.
+  // The edited text, then the sections rendered straight after it, to the
+  // sink in pieces of about 1 MB.
   void writeOutput() {
     WriteOptions wo;
     wo.style = options_.style;
     wo.version = m_.version;
     wo.crlf = crlf_;
     if (!validate(sections_, wo, result_.diagnostics)) return;
-    size_t need = 2 * eol().size();
-    for (const SectionImage& s : sections_) need += 32 + s.name.size() + 6 * s.bytes.size();
-    std::string out = edits_.apply(text_, need);
+    constexpr size_t kChunk = size_t{1} << 20;
+    std::string buffer;
+    buffer.reserve(kChunk + 64 * 1024);
+    auto put = [&](std::string_view piece) {
+      if (buffer.size() + piece.size() > kChunk && !buffer.empty()) {
+        sink_(buffer);
+        buffer.clear();
+      }
+      if (piece.size() >= kChunk) sink_(piece);  // a long stretch of the input: straight through
+      else buffer.append(piece);
+    };
+    edits_.apply(text_, put);
     edits_ = Edits();
-    if (!text_.empty() && text_.back() != '\n') out += eol();
-    out += eol();
-    if (!writeSections(out, sections_, wo, result_.diagnostics)) return;
-    if (!out.ends_with('\n')) out += eol();
-    result_.ptx = std::move(out);
+    if (!text_.empty() && text_.back() != '\n') put(eol());
+    put(eol());
+    if (!buffer.empty()) sink_(buffer);
+    bool endsInNewline = false;
+    streamSections(
+        [&](std::string_view piece) {
+          if (!piece.empty()) endsInNewline = piece.back() == '\n';
+          sink_(piece);
+        },
+        sections_, wo, result_.diagnostics);
+    if (!endsInNewline) sink_(eol());
   }
 
   std::string_view text_;
   const ptx::Module& m_;
   const AnnotateOptions& options_;
   Annotated& result_;
+  const std::function<void(std::string_view)>& sink_;
   FileTable files_;
   Labels labels_;
   LineEmitter lines_;
@@ -589,10 +643,22 @@ class Annotator {
 
 }  // namespace
 
-Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options) {
+Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options,
+                   const std::function<void(std::string_view)>& sink) {
   Annotated result;
-  Annotator(text, module, options, result).run();
-  if (result.diagnostics.hasErrors()) result.ptx.clear();
+  Annotator(text, module, options, result, sink).run();
+  result.streamed = !result.diagnostics.hasErrors();
+  return result;
+}
+
+Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options) {
+  std::string out;
+  Annotated result = annotate(text, module, options, [&](std::string_view piece) {
+    if (out.empty()) out.reserve(text.size() * 5);  // the usual size of annotated text, one allocation
+    out.append(piece);
+  });
+  result.streamed = false;
+  if (!result.diagnostics.hasErrors()) result.ptx = std::move(out);
   return result;
 }
 

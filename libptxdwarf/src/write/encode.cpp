@@ -3,6 +3,7 @@
 // offset; emit, checking each DIE ends where the layout said.
 #include "ptxdwarf/write/encode.h"
 
+#include <cstring>
 #include <deque>
 #include <unordered_map>
 
@@ -103,7 +104,6 @@ class SectionWriter {
  public:
   explicit SectionWriter(SectionImage& image) : img_(image) {}
   uint64_t offset() const { return img_.bytes.size(); }
-  void reserve(uint64_t more) { img_.bytes.reserve(img_.bytes.size() + more); }
   void u8(uint64_t v) { img_.bytes.push_back(static_cast<uint8_t>(v)); }
   void fixed(uint64_t v, unsigned size) {
     appendLittleEndian(img_.bytes, v, size);
@@ -151,6 +151,76 @@ class SectionWriter {
 
  private:
   SectionImage& img_;
+};
+
+// Writes into bytes already sized for them (a unit whose layout is known):
+// no growth checks per byte. A write that would pass the end is dropped and
+// remembered (the layout was wrong; emitUnit reports it).
+class PlacedWriter {
+ public:
+  PlacedWriter(SectionImage& image, uint64_t begin, uint64_t size) : img_(image) {
+    img_.bytes.resize(begin + size);
+    base_ = img_.bytes.data();
+    p_ = base_ + begin;
+    end_ = base_ + begin + size;
+  }
+  uint64_t offset() const { return static_cast<uint64_t>(p_ - base_); }
+  bool overflowed() const { return overflow_; }
+  void u8(uint64_t v) {
+    if (room(1)) *p_++ = static_cast<uint8_t>(v);
+  }
+  void fixed(uint64_t v, unsigned size) {
+    if (!room(size)) return;
+    for (unsigned i = 0; i < size; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
+  }
+  void uleb(uint64_t v) {
+    do {
+      uint8_t b = v & 0x7f;
+      v >>= 7;
+      u8(v ? (b | 0x80) : b);
+    } while (v);
+  }
+  void sleb(int64_t v) {
+    for (;;) {
+      uint8_t b = v & 0x7f;
+      v >>= 7;
+      bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
+      u8(done ? b : (b | 0x80));
+      if (done) return;
+    }
+  }
+  void bytes(std::span<const uint8_t> b) {
+    if (!room(b.size())) return;
+    if (!b.empty()) std::memcpy(p_, b.data(), b.size());
+    p_ += b.size();
+  }
+  void string(std::string_view s) {
+    bytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+    u8(0);
+  }
+  void symbol(const SymbolRef& s, unsigned size) { symbol(s.name, s.addend, size); }
+  void symbol(std::string_view name, int64_t addend, unsigned size) {
+    if (name.empty()) return fixed(static_cast<uint64_t>(addend), size);
+    img_.addRelocation(offset(), static_cast<uint8_t>(size), name, {}, addend);
+    fixed(0, size);
+  }
+  void expr(const AttributeView& a) {
+    uint64_t base = offset();
+    bytes(a.bytes());
+    for (const StoredFixup& f : a.fixups()) img_.addRelocation(base + f.offset, f.size, a.fixupName(f), {}, f.addend);
+  }
+
+ private:
+  bool room(size_t n) {
+    if (static_cast<size_t>(end_ - p_) >= n) return true;
+    overflow_ = true;
+    return false;
+  }
+  SectionImage& img_;
+  uint8_t* base_ = nullptr;
+  uint8_t* p_ = nullptr;
+  uint8_t* end_ = nullptr;
+  bool overflow_ = false;
 };
 
 uint64_t blockSize(const AttributeView& v) {
@@ -269,7 +339,7 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
     if (e.sibling) specs.emplace_back(DW_AT_sibling, DW_FORM_ref4);
     for (const AttributeView a : u.attributes(id)) {
       uint16_t form = chooseForm(a.name(), a.kind(), a.form(), a.u(), blockSize(a), u.options());
-      if (!formFits(form, a)) {
+      if (a.form() != 0 && !formFits(form, a)) {  // the policy only chooses forms that fit
         diags.error({}, attrLabel(a.name()) + " of DIE " + std::to_string(id) + " (" + std::string(tagName(d.tag)) +
                             "): its value does not fit " + formLabel(form));
       }
@@ -346,7 +416,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
   }
 }
 
-void emitValue(SectionWriter& w, uint16_t form, const AttributeView& v, const UnitLayout& L,
+void emitValue(PlacedWriter& w, uint16_t form, const AttributeView& v, const UnitLayout& L,
                const std::vector<uint64_t>& listOffsets) {
   const UnitOptions& o = L.unit->options();
   using K = Value::Kind;
@@ -389,9 +459,14 @@ void emitValue(SectionWriter& w, uint16_t form, const AttributeView& v, const Un
   }
 }
 
-void emitUnit(SectionWriter& w, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
+void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
   const Unit& u = *L.unit;
-  w.reserve(L.size);
+  if (info.bytes.size() != L.offset) {
+    diags.error({}, "internal error: unit laid out at " + std::to_string(L.offset) + ", emitted at " +
+                        std::to_string(info.bytes.size()));
+    return;
+  }
+  PlacedWriter w(info, L.offset, L.size);
   w.fixed(L.size - 4, 4);
   w.fixed(u.options().version, 2);
   w.symbol({".debug_abbrev", 0}, 4);
@@ -411,9 +486,9 @@ void emitUnit(SectionWriter& w, const UnitLayout& L, const std::vector<uint64_t>
     uint32_t i = e.firstForm;
     for (const AttributeView v : u.attributes(e.die)) emitValue(w, L.forms[i++], v, L, listOffsets);
   }
-  if (w.offset() != L.offset + L.size)
-    diags.error({}, "internal error: unit ends at " + std::to_string(w.offset()) + ", laid out to end at " +
-                        std::to_string(L.offset + L.size));
+  if (w.overflowed() || w.offset() != L.offset + L.size)
+    diags.error({}, "internal error: unit ends at " + std::to_string(w.overflowed() ? UINT64_MAX : w.offset()) +
+                        ", laid out to end at " + std::to_string(L.offset + L.size));
 }
 
 void emitAbbrevs(SectionImage& img, const AbbrevInterner& abbrevs) {
@@ -531,10 +606,9 @@ std::vector<SectionImage> encode(std::span<const Unit* const> units, const Encod
     offset += layouts[i].size;
   }
   if (diags.hasErrors()) return {};
-  SectionWriter infoWriter(info);
   for (const UnitLayout& L : layouts) {
     std::vector<uint64_t> lists = emitLocationLists(loc, *L.unit);
-    emitUnit(infoWriter, L, lists, diags);
+    emitUnit(info, L, lists, diags);
     if (options.pubnames) emitPubnames(pubnames, L, options.pubnamesLength);
     if (options.aranges) emitAranges(aranges, L);
   }

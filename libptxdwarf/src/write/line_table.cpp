@@ -1,16 +1,12 @@
 #include "ptxdwarf/write/line_table.h"
 
 #include <charconv>
+#include <cstring>
 #include <string>
 
 namespace ptxdwarf::write {
 
 namespace {
-
-void appendNumber(std::string& out, unsigned v) {
-  char buf[16];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-}
 
 std::string describe(SourcePos p) {
   return std::to_string(p.file) + " " + std::to_string(p.line) + " " + std::to_string(p.column);
@@ -170,13 +166,16 @@ size_t LineEmitter::loc(std::string& out, SourcePos pos, std::span<const Inlined
 }
 
 void LineEmitter::write(std::string& out, SourcePos pos, uint32_t context) {
-  // `\t.loc\tFILE LINE COLUMN` without temporaries: one per instruction line.
-  out += "\t.loc\t";
-  appendNumber(out, pos.file);
-  out += ' ';
-  appendNumber(out, pos.line);
-  out += ' ';
-  appendNumber(out, pos.column);
+  // `\t.loc\tFILE LINE COLUMN` formatted in place and appended once: one per instruction line.
+  char buf[48];
+  std::memcpy(buf, "\t.loc\t", 6);
+  char* p = buf + 6;
+  p = std::to_chars(p, p + 10, pos.file).ptr;  // an unsigned is at most 10 digits
+  *p++ = ' ';
+  p = std::to_chars(p, p + 10, pos.line).ptr;
+  *p++ = ' ';
+  p = std::to_chars(p, p + 10, pos.column).ptr;
+  out.append(buf, static_cast<size_t>(p - buf));
   if (context != 0) {
     const Context& c = contexts_[context - 1];
     out += ", function_name ";

@@ -4,6 +4,7 @@
 #include <ostream>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ std::optional<Style> parseStyle(std::string_view s) {
 }
 
 namespace {
+
+// streamSections hands the text over in pieces of about this size.
+constexpr size_t kStreamChunk = size_t{1} << 20;
 
 // ---- validation -------------------------------------------------------------
 
@@ -221,8 +225,11 @@ struct Field {
 
 class SectionWriter {
  public:
-  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options)
-      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n") {
+  // `flush`, when given, takes the text made so far (and empties `out`)
+  // whenever it passes kStreamChunk bytes.
+  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
+                const std::function<void(std::string&)>* flush = nullptr)
+      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n"), flush_(flush) {
     perLine_ = std::clamp(options.bytesPerLine, 1u, 4096u);
     labels_.reserve(image.labels.size());
     for (const SectionLabel& l : image.labels) labels_.push_back(&l);
@@ -317,6 +324,7 @@ class SectionWriter {
           appendByte(out_, b[pos_]);
           if (!commented) comment(firstComment), commented = true;
           out_ += nl_;
+          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
         }
       } else {
         while (pos_ < stop) {
@@ -338,6 +346,7 @@ class SectionWriter {
           out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
           if (!commented) comment(firstComment), commented = true;
           out_ += nl_;
+          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
         }
       }
     }
@@ -350,6 +359,7 @@ class SectionWriter {
   unsigned perLine_ = 16;
   std::vector<const SectionLabel*> labels_;
   std::vector<char> line_;  // one packed line being formatted (5 chars per byte at most, and ".b8 ")
+  const std::function<void(std::string&)>* flush_;
   size_t li_ = 0, ri_ = 0;
   uint64_t pos_ = 0;
 };
@@ -688,8 +698,9 @@ size_t estimateSize(const SectionImage& image, Style style) {
          image.labels.size() * 24;
 }
 
-void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent) {
-  SectionWriter w(out, image, options);
+void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
+            const std::function<void(std::string&)>* flush = nullptr) {
+  SectionWriter w(out, image, options, flush);
   if (options.style == Style::verbose) {
     std::vector<Field> fields;
     if (options.dwarf) {
@@ -724,6 +735,23 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
     render(out, image, options, true);
     out += options.crlf ? "\r\n" : "\n";
   }
+  return true;
+}
+
+bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
+                    const WriteOptions& options, Diagnostics& diags) {
+  if (!validate(images, options, diags)) return false;
+  std::string buffer;
+  buffer.reserve(kStreamChunk + 64 * 1024);
+  const std::function<void(std::string&)> flush = [&](std::string& text) {
+    sink(text);
+    text.clear();
+  };
+  for (const SectionImage& image : images) {
+    render(buffer, image, options, true, &flush);
+    buffer += options.crlf ? "\r\n" : "\n";
+  }
+  if (!buffer.empty()) sink(buffer);
   return true;
 }
 

@@ -396,7 +396,12 @@ void Unit::put(DieId id, Record r, bool append) {
   if (r.kind == Value::Kind::reference && r.lo != kNoDie) check(r.lo);
   if (r.kind == Value::Kind::locationList && r.lo >= lists_.size())
     throw BuildError("location list " + std::to_string(r.lo) + " does not exist");
-  if (!append) checkPtxasReads(id, r.name, r.kind, r.form != 0, formOf(r));
+  // The policy's own forms for the other kinds are all ones ptxas reads
+  // (data, flag, string, ref4, addr, block): only a pinned form or a section
+  // offset (sec_offset from DWARF 4 on) needs the check.
+  const bool mayBeUnreadable =
+      r.form != 0 || r.kind == Value::Kind::sectionOffset || r.kind == Value::Kind::locationList;
+  if (!append && mayBeUnreadable) checkPtxasReads(id, r.name, r.kind, r.form != 0, formOf(r));
   Die& d = dies_[id];
   const uint32_t bit = 1u << (r.name % 32);
   const uint32_t index = static_cast<uint32_t>(records_.size());
