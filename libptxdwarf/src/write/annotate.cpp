@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"
@@ -422,6 +423,7 @@ class Annotator {
     // blocks-times-declarations walk.
     const std::vector<size_t>& variables = variablesOf_[static_cast<size_t>(index)];
     std::vector<std::pair<int32_t, uint32_t>> regsByBlock, varsByBlock;  // (block, index)
+    work::step(work::annotatePlacement, f.registers.size() + variables.size());
     for (uint32_t i = 0; i < f.registers.size(); ++i) {
       if (f.registers[i].block < 0) registers(sp, f.registers[i]);
       else regsByBlock.emplace_back(f.registers[i].block, i);
@@ -450,10 +452,14 @@ class Annotator {
       }
       scopes[static_cast<int32_t>(k)] = scope;
       const std::pair<int32_t, uint32_t> key{static_cast<int32_t>(k), 0};
-      for (auto [it, end] = std::equal_range(regsByBlock.begin(), regsByBlock.end(), key, byBlock); it != end; ++it)
+      for (auto [it, end] = std::equal_range(regsByBlock.begin(), regsByBlock.end(), key, byBlock); it != end; ++it) {
+        work::step(work::annotatePlacement);
         registers(scope, f.registers[it->second]);
-      for (auto [it, end] = std::equal_range(varsByBlock.begin(), varsByBlock.end(), key, byBlock); it != end; ++it)
+      }
+      for (auto [it, end] = std::equal_range(varsByBlock.begin(), varsByBlock.end(), key, byBlock); it != end; ++it) {
+        work::step(work::annotatePlacement);
         variable(scope, m_.variables[variables[it->second]]);
+      }
     }
     if (!options_.keepLines) locs(f);
     if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
@@ -536,14 +542,22 @@ class Annotator {
   // The new name of register (or range prefix) `name`; `name` when it keeps its own.
   std::string renamed(std::string_view name) const {
     if (renames_.empty()) return std::string(name);
+    work::step(work::annotateRename);
     auto exact = renames_.find(name);
     if (exact != renames_.end()) return exact->second.to;
-    for (const auto& [from, r] : renames_) {
-      if (r.count == 0 || !name.starts_with(from) || name.size() == from.size()) continue;
-      std::string_view digits = name.substr(from.size());
-      if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    // A register of a renamed range: a prefix, then digits. Only the splits
+    // inside the trailing digits can be one, shortest prefix first (as the
+    // map orders prefixes of one another), so a token costs a few lookups
+    // whatever the number of renames.
+    size_t digitsBegin = name.size();
+    while (digitsBegin > 0 && name[digitsBegin - 1] >= '0' && name[digitsBegin - 1] <= '9') --digitsBegin;
+    for (size_t split = std::max<size_t>(digitsBegin, 1); split < name.size(); ++split) {
+      work::step(work::annotateRename);
+      auto it = renames_.find(name.substr(0, split));
+      if (it == renames_.end() || it->second.count == 0) continue;
+      std::string_view digits = name.substr(split);
       if ((digits.size() > 1 && digits[0] == '0') || digits.size() > 10) continue;
-      if (std::stoull(std::string(digits)) < r.count) return r.to + std::string(digits);
+      if (std::stoull(std::string(digits)) < it->second.count) return it->second.to + std::string(digits);
     }
     return std::string(name);
   }

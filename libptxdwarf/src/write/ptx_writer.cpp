@@ -177,6 +177,22 @@ struct ByteTable {
 };
 constexpr ByteTable kBytes;
 
+// ", N" for every byte N in 8 chars that are copied whole (one 8-byte copy
+// per byte of a packed line; only `len` of them count).
+struct SeparatedByteTable {
+  char text[256][8];
+  uint8_t len[256];
+  constexpr SeparatedByteTable() : text{}, len{} {
+    for (unsigned v = 0; v < 256; ++v) {
+      text[v][0] = ',';
+      text[v][1] = ' ';
+      for (unsigned i = 0; i < kBytes.t[v].len; ++i) text[v][2 + i] = kBytes.t[v].text[i];
+      len[v] = uint8_t(2 + kBytes.t[v].len);
+    }
+  }
+};
+constexpr SeparatedByteTable kSeparated;
+
 void appendByte(std::string& out, uint8_t b) { out.append(kBytes.t[b].text, kBytes.t[b].len); }
 
 void appendUnsigned(std::string& out, uint64_t v) {
@@ -331,17 +347,15 @@ class SectionWriter {
           const uint64_t lineEnd = std::min<uint64_t>(stop, pos_ + perLine_);
           // The line is formatted in a buffer and appended once: most of the
           // text annotate writes is these lines.
-          if (line_.empty()) line_.resize(8 + 5 * size_t{perLine_});
+          if (line_.empty()) line_.resize(16 + 5 * size_t{perLine_});  // and 8 bytes of slack for the stores
           char* p = line_.data();
           std::memcpy(p, ".b8 ", 4);
           p += 4;
           std::memcpy(p, kBytes.t[b[pos_]].text, 4);  // the table entry's 4 chars; len of them count
           p += kBytes.t[b[pos_++]].len;
           for (; pos_ < lineEnd; ++pos_) {
-            p[0] = ',';
-            p[1] = ' ';
-            std::memcpy(p + 2, kBytes.t[b[pos_]].text, 4);
-            p += 2 + kBytes.t[b[pos_]].len;
+            std::memcpy(p, kSeparated.text[b[pos_]], 8);
+            p += kSeparated.len[b[pos_]];
           }
           out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
           if (!commented) comment(firstComment), commented = true;
