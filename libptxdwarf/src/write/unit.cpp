@@ -403,29 +403,28 @@ void Unit::put(DieId id, Record r, bool append) {
       r.form != 0 || r.kind == Value::Kind::sectionOffset || r.kind == Value::Kind::locationList;
   if (!append && mayBeUnreadable) checkPtxasReads(id, r.name, r.kind, r.form != 0, formOf(r));
   Die& d = dies_[id];
-  const uint32_t bit = 1u << (r.name % 32);
-  const uint32_t index = static_cast<uint32_t>(records_.size());
-  if (append || !(d.nameBits & bit)) {  // no attribute of this name yet: link it in last
-    d.nameBits |= bit;
-    if (d.firstAttribute == UINT32_MAX) d.firstAttribute = index;
-    else records_[d.lastAttribute].next = index;
-    d.lastAttribute = index;
-    records_.push_back(r);
-    return;
-  }
-  uint32_t* link = &d.firstAttribute;
-  while (*link != UINT32_MAX) {
-    Record& old = records_[*link];
-    if (!append && old.name == r.name) {
-      r.next = old.next;
-      old = r;  // what the old value kept outside the record stays, unreferenced
-      return;
+  if (!append) {
+    for (uint32_t i = d.firstAttribute; i < d.firstAttribute + d.attributeCount; ++i) {
+      if (records_[i].name == r.name) {
+        records_[i] = r;  // what the old value kept outside the record stays, unreferenced
+        return;
+      }
     }
-    link = &old.next;
   }
-  *link = index;
-  d.lastAttribute = index;
+  const uint32_t end = static_cast<uint32_t>(records_.size());
+  if (d.attributeCount == 0) {
+    d.firstAttribute = end;
+  } else if (d.firstAttribute + d.attributeCount != end) {
+    // Another DIE's attributes came after this one's: its run moves to the
+    // end (its old records stay, unused). Producers set a DIE's attributes
+    // together, so this is rare.
+    const size_t need = records_.size() + d.attributeCount + 1;  // no reallocation while copying from itself
+    if (need > records_.capacity()) records_.reserve(std::max(need, 2 * records_.capacity()));
+    for (uint32_t k = 0; k < d.attributeCount; ++k) records_.push_back(records_[d.firstAttribute + k]);
+    d.firstAttribute = end;
+  }
   records_.push_back(r);
+  ++d.attributeCount;
 }
 
 void Unit::set(DieId id, uint16_t name, const Value& value) {
@@ -494,7 +493,8 @@ void Unit::checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinne
 }
 
 std::optional<AttributeView> Unit::find(DieId id, uint16_t name) const {
-  for (uint32_t i = die(id).firstAttribute; i != UINT32_MAX; i = records_[i].next)
+  const Die& d = die(id);
+  for (uint32_t i = d.firstAttribute; i < d.firstAttribute + d.attributeCount; ++i)
     if (records_[i].name == name) return AttributeView(this, i);
   return std::nullopt;
 }

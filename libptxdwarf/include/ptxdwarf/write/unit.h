@@ -157,9 +157,10 @@ struct Die {
   bool forceChildren = false;  // DW_CHILDREN_yes even with no children
   DieId parent = kNoDie;
   DieId firstChild = kNoDie, lastChild = kNoDie, nextSibling = kNoDie;
-  uint32_t firstAttribute = UINT32_MAX;  // into the unit's attribute table; UINT32_MAX: none
-  uint32_t lastAttribute = UINT32_MAX;
-  uint32_t nameBits = 0;  // bit (name % 32) of every attribute name set: most sets need no search
+  // The DIE's attributes: attributeCount records of the unit's table from
+  // firstAttribute on, in order.
+  uint32_t firstAttribute = 0;
+  uint32_t attributeCount = 0;
   bool hasChildren() const { return firstChild != kNoDie; }
 };
 
@@ -260,15 +261,18 @@ class Unit {
       bool operator==(const iterator& o) const { return index == o.index; }
     };
     iterator begin() const { return {unit_, first_}; }
-    iterator end() const { return {unit_, UINT32_MAX}; }
+    iterator end() const { return {unit_, end_}; }
 
    private:
     friend class Unit;
-    AttributeRange(const Unit* unit, uint32_t first) : unit_(unit), first_(first) {}
+    AttributeRange(const Unit* unit, uint32_t first, uint32_t end) : unit_(unit), first_(first), end_(end) {}
     const Unit* unit_;
-    uint32_t first_;
+    uint32_t first_, end_;
   };
-  AttributeRange attributes(DieId id) const { return {this, die(id).firstAttribute}; }
+  AttributeRange attributes(DieId id) const {
+    const Die& d = die(id);
+    return {this, d.firstAttribute, d.firstAttribute + d.attributeCount};
+  }
   // The first attribute of that name, if any.
   std::optional<AttributeView> find(DieId id, uint16_t name) const;
 
@@ -291,13 +295,12 @@ class Unit {
 
  private:
   friend class AttributeView;
-  // One attribute, 20 bytes: small strings and expressions (up to 8 bytes,
+  // One attribute, 16 bytes: small strings and expressions (up to 8 bytes,
   // no symbolic operands) are held in the record itself, larger ones in the
   // unit's byte and string tables, so building a DIE allocates nothing of
-  // its own.
+  // its own. A DIE's records are contiguous (see put()).
   struct Record {
-    uint32_t next = UINT32_MAX;  // the DIE's next attribute
-    uint32_t lo = 0, hi = 0;     // the value, or where it is kept
+    uint32_t lo = 0, hi = 0;  // the value, or where it is kept
     uint16_t name = 0;
     uint16_t form = 0;
     Value::Kind kind = Value::Kind::unsigned_;
@@ -363,7 +366,7 @@ inline std::span<const uint8_t> AttributeView::bytes() const {
   return {unit_->bytes_.data() + b.begin, b.size};
 }
 inline Unit::AttributeRange::iterator& Unit::AttributeRange::iterator::operator++() {
-  index = unit->records_[index].next;
+  ++index;
   return *this;
 }
 
