@@ -327,6 +327,7 @@ struct UnitLayout {
 void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions& options, Diagnostics& diags) {
   const Unit& u = *L.unit;
   L.entries.reserve(2 * u.size());
+  L.forms.reserve(L.forms.size() + u.attributeRecords());
   std::vector<std::pair<uint16_t, uint16_t>> specs;
   auto visit = [&](DieId id) {
     const Die& d = u.die(id);

@@ -403,7 +403,8 @@ void Unit::put(DieId id, Record r, bool append) {
       r.form != 0 || r.kind == Value::Kind::sectionOffset || r.kind == Value::Kind::locationList;
   if (!append && mayBeUnreadable) checkPtxasReads(id, r.name, r.kind, r.form != 0, formOf(r));
   Die& d = dies_[id];
-  if (!append) {
+  const uint32_t bit = 1u << (r.name % 32);
+  if (!append && (d.nameBits & bit)) {
     for (uint32_t i = d.firstAttribute; i < d.firstAttribute + d.attributeCount; ++i) {
       if (records_[i].name == r.name) {
         records_[i] = r;  // what the old value kept outside the record stays, unreferenced
@@ -425,6 +426,7 @@ void Unit::put(DieId id, Record r, bool append) {
   }
   records_.push_back(r);
   ++d.attributeCount;
+  d.nameBits |= bit;
 }
 
 void Unit::set(DieId id, uint16_t name, const Value& value) {

@@ -161,6 +161,7 @@ struct Die {
   // firstAttribute on, in order.
   uint32_t firstAttribute = 0;
   uint32_t attributeCount = 0;
+  uint32_t nameBits = 0;  // bit (name % 32) of each attribute name: most sets need no search for one
   bool hasChildren() const { return firstChild != kNoDie; }
 };
 
@@ -246,6 +247,8 @@ class Unit {
     return dies_[id];
   }
   size_t size() const { return dies_.size(); }
+  // Attribute records held, all DIEs together (at least their attributes).
+  size_t attributeRecords() const { return records_.size(); }
   const UnitOptions& options() const { return options_; }
   // Room for this many DIEs and attributes in all (a caller that knows).
   void reserve(size_t dies, size_t attributes);
