@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/unit.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "ptxdwarf/dwarf.h"
@@ -239,6 +240,8 @@ Value Value::expression(Expr expr, uint16_t form) {
 // ---- Unit -------------------------------------------------------------------
 
 Unit::Unit(uint16_t rootTag, UnitOptions options) : options_(options) {
+  static_assert(offsetof(Record, lo) == 0 && offsetof(Record, hi) == 4,
+                "AttributeView reads inline bytes from the record's first eight bytes");
   if (options.version < 2 || options.version > 4)
     throw BuildError("DWARF version " + std::to_string(options.version) + " is not supported (2, 3 or 4)");
   if (options.addressSize != 4 && options.addressSize != 8)

@@ -357,14 +357,16 @@ inline uint64_t AttributeView::u() const {
 inline int64_t AttributeView::s() const { return static_cast<int64_t>(u()); }
 inline DieId AttributeView::ref() const { return unit_->records_[index_].lo; }
 inline uint32_t AttributeView::list() const { return unit_->records_[index_].lo; }
+// Inline bytes are read as the record's object representation: lo then hi,
+// from its first byte (see the static_assert in unit.cpp).
 inline std::string_view AttributeView::str() const {
   const Unit::Record& r = unit_->records_[index_];
-  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const char*>(&r.lo), r.inlineSize};
+  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const char*>(&r), r.inlineSize};
   return unit_->stringAt(r.lo, r.hi);
 }
 inline std::span<const uint8_t> AttributeView::bytes() const {
   const Unit::Record& r = unit_->records_[index_];
-  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const uint8_t*>(&r.lo), r.inlineSize};
+  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const uint8_t*>(&r), r.inlineSize};
   const Unit::StoredBytes& b = unit_->blobs_[r.lo];
   return {unit_->bytes_.data() + b.begin, b.size};
 }
