@@ -184,6 +184,7 @@ class Annotator {
     reserve();
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
+    starts_ = {};  // every edit is placed: its memory goes before encode's peak
     if (!encodeDwarf()) return;
     writeOutput();
   }

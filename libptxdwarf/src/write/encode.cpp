@@ -318,7 +318,8 @@ struct UnitLayout {
   std::vector<Entry> entries;
   std::vector<uint16_t> forms;        // chosen form per attribute, entries in order
   std::vector<uint64_t> dieOffset;    // absolute .debug_info offset by DieId
-  std::vector<uint64_t> nextSibling;  // offset after a DIE's subtree, by DieId
+  std::vector<uint64_t> nextSibling;  // offset after a DIE's subtree, by DieId (only with siblings)
+  bool siblings = false;              // EncodeOptions::siblings: nextSibling is needed
   uint64_t offset = 0;                // of the unit header
   uint64_t size = 0;                  // whole unit, header included
   bool offsetDependentSizes = false;  // a DW_FORM_ref_udata: sizes depend on offsets
@@ -382,7 +383,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
   const Unit& u = *L.unit;
   L.offset = unitOffset;
   L.dieOffset.assign(u.size(), 0);
-  L.nextSibling.assign(u.size(), 0);
+  if (L.siblings) L.nextSibling.assign(u.size(), 0);
   std::vector<DieId> open;
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
@@ -392,7 +393,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
       if (e.die == kNoDie) {
         at += 1;
         if (!open.empty()) {
-          L.nextSibling[open.back()] = at;
+          if (L.siblings) L.nextSibling[open.back()] = at;
           open.pop_back();
         }
         continue;
@@ -410,7 +411,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
         at += valueSize(L.forms[i++], v, u.options(), ref);
       }
       if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
-      else L.nextSibling[e.die] = at;
+      else if (L.siblings) L.nextSibling[e.die] = at;
     }
     L.size = at - unitOffset;
     if (!L.offsetDependentSizes || (!changed && pass > 0)) break;
@@ -602,6 +603,7 @@ std::vector<SectionImage> encode(std::span<const Unit* const> units, const Encod
   uint64_t offset = 0;
   for (size_t i = 0; i < units.size(); ++i) {
     layouts[i].unit = units[i];
+    layouts[i].siblings = options.siblings;
     orderAndIntern(layouts[i], interner, options, diags);
     layout(layouts[i], offset);
     offset += layouts[i].size;
