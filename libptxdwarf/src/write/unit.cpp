@@ -66,7 +66,19 @@ uint64_t packedOrThrow(std::string_view reg) {
 }
 }  // namespace
 
-Expr& Expr::regx(std::string_view ptxRegister) { return op(DW_OP_regx).uleb(packedOrThrow(ptxRegister)); }
+Expr& Expr::regx(std::string_view ptxRegister) {
+  // One append of the whole operation: annotate writes one per register.
+  uint64_t v = packedOrThrow(ptxRegister);
+  uint8_t op[11] = {DW_OP_regx};
+  size_t n = 1;
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    op[n++] = v ? (b | 0x80) : b;
+  } while (v);
+  bytes_.insert(bytes_.end(), op, op + n);
+  return *this;
+}
 Expr& Expr::bregx(std::string_view ptxRegister, int64_t offset) {
   return op(DW_OP_bregx).uleb(packedOrThrow(ptxRegister)).sleb(offset);
 }
