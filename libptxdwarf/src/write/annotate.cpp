@@ -275,6 +275,7 @@ class Annotator {
   void addLines(std::string_view s) {
     if (!crlf_) {
       edits_.arena += s;
+      if (!s.empty() && s.back() != '\n') edits_.arena += '\n';
       return;
     }
     for (size_t pos = 0; pos < s.size();) {
