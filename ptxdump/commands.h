@@ -3,13 +3,13 @@
 // 0 success, 1 problems found, 2 a file could not be read or parsed.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <sys/stat.h>
 
 #include "dump.h"
 #include "ptxdwarf/ptx/module.h"

@@ -9,7 +9,6 @@
 
 #include "commands.h"
 #include "dump.h"
-#include "view_format.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
@@ -21,6 +20,7 @@
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
+#include "view_format.h"
 
 using namespace ptxdwarf;
 

@@ -349,10 +349,18 @@ std::vector<std::string> attributesOf(const Unit& u, DieId die) {
   for (const AttributeView a : u.attributes(die)) {
     std::string v;
     switch (a.kind()) {
-      case Value::Kind::string: v = std::string(a.str()); break;
-      case Value::Kind::address: v = std::string(a.symbol()) + "+" + std::to_string(a.addend()); break;
-      case Value::Kind::expression: v = std::to_string(a.bytes().size()) + " bytes"; break;
-      default: v = std::to_string(a.u()); break;
+      case Value::Kind::string:
+        v = std::string(a.str());
+        break;
+      case Value::Kind::address:
+        v = std::string(a.symbol()) + "+" + std::to_string(a.addend());
+        break;
+      case Value::Kind::expression:
+        v = std::to_string(a.bytes().size()) + " bytes";
+        break;
+      default:
+        v = std::to_string(a.u());
+        break;
     }
     out.push_back(std::string(attributeName(a.name())) + "=" + v);
   }
@@ -366,14 +374,13 @@ TEST(Unit, AttributesSetOnAnEarlierDieStayInTheOrderOfFirstSet) {
   DieId a = u.add(u.root(), DW_TAG_variable), b = u.add(u.root(), DW_TAG_variable);
   u.setString(a, DW_AT_name, "a");
   u.setString(b, DW_AT_name, "b");
-  u.setUnsigned(a, DW_AT_decl_line, 7);  // after b's: a's attributes move behind b's
+  u.setUnsigned(a, DW_AT_decl_line, 7);                                // after b's: a's attributes move behind b's
   u.setString(a, DW_AT_name, "a long name, kept outside the record");  // replaced where it was
   u.setUnsigned(b, DW_AT_decl_line, 9);
   u.append(b, DW_AT_decl_line, Value::unsignedValue(10));  // append keeps both
-  EXPECT_EQ(attributesOf(u, a), (std::vector<std::string>{"DW_AT_name=a long name, kept outside the record",
-                                                           "DW_AT_decl_line=7"}));
-  EXPECT_EQ(attributesOf(u, b),
-            (std::vector<std::string>{"DW_AT_name=b", "DW_AT_decl_line=9", "DW_AT_decl_line=10"}));
+  EXPECT_EQ(attributesOf(u, a),
+            (std::vector<std::string>{"DW_AT_name=a long name, kept outside the record", "DW_AT_decl_line=7"}));
+  EXPECT_EQ(attributesOf(u, b), (std::vector<std::string>{"DW_AT_name=b", "DW_AT_decl_line=9", "DW_AT_decl_line=10"}));
   ASSERT_TRUE(u.find(b, DW_AT_decl_line));
   EXPECT_EQ(u.find(b, DW_AT_decl_line)->u(), 9u);  // the first of that name
   EXPECT_FALSE(u.find(a, DW_AT_type));

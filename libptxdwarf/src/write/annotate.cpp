@@ -207,7 +207,7 @@ class Annotator {
       dies += 1 + f.params.size();
       for (const ptx::RegisterDecl& r : f.registers) dies += r.isRange() ? r.count : 1;
     }
-    dies = std::min(dies, text_.size());  // `%r<4000000000>` is a few bytes: grow as it goes
+    dies = std::min(dies, text_.size());          // `%r<4000000000>` is a few bytes: grow as it goes
     constexpr size_t kAttributesPerVariable = 7;  // name, decl file and line, type, location, class, +1
     b_.unit().reserve(dies, kAttributesPerVariable * dies);
     const size_t edits = m_.instructions.size() + 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;
@@ -385,8 +385,10 @@ class Annotator {
     for (uint32_t k = 0; k < r.count; ++k) {
       name.resize(stem);
       name.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr);
-      if (renames_.empty()) one(name);
-      else one(renamed(name));
+      if (renames_.empty())
+        one(name);
+      else
+        one(renamed(name));
     }
   }
 
@@ -427,13 +429,17 @@ class Annotator {
     std::vector<std::pair<int32_t, uint32_t>> regsByBlock, varsByBlock;  // (block, index)
     work::step(work::annotatePlacement, f.registers.size() + variables.size());
     for (uint32_t i = 0; i < f.registers.size(); ++i) {
-      if (f.registers[i].block < 0) registers(sp, f.registers[i]);
-      else regsByBlock.emplace_back(f.registers[i].block, i);
+      if (f.registers[i].block < 0)
+        registers(sp, f.registers[i]);
+      else
+        regsByBlock.emplace_back(f.registers[i].block, i);
     }
     for (uint32_t i = 0; i < variables.size(); ++i) {
       const ptx::Variable& v = m_.variables[variables[i]];
-      if (v.block < 0) variable(sp, v);
-      else varsByBlock.emplace_back(v.block, i);
+      if (v.block < 0)
+        variable(sp, v);
+      else
+        varsByBlock.emplace_back(v.block, i);
     }
     auto byBlock = [](const std::pair<int32_t, uint32_t>& a, const std::pair<int32_t, uint32_t>& b) {
       return a.first < b.first;
@@ -614,8 +620,10 @@ class Annotator {
         sink_(buffer);
         buffer.clear();
       }
-      if (piece.size() >= kChunk) sink_(piece);  // a long stretch of the input: straight through
-      else buffer.append(piece);
+      if (piece.size() >= kChunk)
+        sink_(piece);  // a long stretch of the input: straight through
+      else
+        buffer.append(piece);
     };
     edits_.apply(text_, put);
     edits_ = Edits();

@@ -1,10 +1,10 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
-#include <ostream>
 #include <charconv>
 #include <cstring>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 

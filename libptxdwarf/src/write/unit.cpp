@@ -6,8 +6,8 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/work.h"
+#include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {
 
@@ -299,8 +299,10 @@ void Unit::attach(DieId parent, DieId child) {
   }
   Die& p = dies_[parent];
   dies_[child].parent = parent;
-  if (p.lastChild == kNoDie) p.firstChild = child;
-  else dies_[p.lastChild].nextSibling = child;
+  if (p.lastChild == kNoDie)
+    p.firstChild = child;
+  else
+    dies_[p.lastChild].nextSibling = child;
   p.lastChild = child;
 }
 
@@ -327,9 +329,7 @@ void packInline(uint32_t& lo, uint32_t& hi, std::span<const uint8_t> bytes) {
   std::memcpy(&lo, buf, 4);
   std::memcpy(&hi, buf + 4, 4);
 }
-std::span<const uint8_t> asBytes(std::string_view s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> asBytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 }  // namespace
 
 Unit::Record Unit::bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes, uint16_t form) {
@@ -365,8 +365,8 @@ Unit::Record Unit::expressionRecord(Value::Kind kind, const Expr& expr, uint16_t
                     static_cast<uint32_t>(fixups_.size()), static_cast<uint32_t>(expr.fixups().size())});
   bytes_.insert(bytes_.end(), expr.bytes().begin(), expr.bytes().end());
   for (const Expr::Fixup& f : expr.fixups())
-    fixups_.push_back({f.offset, f.size, keepString(f.symbol.name), static_cast<uint32_t>(f.symbol.name.size()),
-                       f.symbol.addend});
+    fixups_.push_back(
+        {f.offset, f.size, keepString(f.symbol.name), static_cast<uint32_t>(f.symbol.name.size()), f.symbol.addend});
   return r;
 }
 
@@ -381,10 +381,18 @@ Unit::Record Unit::recordOf(const Value& v) {
   };
   switch (v.kind) {
     case K::unsigned_:
-    case K::flag: number(v.u); break;
-    case K::signed_: number(static_cast<uint64_t>(v.s)); break;
-    case K::reference: number(v.ref); break;
-    case K::locationList: number(v.list); break;
+    case K::flag:
+      number(v.u);
+      break;
+    case K::signed_:
+      number(static_cast<uint64_t>(v.s));
+      break;
+    case K::reference:
+      number(v.ref);
+      break;
+    case K::locationList:
+      number(v.list);
+      break;
     case K::string:
       if (v.str.find('\0') != std::string::npos) throw BuildError("DWARF strings cannot contain NUL bytes");
       return bytesRecord(K::string, asBytes(v.str), v.form);
@@ -394,7 +402,8 @@ Unit::Record Unit::recordOf(const Value& v) {
       symbols_.push_back({keepString(v.symbol.name), static_cast<uint32_t>(v.symbol.name.size()), v.symbol.addend});
       break;
     case K::block:
-    case K::expression: return expressionRecord(v.kind, v.expr, v.form);
+    case K::expression:
+      return expressionRecord(v.kind, v.expr, v.form);
   }
   return r;
 }
@@ -460,8 +469,13 @@ void Unit::append(DieId id, uint16_t name, const Value& value) {
 
 void Unit::setUnsigned(DieId id, uint16_t name, uint64_t v, uint16_t form) {
   checkName(id, name);
-  put(id, {.lo = static_cast<uint32_t>(v), .hi = static_cast<uint32_t>(v >> 32), .name = name, .form = form,
-           .kind = Value::Kind::unsigned_}, false);
+  put(id,
+      {.lo = static_cast<uint32_t>(v),
+       .hi = static_cast<uint32_t>(v >> 32),
+       .name = name,
+       .form = form,
+       .kind = Value::Kind::unsigned_},
+      false);
 }
 
 void Unit::setFlag(DieId id, uint16_t name, bool v, uint16_t form) {
@@ -516,7 +530,6 @@ std::optional<AttributeView> Unit::find(DieId id, uint16_t name) const {
   return std::nullopt;
 }
 
-
 uint32_t Unit::addLocationList(std::vector<Location::ListEntry> entries) {
   lists_.push_back(std::move(entries));
   return static_cast<uint32_t>(lists_.size() - 1);
@@ -524,14 +537,11 @@ uint32_t Unit::addLocationList(std::vector<Location::ListEntry> entries) {
 
 // ---- AttributeView ------------------------------------------------------------
 
-
-
 std::string_view AttributeView::symbol() const {
   const Unit::StoredSymbol& s = unit_->symbols_[unit_->records_[index_].lo];
   return unit_->stringAt(s.nameBegin, s.nameSize);
 }
 int64_t AttributeView::addend() const { return unit_->symbols_[unit_->records_[index_].lo].addend; }
-
 
 std::span<const StoredFixup> AttributeView::fixups() const {
   const Unit::Record& r = unit_->records_[index_];
@@ -551,13 +561,25 @@ Value AttributeView::value() const {
   v.form = form();
   switch (v.kind) {
     case K::unsigned_:
-    case K::flag: v.u = u(); break;
-    case K::signed_: v.s = s(); break;
-    case K::reference: v.ref = ref(); break;
-    case K::locationList: v.list = list(); break;
-    case K::string: v.str = std::string(str()); break;
+    case K::flag:
+      v.u = u();
+      break;
+    case K::signed_:
+      v.s = s();
+      break;
+    case K::reference:
+      v.ref = ref();
+      break;
+    case K::locationList:
+      v.list = list();
+      break;
+    case K::string:
+      v.str = std::string(str());
+      break;
     case K::address:
-    case K::sectionOffset: v.symbol = {std::string(symbol()), addend()}; break;
+    case K::sectionOffset:
+      v.symbol = {std::string(symbol()), addend()};
+      break;
     case K::block:
     case K::expression: {
       Expr e(unit_->options().addressSize);

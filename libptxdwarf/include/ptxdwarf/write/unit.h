@@ -194,16 +194,16 @@ class AttributeView {
  public:
   uint16_t name() const;
   Value::Kind kind() const;
-  uint16_t form() const;  // the pinned form; 0: the policy chooses
-  uint64_t u() const;     // unsigned_ / flag
-  int64_t s() const;      // signed_
-  DieId ref() const;      // reference
-  uint32_t list() const;  // locationList
-  std::string_view str() const;     // string
-  std::string_view symbol() const;  // address / sectionOffset: the symbol's name
-  int64_t addend() const;           // address / sectionOffset
-  std::span<const uint8_t> bytes() const;         // block / expression
-  std::span<const StoredFixup> fixups() const;    // block / expression
+  uint16_t form() const;                        // the pinned form; 0: the policy chooses
+  uint64_t u() const;                           // unsigned_ / flag
+  int64_t s() const;                            // signed_
+  DieId ref() const;                            // reference
+  uint32_t list() const;                        // locationList
+  std::string_view str() const;                 // string
+  std::string_view symbol() const;              // address / sectionOffset: the symbol's name
+  int64_t addend() const;                       // address / sectionOffset
+  std::span<const uint8_t> bytes() const;       // block / expression
+  std::span<const StoredFixup> fixups() const;  // block / expression
   std::string_view fixupName(const StoredFixup& f) const;
   // The value as a Value again (for callers that want the owning type).
   Value value() const;
@@ -330,15 +330,15 @@ class Unit {
     int64_t addend = 0;
   };
   struct StoredBytes {
-    uint32_t begin = 0, size = 0;            // in bytes_
+    uint32_t begin = 0, size = 0;             // in bytes_
     uint32_t fixupBegin = 0, fixupCount = 0;  // in fixups_
   };
 
   UnitOptions options_;
   std::vector<Die> dies_;
   std::vector<Record> records_;
-  std::string strings_;             // names of strings, symbols and fixups
-  std::vector<uint8_t> bytes_;      // expressions and blocks over 8 bytes
+  std::string strings_;         // names of strings, symbols and fixups
+  std::vector<uint8_t> bytes_;  // expressions and blocks over 8 bytes
   std::vector<StoredSymbol> symbols_;
   std::vector<StoredBytes> blobs_;
   std::vector<StoredFixup> fixups_;
