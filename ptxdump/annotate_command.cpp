@@ -16,7 +16,9 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
     err += request.file + ": error: cannot read: " + error + "\n";
     return kUnreadable;
   }
-  ptx::ReadResult r = ptx::read(text, request.file);
+  ptx::ReadOptions readOptions;
+  readOptions.threads = 0;  // as `check` reads: one part per hardware thread
+  ptx::ReadResult r = ptx::read(text, request.file, readOptions);
   for (const Diagnostic& d : r.diagnostics.items) err += d.format(request.file) + "\n";
   if (!r.ok()) return kUnreadable;
   write::AnnotateOptions options;
@@ -24,16 +26,29 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   options.keepLines = request.keepLines;
   options.renameRegisters = request.renameRegisters;
   options.replace = request.replace;
-  write::Annotated a = write::annotate(text, r.module, options);
-  for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
-  if (!a.written()) return kProblems;
   if (request.output.empty() || request.output == "-") {
+    write::Annotated a = write::annotate(text, r.module, options);
+    for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
+    if (!a.written()) return kProblems;
     out += a.ptx;
     return kOk;
   }
   // Whole or not at all: `annotate x.ptx -o x.ptx` that fails keeps x.ptx.
-  if (std::string error; !writeFileReplacing(request.output, a.ptx, error)) {
-    err += request.output + ": error: cannot write: " + error + "\n";
+  // The output (about five times the input) goes to the file as it is made,
+  // never held whole; the file is opened at the first piece, so a refused
+  // input creates nothing.
+  ReplacingFile file;
+  std::string openError;
+  write::Annotated a = write::annotate(text, r.module, options, [&](std::string_view piece) {
+    if (!file.isOpen() && openError.empty() && !file.open(request.output, openError)) return;
+    if (file.isOpen()) file.write(piece);
+  });
+  for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
+  if (!a.written()) return kProblems;
+  std::string writeError = openError;
+  if (writeError.empty()) file.commit(writeError);
+  if (!writeError.empty()) {
+    err += request.output + ": error: cannot write: " + writeError + "\n";
     return kUnreadable;
   }
   return kOk;

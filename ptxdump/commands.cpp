@@ -283,53 +283,74 @@ bool writeAll(int fd, std::string_view data) {
 
 }  // namespace
 
-bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error) {
-  std::string target = path;
-  struct stat st {};
-  bool exists = stat(path.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode)) {
+bool ReplacingFile::open(const std::string& path, std::string& error) {
+  target_ = path;
+  exists_ = stat(path.c_str(), &st_) == 0;
+  if (exists_ && !S_ISREG(st_.st_mode)) {
     // /dev/null, /dev/stdout, a FIFO: nothing to replace, and no temporary
     // file belongs beside them.
-    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    bool ok = fd >= 0 && writeAll(fd, data);
-    if (!ok) error = std::strerror(errno);
-    if (fd >= 0 && close(fd) != 0 && ok) {
-      error = std::strerror(errno);
-      ok = false;
-    }
-    return ok;
+    direct_ = true;
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) error = std::strerror(errno);
+    return fd_ >= 0;
   }
   // A symbolic link stays one: its target is replaced.
   std::error_code ec;
   if (std::filesystem::is_symlink(path, ec)) {
     std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
-    if (!ec) target = resolved.string();
+    if (!ec) target_ = resolved.string();
   }
-  std::string temp;
-  int fd = -1;
-  for (unsigned attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-    temp = target + ".ptxdump-" + std::to_string(getpid()) + "-" + std::to_string(attempt) + ".tmp";
-    fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // the umask applies
-    if (fd < 0 && errno != EEXIST) break;
+  for (unsigned attempt = 0; fd_ < 0 && attempt < 100; ++attempt) {
+    temp_ = target_ + ".ptxdump-" + std::to_string(getpid()) + "-" + std::to_string(attempt) + ".tmp";
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // the umask applies
+    if (fd_ < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) {
+  if (fd_ < 0) {
     error = std::strerror(errno);
     return false;
   }
-  bool ok = writeAll(fd, data);
-  if (ok && exists) ok = fchmod(fd, st.st_mode & 07777) == 0;
-  if (ok) ok = fsync(fd) == 0;  // errors a full disk reports late (delayed allocation, NFS) arrive here
+  return true;
+}
+
+void ReplacingFile::write(std::string_view data) {
+  if (ok_ && !writeAll(fd_, data)) {
+    ok_ = false;
+    errno_ = errno;
+  }
+}
+
+bool ReplacingFile::commit(std::string& error) {
+  bool ok = ok_;
+  if (!ok) errno = errno_;
+  if (!direct_) {
+    if (ok && exists_) ok = fchmod(fd_, st_.st_mode & 07777) == 0;
+    if (ok) ok = fsync(fd_) == 0;  // errors a full disk reports late (delayed allocation, NFS) arrive here
+  }
   if (!ok) error = std::strerror(errno);
-  if (close(fd) != 0 && ok) {
+  if (close(fd_) != 0 && ok) {
     error = std::strerror(errno);
     ok = false;
   }
-  if (ok && std::rename(temp.c_str(), target.c_str()) != 0) {
+  fd_ = -1;
+  if (!direct_ && ok && std::rename(temp_.c_str(), target_.c_str()) != 0) {
     error = std::strerror(errno);
     ok = false;
   }
-  if (!ok) unlink(temp.c_str());
+  if (!direct_ && !ok) unlink(temp_.c_str());
   return ok;
+}
+
+ReplacingFile::~ReplacingFile() {
+  if (fd_ < 0) return;
+  close(fd_);
+  if (!direct_) unlink(temp_.c_str());
+}
+
+bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error) {
+  ReplacingFile file;
+  if (!file.open(path, error)) return false;
+  file.write(data);
+  return file.commit(error);
 }
 
 constexpr const char* kShrankMessage = "cannot read file: it shrank while it was being read";

@@ -3,6 +3,8 @@
 // 0 success, 1 problems found, 2 a file could not be read or parsed.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -93,6 +95,28 @@ bool readWholeFile(const std::string& path, std::string& text, std::string& erro
 // that exists and is not a regular file (/dev/null, a FIFO) is written to
 // directly. False with `error` set on failure.
 bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error);
+
+// The same, written in pieces: open(), write() as often as needed, then
+// commit() (which replaces `path`); a file destroyed before commit() leaves
+// `path` as it was and removes its temporary file.
+class ReplacingFile {
+ public:
+  ReplacingFile() = default;
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile();
+  bool open(const std::string& path, std::string& error);
+  bool isOpen() const { return fd_ >= 0; }
+  void write(std::string_view data);  // a failure is reported by commit()
+  bool commit(std::string& error);
+
+ private:
+  std::string target_, temp_;
+  struct stat st_ {};
+  bool exists_ = false, direct_ = false, ok_ = true;
+  int fd_ = -1;
+  int errno_ = 0;
+};
 // Do `a` and `b` name the same existing file?
 bool sameFile(const std::string& a, const std::string& b);
 

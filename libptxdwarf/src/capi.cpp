@@ -367,7 +367,7 @@ ptxdwarf_status ptxdwarf_attach(ptxdwarf_unit* unit, ptxdwarf_die p, ptxdwarf_di
 ptxdwarf_status ptxdwarf_force_children(ptxdwarf_unit* unit, ptxdwarf_die d, int force) {
   return guard([&] {
     write::Unit& u = unitOf(unit);
-    u.die(die(u, d, "die")).forceChildren = force != 0;
+    u.forceChildren(die(u, d, "die"), force != 0);
   });
 }
 

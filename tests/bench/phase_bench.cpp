@@ -9,17 +9,18 @@
 
 #include "commands.h"
 #include "dump.h"
-#include "view_format.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/statistics.h"
 #include "ptxdwarf/view/types.h"
+#include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
+#include "view_format.h"
 
 using namespace ptxdwarf;
 
@@ -171,6 +172,44 @@ void BM_PhaseReencode(benchmark::State& state) {
   setBytes(state);
 }
 BENCHMARK(BM_PhaseReencode)->Unit(benchmark::kMillisecond);
+
+// `ptxdump annotate` after the read: the builder, the encoder and the writer
+// on every function, parameter and register of the file, the output streamed
+// (as `annotate -o` writes it) and counted, not kept. The input is
+// $PTXDWARF_BENCH_ANNOTATE_PTX (PTX without debug information: nvcc -O3
+// output); without it the file above, its debug information replaced.
+const std::string& annotateInput() {
+  static const std::string text = [] {
+    const char* path = std::getenv("PTXDWARF_BENCH_ANNOTATE_PTX");
+    if (!path) return input();
+    std::string t, error;
+    if (!ptxdump::readWholeFile(path, t, error)) {
+      std::fprintf(stderr, "%s: %s\n", path, error.c_str());
+      std::exit(2);
+    }
+    return t;
+  }();
+  return text;
+}
+
+void BM_PhaseAnnotate(benchmark::State& state) {
+  const std::string& text = annotateInput();
+  ptx::ReadResult r = ptx::read(text, "bench.ptx");
+  write::AnnotateOptions options;
+  options.replace = !std::getenv("PTXDWARF_BENCH_ANNOTATE_PTX");
+  size_t out = 0;
+  write::AnnotateStats stats;
+  for (auto _ : state) {
+    out = 0;
+    write::Annotated a = write::annotate(text, r.module, options, [&](std::string_view piece) { out += piece.size(); });
+    stats = a.stats;
+  }
+  state.counters["out_MB"] = static_cast<double>(out) / (1 << 20);
+  state.counters["registers"] = static_cast<double>(stats.registerVariables);
+  state.counters["locs"] = static_cast<double>(stats.locs);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_PhaseAnnotate)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -78,6 +78,28 @@ for mb in $SIZES; do
   }'
 done
 
+# annotate against check on the same program compiled without -G (nvcc -O3:
+# no debug information, what `ptxdump annotate` is for); issue 13 asks for
+# annotate within 2x check. The output is written with -o, as users write it.
+printf '\n| PTX MB (-O3) | check s | annotate -o s | annotate/check | check peak MB | annotate peak MB | output MB |\n'
+printf '|---|---|---|---|---|---|---|\n'
+for mb in $SIZES; do
+  o3=$WORK/gen${mb}_O3.ptx
+  [ -s "$o3" ] || nvcc -ptx -arch=sm_90 -O3 "$WORK/gen$mb.cu" -o "$o3"
+  : > "$WORK/ac"; : > "$WORK/aa"; : > "$WORK/acm"; : > "$WORK/aam"
+  i=0
+  while [ $i -lt "$RUNS" ]; do
+    timed "$PTXDUMP" check "$o3" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/ac"; awk '{print $2}' "$WORK/one" >> "$WORK/acm"
+    timed "$PTXDUMP" annotate "$o3" -o "$WORK/annotated.ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/aa"; awk '{print $2}' "$WORK/one" >> "$WORK/aam"
+    i=$((i + 1))
+  done
+  ac=$(median < "$WORK/ac"); aa=$(median < "$WORK/aa"); acm=$(median < "$WORK/acm"); aam=$(median < "$WORK/aam")
+  awk -v s="$(wc -c < "$o3")" -v o="$(wc -c < "$WORK/annotated.ptx")" -v c="$ac" -v a="$aa" -v cm="$acm" -v am="$aam" 'BEGIN {
+    MB = 1048576
+    printf "| %.1f | %.3f | %.3f | %.2fx | %.0f | %.0f | %.1f |\n", s / MB, c, a, (c > 0 ? a / c : 0), cm / 1024, am / 1024, o / MB
+  }'
+done
+
 # check -j over many files uses the cores.
 files=""
 k=0

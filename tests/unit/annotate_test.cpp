@@ -248,3 +248,35 @@ TEST(Annotate, ReplacesDebugInformationWhenAsked) {
   for (const Diagnostic& d : check::run(out, r.dwarf).items)
     if (d.severity == Severity::error) ADD_FAILURE() << d.format("out.ptx");
 }
+
+// The streaming form (what `ptxdump annotate -o` uses) hands over exactly the
+// text the string form returns, in pieces, and nothing for a refused file.
+TEST(Annotate, StreamsTheSameTextInPieces) {
+  for (const char* fixture : {"annotate/dsl.ptx", "chapter6.ptx"}) {
+    const std::string in = readFixture(fixture);
+    ptx::ReadResult r = ptx::read(in, "k.ptx");
+    for (bool rename : {false, true}) {
+      const write::AnnotateOptions options{.renameRegisters = rename, .replace = true};
+      write::Annotated whole = write::annotate(in, r.module, options);
+      ASSERT_TRUE(whole.written()) << fixture;
+      std::string streamed;
+      size_t pieces = 0;
+      write::Annotated parts = write::annotate(in, r.module, options, [&](std::string_view piece) {
+        streamed.append(piece);
+        ++pieces;
+      });
+      EXPECT_TRUE(parts.written());
+      EXPECT_TRUE(parts.ptx.empty());
+      EXPECT_GT(pieces, 1u);  // the edited text, then the sections
+      EXPECT_EQ(streamed, whole.ptx) << fixture;
+      EXPECT_EQ(parts.stats.registerVariables, whole.stats.registerVariables);
+    }
+    // Without --replace chapter6.ptx is refused: nothing reaches the sink.
+    size_t handed = 0;
+    write::Annotated refused = write::annotate(in, r.module, {}, [&](std::string_view) { ++handed; });
+    EXPECT_EQ(refused.written(), std::string(fixture) == "annotate/dsl.ptx");
+    if (!refused.written()) {
+      EXPECT_EQ(handed, 0u);
+    }
+  }
+}

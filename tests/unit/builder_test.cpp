@@ -338,3 +338,79 @@ TEST(CheckScopes, OverlappingSiblingBlocksAreReported) {
   EXPECT_TRUE(checkBlocks({{"$L1", "$L2"}, {"$L2", "$L4"}}).empty());  // adjacent, not overlapping
   EXPECT_TRUE(checkBlocks({{"$L2", "$L3"}, {"$L2", "$L3"}}).empty());  // the second nested in the first
 }
+
+// ---- the unit's attribute table ----
+
+namespace {
+
+// name=value of each attribute of `die`, in order, read back through the views.
+std::vector<std::string> attributesOf(const Unit& u, DieId die) {
+  std::vector<std::string> out;
+  for (const AttributeView a : u.attributes(die)) {
+    std::string v;
+    switch (a.kind()) {
+      case Value::Kind::string:
+        v = std::string(a.str());
+        break;
+      case Value::Kind::address:
+        v = std::string(a.symbol()) + "+" + std::to_string(a.addend());
+        break;
+      case Value::Kind::expression:
+        v = std::to_string(a.bytes().size()) + " bytes";
+        break;
+      default:
+        v = std::to_string(a.u());
+        break;
+    }
+    out.push_back(std::string(attributeName(a.name())) + "=" + v);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Unit, AttributesSetOnAnEarlierDieStayInTheOrderOfFirstSet) {
+  Unit u;
+  DieId a = u.add(u.root(), DW_TAG_variable), b = u.add(u.root(), DW_TAG_variable);
+  u.setString(a, DW_AT_name, "a");
+  u.setString(b, DW_AT_name, "b");
+  u.setUnsigned(a, DW_AT_decl_line, 7);                                // after b's: a's attributes move behind b's
+  u.setString(a, DW_AT_name, "a long name, kept outside the record");  // replaced where it was
+  u.setUnsigned(b, DW_AT_decl_line, 9);
+  u.append(b, DW_AT_decl_line, Value::unsignedValue(10));  // append keeps both
+  EXPECT_EQ(attributesOf(u, a),
+            (std::vector<std::string>{"DW_AT_name=a long name, kept outside the record", "DW_AT_decl_line=7"}));
+  EXPECT_EQ(attributesOf(u, b), (std::vector<std::string>{"DW_AT_name=b", "DW_AT_decl_line=9", "DW_AT_decl_line=10"}));
+  ASSERT_TRUE(u.find(b, DW_AT_decl_line));
+  EXPECT_EQ(u.find(b, DW_AT_decl_line)->u(), 9u);  // the first of that name
+  EXPECT_FALSE(u.find(a, DW_AT_type));
+  // The encoder writes what the views show: decode the sections again.
+  Diagnostics diags;
+  std::vector<SectionImage> images = encode(u, {}, diags);
+  ASSERT_FALSE(diags.hasErrors());
+  read::Dwarf d = read::decode(images);
+  ASSERT_EQ(d.dies.size(), 4u);  // the unit, a, b and the NULL closing the children
+  ASSERT_EQ(d.attributes(d.dies[1]).size(), 2u);
+  EXPECT_EQ(d.attributes(d.dies[1])[1].value, 7u);
+  ASSERT_EQ(d.attributes(d.dies[2]).size(), 3u);
+  EXPECT_EQ(d.attributes(d.dies[2])[2].value, 10u);
+}
+
+TEST(Unit, ValuesKeptOutsideTheRecordComeBackWhole) {
+  Unit u;
+  DieId v = u.add(u.root(), DW_TAG_variable);
+  Expr e;
+  e.addr(SymbolRef{"some_global", 16}).plusUconst(300);  // a symbolic operand: kept outside
+  u.setExpression(v, DW_AT_location, e);
+  u.setAddress(v, DW_AT_low_pc, {"$L__begin", 4});
+  u.set(v, DW_AT_const_value, Value::block({1, 2, 3, 4, 5, 6, 7, 8, 9}));  // 9 bytes: outside
+  Value back = u.find(v, DW_AT_location)->value();
+  EXPECT_EQ(back.expr.bytes(), e.bytes());
+  ASSERT_EQ(back.expr.fixups().size(), 1u);
+  EXPECT_EQ(back.expr.fixups()[0].symbol.name, "some_global");
+  EXPECT_EQ(back.expr.fixups()[0].symbol.addend, 16);
+  EXPECT_EQ(u.find(v, DW_AT_low_pc)->symbol(), "$L__begin");
+  EXPECT_EQ(u.find(v, DW_AT_low_pc)->addend(), 4);
+  EXPECT_EQ(u.find(v, DW_AT_const_value)->bytes().size(), 9u);
+  EXPECT_EQ(u.find(v, DW_AT_const_value)->bytes()[8], 9);
+}

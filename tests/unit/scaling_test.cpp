@@ -14,6 +14,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/work.h"
+#include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/reencode.h"
 
 using namespace ptxdwarf;
@@ -348,6 +349,97 @@ TEST(Scaling, ReencodingADeepTree) {
               static_cast<unsigned long long>(large));
   ASSERT_GT(small, 0u);
   EXPECT_LE(large, 5 * small) << "n: " << small << " steps, 4n: " << large;
+}
+
+// ---- annotate ----
+
+// The steps `pass` took to annotate the PTX `make(n)` returns, and what it made.
+struct AnnotateRun {
+  uint64_t steps = 0;
+  write::AnnotateStats stats;
+  size_t outputBytes = 0;
+};
+
+AnnotateRun annotateSteps(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n,
+                          const write::AnnotateOptions& options = {}) {
+  const std::string text = make(n);
+  ptx::ReadOptions readOptions;
+  readOptions.threads = 1;
+  ptx::ReadResult r = ptx::read(text, "scaling.ptx", readOptions);
+  EXPECT_TRUE(r.ok());
+  work::reset();
+  write::Annotated a = write::annotate(text, r.module, options);
+  EXPECT_TRUE(a.written()) << (a.diagnostics.items.empty() ? "" : a.diagnostics.items[0].message);
+  return {work::steps(pass), a.stats, a.ptx.size()};
+}
+
+void expectAnnotateLinear(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n,
+                          const write::AnnotateOptions& options = {}) {
+  const AnnotateRun small = annotateSteps(pass, make, n, options), large = annotateSteps(pass, make, 4 * n, options);
+  std::printf("steps at n = %zu: %llu, at 4n: %llu (x%.2f); output %zu -> %zu bytes\n", n,
+              static_cast<unsigned long long>(small.steps), static_cast<unsigned long long>(large.steps),
+              static_cast<double>(large.steps) / static_cast<double>(small.steps), small.outputBytes,
+              large.outputBytes);
+  ASSERT_GT(small.steps, 0u) << "the pass did not run";
+  EXPECT_LE(large.steps, 5 * small.steps) << "n: " << small.steps << " steps, 4n: " << large.steps;
+  // The output grows with the input too (a few bytes of header aside).
+  EXPECT_LE(large.outputBytes, 5 * small.outputBytes);
+  EXPECT_GE(large.outputBytes, 3 * small.outputBytes);
+}
+
+// One kernel of n `{ }` blocks, each declaring a register and using it: every
+// block's register used to be looked for among all the function's registers.
+std::string manyBlocks(size_t n) {
+  std::string text = std::string(kHeader) + ".visible .entry k()\n{\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string r = "%b" + std::to_string(i);
+    text += "\t{\n\t.reg .b32 " + r + ";\n\tmov.u32 " + r + ", " + std::to_string(i) + ";\n\t}\n";
+  }
+  return text + "\tret;\n}\n";
+}
+
+TEST(Scaling, AnnotateManyBlocks) {
+  expectAnnotateLinear(work::annotatePlacement, manyBlocks, 1000);
+  AnnotateRun run = annotateSteps(work::annotatePlacement, manyBlocks, 1000);
+  EXPECT_EQ(run.stats.registerVariables, 1000u);
+  EXPECT_EQ(run.stats.locs, 1001u);  // each block's mov and the ret
+}
+
+// One kernel of n ranges whose names are too long for cuda-gdb, each used
+// once, renamed: every token used to be tried against every renamed range.
+std::string manyLongRanges(size_t n) {
+  std::string text = std::string(kHeader) + ".visible .entry k()\n{\n";
+  for (size_t i = 0; i < n; ++i) text += "\t.reg .b32 %long_name_" + std::to_string(i) + "_<2>;\n";
+  for (size_t i = 0; i < n; ++i) text += "\tmov.u32 %long_name_" + std::to_string(i) + "_1, 7;\n";
+  return text + "\tret;\n}\n";
+}
+
+TEST(Scaling, AnnotateRenamingManyLongRanges) {
+  const write::AnnotateOptions rename{.renameRegisters = true};
+  expectAnnotateLinear(work::annotateRename, manyLongRanges, 1000, rename);
+  AnnotateRun run = annotateSteps(work::annotateRename, manyLongRanges, 1000, rename);
+  EXPECT_EQ(run.stats.renamedRegisters, 1000u);
+  EXPECT_EQ(run.stats.registerVariables, 2000u);
+  EXPECT_EQ(run.stats.skippedRegisters, 0u);
+}
+
+// The builder, the encoder and the writer over many registers: the unit's
+// attach walk stays one step per DIE however many registers a function has.
+std::string manyRegisters(size_t n) {
+  std::string text = std::string(kHeader);
+  for (size_t f = 0; f < n / 100; ++f) {
+    text += ".visible .entry k" + std::to_string(f) + "()\n{\n\t.reg .b32 %r<100>;\n";
+    for (size_t i = 0; i < 100; ++i) text += "\tmov.u32 %r" + std::to_string(i) + ", 1;\n";
+    text += "\tret;\n}\n";
+  }
+  return text;
+}
+
+TEST(Scaling, AnnotateManyRegisters) {
+  expectAnnotateLinear(work::attachWalk, manyRegisters, 2000);
+  AnnotateRun run = annotateSteps(work::attachWalk, manyRegisters, 2000);
+  EXPECT_EQ(run.stats.registerVariables, 2000u);
+  EXPECT_EQ(run.stats.subprograms, 20u);
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ enum Pass : unsigned {
   arangeMatch,        // DIEs and pc pairs examined to match aranges ranges
   fileLookup,         // .file entries examined to find one by index
   attachWalk,         // ancestors visited when a subtree is attached (cycle check)
+  annotatePlacement,  // declarations annotate examines to put them in their function or `{ }` block
+  annotateRename,     // renamed names annotate tries for a token of the code (--rename-registers)
   kPassCount
 };
 

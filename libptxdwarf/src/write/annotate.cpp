@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/annotate.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"
@@ -47,26 +49,40 @@ class Edits {
     arena += s;
   }
 
-  std::string apply(std::string_view text) {
-    // At one offset, added lines go before a replaced token.
-    std::stable_sort(items.begin(), items.end(), [](const Insertion& a, const Insertion& b) {
-      return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
-    });
-    std::string out;
-    out.reserve(text.size() + arena.size());
+  size_t size() const { return items.size(); }
+  void reserve(size_t edits, size_t bytes) {
+    items.reserve(edits);
+    arena.reserve(bytes);
+  }
+  // Puts the edits made since `first` in order. Each function's edits lie in
+  // its own body, so sorting them as each function ends leaves the whole
+  // list sorted; a function without `{ }` blocks makes them in order already.
+  void sortFrom(size_t first) {
+    auto begin = items.begin() + static_cast<ptrdiff_t>(first);
+    if (!std::is_sorted(begin, items.end(), before)) std::stable_sort(begin, items.end(), before);
+  }
+
+  // The edited text, piece by piece, to `out`.
+  template <class Out>
+  void apply(std::string_view text, Out&& out) {
+    sortFrom(0);
     uint64_t at = 0;
     for (const Insertion& i : items) {
-      if (i.offset > at) out.append(text.substr(at, i.offset - at));
-      out.append(arena, i.begin, i.size);
+      if (i.offset > at) out(text.substr(at, i.offset - at));
+      out(std::string_view(arena).substr(i.begin, i.size));
       at = std::max(at, i.offset + i.erase);
     }
-    out.append(text.substr(at));
-    return out;
+    out(text.substr(at));
   }
 
   std::string arena;
 
  private:
+  // At one offset, added lines go before a replaced token; otherwise the
+  // order they were added in (stable sorts).
+  static bool before(const Insertion& a, const Insertion& b) {
+    return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
+  }
   std::vector<Insertion> items;
 };
 
@@ -126,8 +142,14 @@ bool isExternal(ptx::Linkage l) {
 
 class Annotator {
  public:
-  Annotator(std::string_view text, const ptx::Module& m, const AnnotateOptions& o, Annotated& result)
-      : text_(text), m_(m), options_(o), result_(result), lines_(files_, labels_, {.version = m.version}) {}
+  Annotator(std::string_view text, const ptx::Module& m, const AnnotateOptions& o, Annotated& result,
+            const std::function<void(std::string_view)>& sink)
+      : text_(text),
+        m_(m),
+        options_(o),
+        result_(result),
+        sink_(sink),
+        lines_(files_, labels_, {.version = m.version}) {}
 
   void run() {
     if (!refuse()) return;
@@ -159,10 +181,12 @@ class Annotator {
       if (m_.variables[v].function >= 0) variablesOf_[static_cast<size_t>(m_.variables[v].function)].push_back(v);
     for (size_t b = 0; b < m_.blocks.size(); ++b)
       if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
+    reserve();
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
-    if (!writeDwarf()) return;
-    result_.ptx = edits_.apply(text_);
+    starts_ = {};  // every edit is placed: its memory goes before encode's peak
+    if (!encodeDwarf()) return;
+    writeOutput();
   }
 
  private:
@@ -173,6 +197,21 @@ class Annotator {
   }
   void warn(SourceLoc at, std::string message) {
     result_.diagnostics.warning(at, std::move(message)).rule = "annotate";
+  }
+
+  // Room for what the module will make, so the large tables are allocated
+  // once instead of doubling (each doubling copies, and touches new pages).
+  void reserve() {
+    size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size();
+    for (const ptx::Function& f : m_.functions) {
+      dies += 1 + f.params.size();
+      for (const ptx::RegisterDecl& r : f.registers) dies += r.isRange() ? r.count : 1;
+    }
+    dies = std::min(dies, text_.size());          // `%r<4000000000>` is a few bytes: grow as it goes
+    constexpr size_t kAttributesPerVariable = 7;  // name, decl file and line, type, location, class, +1
+    b_.unit().reserve(dies, kAttributesPerVariable * dies);
+    const size_t edits = m_.instructions.size() + 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;
+    edits_.reserve(edits, 20 * edits);
   }
 
   // What annotate does not write over (unless asked to replace it).
@@ -234,6 +273,11 @@ class Annotator {
 
   // Appends `s` (lines ending in '\n') to the arena with the file's line ending.
   void addLines(std::string_view s) {
+    if (!crlf_) {
+      edits_.arena += s;
+      if (!s.empty() && s.back() != '\n') edits_.arena += '\n';
+      return;
+    }
     for (size_t pos = 0; pos < s.size();) {
       size_t nl = s.find('\n', pos);
       if (nl == std::string_view::npos) nl = s.size();
@@ -318,29 +362,40 @@ class Annotator {
   uint8_t addressSize() const { return m_.addressSize == 32 ? 4 : 8; }
 
   void registers(DieId scope, const ptx::RegisterDecl& r) {
-    auto one = [&](const std::string& name) {
-      Location where;
-      try {
-        where = Location::reg(name, addressSize());
-      } catch (const BuildError& e) {
-        warn(r.loc, "register " + name + " gets no variable: " + e.what());
+    const DieId type = typeOf(r.type);
+    const unsigned file = declFile(), line = file ? r.loc.line : 0;
+    auto one = [&](std::string_view name) {
+      if (std::string problem = registerProblem(name); !problem.empty()) {
+        warn(r.loc, "register " + std::string(name) + " gets no variable: " + problem);
         ++result_.stats.skippedRegisters;
         return;
       }
-      b_.variable(scope, {.name = name,
-                          .declFile = declFile(),
-                          .declLine = declFile() ? r.loc.line : 0,
-                          .type = typeOf(r.type),
-                          .location = std::move(where)});
+      b_.variable(scope, {.name = std::string(name),
+                          .declFile = file,
+                          .declLine = line,
+                          .type = type,
+                          .location = Location::reg(name, addressSize())});
       ++result_.stats.registerVariables;
     };
     if (!r.isRange()) return one(renamed(r.name));
-    for (uint32_t k = 0; k < r.count; ++k) one(renamed(r.name + std::to_string(k)));
+    // `%r<N>`: %r0 .. %r(N-1), the digits written into one buffer.
+    std::string name = r.name;
+    const size_t stem = name.size();
+    char digits[16];
+    for (uint32_t k = 0; k < r.count; ++k) {
+      name.resize(stem);
+      name.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr);
+      if (renames_.empty())
+        one(name);
+      else
+        one(renamed(name));
+    }
   }
 
   // The scope DIEs and labels of one function, and its `.loc` lines.
   void function(int32_t index) {
     const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
+    const size_t firstEdit = edits_.size();
     lines_.beginFunction();
     if (options_.renameRegisters) renameRegisters(f);
     uint32_t bodyLine = f.bodyBegin.line;
@@ -366,12 +421,31 @@ class Annotator {
                               .location = Location::symbol({p.name}, ptx::StateSpace::param, addressSize())});
       ++result_.stats.parameters;
     }
-    // The function's own registers and variables, then each `{ }` block's in a lexical block.
-    for (const ptx::RegisterDecl& r : f.registers)
-      if (r.block < 0) registers(sp, r);
+    // The function's own registers and variables, then each `{ }` block's in
+    // a lexical block. Declarations are grouped by block first (stable, so in
+    // file order within one), so a function of many blocks is not a
+    // blocks-times-declarations walk.
     const std::vector<size_t>& variables = variablesOf_[static_cast<size_t>(index)];
-    for (size_t v : variables)
-      if (m_.variables[v].block < 0) variable(sp, m_.variables[v]);
+    std::vector<std::pair<int32_t, uint32_t>> regsByBlock, varsByBlock;  // (block, index)
+    work::step(work::annotatePlacement, f.registers.size() + variables.size());
+    for (uint32_t i = 0; i < f.registers.size(); ++i) {
+      if (f.registers[i].block < 0)
+        registers(sp, f.registers[i]);
+      else
+        regsByBlock.emplace_back(f.registers[i].block, i);
+    }
+    for (uint32_t i = 0; i < variables.size(); ++i) {
+      const ptx::Variable& v = m_.variables[variables[i]];
+      if (v.block < 0)
+        variable(sp, v);
+      else
+        varsByBlock.emplace_back(v.block, i);
+    }
+    auto byBlock = [](const std::pair<int32_t, uint32_t>& a, const std::pair<int32_t, uint32_t>& b) {
+      return a.first < b.first;
+    };
+    std::stable_sort(regsByBlock.begin(), regsByBlock.end(), byBlock);
+    std::stable_sort(varsByBlock.begin(), varsByBlock.end(), byBlock);
     std::map<int32_t, DieId> scopes;
     for (size_t k : blocksOf_[static_cast<size_t>(index)]) {
       const ptx::Block& blk = m_.blocks[k];
@@ -385,13 +459,19 @@ class Annotator {
         scope = b_.lexicalBlock(scope, {begin}, {end});
       }
       scopes[static_cast<int32_t>(k)] = scope;
-      for (const ptx::RegisterDecl& r : f.registers)
-        if (r.block == static_cast<int32_t>(k)) registers(scope, r);
-      for (size_t v : variables)
-        if (m_.variables[v].block == static_cast<int32_t>(k)) variable(scope, m_.variables[v]);
+      const std::pair<int32_t, uint32_t> key{static_cast<int32_t>(k), 0};
+      for (auto [it, end] = std::equal_range(regsByBlock.begin(), regsByBlock.end(), key, byBlock); it != end; ++it) {
+        work::step(work::annotatePlacement);
+        registers(scope, f.registers[it->second]);
+      }
+      for (auto [it, end] = std::equal_range(varsByBlock.begin(), varsByBlock.end(), key, byBlock); it != end; ++it) {
+        work::step(work::annotatePlacement);
+        variable(scope, m_.variables[variables[it->second]]);
+      }
     }
     if (!options_.keepLines) locs(f);
     if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
+    edits_.sortFrom(firstEdit);
   }
 
   // A `.loc` before each line holding an instruction (the first instruction's column).
@@ -404,9 +484,15 @@ class Annotator {
       previous = ins.line;
       ++result_.stats.instructionLines;
       if (ins.line <= f.bodyBegin.line) continue;  // on the line of the body's `{`: no line to put it before
-      loc.clear();
-      lines_.loc(loc, {1, ins.line, ins.col});
-      insertLines(lineStart(ins.line), loc);
+      if (crlf_) {
+        loc.clear();
+        lines_.loc(loc, {1, ins.line, ins.col});
+        insertLines(lineStart(ins.line), loc);
+      } else {  // the emitter's lines go straight into the arena (a line never starts at the text's end)
+        size_t mark = edits_.mark();
+        lines_.loc(edits_.arena, {1, ins.line, ins.col});
+        edits_.insertSince(lineStart(ins.line), mark);
+      }
       ++result_.stats.locs;
     }
   }
@@ -464,14 +550,22 @@ class Annotator {
   // The new name of register (or range prefix) `name`; `name` when it keeps its own.
   std::string renamed(std::string_view name) const {
     if (renames_.empty()) return std::string(name);
+    work::step(work::annotateRename);
     auto exact = renames_.find(name);
     if (exact != renames_.end()) return exact->second.to;
-    for (const auto& [from, r] : renames_) {
-      if (r.count == 0 || !name.starts_with(from) || name.size() == from.size()) continue;
-      std::string_view digits = name.substr(from.size());
-      if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    // A register of a renamed range: a prefix, then digits. Only the splits
+    // inside the trailing digits can be one, shortest prefix first (as the
+    // map orders prefixes of one another), so a token costs a few lookups
+    // whatever the number of renames.
+    size_t digitsBegin = name.size();
+    while (digitsBegin > 0 && name[digitsBegin - 1] >= '0' && name[digitsBegin - 1] <= '9') --digitsBegin;
+    for (size_t split = std::max<size_t>(digitsBegin, 1); split < name.size(); ++split) {
+      work::step(work::annotateRename);
+      auto it = renames_.find(name.substr(0, split));
+      if (it == renames_.end() || it->second.count == 0) continue;
+      std::string_view digits = name.substr(split);
       if ((digits.size() > 1 && digits[0] == '0') || digits.size() > 10) continue;
-      if (std::stoull(std::string(digits)) < r.count) return r.to + std::string(digits);
+      if (std::stoull(std::string(digits)) < it->second.count) return it->second.to + std::string(digits);
     }
     return std::string(name);
   }
@@ -502,33 +596,61 @@ class Annotator {
     }
   }
 
-  bool writeDwarf() {
+  // The sections, encoded; the builder's memory goes before the text is made.
+  bool encodeDwarf() {
     Diagnostics& diags = result_.diagnostics;
-    std::vector<SectionImage> sections = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
-    if (diags.hasErrors()) return false;
+    sections_ = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
+    b_ = Builder();
+    return !diags.hasErrors();
+  }
+
+  // The edited text, then the sections rendered straight after it, to the
+  // sink in pieces of about 1 MB.
+  void writeOutput() {
     WriteOptions wo;
     wo.style = options_.style;
     wo.version = m_.version;
     wo.crlf = crlf_;
-    std::string rendered(eol());
-    if (!writeSections(rendered, sections, wo, diags)) return false;
-    if (!rendered.ends_with('\n')) rendered += eol();
-    size_t mark = edits_.mark();
-    if (!text_.empty() && text_.back() != '\n') edits_.arena += eol();
-    edits_.arena += rendered;
-    edits_.insertSince(text_.size(), mark);
-    return true;
+    if (!validate(sections_, wo, result_.diagnostics)) return;
+    constexpr size_t kChunk = size_t{1} << 20;
+    std::string buffer;
+    buffer.reserve(kChunk + 64 * 1024);
+    auto put = [&](std::string_view piece) {
+      if (buffer.size() + piece.size() > kChunk && !buffer.empty()) {
+        sink_(buffer);
+        buffer.clear();
+      }
+      if (piece.size() >= kChunk)
+        sink_(piece);  // a long stretch of the input: straight through
+      else
+        buffer.append(piece);
+    };
+    edits_.apply(text_, put);
+    edits_ = Edits();
+    if (!text_.empty() && text_.back() != '\n') put(eol());
+    put(eol());
+    if (!buffer.empty()) sink_(buffer);
+    bool endsInNewline = false;
+    streamSections(
+        [&](std::string_view piece) {
+          if (!piece.empty()) endsInNewline = piece.back() == '\n';
+          sink_(piece);
+        },
+        sections_, wo, result_.diagnostics);
+    if (!endsInNewline) sink_(eol());
   }
 
   std::string_view text_;
   const ptx::Module& m_;
   const AnnotateOptions& options_;
   Annotated& result_;
+  const std::function<void(std::string_view)>& sink_;
   FileTable files_;
   Labels labels_;
   LineEmitter lines_;
   Builder b_;
   Edits edits_;
+  std::vector<SectionImage> sections_;
   std::vector<uint64_t> starts_;
   bool crlf_ = false;
   std::string sourceName_;
@@ -545,10 +667,22 @@ class Annotator {
 
 }  // namespace
 
-Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options) {
+Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options,
+                   const std::function<void(std::string_view)>& sink) {
   Annotated result;
-  Annotator(text, module, options, result).run();
-  if (result.diagnostics.hasErrors()) result.ptx.clear();
+  Annotator(text, module, options, result, sink).run();
+  result.streamed = !result.diagnostics.hasErrors();
+  return result;
+}
+
+Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options) {
+  std::string out;
+  Annotated result = annotate(text, module, options, [&](std::string_view piece) {
+    if (out.empty()) out.reserve(text.size() * 5);  // the usual size of annotated text, one allocation
+    out.append(piece);
+  });
+  result.streamed = false;
+  if (!result.diagnostics.hasErrors()) result.ptx = std::move(out);
   return result;
 }
 

@@ -8,30 +8,30 @@ using namespace dw;
 
 DieId Builder::compileUnit(const CompileUnitDesc& d) {
   DieId cu = unit_.root();
-  if (!d.producer.empty()) unit_.set(cu, DW_AT_producer, Value::string(d.producer));
-  unit_.set(cu, DW_AT_language, Value::unsignedValue(d.language));
-  if (!d.name.empty()) unit_.set(cu, DW_AT_name, Value::string(d.name));
-  if (d.lowPc) unit_.set(cu, DW_AT_low_pc, Value::address(*d.lowPc));
+  if (!d.producer.empty()) unit_.setString(cu, DW_AT_producer, d.producer);
+  unit_.setUnsigned(cu, DW_AT_language, d.language);
+  if (!d.name.empty()) unit_.setString(cu, DW_AT_name, d.name);
+  if (d.lowPc) unit_.setAddress(cu, DW_AT_low_pc, *d.lowPc);
   if (d.stmtList) unit_.set(cu, DW_AT_stmt_list, Value::sectionOffset({".debug_line", 0}));
-  if (!d.compDir.empty()) unit_.set(cu, DW_AT_comp_dir, Value::string(d.compDir));
+  if (!d.compDir.empty()) unit_.setString(cu, DW_AT_comp_dir, d.compDir);
   return cu;
 }
 
 DieId Builder::subprogram(const SubprogramDesc& d, DieId parent) {
   DieId sp = unit_.add(parent, DW_TAG_subprogram);
   bool linkage = !d.linkageName.empty();
-  if (linkage && d.linkageNameFirst) unit_.set(sp, d.linkageAttribute, Value::string(d.linkageName));
-  if (!d.name.empty()) unit_.set(sp, DW_AT_name, Value::string(d.name));
-  if (linkage && !d.linkageNameFirst) unit_.set(sp, d.linkageAttribute, Value::string(d.linkageName));
+  if (linkage && d.linkageNameFirst) unit_.setString(sp, d.linkageAttribute, d.linkageName);
+  if (!d.name.empty()) unit_.setString(sp, DW_AT_name, d.name);
+  if (linkage && !d.linkageNameFirst) unit_.setString(sp, d.linkageAttribute, d.linkageName);
   if (d.declFile) {
-    unit_.set(sp, DW_AT_decl_file, Value::unsignedValue(d.declFile));
-    unit_.set(sp, DW_AT_decl_line, Value::unsignedValue(d.declLine));
+    unit_.setUnsigned(sp, DW_AT_decl_file, d.declFile);
+    unit_.setUnsigned(sp, DW_AT_decl_line, d.declLine);
   }
-  if (d.type != kNoDie) unit_.set(sp, DW_AT_type, Value::reference(d.type));
-  if (d.external) unit_.set(sp, DW_AT_external, Value::flag(true));
-  if (d.lowPc) unit_.set(sp, DW_AT_low_pc, Value::address(*d.lowPc));
-  if (d.highPc) unit_.set(sp, DW_AT_high_pc, Value::address(*d.highPc));
-  if (d.frameBaseCfa) unit_.set(sp, DW_AT_frame_base, Value::expression(Expr(unit_.options().addressSize).callFrameCfa()));
+  if (d.type != kNoDie) unit_.setReference(sp, DW_AT_type, d.type);
+  if (d.external) unit_.setFlag(sp, DW_AT_external, true);
+  if (d.lowPc) unit_.setAddress(sp, DW_AT_low_pc, *d.lowPc);
+  if (d.highPc) unit_.setAddress(sp, DW_AT_high_pc, *d.highPc);
+  if (d.frameBaseCfa) unit_.setExpression(sp, DW_AT_frame_base, Expr(unit_.options().addressSize).callFrameCfa());
   return sp;
 }
 
@@ -40,7 +40,7 @@ void Builder::setLocation(DieId die, const Location& location) {
     case Location::Kind::none:
       return;
     case Location::Kind::expression:
-      unit_.set(die, DW_AT_location, Value::expression(location.expr()));
+      unit_.setExpression(die, DW_AT_location, location.expr());
       break;
     case Location::Kind::list: {
       Value v;
@@ -50,20 +50,20 @@ void Builder::setLocation(DieId die, const Location& location) {
       break;
     }
   }
-  if (location.addressClass()) unit_.set(die, DW_AT_address_class, Value::unsignedValue(location.addressClass()));
+  if (location.addressClass()) unit_.setUnsigned(die, DW_AT_address_class, location.addressClass());
 }
 
 DieId Builder::variableLike(DieId scope, uint16_t tag, const VariableDesc& d) {
   DieId v = unit_.add(scope, tag);
-  if (!d.name.empty()) unit_.set(v, DW_AT_name, Value::string(d.name));
+  if (!d.name.empty()) unit_.setString(v, DW_AT_name, d.name);
   if (d.declFile) {
-    unit_.set(v, DW_AT_decl_file, Value::unsignedValue(d.declFile));
-    unit_.set(v, DW_AT_decl_line, Value::unsignedValue(d.declLine));
+    unit_.setUnsigned(v, DW_AT_decl_file, d.declFile);
+    unit_.setUnsigned(v, DW_AT_decl_line, d.declLine);
   }
-  if (d.type != kNoDie) unit_.set(v, DW_AT_type, Value::reference(d.type));
-  if (d.external) unit_.set(v, DW_AT_external, Value::flag(true));
+  if (d.type != kNoDie) unit_.setReference(v, DW_AT_type, d.type);
+  if (d.external) unit_.setFlag(v, DW_AT_external, true);
   setLocation(v, d.location);
-  if (!d.linkageName.empty()) unit_.set(v, DW_AT_MIPS_linkage_name, Value::string(d.linkageName));
+  if (!d.linkageName.empty()) unit_.setString(v, DW_AT_MIPS_linkage_name, d.linkageName);
   return v;
 }
 
@@ -75,47 +75,47 @@ DieId Builder::variable(DieId scope, const VariableDesc& d) { return variableLik
 
 DieId Builder::lexicalBlock(DieId scope, SymbolRef begin, SymbolRef end) {
   DieId b = unit_.add(scope, DW_TAG_lexical_block);
-  unit_.set(b, DW_AT_low_pc, Value::address(std::move(begin)));
-  unit_.set(b, DW_AT_high_pc, Value::address(std::move(end)));
+  unit_.setAddress(b, DW_AT_low_pc, std::move(begin));
+  unit_.setAddress(b, DW_AT_high_pc, std::move(end));
   return b;
 }
 
 DieId Builder::inlinedSubroutine(DieId scope, DieId origin, SymbolRef begin, SymbolRef end, unsigned callFile,
                                  unsigned callLine) {
   DieId s = unit_.add(scope, DW_TAG_inlined_subroutine);
-  unit_.set(s, DW_AT_abstract_origin, Value::reference(origin));
-  unit_.set(s, DW_AT_low_pc, Value::address(std::move(begin)));
-  unit_.set(s, DW_AT_high_pc, Value::address(std::move(end)));
-  unit_.set(s, DW_AT_call_file, Value::unsignedValue(callFile));
-  unit_.set(s, DW_AT_call_line, Value::unsignedValue(callLine));
+  unit_.setReference(s, DW_AT_abstract_origin, origin);
+  unit_.setAddress(s, DW_AT_low_pc, std::move(begin));
+  unit_.setAddress(s, DW_AT_high_pc, std::move(end));
+  unit_.setUnsigned(s, DW_AT_call_file, callFile);
+  unit_.setUnsigned(s, DW_AT_call_line, callLine);
   return s;
 }
 
 DieId Builder::baseType(std::string_view name, uint8_t encoding, uint64_t byteSize, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_base_type);
-  unit_.set(t, DW_AT_name, Value::string(name));
-  unit_.set(t, DW_AT_encoding, Value::unsignedValue(encoding));
-  unit_.set(t, DW_AT_byte_size, Value::unsignedValue(byteSize));
+  unit_.setString(t, DW_AT_name, name);
+  unit_.setUnsigned(t, DW_AT_encoding, encoding);
+  unit_.setUnsigned(t, DW_AT_byte_size, byteSize);
   return t;
 }
 
 DieId Builder::unspecifiedType(std::string_view name, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_unspecified_type);
-  unit_.set(t, DW_AT_name, Value::string(name));
+  unit_.setString(t, DW_AT_name, name);
   return t;
 }
 
 DieId Builder::pointerType(DieId pointee, uint8_t addressClass, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_pointer_type);
-  if (pointee != kNoDie) unit_.set(t, DW_AT_type, Value::reference(pointee));
-  if (addressClass) unit_.set(t, DW_AT_address_class, Value::unsignedValue(addressClass));
+  if (pointee != kNoDie) unit_.setReference(t, DW_AT_type, pointee);
+  if (addressClass) unit_.setUnsigned(t, DW_AT_address_class, addressClass);
   return t;
 }
 
 namespace {
 DieId modifier(Unit& u, uint16_t tag, DieId type, DieId parent) {
   DieId t = u.add(parent, tag);
-  if (type != kNoDie) u.set(t, DW_AT_type, Value::reference(type));
+  if (type != kNoDie) u.setReference(t, DW_AT_type, type);
   return t;
 }
 }  // namespace
@@ -128,8 +128,8 @@ DieId Builder::volatileType(DieId type, DieId parent) { return modifier(unit_, D
 
 DieId Builder::typedefType(std::string_view name, DieId type, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_typedef);
-  unit_.set(t, DW_AT_name, Value::string(name));
-  if (type != kNoDie) unit_.set(t, DW_AT_type, Value::reference(type));
+  unit_.setString(t, DW_AT_name, name);
+  if (type != kNoDie) unit_.setReference(t, DW_AT_type, type);
   return t;
 }
 
@@ -137,22 +137,22 @@ DieId Builder::aggregate(uint16_t tag, std::string_view name, uint64_t byteSize,
   if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type && tag != DW_TAG_union_type)
     throw BuildError("aggregate() takes DW_TAG_structure_type, DW_TAG_class_type or DW_TAG_union_type");
   DieId t = unit_.add(parent, tag);
-  if (!name.empty()) unit_.set(t, DW_AT_name, Value::string(name));
-  unit_.set(t, DW_AT_byte_size, Value::unsignedValue(byteSize));
+  if (!name.empty()) unit_.setString(t, DW_AT_name, name);
+  unit_.setUnsigned(t, DW_AT_byte_size, byteSize);
   return t;
 }
 
 DieId Builder::member(DieId aggregate, const MemberDesc& d) {
   DieId m = unit_.add(aggregate, DW_TAG_member);
-  if (!d.name.empty()) unit_.set(m, DW_AT_name, Value::string(d.name));
-  if (d.type != kNoDie) unit_.set(m, DW_AT_type, Value::reference(d.type));
+  if (!d.name.empty()) unit_.setString(m, DW_AT_name, d.name);
+  if (d.type != kNoDie) unit_.setReference(m, DW_AT_type, d.type);
   if (d.declFile) {
-    unit_.set(m, DW_AT_decl_file, Value::unsignedValue(d.declFile));
-    unit_.set(m, DW_AT_decl_line, Value::unsignedValue(d.declLine));
+    unit_.setUnsigned(m, DW_AT_decl_file, d.declFile);
+    unit_.setUnsigned(m, DW_AT_decl_line, d.declLine);
   }
-  if (d.byteSize) unit_.set(m, DW_AT_byte_size, Value::unsignedValue(*d.byteSize));
-  if (d.bitSize) unit_.set(m, DW_AT_bit_size, Value::unsignedValue(*d.bitSize));
-  if (d.bitOffset) unit_.set(m, DW_AT_bit_offset, Value::unsignedValue(*d.bitOffset));
+  if (d.byteSize) unit_.setUnsigned(m, DW_AT_byte_size, *d.byteSize);
+  if (d.bitSize) unit_.setUnsigned(m, DW_AT_bit_size, *d.bitSize);
+  if (d.bitOffset) unit_.setUnsigned(m, DW_AT_bit_offset, *d.bitOffset);
   unit_.set(m, DW_AT_data_member_location,
             Value::expression(Expr(unit_.options().addressSize).plusUconst(d.offset),
                               unit_.options().version >= 4 ? uint16_t{0} : uint16_t{DW_FORM_block1}));
@@ -161,38 +161,38 @@ DieId Builder::member(DieId aggregate, const MemberDesc& d) {
 
 DieId Builder::arrayType(DieId element, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_array_type);
-  if (element != kNoDie) unit_.set(t, DW_AT_type, Value::reference(element));
+  if (element != kNoDie) unit_.setReference(t, DW_AT_type, element);
   return t;
 }
 
 DieId Builder::subrange(DieId array, uint64_t count, DieId indexType) {
   DieId s = unit_.add(array, DW_TAG_subrange_type);
-  if (indexType != kNoDie) unit_.set(s, DW_AT_type, Value::reference(indexType));
-  unit_.set(s, DW_AT_count, Value::unsignedValue(count));
+  if (indexType != kNoDie) unit_.setReference(s, DW_AT_type, indexType);
+  unit_.setUnsigned(s, DW_AT_count, count);
   return s;
 }
 
 DieId Builder::enumeration(std::string_view name, uint64_t byteSize, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_enumeration_type);
-  if (!name.empty()) unit_.set(t, DW_AT_name, Value::string(name));
-  unit_.set(t, DW_AT_byte_size, Value::unsignedValue(byteSize));
+  if (!name.empty()) unit_.setString(t, DW_AT_name, name);
+  unit_.setUnsigned(t, DW_AT_byte_size, byteSize);
   return t;
 }
 
 DieId Builder::enumerator(DieId enumeration, std::string_view name, int64_t value) {
   DieId e = unit_.add(enumeration, DW_TAG_enumerator);
-  unit_.set(e, DW_AT_name, Value::string(name));
+  unit_.setString(e, DW_AT_name, name);
   unit_.set(e, DW_AT_const_value, Value::signedValue(value));
   return e;
 }
 
 DieId Builder::subroutineType(DieId returnType, const std::vector<DieId>& parameters, DieId parent) {
   DieId t = unit_.add(parent, DW_TAG_subroutine_type);
-  if (returnType != kNoDie) unit_.set(t, DW_AT_type, Value::reference(returnType));
-  unit_.set(t, DW_AT_prototyped, Value::flag(true));
+  if (returnType != kNoDie) unit_.setReference(t, DW_AT_type, returnType);
+  unit_.setFlag(t, DW_AT_prototyped, true);
   for (DieId p : parameters) {
     DieId fp = unit_.add(t, DW_TAG_formal_parameter);
-    unit_.set(fp, DW_AT_type, Value::reference(p));
+    unit_.setReference(fp, DW_AT_type, p);
   }
   return t;
 }

@@ -3,6 +3,8 @@
 // offset; emit, checking each DIE ends where the layout said.
 #include "ptxdwarf/write/encode.h"
 
+#include <cstring>
+#include <deque>
 #include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
@@ -29,16 +31,17 @@ bool isChapter6Data4(uint16_t name) {
 
 }  // namespace
 
-uint16_t chooseForm(uint16_t name, const Value& v, const UnitOptions& o) {
-  if (v.form) return v.form;
+uint16_t chooseForm(uint16_t name, Value::Kind kind, uint16_t pinned, uint64_t number, size_t blockSize,
+                    const UnitOptions& o) {
+  if (pinned) return pinned;
   using K = Value::Kind;
   bool chapter6 = o.policy == FormPolicy::chapter6;
-  switch (v.kind) {
+  switch (kind) {
     case K::unsigned_:
-      if (chapter6 && isChapter6Data4(name) && v.u <= 0xffffffffu) return DW_FORM_data4;
-      return static_cast<uint16_t>(smallestDataForm(v.u));
+      if (chapter6 && isChapter6Data4(name) && number <= 0xffffffffu) return DW_FORM_data4;
+      return static_cast<uint16_t>(smallestDataForm(number));
     case K::signed_: return DW_FORM_sdata;
-    case K::flag: return (!chapter6 && o.version >= 4 && v.u) ? DW_FORM_flag_present : DW_FORM_flag;
+    case K::flag: return (!chapter6 && o.version >= 4 && number) ? DW_FORM_flag_present : DW_FORM_flag;
     case K::string: return DW_FORM_string;
     case K::reference: return DW_FORM_ref4;
     case K::address: return DW_FORM_addr;
@@ -47,12 +50,13 @@ uint16_t chooseForm(uint16_t name, const Value& v, const UnitOptions& o) {
     // DWARF 4's DW_FORM_exprloc would be the form, but ptxas 13 cannot read it
     // (cuda::ptxasFormProblem); a block form carries the same expression.
     case K::expression:
-    case K::block: {
-      size_t n = v.expr.bytes().size();
-      return n <= 0xff ? DW_FORM_block1 : n <= 0xffff ? DW_FORM_block2 : DW_FORM_block4;
-    }
+    case K::block: return blockSize <= 0xff ? DW_FORM_block1 : blockSize <= 0xffff ? DW_FORM_block2 : DW_FORM_block4;
   }
   return DW_FORM_data4;
+}
+
+uint16_t chooseForm(uint16_t name, const Value& v, const UnitOptions& o) {
+  return chooseForm(name, v.kind, v.form, v.u, v.expr.bytes().size(), o);
 }
 
 namespace {
@@ -68,6 +72,8 @@ struct AbbrevEntry {
 class AbbrevInterner {
  public:
   uint32_t intern(uint16_t tag, bool children, const std::vector<std::pair<uint16_t, uint16_t>>& specs) {
+    // Neighbouring DIEs often share their shape (a function's registers): no hashing for a repeat.
+    if (last_ && last_->tag == tag && last_->children == children && last_->specs == specs) return last_->code;
     key_.clear();
     appendKey(tag);
     key_ += children ? '1' : '0';
@@ -77,9 +83,10 @@ class AbbrevInterner {
     }
     auto [it, inserted] = codes_.try_emplace(key_, static_cast<uint32_t>(entries_.size() + 1));
     if (inserted) entries_.push_back({it->second, tag, children, specs});
+    last_ = &entries_[it->second - 1];
     return it->second;
   }
-  const std::vector<AbbrevEntry>& entries() const { return entries_; }
+  const std::deque<AbbrevEntry>& entries() const { return entries_; }
 
  private:
   void appendKey(uint16_t v) {
@@ -88,7 +95,8 @@ class AbbrevInterner {
   }
   std::string key_;
   std::unordered_map<std::string, uint32_t> codes_;
-  std::vector<AbbrevEntry> entries_;
+  std::deque<AbbrevEntry> entries_;  // stable: last_ points into it
+  const AbbrevEntry* last_ = nullptr;
 };
 
 // Little-endian, LEB128 and relocation writer over one section image.
@@ -116,16 +124,17 @@ class SectionWriter {
       if (done) return;
     }
   }
-  void bytes(const std::vector<uint8_t>& b) { img_.bytes.insert(img_.bytes.end(), b.begin(), b.end()); }
+  void bytes(std::span<const uint8_t> b) { img_.bytes.insert(img_.bytes.end(), b.begin(), b.end()); }
   void string(std::string_view s) {
     img_.bytes.insert(img_.bytes.end(), s.begin(), s.end());
     u8(0);
   }
   // A symbolic operand: relocation plus zero bytes (a symbol with an empty
   // name is the plain number `addend`).
-  void symbol(const SymbolRef& s, unsigned size, std::string_view minus = {}) {
-    if (s.name.empty() && minus.empty()) return fixed(static_cast<uint64_t>(s.addend), size);
-    img_.addRelocation(offset(), static_cast<uint8_t>(size), s.name, minus, s.addend);
+  void symbol(const SymbolRef& s, unsigned size, std::string_view minus = {}) { symbol(s.name, s.addend, size, minus); }
+  void symbol(std::string_view name, int64_t addend, unsigned size, std::string_view minus = {}) {
+    if (name.empty() && minus.empty()) return fixed(static_cast<uint64_t>(addend), size);
+    img_.addRelocation(offset(), static_cast<uint8_t>(size), name, minus, addend);
     fixed(0, size);
   }
   void expr(const Expr& e) {
@@ -134,12 +143,93 @@ class SectionWriter {
     for (const Expr::Fixup& f : e.fixups())
       img_.addRelocation(base + f.offset, f.size, f.symbol.name, {}, f.symbol.addend);
   }
+  void expr(const AttributeView& a) {
+    uint64_t base = offset();
+    bytes(a.bytes());
+    for (const StoredFixup& f : a.fixups()) img_.addRelocation(base + f.offset, f.size, a.fixupName(f), {}, f.addend);
+  }
 
  private:
   SectionImage& img_;
 };
 
-uint64_t valueSize(uint16_t form, const Value& v, const UnitOptions& o, uint64_t refOffset) {
+// Writes into bytes already sized for them (a unit whose layout is known):
+// no growth checks per byte. A write that would pass the end is dropped and
+// remembered (the layout was wrong; emitUnit reports it).
+class PlacedWriter {
+ public:
+  PlacedWriter(SectionImage& image, uint64_t begin, uint64_t size) : img_(image) {
+    img_.bytes.resize(begin + size);
+    base_ = img_.bytes.data();
+    p_ = base_ + begin;
+    end_ = base_ + begin + size;
+  }
+  uint64_t offset() const { return static_cast<uint64_t>(p_ - base_); }
+  bool overflowed() const { return overflow_; }
+  void u8(uint64_t v) {
+    if (room(1)) *p_++ = static_cast<uint8_t>(v);
+  }
+  void fixed(uint64_t v, unsigned size) {
+    if (!room(size)) return;
+    for (unsigned i = 0; i < size; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
+  }
+  void uleb(uint64_t v) {
+    do {
+      uint8_t b = v & 0x7f;
+      v >>= 7;
+      u8(v ? (b | 0x80) : b);
+    } while (v);
+  }
+  void sleb(int64_t v) {
+    for (;;) {
+      uint8_t b = v & 0x7f;
+      v >>= 7;
+      bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
+      u8(done ? b : (b | 0x80));
+      if (done) return;
+    }
+  }
+  void bytes(std::span<const uint8_t> b) {
+    if (!room(b.size())) return;
+    if (!b.empty()) std::memcpy(p_, b.data(), b.size());
+    p_ += b.size();
+  }
+  void string(std::string_view s) {
+    bytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+    u8(0);
+  }
+  void symbol(const SymbolRef& s, unsigned size) { symbol(s.name, s.addend, size); }
+  void symbol(std::string_view name, int64_t addend, unsigned size) {
+    if (name.empty()) return fixed(static_cast<uint64_t>(addend), size);
+    img_.addRelocation(offset(), static_cast<uint8_t>(size), name, {}, addend);
+    fixed(0, size);
+  }
+  void expr(const AttributeView& a) {
+    uint64_t base = offset();
+    bytes(a.bytes());
+    for (const StoredFixup& f : a.fixups()) img_.addRelocation(base + f.offset, f.size, a.fixupName(f), {}, f.addend);
+  }
+
+ private:
+  bool room(size_t n) {
+    if (static_cast<size_t>(end_ - p_) >= n) return true;
+    overflow_ = true;
+    return false;
+  }
+  SectionImage& img_;
+  uint8_t* base_ = nullptr;
+  uint8_t* p_ = nullptr;
+  uint8_t* end_ = nullptr;
+  bool overflow_ = false;
+};
+
+uint64_t blockSize(const AttributeView& v) {
+  return v.kind() == Value::Kind::block || v.kind() == Value::Kind::expression ? v.bytes().size() : 0;
+}
+
+// The bytes `form` takes for this value. Strings and blocks need the value;
+// every other form has a fixed size or, for LEB128 forms, one from `number`.
+uint64_t valueSize(uint16_t form, const AttributeView& v, const UnitOptions& o, uint64_t refOffset) {
   switch (form) {
     case DW_FORM_addr: return o.addressSize;
     case DW_FORM_data1:
@@ -155,39 +245,40 @@ uint64_t valueSize(uint16_t form, const Value& v, const UnitOptions& o, uint64_t
     case DW_FORM_ref8:
     case DW_FORM_ref_sig8: return 8;
     case DW_FORM_ref_addr: return o.version == 2 ? o.addressSize : 4;
-    case DW_FORM_sdata: return slebSize(v.kind == Value::Kind::signed_ ? v.s : static_cast<int64_t>(v.u));
-    case DW_FORM_udata: return ulebSize(v.u);
+    case DW_FORM_sdata: return slebSize(static_cast<int64_t>(v.u()));
+    case DW_FORM_udata: return ulebSize(v.u());
     case DW_FORM_ref_udata: return ulebSize(refOffset);
     case DW_FORM_flag_present: return 0;
-    case DW_FORM_string: return v.str.size() + 1;
-    case DW_FORM_block1: return 1 + v.expr.bytes().size();
-    case DW_FORM_block2: return 2 + v.expr.bytes().size();
-    case DW_FORM_block4: return 4 + v.expr.bytes().size();
+    case DW_FORM_string: return v.str().size() + 1;
+    case DW_FORM_block1: return 1 + v.bytes().size();
+    case DW_FORM_block2: return 2 + v.bytes().size();
+    case DW_FORM_block4: return 4 + v.bytes().size();
     case DW_FORM_block:
-    case DW_FORM_exprloc: return ulebSize(v.expr.bytes().size()) + v.expr.bytes().size();
+    case DW_FORM_exprloc: return ulebSize(v.bytes().size()) + v.bytes().size();
     default: return 0;
   }
 }
 
 // A form that can carry the value kind at all (pinned forms are checked).
-bool formFits(uint16_t form, const Value& v) {
+bool formFits(uint16_t form, const AttributeView& v) {
   using K = Value::Kind;
-  switch (v.kind) {
+  switch (v.kind()) {
     case K::unsigned_:
     case K::signed_: {
-      uint64_t u = v.kind == K::signed_ ? static_cast<uint64_t>(v.s) : v.u;
+      const bool isSigned = v.kind() == K::signed_;
+      const uint64_t u = v.u();
+      const int64_t s = v.s();
       switch (form) {
-        case DW_FORM_data1: return v.kind == K::signed_ ? (v.s >= -128 && v.s <= 255) : u <= 0xff;
-        case DW_FORM_data2: return v.kind == K::signed_ ? (v.s >= -32768 && v.s <= 0xffff) : u <= 0xffff;
-        case DW_FORM_data4:
-          return v.kind == K::signed_ ? (v.s >= INT32_MIN && v.s <= 0xffffffffLL) : u <= 0xffffffffu;
+        case DW_FORM_data1: return isSigned ? (s >= -128 && s <= 255) : u <= 0xff;
+        case DW_FORM_data2: return isSigned ? (s >= -32768 && s <= 0xffff) : u <= 0xffff;
+        case DW_FORM_data4: return isSigned ? (s >= INT32_MIN && s <= 0xffffffffLL) : u <= 0xffffffffu;
         case DW_FORM_data8:
         case DW_FORM_sdata:
-        case DW_FORM_udata: return !(form == DW_FORM_udata && v.kind == K::signed_ && v.s < 0);
+        case DW_FORM_udata: return !(form == DW_FORM_udata && isSigned && s < 0);
         default: return false;
       }
     }
-    case K::flag: return form == DW_FORM_flag || (form == DW_FORM_flag_present && v.u);
+    case K::flag: return form == DW_FORM_flag || (form == DW_FORM_flag_present && v.u());
     case K::string: return form == DW_FORM_string;
     case K::reference:
       return form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
@@ -227,73 +318,82 @@ struct UnitLayout {
   std::vector<Entry> entries;
   std::vector<uint16_t> forms;        // chosen form per attribute, entries in order
   std::vector<uint64_t> dieOffset;    // absolute .debug_info offset by DieId
-  std::vector<uint64_t> nextSibling;  // offset after a DIE's subtree, by DieId
+  std::vector<uint64_t> nextSibling;  // offset after a DIE's subtree, by DieId (only with siblings)
+  bool siblings = false;              // EncodeOptions::siblings: nextSibling is needed
   uint64_t offset = 0;                // of the unit header
   uint64_t size = 0;                  // whole unit, header included
+  bool offsetDependentSizes = false;  // a DW_FORM_ref_udata: sizes depend on offsets
 };
 
 void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions& options, Diagnostics& diags) {
   const Unit& u = *L.unit;
-  std::vector<std::pair<DieId, size_t>> stack;  // (die, next child index)
+  L.entries.reserve(2 * u.size());
+  L.forms.reserve(L.forms.size() + u.attributeRecords());
+  std::vector<std::pair<uint16_t, uint16_t>> specs;
   auto visit = [&](DieId id) {
     const Die& d = u.die(id);
     Entry e;
     e.die = id;
     e.firstForm = static_cast<uint32_t>(L.forms.size());
-    bool children = !d.children.empty() || d.forceChildren;
+    bool children = d.hasChildren() || d.forceChildren;
     e.sibling = options.siblings && children && id != u.root();
-    std::vector<std::pair<uint16_t, uint16_t>> specs;
+    specs.clear();
     if (e.sibling) specs.emplace_back(DW_AT_sibling, DW_FORM_ref4);
-    for (const Attribute& a : d.attributes) {
-      uint16_t form = chooseForm(a.name, a.value, u.options());
-      if (!formFits(form, a.value)) {
-        diags.error({}, attrLabel(a.name) + " of DIE " + std::to_string(id) + " (" + std::string(tagName(d.tag)) +
+    for (const AttributeView a : u.attributes(id)) {
+      uint16_t form = chooseForm(a.name(), a.kind(), a.form(), a.u(), blockSize(a), u.options());
+      if (a.form() != 0 && !formFits(form, a)) {  // the policy only chooses forms that fit
+        diags.error({}, attrLabel(a.name()) + " of DIE " + std::to_string(id) + " (" + std::string(tagName(d.tag)) +
                             "): its value does not fit " + formLabel(form));
       }
-      if (a.value.kind == Value::Kind::reference) {
-        DieId target = a.value.ref;
+      if (a.kind() == Value::Kind::reference) {
+        DieId target = a.ref();
         if (target == kNoDie)
-          diags.error({}, attrLabel(a.name) + " of DIE " + std::to_string(id) + " refers to no DIE");
+          diags.error({}, attrLabel(a.name()) + " of DIE " + std::to_string(id) + " refers to no DIE");
         else if (target != u.root() && u.die(target).parent == kNoDie)
-          diags.error({}, attrLabel(a.name) + " of DIE " + std::to_string(id) + " refers to DIE " +
+          diags.error({}, attrLabel(a.name()) + " of DIE " + std::to_string(id) + " refers to DIE " +
                               std::to_string(target) + ", which was never attached to the tree");
       }
-      specs.emplace_back(a.name, form);
+      if (form == DW_FORM_ref_udata) L.offsetDependentSizes = true;
+      specs.emplace_back(a.name(), form);
       L.forms.push_back(form);
     }
     e.code = abbrevs.intern(d.tag, children, specs);
     L.entries.push_back(e);
     return children;
   };
-  if (visit(u.root())) stack.emplace_back(u.root(), 0);
+  // Pre-order with an explicit stack of the next child to visit at each level.
+  std::vector<DieId> stack;  // per open DIE: its next child (kNoDie: all visited)
+  if (visit(u.root())) stack.push_back(u.die(u.root()).firstChild);
   while (!stack.empty()) {
-    auto& [id, next] = stack.back();
-    const Die& d = u.die(id);
-    if (next == d.children.size()) {
+    DieId child = stack.back();
+    if (child == kNoDie) {
       L.entries.push_back(Entry{});  // NULL closes the children list
       stack.pop_back();
       continue;
     }
-    DieId child = d.children[next++];
-    if (visit(child)) stack.emplace_back(child, 0);
+    const Die& c = u.die(child);
+    stack.back() = c.nextSibling;
+    if (visit(child)) stack.push_back(c.firstChild);
   }
 }
 
-// Assigns every offset. ref_udata sizes depend on offsets, so repeat until stable.
+// Assigns every offset. ref_udata sizes depend on offsets, so with one of
+// those it repeats until stable; without, one pass is exact.
 void layout(UnitLayout& L, uint64_t unitOffset) {
   const Unit& u = *L.unit;
   L.offset = unitOffset;
   L.dieOffset.assign(u.size(), 0);
-  L.nextSibling.assign(u.size(), 0);
+  if (L.siblings) L.nextSibling.assign(u.size(), 0);
+  std::vector<DieId> open;
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
     uint64_t at = unitOffset + 11;
-    std::vector<DieId> open;
+    open.clear();
     for (const Entry& e : L.entries) {
       if (e.die == kNoDie) {
         at += 1;
         if (!open.empty()) {
-          L.nextSibling[open.back()] = at;
+          if (L.siblings) L.nextSibling[open.back()] = at;
           open.pop_back();
         }
         continue;
@@ -303,26 +403,28 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
       const Die& d = u.die(e.die);
       at += ulebSize(e.code);
       if (e.sibling) at += 4;
-      for (size_t i = 0; i < d.attributes.size(); ++i) {
-        const Value& v = d.attributes[i].value;
-        uint64_t ref = v.kind == Value::Kind::reference && v.ref != kNoDie ? L.dieOffset[v.ref] - unitOffset : 0;
-        at += valueSize(L.forms[e.firstForm + i], v, u.options(), ref);
+      uint32_t i = e.firstForm;
+      for (const AttributeView v : u.attributes(e.die)) {
+        uint64_t ref = L.offsetDependentSizes && v.kind() == Value::Kind::reference && v.ref() != kNoDie
+                           ? L.dieOffset[v.ref()] - unitOffset
+                           : 0;
+        at += valueSize(L.forms[i++], v, u.options(), ref);
       }
-      if (!d.children.empty() || d.forceChildren) open.push_back(e.die);
-      else L.nextSibling[e.die] = at;
+      if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
+      else if (L.siblings) L.nextSibling[e.die] = at;
     }
     L.size = at - unitOffset;
-    if (!changed && pass > 0) break;
+    if (!L.offsetDependentSizes || (!changed && pass > 0)) break;
   }
 }
 
-void emitValue(SectionWriter& w, uint16_t form, const Value& v, const UnitLayout& L,
+void emitValue(PlacedWriter& w, uint16_t form, const AttributeView& v, const UnitLayout& L,
                const std::vector<uint64_t>& listOffsets) {
   const UnitOptions& o = L.unit->options();
   using K = Value::Kind;
-  uint64_t number = v.kind == K::signed_ ? static_cast<uint64_t>(v.s) : v.u;
-  if (v.kind == K::reference) {
-    uint64_t abs = L.dieOffset[v.ref];
+  uint64_t number = v.u();
+  if (v.kind() == K::reference) {
+    uint64_t abs = L.dieOffset[v.ref()];
     number = form == DW_FORM_ref_addr ? abs : abs - L.offset;
   }
   switch (form) {
@@ -332,9 +434,9 @@ void emitValue(SectionWriter& w, uint16_t form, const Value& v, const UnitLayout
     case DW_FORM_data4:
     case DW_FORM_data8: {
       unsigned size = form == DW_FORM_addr ? o.addressSize : form == DW_FORM_data8 ? 8 : 4;
-      if (v.kind == K::address || v.kind == K::sectionOffset) return w.symbol(v.symbol, size);
-      if (v.kind == K::locationList)
-        return w.symbol({".debug_loc", static_cast<int64_t>(listOffsets[v.list])}, size);
+      if (v.kind() == K::address || v.kind() == K::sectionOffset) return w.symbol(v.symbol(), v.addend(), size);
+      if (v.kind() == K::locationList)
+        return w.symbol({".debug_loc", static_cast<int64_t>(listOffsets[v.list()])}, size);
       return w.fixed(number, size);
     }
     case DW_FORM_data1:
@@ -349,18 +451,24 @@ void emitValue(SectionWriter& w, uint16_t form, const Value& v, const UnitLayout
     case DW_FORM_udata:
     case DW_FORM_ref_udata: return w.uleb(number);
     case DW_FORM_flag_present: return;
-    case DW_FORM_string: return w.string(v.str);
-    case DW_FORM_block1: w.fixed(v.expr.bytes().size(), 1); return w.expr(v.expr);
-    case DW_FORM_block2: w.fixed(v.expr.bytes().size(), 2); return w.expr(v.expr);
-    case DW_FORM_block4: w.fixed(v.expr.bytes().size(), 4); return w.expr(v.expr);
+    case DW_FORM_string: return w.string(v.str());
+    case DW_FORM_block1: w.fixed(v.bytes().size(), 1); return w.expr(v);
+    case DW_FORM_block2: w.fixed(v.bytes().size(), 2); return w.expr(v);
+    case DW_FORM_block4: w.fixed(v.bytes().size(), 4); return w.expr(v);
     case DW_FORM_block:
-    case DW_FORM_exprloc: w.uleb(v.expr.bytes().size()); return w.expr(v.expr);
+    case DW_FORM_exprloc: w.uleb(v.bytes().size()); return w.expr(v);
     default: return;
   }
 }
 
-void emitUnit(SectionWriter& w, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
+void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
   const Unit& u = *L.unit;
+  if (info.bytes.size() != L.offset) {
+    diags.error({}, "internal error: unit laid out at " + std::to_string(L.offset) + ", emitted at " +
+                        std::to_string(info.bytes.size()));
+    return;
+  }
+  PlacedWriter w(info, L.offset, L.size);
   w.fixed(L.size - 4, 4);
   w.fixed(u.options().version, 2);
   w.symbol({".debug_abbrev", 0}, 4);
@@ -375,15 +483,14 @@ void emitUnit(SectionWriter& w, const UnitLayout& L, const std::vector<uint64_t>
                           ", laid out at " + std::to_string(L.dieOffset[e.die]));
       return;
     }
-    const Die& d = u.die(e.die);
     w.uleb(e.code);
     if (e.sibling) w.fixed(L.nextSibling[e.die] - L.offset, 4);
-    for (size_t i = 0; i < d.attributes.size(); ++i)
-      emitValue(w, L.forms[e.firstForm + i], d.attributes[i].value, L, listOffsets);
+    uint32_t i = e.firstForm;
+    for (const AttributeView v : u.attributes(e.die)) emitValue(w, L.forms[i++], v, L, listOffsets);
   }
-  if (w.offset() != L.offset + L.size)
-    diags.error({}, "internal error: unit ends at " + std::to_string(w.offset()) + ", laid out to end at " +
-                        std::to_string(L.offset + L.size));
+  if (w.overflowed() || w.offset() != L.offset + L.size)
+    diags.error({}, "internal error: unit ends at " + std::to_string(w.overflowed() ? UINT64_MAX : w.offset()) +
+                        ", laid out to end at " + std::to_string(L.offset + L.size));
 }
 
 void emitAbbrevs(SectionImage& img, const AbbrevInterner& abbrevs) {
@@ -421,12 +528,6 @@ std::vector<uint64_t> emitLocationLists(SectionImage& img, const Unit& u) {
   return offsets;
 }
 
-const Value* attributeValue(const Die& d, uint16_t name) {
-  for (const Attribute& a : d.attributes)
-    if (a.name == name) return &a.value;
-  return nullptr;
-}
-
 void emitPubnames(SectionImage& img, const UnitLayout& L, UnitLengthConvention convention) {
   SectionWriter w(img);
   const Unit& u = *L.unit;
@@ -441,14 +542,14 @@ void emitPubnames(SectionImage& img, const UnitLayout& L, UnitLengthConvention c
       w.string(e.name);
     }
   } else {
-    for (DieId child : u.die(u.root()).children) {
+    for (DieId child = u.die(u.root()).firstChild; child != kNoDie; child = u.die(child).nextSibling) {
       const Die& d = u.die(child);
       if (d.tag != DW_TAG_subprogram && d.tag != DW_TAG_variable) continue;
-      const Value* external = attributeValue(d, DW_AT_external);
-      const Value* name = attributeValue(d, DW_AT_name);
-      if (!external || !external->u || !name || name->kind != Value::Kind::string) continue;
+      std::optional<AttributeView> external = u.find(child, DW_AT_external);
+      std::optional<AttributeView> name = u.find(child, DW_AT_name);
+      if (!external || !external->u() || !name || name->kind() != Value::Kind::string) continue;
       w.fixed(L.dieOffset[child] - L.offset, 4);
-      w.string(name->str);
+      w.string(name->str());
     }
   }
   w.fixed(0, 4);
@@ -470,16 +571,16 @@ void emitAranges(SectionImage& img, const UnitLayout& L) {
   for (DieId id = 0; id < u.size(); ++id) {
     const Die& d = u.die(id);
     if (d.tag != DW_TAG_subprogram) continue;
-    const Value* low = attributeValue(d, DW_AT_low_pc);
-    const Value* high = attributeValue(d, DW_AT_high_pc);
-    if (!low || !high || low->kind != Value::Kind::address || high->kind != Value::Kind::address) continue;
-    if (low->symbol.name.empty() || high->symbol.name.empty()) continue;
+    std::optional<AttributeView> low = u.find(id, DW_AT_low_pc);
+    std::optional<AttributeView> high = u.find(id, DW_AT_high_pc);
+    if (!low || !high || low->kind() != Value::Kind::address || high->kind() != Value::Kind::address) continue;
+    if (low->symbol().empty() || high->symbol().empty()) continue;
     // ptxas computes `A-B` only between labels inside debug sections, so the
     // length cannot be `end-begin`. It places every function in its own
     // .text section starting at 0: the end label's address is the length when
     // low_pc is the function's first label, as producers emit it.
-    w.symbol(low->symbol, as);
-    w.symbol({high->symbol.name, high->symbol.addend - low->symbol.addend}, as);
+    w.symbol(low->symbol(), low->addend(), as);
+    w.symbol(high->symbol(), high->addend() - low->addend(), as);
   }
   w.fixed(0, as);
   w.fixed(0, as);
@@ -502,15 +603,15 @@ std::vector<SectionImage> encode(std::span<const Unit* const> units, const Encod
   uint64_t offset = 0;
   for (size_t i = 0; i < units.size(); ++i) {
     layouts[i].unit = units[i];
+    layouts[i].siblings = options.siblings;
     orderAndIntern(layouts[i], interner, options, diags);
     layout(layouts[i], offset);
     offset += layouts[i].size;
   }
   if (diags.hasErrors()) return {};
-  SectionWriter infoWriter(info);
   for (const UnitLayout& L : layouts) {
     std::vector<uint64_t> lists = emitLocationLists(loc, *L.unit);
-    emitUnit(infoWriter, L, lists, diags);
+    emitUnit(info, L, lists, diags);
     if (options.pubnames) emitPubnames(pubnames, L, options.pubnamesLength);
     if (options.aranges) emitAranges(aranges, L);
   }

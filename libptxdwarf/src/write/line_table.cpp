@@ -1,5 +1,7 @@
 #include "ptxdwarf/write/line_table.h"
 
+#include <charconv>
+#include <cstring>
 #include <string>
 
 namespace ptxdwarf::write {
@@ -100,6 +102,8 @@ LineEmitter::LineEmitter(const FileTable& files, Labels& labels, LineOptions opt
 
 void LineEmitter::beginFunction() {
   used_.clear();
+  usedLog_.clear();
+  logged_ = 0;
   current_.reset();
 }
 
@@ -148,6 +152,7 @@ size_t LineEmitter::loc(std::string& out, SourcePos pos, std::span<const Inlined
   // context before a `.loc` may name it in `inlined_at`.
   uint32_t context = 0;
   for (const InlinedCall& call : inlined) {
+    for (; logged_ < usedLog_.size(); ++logged_) used_[usedLog_[logged_].first] = usedLog_[logged_].second;
     auto it = used_.find(call.callSite);
     if (it == used_.end() || it->second != context) {
       write(out, call.callSite, context);
@@ -161,8 +166,16 @@ size_t LineEmitter::loc(std::string& out, SourcePos pos, std::span<const Inlined
 }
 
 void LineEmitter::write(std::string& out, SourcePos pos, uint32_t context) {
-  out += "\t.loc\t";
-  out += describe(pos);
+  // `\t.loc\tFILE LINE COLUMN` formatted in place and appended once: one per instruction line.
+  char buf[48];
+  std::memcpy(buf, "\t.loc\t", 6);
+  char* p = buf + 6;
+  p = std::to_chars(p, p + 10, pos.file).ptr;  // an unsigned is at most 10 digits
+  *p++ = ' ';
+  p = std::to_chars(p, p + 10, pos.line).ptr;
+  *p++ = ' ';
+  p = std::to_chars(p, p + 10, pos.column).ptr;
+  out.append(buf, static_cast<size_t>(p - buf));
   if (context != 0) {
     const Context& c = contexts_[context - 1];
     out += ", function_name ";
@@ -171,7 +184,7 @@ void LineEmitter::write(std::string& out, SourcePos pos, uint32_t context) {
     out += describe(c.callSite);
   }
   out += '\n';
-  used_[pos] = context;
+  usedLog_.emplace_back(pos, context);
   current_ = {pos, context};
 }
 

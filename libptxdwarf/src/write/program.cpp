@@ -39,11 +39,11 @@ void checkCode(std::string_view code, Diagnostics& diags) {
 // table from: that is where a debugger looks DW_AT_decl_file up.
 void checkFileIds(const Unit& unit, size_t unitIndex, const FileTable& files, Diagnostics& diags) {
   for (DieId id = 0; id < unit.size(); ++id)
-    for (const Attribute& a : unit.die(id).attributes) {
-      if (a.name != dw::DW_AT_decl_file && a.name != dw::DW_AT_call_file) continue;
-      if (a.value.kind != Value::Kind::unsigned_ || a.value.u == 0) continue;
-      if (a.value.u > files.size())
-        assemblyError(diags, std::string(dw::attributeName(a.name)) + " " + std::to_string(a.value.u) + " of DIE " +
+    for (const AttributeView a : unit.attributes(id)) {
+      if (a.name() != dw::DW_AT_decl_file && a.name() != dw::DW_AT_call_file) continue;
+      if (a.kind() != Value::Kind::unsigned_ || a.u() == 0) continue;
+      if (a.u() > files.size())
+        assemblyError(diags, std::string(dw::attributeName(a.name())) + " " + std::to_string(a.u()) + " of DIE " +
                                  std::to_string(id) + " (unit " + std::to_string(unitIndex) +
                                  ") is not in the file table (it has " + std::to_string(files.size()) + " files)");
     }

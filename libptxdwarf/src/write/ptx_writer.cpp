@@ -1,9 +1,10 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
-#include <ostream>
 #include <charconv>
 #include <cstring>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ std::optional<Style> parseStyle(std::string_view s) {
 }
 
 namespace {
+
+// streamSections hands the text over in pieces of about this size.
+constexpr size_t kStreamChunk = size_t{1} << 20;
 
 // ---- validation -------------------------------------------------------------
 
@@ -173,6 +177,22 @@ struct ByteTable {
 };
 constexpr ByteTable kBytes;
 
+// ", N" for every byte N in 8 chars that are copied whole (one 8-byte copy
+// per byte of a packed line; only `len` of them count).
+struct SeparatedByteTable {
+  char text[256][8];
+  uint8_t len[256];
+  constexpr SeparatedByteTable() : text{}, len{} {
+    for (unsigned v = 0; v < 256; ++v) {
+      text[v][0] = ',';
+      text[v][1] = ' ';
+      for (unsigned i = 0; i < kBytes.t[v].len; ++i) text[v][2 + i] = kBytes.t[v].text[i];
+      len[v] = uint8_t(2 + kBytes.t[v].len);
+    }
+  }
+};
+constexpr SeparatedByteTable kSeparated;
+
 void appendByte(std::string& out, uint8_t b) { out.append(kBytes.t[b].text, kBytes.t[b].len); }
 
 void appendUnsigned(std::string& out, uint64_t v) {
@@ -221,8 +241,11 @@ struct Field {
 
 class SectionWriter {
  public:
-  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options)
-      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n") {
+  // `flush`, when given, takes the text made so far (and empties `out`)
+  // whenever it passes kStreamChunk bytes.
+  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
+                const std::function<void(std::string&)>* flush = nullptr)
+      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n"), flush_(flush) {
     perLine_ = std::clamp(options.bytesPerLine, 1u, 4096u);
     labels_.reserve(image.labels.size());
     for (const SectionLabel& l : image.labels) labels_.push_back(&l);
@@ -317,18 +340,27 @@ class SectionWriter {
           appendByte(out_, b[pos_]);
           if (!commented) comment(firstComment), commented = true;
           out_ += nl_;
+          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
         }
       } else {
         while (pos_ < stop) {
           const uint64_t lineEnd = std::min<uint64_t>(stop, pos_ + perLine_);
-          out_ += ".b8 ";
-          appendByte(out_, b[pos_++]);
+          // The line is formatted in a buffer and appended once: most of the
+          // text annotate writes is these lines.
+          if (line_.empty()) line_.resize(16 + 5 * size_t{perLine_});  // and 8 bytes of slack for the stores
+          char* p = line_.data();
+          std::memcpy(p, ".b8 ", 4);
+          p += 4;
+          std::memcpy(p, kBytes.t[b[pos_]].text, 4);  // the table entry's 4 chars; len of them count
+          p += kBytes.t[b[pos_++]].len;
           for (; pos_ < lineEnd; ++pos_) {
-            out_ += ", ";
-            appendByte(out_, b[pos_]);
+            std::memcpy(p, kSeparated.text[b[pos_]], 8);
+            p += kSeparated.len[b[pos_]];
           }
+          out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
           if (!commented) comment(firstComment), commented = true;
           out_ += nl_;
+          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
         }
       }
     }
@@ -340,6 +372,8 @@ class SectionWriter {
   std::string_view nl_;
   unsigned perLine_ = 16;
   std::vector<const SectionLabel*> labels_;
+  std::vector<char> line_;  // one packed line being formatted (5 chars per byte at most, and ".b8 ")
+  const std::function<void(std::string&)>* flush_;
   size_t li_ = 0, ri_ = 0;
   uint64_t pos_ = 0;
 };
@@ -678,8 +712,9 @@ size_t estimateSize(const SectionImage& image, Style style) {
          image.labels.size() * 24;
 }
 
-void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent) {
-  SectionWriter w(out, image, options);
+void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
+            const std::function<void(std::string&)>* flush = nullptr) {
+  SectionWriter w(out, image, options, flush);
   if (options.style == Style::verbose) {
     std::vector<Field> fields;
     if (options.dwarf) {
@@ -714,6 +749,23 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
     render(out, image, options, true);
     out += options.crlf ? "\r\n" : "\n";
   }
+  return true;
+}
+
+bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
+                    const WriteOptions& options, Diagnostics& diags) {
+  if (!validate(images, options, diags)) return false;
+  std::string buffer;
+  buffer.reserve(kStreamChunk + 64 * 1024);
+  const std::function<void(std::string&)> flush = [&](std::string& text) {
+    sink(text);
+    text.clear();
+  };
+  for (const SectionImage& image : images) {
+    render(buffer, image, options, true, &flush);
+    buffer += options.crlf ? "\r\n" : "\n";
+  }
+  if (!buffer.empty()) sink(buffer);
   return true;
 }
 

@@ -355,6 +355,7 @@ class CanonicalBuilder {
     // Pass 1: the tree, so references can be mapped to ids.
     std::unordered_map<uint64_t, DieId> ids;
     ids.reserve(ru.dieCount);
+    unit->reserve(ru.dieCount, 0);
     std::vector<DieId> parents;
     std::vector<std::pair<const read::Die*, DieId>> order;
     for (uint32_t i = 0; i < ru.dieCount; ++i) {
@@ -365,7 +366,7 @@ class CanonicalBuilder {
       }
       DieId id = i == first ? unit->root() : unit->add(parents.empty() ? unit->root() : parents.back(), d.tag);
       if (d.hasChildren) {
-        unit->die(id).forceChildren = true;
+        unit->forceChildren(id);
         parents.push_back(id);
       }
       ids[d.offset] = id;
@@ -383,7 +384,6 @@ class CanonicalBuilder {
     unit->setPubnames(std::move(pubnames));
     // Pass 2: attributes, forms kept.
     for (auto [d, id] : order) {
-      unit->die(id).attributes.reserve(d->attrCount);  // one allocation per DIE, not one per doubling
       for (const read::AttrValue& v : dwarf_.attributes(*d)) {
         std::optional<Value> value = convert(v, ru, ids, *unit);
         if (value) unit->append(id, v.name, std::move(*value));

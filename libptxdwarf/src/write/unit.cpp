@@ -1,9 +1,13 @@
 #include "ptxdwarf/write/unit.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/work.h"
+#include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {
 
@@ -13,26 +17,27 @@ using namespace dw;
 
 Expr& Expr::op(uint8_t opcode) { return u8(opcode); }
 Expr& Expr::u8(uint8_t v) {
+  if (bytes_.capacity() == 0) bytes_.reserve(16);  // one allocation for a usual expression, not four
   bytes_.push_back(v);
   return *this;
 }
 Expr& Expr::u16(uint16_t v) {
-  for (int i = 0; i < 2; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 2; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   return *this;
 }
 Expr& Expr::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   return *this;
 }
 Expr& Expr::u64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
   return *this;
 }
 Expr& Expr::uleb(uint64_t v) {
   do {
     uint8_t b = v & 0x7f;
     v >>= 7;
-    bytes_.push_back(v ? (b | 0x80) : b);
+    u8(v ? (b | 0x80) : b);
   } while (v);
   return *this;
 }
@@ -41,24 +46,39 @@ Expr& Expr::sleb(int64_t v) {
     uint8_t b = v & 0x7f;
     v >>= 7;
     bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
-    bytes_.push_back(done ? b : (b | 0x80));
+    u8(done ? b : (b | 0x80));
     if (done) return *this;
   }
+}
+
+std::string registerProblem(std::string_view reg) {
+  if (cuda::packRegister(reg)) return {};
+  return "cannot use '" + std::string(reg) +
+         "' as a DW_OP_regx register: cuda-gdb needs a PTX register name starting with '%', "
+         "at most 8 bytes of [A-Za-z0-9_$%]";
 }
 
 namespace {
 uint64_t packedOrThrow(std::string_view reg) {
   std::optional<uint64_t> v = cuda::packRegister(reg);
-  if (!v) {
-    throw BuildError("cannot use '" + std::string(reg) +
-                     "' as a DW_OP_regx register: cuda-gdb needs a PTX register name starting with '%', "
-                     "at most 8 bytes of [A-Za-z0-9_$%]");
-  }
+  if (!v) throw BuildError(registerProblem(reg));
   return *v;
 }
 }  // namespace
 
-Expr& Expr::regx(std::string_view ptxRegister) { return op(DW_OP_regx).uleb(packedOrThrow(ptxRegister)); }
+Expr& Expr::regx(std::string_view ptxRegister) {
+  // One append of the whole operation: annotate writes one per register.
+  uint64_t v = packedOrThrow(ptxRegister);
+  uint8_t op[11] = {DW_OP_regx};
+  size_t n = 1;
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    op[n++] = v ? (b | 0x80) : b;
+  } while (v);
+  bytes_.insert(bytes_.end(), op, op + n);
+  return *this;
+}
 Expr& Expr::bregx(std::string_view ptxRegister, int64_t offset) {
   return op(DW_OP_bregx).uleb(packedOrThrow(ptxRegister)).sleb(offset);
 }
@@ -232,24 +252,30 @@ Value Value::expression(Expr expr, uint16_t form) {
 // ---- Unit -------------------------------------------------------------------
 
 Unit::Unit(uint16_t rootTag, UnitOptions options) : options_(options) {
+  static_assert(offsetof(Record, lo) == 0 && offsetof(Record, hi) == 4,
+                "AttributeView reads inline bytes from the record's first eight bytes");
   if (options.version < 2 || options.version > 4)
     throw BuildError("DWARF version " + std::to_string(options.version) + " is not supported (2, 3 or 4)");
   if (options.addressSize != 4 && options.addressSize != 8)
     throw BuildError("address size must be 4 or 8, not " + std::to_string(options.addressSize));
-  dies_.push_back(Die{rootTag, kNoDie, {}, {}, false});
+  dies_.push_back(Die{.tag = rootTag});
 }
 
-void Unit::check(DieId id) const {
-  if (id >= dies_.size())
-    throw BuildError("DIE id " + std::to_string(id) + " does not belong to this unit (it has " +
-                     std::to_string(dies_.size()) + " DIEs)");
+void Unit::badId(DieId id) const {
+  throw BuildError("DIE id " + std::to_string(id) + " does not belong to this unit (it has " +
+                   std::to_string(dies_.size()) + " DIEs)");
+}
+
+void Unit::reserve(size_t dies, size_t attributes) {
+  dies_.reserve(dies);
+  records_.reserve(attributes);
 }
 
 DieId Unit::add(DieId parent, uint16_t tag) {
   if (parent != kDetached) check(parent);
   if (tag == 0) throw BuildError("tag 0 is reserved for NULL entries");
   DieId id = static_cast<DieId>(dies_.size());
-  dies_.push_back(Die{tag, kNoDie, {}, {}, false});
+  dies_.push_back(Die{.tag = tag});
   if (parent != kDetached) attach(parent, id);
   return id;
 }
@@ -265,58 +291,312 @@ void Unit::attach(DieId parent, DieId child) {
   // tree one DIE at a time quadratic.
   work::step(work::attachWalk);
   if (parent == child) throw BuildError("attaching DIE " + std::to_string(child) + " under itself");
-  if (!dies_[child].children.empty()) {
+  if (dies_[child].hasChildren()) {
     for (DieId p = parent; p != kNoDie; p = dies_[p].parent) {
       work::step(work::attachWalk);
       if (p == child) throw BuildError("attaching DIE " + std::to_string(child) + " under itself");
     }
   }
+  Die& p = dies_[parent];
   dies_[child].parent = parent;
-  dies_[parent].children.push_back(child);
+  if (p.lastChild == kNoDie)
+    p.firstChild = child;
+  else
+    dies_[p.lastChild].nextSibling = child;
+  p.lastChild = child;
 }
 
-void Unit::checkValue(DieId id, uint16_t name, const Value& value) const {
+void Unit::forceChildren(DieId id, bool force) {
+  check(id);
+  dies_[id].forceChildren = force;
+}
+
+void Unit::checkName(DieId id, uint16_t name) const {
   check(id);
   if (name == 0) throw BuildError("attribute 0 is reserved");
-  if (value.kind == Value::Kind::reference && value.ref != kNoDie) check(value.ref);
-  if (value.kind == Value::Kind::locationList && value.list >= lists_.size())
-    throw BuildError("location list " + std::to_string(value.list) + " does not exist");
 }
 
-void Unit::set(DieId id, uint16_t name, Value value) {
-  checkValue(id, name, value);
-  checkPtxasReads(id, name, value);
-  for (Attribute& a : dies_[id].attributes) {
-    if (a.name == name) {
-      a.value = std::move(value);
-      return;
+uint32_t Unit::keepString(std::string_view s) {
+  uint32_t begin = static_cast<uint32_t>(strings_.size());
+  strings_.append(s);
+  return begin;
+}
+
+namespace {
+void packInline(uint32_t& lo, uint32_t& hi, std::span<const uint8_t> bytes) {
+  uint8_t buf[8] = {};
+  std::copy(bytes.begin(), bytes.end(), buf);
+  std::memcpy(&lo, buf, 4);
+  std::memcpy(&hi, buf + 4, 4);
+}
+std::span<const uint8_t> asBytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+}  // namespace
+
+Unit::Record Unit::bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes, uint16_t form) {
+  Record r;
+  r.kind = kind;
+  r.form = form;
+  if (bytes.size() <= 8) {
+    r.inlineSize = static_cast<uint8_t>(bytes.size());
+    packInline(r.lo, r.hi, bytes);
+    return r;
+  }
+  r.inlineSize = kOutside;
+  if (kind == Value::Kind::string) {
+    r.lo = keepString({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+    r.hi = static_cast<uint32_t>(bytes.size());
+    return r;
+  }
+  r.lo = static_cast<uint32_t>(blobs_.size());
+  blobs_.push_back({static_cast<uint32_t>(bytes_.size()), static_cast<uint32_t>(bytes.size()),
+                    static_cast<uint32_t>(fixups_.size()), 0});
+  bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+  return r;
+}
+
+Unit::Record Unit::expressionRecord(Value::Kind kind, const Expr& expr, uint16_t form) {
+  if (expr.fixups().empty()) return bytesRecord(kind, expr.bytes(), form);
+  Record r;
+  r.kind = kind;
+  r.form = form;
+  r.inlineSize = kOutside;
+  r.lo = static_cast<uint32_t>(blobs_.size());
+  blobs_.push_back({static_cast<uint32_t>(bytes_.size()), static_cast<uint32_t>(expr.bytes().size()),
+                    static_cast<uint32_t>(fixups_.size()), static_cast<uint32_t>(expr.fixups().size())});
+  bytes_.insert(bytes_.end(), expr.bytes().begin(), expr.bytes().end());
+  for (const Expr::Fixup& f : expr.fixups())
+    fixups_.push_back(
+        {f.offset, f.size, keepString(f.symbol.name), static_cast<uint32_t>(f.symbol.name.size()), f.symbol.addend});
+  return r;
+}
+
+Unit::Record Unit::recordOf(const Value& v) {
+  using K = Value::Kind;
+  Record r;
+  r.kind = v.kind;
+  r.form = v.form;
+  auto number = [&](uint64_t n) {
+    r.lo = static_cast<uint32_t>(n);
+    r.hi = static_cast<uint32_t>(n >> 32);
+  };
+  switch (v.kind) {
+    case K::unsigned_:
+    case K::flag:
+      number(v.u);
+      break;
+    case K::signed_:
+      number(static_cast<uint64_t>(v.s));
+      break;
+    case K::reference:
+      number(v.ref);
+      break;
+    case K::locationList:
+      number(v.list);
+      break;
+    case K::string:
+      if (v.str.find('\0') != std::string::npos) throw BuildError("DWARF strings cannot contain NUL bytes");
+      return bytesRecord(K::string, asBytes(v.str), v.form);
+    case K::address:
+    case K::sectionOffset:
+      r.lo = static_cast<uint32_t>(symbols_.size());
+      symbols_.push_back({keepString(v.symbol.name), static_cast<uint32_t>(v.symbol.name.size()), v.symbol.addend});
+      break;
+    case K::block:
+    case K::expression:
+      return expressionRecord(v.kind, v.expr, v.form);
+  }
+  return r;
+}
+
+uint16_t Unit::formOf(const Record& r) const {
+  size_t blockSize = 0;
+  if (r.kind == Value::Kind::block || r.kind == Value::Kind::expression)
+    blockSize = r.inlineSize == kOutside ? blobs_[r.lo].size : r.inlineSize;
+  uint64_t number = uint64_t{r.lo} | uint64_t{r.hi} << 32;
+  return chooseForm(r.name, r.kind, r.form, number, blockSize, options_);
+}
+
+void Unit::put(DieId id, Record r, bool append) {
+  if (r.kind == Value::Kind::reference && r.lo != kNoDie) check(r.lo);
+  if (r.kind == Value::Kind::locationList && r.lo >= lists_.size())
+    throw BuildError("location list " + std::to_string(r.lo) + " does not exist");
+  // The policy's own forms for the other kinds are all ones ptxas reads
+  // (data, flag, string, ref4, addr, block): only a pinned form or a section
+  // offset (sec_offset from DWARF 4 on) needs the check.
+  const bool mayBeUnreadable =
+      r.form != 0 || r.kind == Value::Kind::sectionOffset || r.kind == Value::Kind::locationList;
+  if (!append && mayBeUnreadable) checkPtxasReads(id, r.name, r.kind, r.form != 0, formOf(r));
+  Die& d = dies_[id];
+  const uint32_t bit = 1u << (r.name % 32);
+  if (!append && (d.nameBits & bit)) {
+    for (uint32_t i = d.firstAttribute; i < d.firstAttribute + d.attributeCount; ++i) {
+      if (records_[i].name == r.name) {
+        records_[i] = r;  // what the old value kept outside the record stays, unreferenced
+        return;
+      }
     }
   }
-  dies_[id].attributes.push_back({name, std::move(value)});
+  const uint32_t end = static_cast<uint32_t>(records_.size());
+  if (d.attributeCount == 0) {
+    d.firstAttribute = end;
+  } else if (d.firstAttribute + d.attributeCount != end) {
+    // Another DIE's attributes came after this one's: its run moves to the
+    // end (its old records stay, unused). Producers set a DIE's attributes
+    // together, so this is rare.
+    const size_t need = records_.size() + d.attributeCount + 1;  // no reallocation while copying from itself
+    if (need > records_.capacity()) records_.reserve(std::max(need, 2 * records_.capacity()));
+    for (uint32_t k = 0; k < d.attributeCount; ++k) records_.push_back(records_[d.firstAttribute + k]);
+    d.firstAttribute = end;
+  }
+  records_.push_back(r);
+  ++d.attributeCount;
+  d.nameBits |= bit;
 }
 
-void Unit::append(DieId id, uint16_t name, Value value) {
-  checkValue(id, name, value);
-  dies_[id].attributes.push_back({name, std::move(value)});
+void Unit::set(DieId id, uint16_t name, const Value& value) {
+  checkName(id, name);
+  Record r = recordOf(value);
+  r.name = name;
+  put(id, r, false);
+}
+
+void Unit::append(DieId id, uint16_t name, const Value& value) {
+  checkName(id, name);
+  Record r = recordOf(value);
+  r.name = name;
+  put(id, r, true);
+}
+
+void Unit::setUnsigned(DieId id, uint16_t name, uint64_t v, uint16_t form) {
+  checkName(id, name);
+  put(id,
+      {.lo = static_cast<uint32_t>(v),
+       .hi = static_cast<uint32_t>(v >> 32),
+       .name = name,
+       .form = form,
+       .kind = Value::Kind::unsigned_},
+      false);
+}
+
+void Unit::setFlag(DieId id, uint16_t name, bool v, uint16_t form) {
+  checkName(id, name);
+  put(id, {.lo = v ? 1u : 0u, .name = name, .form = form, .kind = Value::Kind::flag}, false);
+}
+
+void Unit::setString(DieId id, uint16_t name, std::string_view s, uint16_t form) {
+  checkName(id, name);
+  if (s.find('\0') != std::string_view::npos) throw BuildError("DWARF strings cannot contain NUL bytes");
+  Record r = bytesRecord(Value::Kind::string, asBytes(s), form);
+  r.name = name;
+  put(id, r, false);
+}
+
+void Unit::setReference(DieId id, uint16_t name, DieId target, uint16_t form) {
+  checkName(id, name);
+  put(id, {.lo = target, .name = name, .form = form, .kind = Value::Kind::reference}, false);
+}
+
+void Unit::setAddress(DieId id, uint16_t name, const SymbolRef& symbol, uint16_t form) {
+  checkName(id, name);
+  Record r{.lo = static_cast<uint32_t>(symbols_.size()), .name = name, .form = form, .kind = Value::Kind::address};
+  symbols_.push_back({keepString(symbol.name), static_cast<uint32_t>(symbol.name.size()), symbol.addend});
+  put(id, r, false);
+}
+
+void Unit::setExpression(DieId id, uint16_t name, const Expr& expr, uint16_t form) {
+  checkName(id, name);
+  Record r = expressionRecord(Value::Kind::expression, expr, form);
+  r.name = name;
+  put(id, r, false);
 }
 
 // A producer's attribute must be in a form ptxas reads: the output is for
 // ptxas. (append() keeps what re-encoded input has; check reports that.)
-void Unit::checkPtxasReads(DieId id, uint16_t name, const Value& value) const {
-  uint16_t form = chooseForm(name, value, options_);
+void Unit::checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const {
   std::string_view problem = cuda::ptxasFormProblem(form, options_.version);
   if (problem.empty()) return;
   std::string what = std::string(attributeName(name)) + " of DIE " + std::to_string(id) + " (" +
                      std::string(tagName(dies_[id].tag)) + ") in a DWARF " + std::to_string(options_.version) + " unit";
-  if (!value.form && (value.kind == Value::Kind::sectionOffset || value.kind == Value::Kind::locationList))
+  if (!pinned && (kind == Value::Kind::sectionOffset || kind == Value::Kind::locationList))
     throw BuildError(what + " needs DW_FORM_sec_offset, and " + std::string(problem) +
                      "; build DWARF 2 or 3, where it is DW_FORM_data4");
   throw BuildError(what + ": " + std::string(formName(form)) + ": " + std::string(problem));
 }
 
+std::optional<AttributeView> Unit::find(DieId id, uint16_t name) const {
+  const Die& d = die(id);
+  for (uint32_t i = d.firstAttribute; i < d.firstAttribute + d.attributeCount; ++i)
+    if (records_[i].name == name) return AttributeView(this, i);
+  return std::nullopt;
+}
+
 uint32_t Unit::addLocationList(std::vector<Location::ListEntry> entries) {
   lists_.push_back(std::move(entries));
   return static_cast<uint32_t>(lists_.size() - 1);
+}
+
+// ---- AttributeView ------------------------------------------------------------
+
+std::string_view AttributeView::symbol() const {
+  const Unit::StoredSymbol& s = unit_->symbols_[unit_->records_[index_].lo];
+  return unit_->stringAt(s.nameBegin, s.nameSize);
+}
+int64_t AttributeView::addend() const { return unit_->symbols_[unit_->records_[index_].lo].addend; }
+
+std::span<const StoredFixup> AttributeView::fixups() const {
+  const Unit::Record& r = unit_->records_[index_];
+  if (r.inlineSize != Unit::kOutside) return {};
+  const Unit::StoredBytes& b = unit_->blobs_[r.lo];
+  return {unit_->fixups_.data() + b.fixupBegin, b.fixupCount};
+}
+
+std::string_view AttributeView::fixupName(const StoredFixup& f) const {
+  return unit_->stringAt(f.nameBegin, f.nameSize);
+}
+
+Value AttributeView::value() const {
+  using K = Value::Kind;
+  Value v;
+  v.kind = kind();
+  v.form = form();
+  switch (v.kind) {
+    case K::unsigned_:
+    case K::flag:
+      v.u = u();
+      break;
+    case K::signed_:
+      v.s = s();
+      break;
+    case K::reference:
+      v.ref = ref();
+      break;
+    case K::locationList:
+      v.list = list();
+      break;
+    case K::string:
+      v.str = std::string(str());
+      break;
+    case K::address:
+    case K::sectionOffset:
+      v.symbol = {std::string(symbol()), addend()};
+      break;
+    case K::block:
+    case K::expression: {
+      Expr e(unit_->options().addressSize);
+      std::span<const uint8_t> b = bytes();
+      std::span<const StoredFixup> f = fixups();
+      size_t at = 0;
+      for (const StoredFixup& x : f) {
+        for (; at < x.offset; ++at) e.u8(b[at]);
+        e.symbolic({std::string(fixupName(x)), x.addend}, x.size);
+        at += x.size;
+      }
+      for (; at < b.size(); ++at) e.u8(b[at]);
+      v.expr = std::move(e);
+      break;
+    }
+  }
+  return v;
 }
 
 }  // namespace ptxdwarf::write

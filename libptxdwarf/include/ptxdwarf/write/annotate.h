@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -61,15 +62,24 @@ struct AnnotateStats {
 };
 
 struct Annotated {
-  std::string ptx = {};          // empty when the file was refused (see diagnostics)
+  std::string ptx = {};          // empty when the file was refused (see diagnostics), or given to a sink
   Diagnostics diagnostics = {};  // errors that refused it; warnings (long register names)
   AnnotateStats stats = {};
-  bool written() const { return !ptx.empty(); }
+  bool written() const { return !ptx.empty() || streamed; }
+  bool streamed = false;  // the output went to a sink
 };
 
 // `module` is ptx::read(text); a file that already has `.debug_info` (or any
 // section annotate writes) is refused unless options.replace, and so is one
 // with `.loc` lines unless options.keepLines or options.replace.
 Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options = {});
+
+// The same, handing the output to `sink` in order, in pieces (most about
+// 1 MB), instead of into Annotated::ptx (left empty): a caller writing a file
+// never holds the whole output, several times the input. Nothing is handed
+// over when the file is refused or an error is found (see diagnostics): the
+// errors are all known before the first piece.
+Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options,
+                   const std::function<void(std::string_view)>& sink);
 
 }  // namespace ptxdwarf::write

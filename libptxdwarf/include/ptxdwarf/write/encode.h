@@ -38,5 +38,9 @@ std::vector<SectionImage> encode(const Unit& unit, const EncodeOptions& options,
 // The form the encoder writes for `value` of attribute `name` in a unit with
 // these options (the pinned form when there is one).
 uint16_t chooseForm(uint16_t name, const Value& value, const UnitOptions& options);
+// The same from a value's parts: its kind, its pinned form (0: none), its
+// number (unsigned_, flag) and, for a block or an expression, its size.
+uint16_t chooseForm(uint16_t name, Value::Kind kind, uint16_t pinned, uint64_t number, size_t blockSize,
+                    const UnitOptions& options);
 
 }  // namespace ptxdwarf::write

@@ -164,8 +164,12 @@ class LineEmitter {
   std::map<Context, uint32_t> contextIds_;
   std::vector<Context> contexts_;  // by id - 1
   // This function's `.loc`s: the context each position was last written in,
-  // and the last one written.
+  // and the last one written. Only inlined code looks positions up, so the
+  // `.loc`s are logged as they are written and go into the map when one does
+  // (usedLog_[0, logged_) are in it): plain code pays a push_back per `.loc`.
   std::map<SourcePos, uint32_t> used_;
+  std::vector<std::pair<SourcePos, uint32_t>> usedLog_;
+  size_t logged_ = 0;
   std::optional<std::pair<SourcePos, uint32_t>> current_;
 };
 

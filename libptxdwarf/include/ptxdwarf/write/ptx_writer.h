@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <span>
@@ -81,6 +82,12 @@ bool validate(std::span<const SectionImage> images, const WriteOptions& options,
 bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
                    Diagnostics& diags);
 bool writeSection(std::string& out, const SectionImage& image, const WriteOptions& options, Diagnostics& diags);
+
+// The same text handed to `sink` in pieces of about 1 MB as it is made, so a
+// caller writing a file never holds the whole of it. Nothing is handed over
+// on a validation error.
+bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
+                    const WriteOptions& options, Diagnostics& diags);
 
 // The rendered sections as a new string; empty on error (see diags).
 std::string writeSections(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags);

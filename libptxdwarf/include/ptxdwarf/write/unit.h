@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -77,6 +79,10 @@ class Expr {
 
 struct LocationRange;
 
+// Why `ptxRegister` cannot be a DW_OP_regx operand cuda-gdb reads (the
+// message Expr::regx throws); empty when it can.
+std::string registerProblem(std::string_view ptxRegister);
+
 // Where a variable lives, in PTX terms; the DW_AT_address_class follows from it.
 class Location {
  public:
@@ -146,17 +152,25 @@ struct Value {
   static Value expression(Expr expr, uint16_t form = 0);
 };
 
-struct Attribute {
-  uint16_t name{};
-  Value value{};
-};
-
 struct Die {
   uint16_t tag = 0;
-  DieId parent = kNoDie;
-  std::vector<DieId> children{};
-  std::vector<Attribute> attributes{};
   bool forceChildren = false;  // DW_CHILDREN_yes even with no children
+  DieId parent = kNoDie;
+  DieId firstChild = kNoDie, lastChild = kNoDie, nextSibling = kNoDie;
+  // The DIE's attributes: attributeCount records of the unit's table from
+  // firstAttribute on, in order.
+  uint32_t firstAttribute = 0;
+  uint32_t attributeCount = 0;
+  uint32_t nameBits = 0;  // bit (name % 32) of each attribute name: most sets need no search for one
+  bool hasChildren() const { return firstChild != kNoDie; }
+};
+
+// A symbolic operand of a stored expression (its name in the unit's strings).
+struct StoredFixup {
+  uint32_t offset = 0;  // of the operand in the expression's bytes
+  uint8_t size = 0;
+  uint32_t nameBegin = 0, nameSize = 0;
+  int64_t addend = 0;
 };
 
 enum class FormPolicy : uint8_t {
@@ -173,6 +187,34 @@ struct UnitOptions {
   FormPolicy policy = FormPolicy::chapter6;
 };
 
+class Unit;
+
+// One stored attribute, as the encoder reads it back.
+class AttributeView {
+ public:
+  uint16_t name() const;
+  Value::Kind kind() const;
+  uint16_t form() const;                        // the pinned form; 0: the policy chooses
+  uint64_t u() const;                           // unsigned_ / flag
+  int64_t s() const;                            // signed_
+  DieId ref() const;                            // reference
+  uint32_t list() const;                        // locationList
+  std::string_view str() const;                 // string
+  std::string_view symbol() const;              // address / sectionOffset: the symbol's name
+  int64_t addend() const;                       // address / sectionOffset
+  std::span<const uint8_t> bytes() const;       // block / expression
+  std::span<const StoredFixup> fixups() const;  // block / expression
+  std::string_view fixupName(const StoredFixup& f) const;
+  // The value as a Value again (for callers that want the owning type).
+  Value value() const;
+
+ private:
+  friend class Unit;
+  AttributeView(const Unit* unit, uint32_t index) : unit_(unit), index_(index) {}
+  const Unit* unit_;
+  uint32_t index_;
+};
+
 class Unit {
  public:
   explicit Unit(uint16_t rootTag = 0x11 /* DW_TAG_compile_unit */, UnitOptions options = {});
@@ -186,14 +228,56 @@ class Unit {
   // Throws BuildError for a value whose form ptxas cannot read
   // (cuda::ptxasFormProblem): a section offset in a DWARF 4 unit, a pinned
   // DW_FORM_exprloc/sec_offset/ref_sig8, DW_FORM_ref_addr in DWARF 3 or 4.
-  void set(DieId die, uint16_t name, Value value);
+  void set(DieId die, uint16_t name, const Value& value);
+  // The same as set(die, name, Value::...(...)) without building a Value:
+  // what the builder calls once per attribute of every DIE.
+  void setUnsigned(DieId die, uint16_t name, uint64_t v, uint16_t form = 0);
+  void setFlag(DieId die, uint16_t name, bool v, uint16_t form = 0);
+  void setString(DieId die, uint16_t name, std::string_view s, uint16_t form = 0);
+  void setReference(DieId die, uint16_t name, DieId target, uint16_t form = 0);
+  void setAddress(DieId die, uint16_t name, const SymbolRef& symbol, uint16_t form = 0);
+  void setExpression(DieId die, uint16_t name, const Expr& expr, uint16_t form = 0);
   // Appends an attribute even when the DIE has one of that name already
   // (re-encoding input that repeats an attribute keeps both).
-  void append(DieId die, uint16_t name, Value value);
-  const Die& die(DieId id) const { return dies_.at(id); }
-  Die& die(DieId id) { return dies_.at(id); }
+  void append(DieId die, uint16_t name, const Value& value);
+  // DW_CHILDREN_yes even when the DIE has no children (re-encoded input).
+  void forceChildren(DieId die, bool force = true);
+  const Die& die(DieId id) const {
+    check(id);
+    return dies_[id];
+  }
   size_t size() const { return dies_.size(); }
+  // Attribute records held, all DIEs together (at least their attributes).
+  size_t attributeRecords() const { return records_.size(); }
   const UnitOptions& options() const { return options_; }
+  // Room for this many DIEs and attributes in all (a caller that knows).
+  void reserve(size_t dies, size_t attributes);
+
+  // A DIE's attributes, in order.
+  class AttributeRange {
+   public:
+    struct iterator {
+      const Unit* unit;
+      uint32_t index;
+      AttributeView operator*() const { return AttributeView(unit, index); }
+      iterator& operator++();
+      bool operator==(const iterator& o) const { return index == o.index; }
+    };
+    iterator begin() const { return {unit_, first_}; }
+    iterator end() const { return {unit_, end_}; }
+
+   private:
+    friend class Unit;
+    AttributeRange(const Unit* unit, uint32_t first, uint32_t end) : unit_(unit), first_(first), end_(end) {}
+    const Unit* unit_;
+    uint32_t first_, end_;
+  };
+  AttributeRange attributes(DieId id) const {
+    const Die& d = die(id);
+    return {this, d.firstAttribute, d.firstAttribute + d.attributeCount};
+  }
+  // The first attribute of that name, if any.
+  std::optional<AttributeView> find(DieId id, uint16_t name) const;
 
   // The .debug_pubnames entries. By default the encoder derives them (external
   // subprograms and variables directly under the unit DIE, by DW_AT_name); a
@@ -213,14 +297,82 @@ class Unit {
   const std::vector<std::vector<Location::ListEntry>>& locationLists() const { return lists_; }
 
  private:
-  void check(DieId id) const;
-  void checkValue(DieId id, uint16_t name, const Value& value) const;
-  void checkPtxasReads(DieId id, uint16_t name, const Value& value) const;
+  friend class AttributeView;
+  // One attribute, 16 bytes: small strings and expressions (up to 8 bytes,
+  // no symbolic operands) are held in the record itself, larger ones in the
+  // unit's byte and string tables, so building a DIE allocates nothing of
+  // its own. A DIE's records are contiguous (see put()).
+  struct Record {
+    uint32_t lo = 0, hi = 0;  // the value, or where it is kept
+    uint16_t name = 0;
+    uint16_t form = 0;
+    Value::Kind kind = Value::Kind::unsigned_;
+    uint8_t inlineSize = 0;  // string/expression bytes held in lo, hi (0xff: kept outside)
+  };
+  static constexpr uint8_t kOutside = 0xff;
+  void check(DieId id) const {
+    if (id >= dies_.size()) badId(id);
+  }
+  [[noreturn]] void badId(DieId id) const;
+  void checkName(DieId id, uint16_t name) const;
+  void checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const;
+  // Links `r` in as the DIE's attribute `name` (replacing one of that name unless `append`).
+  void put(DieId id, Record r, bool append);
+  Record bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes, uint16_t form);
+  Record expressionRecord(Value::Kind kind, const Expr& expr, uint16_t form);
+  Record recordOf(const Value& value);
+  uint32_t keepString(std::string_view s);
+  std::string_view stringAt(uint32_t begin, uint32_t size) const { return {strings_.data() + begin, size}; }
+  uint16_t formOf(const Record& r) const;
+
+  struct StoredSymbol {
+    uint32_t nameBegin = 0, nameSize = 0;
+    int64_t addend = 0;
+  };
+  struct StoredBytes {
+    uint32_t begin = 0, size = 0;             // in bytes_
+    uint32_t fixupBegin = 0, fixupCount = 0;  // in fixups_
+  };
+
   UnitOptions options_;
   std::vector<Die> dies_;
+  std::vector<Record> records_;
+  std::string strings_;         // names of strings, symbols and fixups
+  std::vector<uint8_t> bytes_;  // expressions and blocks over 8 bytes
+  std::vector<StoredSymbol> symbols_;
+  std::vector<StoredBytes> blobs_;
+  std::vector<StoredFixup> fixups_;
   std::vector<std::vector<Location::ListEntry>> lists_;
   std::vector<Pubname> pubnames_;
   bool explicitPubnames_ = false;
 };
+
+inline uint16_t AttributeView::name() const { return unit_->records_[index_].name; }
+inline Value::Kind AttributeView::kind() const { return unit_->records_[index_].kind; }
+inline uint16_t AttributeView::form() const { return unit_->records_[index_].form; }
+inline uint64_t AttributeView::u() const {
+  const Unit::Record& r = unit_->records_[index_];
+  return uint64_t{r.lo} | uint64_t{r.hi} << 32;
+}
+inline int64_t AttributeView::s() const { return static_cast<int64_t>(u()); }
+inline DieId AttributeView::ref() const { return unit_->records_[index_].lo; }
+inline uint32_t AttributeView::list() const { return unit_->records_[index_].lo; }
+// Inline bytes are read as the record's object representation: lo then hi,
+// from its first byte (see the static_assert in unit.cpp).
+inline std::string_view AttributeView::str() const {
+  const Unit::Record& r = unit_->records_[index_];
+  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const char*>(&r), r.inlineSize};
+  return unit_->stringAt(r.lo, r.hi);
+}
+inline std::span<const uint8_t> AttributeView::bytes() const {
+  const Unit::Record& r = unit_->records_[index_];
+  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const uint8_t*>(&r), r.inlineSize};
+  const Unit::StoredBytes& b = unit_->blobs_[r.lo];
+  return {unit_->bytes_.data() + b.begin, b.size};
+}
+inline Unit::AttributeRange::iterator& Unit::AttributeRange::iterator::operator++() {
+  ++index;
+  return *this;
+}
 
 }  // namespace ptxdwarf::write
