@@ -26,6 +26,7 @@
 //   17    }
 //   18  }
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -566,6 +567,7 @@ uint64_t addressOf(const ptxdump::OracleDie& d, uint16_t at) {
 
 struct Assembled {
   std::string ptx;
+  std::string ptxPath;
   std::string cubinPath;
   std::map<std::string, std::vector<uint8_t>> elf;
   std::vector<SectionImage> debugSections;  // the cubin's .debug_* sections, relocated by ptxas
@@ -600,8 +602,12 @@ class BuilderProgram : public testing::Test {
     fs::path dir = fs::path(workDir()) / "builder_program";
     std::error_code ec;
     fs::create_directories(dir, ec);
-    std::string ptxPath = (dir / "prog.ptx").string();
-    a_->cubinPath = (dir / "prog.cubin").string();
+    // One pair of files per process: ctest runs each test of this suite in a
+    // process of its own, in parallel, and each assembles the program.
+    const std::string stem = "prog." + std::to_string(getpid());
+    std::string ptxPath = (dir / (stem + ".ptx")).string();
+    a_->cubinPath = (dir / (stem + ".cubin")).string();
+    a_->ptxPath = ptxPath;
     std::string err;
     if (!writeFile(ptxPath, a_->ptx, &err)) {
       error_ = "cannot write " + ptxPath + ": " + err;
@@ -628,7 +634,14 @@ class BuilderProgram : public testing::Test {
         a_->debugSections.push_back(std::move(s));
       }
   }
-  static void TearDownTestSuite() { a_.reset(); }
+  static void TearDownTestSuite() {
+    if (a_) {
+      std::error_code ec;
+      fs::remove(a_->ptxPath, ec);
+      fs::remove(a_->cubinPath, ec);
+    }
+    a_.reset();
+  }
 
   void SetUp() override {
     if (!skip_.empty()) GTEST_SKIP() << skip_;

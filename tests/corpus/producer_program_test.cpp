@@ -8,6 +8,7 @@
 // text. The program is README.md's "Use the library" example, kept identical
 // to it by ReadmeExampleIsTheTestedCode.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -123,9 +124,12 @@ std::optional<Checked> assembleAndDump(const std::string& name, const std::strin
   fs::path dir = fs::path(workDir()) / "producer_program";
   std::error_code ec;
   fs::create_directories(dir, ec);
-  std::string ptxPath = (dir / (name + ".ptx")).string();
+  // Named by process too: ctest runs the tests of a suite in parallel
+  // processes, and each one's suite setup assembles the same program.
+  const std::string stem = name + "." + std::to_string(getpid());
+  std::string ptxPath = (dir / (stem + ".ptx")).string();
   Checked c;
-  c.cubin = (dir / (name + ".cubin")).string();
+  c.cubin = (dir / (stem + ".cubin")).string();
   if (!writeFile(ptxPath, ptx, error)) return std::nullopt;
   std::vector<std::string> argv{*ptxas, "-arch=sm_80", "-g", ptxPath, "-o", c.cubin};
   CommandResult r = runCommand(argv);
@@ -143,6 +147,8 @@ std::optional<Checked> assembleAndDump(const std::string& name, const std::strin
     }
     *out = d.out;
   }
+  fs::remove(ptxPath, ec);  // what the tests look at is in `c`; a failure leaves the files to look at
+  fs::remove(c.cubin, ec);
   return c;
 }
 
