@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/work.h"
 #include "ptxdwarf/write/builder.h"
@@ -51,8 +52,9 @@ class Edits {
 
   size_t size() const { return items.size(); }
   void reserve(size_t edits, size_t bytes) {
-    items.reserve(edits);
+    reserveUpTo(items, edits);
     arena.reserve(bytes);
+    adviseHugePages(arena.data(), arena.capacity());
   }
   // Puts the edits made since `first` in order. Each function's edits lie in
   // its own body, so sorting them as each function ends leaves the whole

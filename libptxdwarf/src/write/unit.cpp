@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/work.h"
@@ -267,8 +268,8 @@ void Unit::badId(DieId id) const {
 }
 
 void Unit::reserve(size_t dies, size_t attributes) {
-  dies_.reserve(dies);
-  records_.reserve(attributes);
+  reserveUpTo(dies_, dies);
+  reserveUpTo(records_, attributes);
 }
 
 DieId Unit::add(DieId parent, uint16_t tag) {
