@@ -228,6 +228,27 @@ TEST(Annotate, RenamesLongRegistersThroughTheirFunction) {
   EXPECT_EQ(vars[13], "%_c");
 }
 
+// nvcc -O3 declares `temp_param_reg` in every call sequence: one warning at
+// its first declaration, counting the rest, instead of one per declaration.
+TEST(Annotate, ARepeatedUnpackableNameIsWarnedAboutOnce) {
+  std::string in = ".version 7.5\n.target sm_80\n.address_size 64\n";
+  for (const char* f : {"f", "g", "h"})
+    in += std::string(".visible .func ") + f + "()\n{\n\t.reg .b32 temp_param_reg;\n\t{\n\t.reg .b32 temp_param_reg;\n"
+          "\tmov.u32 temp_param_reg, 1;\n\t}\n\tret;\n}\n";
+  in += ".visible .func k()\n{\n\t.reg .f32 %val_f32_0;\n\tmov.f32 %val_f32_0, 0f3F800000;\n\tret;\n}\n";
+  Result r = annotateText(in);
+  ASSERT_TRUE(r.a.written());
+  EXPECT_EQ(r.a.stats.skippedRegisters, 7u);
+  ASSERT_EQ(r.a.diagnostics.items.size(), 2u);
+  const Diagnostic& temp = r.a.diagnostics.items[0];
+  EXPECT_EQ(temp.loc.line, 6u);  // the first declaration
+  EXPECT_NE(temp.message.find("register temp_param_reg gets no variable"), std::string::npos) << temp.message;
+  EXPECT_NE(temp.message.find("(and at 5 more declarations of temp_param_reg)"), std::string::npos) << temp.message;
+  const Diagnostic& once = r.a.diagnostics.items[1];
+  EXPECT_NE(once.message.find("register %val_f32_0 gets no variable"), std::string::npos) << once.message;
+  EXPECT_EQ(once.message.find("more declaration"), std::string::npos) << once.message;
+}
+
 // --replace: the Chapter 6 example's own debug sections and .file/.loc go,
 // annotate's come instead.
 TEST(Annotate, ReplacesDebugInformationWhenAsked) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../reserve.h"
@@ -186,6 +187,7 @@ class Annotator {
     reserve();
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
+    countRepeatedWarnings();
     starts_ = {};  // every edit is placed: its memory goes before encode's peak
     if (!encodeDwarf()) return;
     writeOutput();
@@ -199,6 +201,25 @@ class Annotator {
   }
   void warn(SourceLoc at, std::string message) {
     result_.diagnostics.warning(at, std::move(message)).rule = "annotate";
+  }
+
+  // One warning per register name that cannot be packed, at its first
+  // declaration: nvcc -O3 declares `temp_param_reg` at every call site, and
+  // thousands of identical warnings would bury any other. The later
+  // declarations are counted into the first one's message at the end.
+  void unpackable(SourceLoc at, std::string_view name, const std::string& problem) {
+    auto [it, first] = unpackable_.try_emplace(std::string(name), Repeats{result_.diagnostics.items.size(), 0});
+    if (!first) {
+      ++it->second.more;
+      return;
+    }
+    warn(at, "register " + std::string(name) + " gets no variable: " + problem);
+  }
+  void countRepeatedWarnings() {
+    for (const auto& [name, r] : unpackable_)
+      if (r.more)
+        result_.diagnostics.items[r.diagnostic].message +=
+            " (and at " + std::to_string(r.more) + " more declaration" + (r.more == 1 ? "" : "s") + " of " + name + ")";
   }
 
   // Room for what the module will make, so the large tables are allocated
@@ -368,7 +389,7 @@ class Annotator {
     const unsigned file = declFile(), line = file ? r.loc.line : 0;
     auto one = [&](std::string_view name) {
       if (std::string problem = registerProblem(name); !problem.empty()) {
-        warn(r.loc, "register " + std::string(name) + " gets no variable: " + problem);
+        unpackable(r.loc, name, problem);
         ++result_.stats.skippedRegisters;
         return;
       }
@@ -647,6 +668,11 @@ class Annotator {
   const AnnotateOptions& options_;
   Annotated& result_;
   const std::function<void(std::string_view)>& sink_;
+  struct Repeats {
+    size_t diagnostic;  // the warning at the name's first declaration
+    size_t more;        // declarations after it
+  };
+  std::unordered_map<std::string, Repeats> unpackable_;
   FileTable files_;
   Labels labels_;
   LineEmitter lines_;
