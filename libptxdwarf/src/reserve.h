@@ -22,13 +22,15 @@ void adviseHugePages(const void* data, size_t bytes);
 
 // Reserves `v` for `items` elements, capped so that a huge input does not
 // ask for more address space than a small machine will promise (past the
-// cap the vector grows as usual). A reservation of many megabytes also gets
-// huge pages: what is filled of it is at most one huge page more than it
-// would be with small ones.
+// cap the vector grows as usual). A reservation of tens of megabytes also
+// gets huge pages: what is filled of it is at most one huge page more than
+// it would be with small ones. (The bounds are generous -- a 1 MB file may
+// reserve room for 250,000 labels and hold 5,000 -- so smaller reservations
+// stay on small pages: a huge page for a few kilobytes is memory for nothing.)
 template <class T>
 void reserveUpTo(std::vector<T>& v, uint64_t items) {
   constexpr uint64_t kMaxReservedBytes = uint64_t{256} << 20;
-  constexpr uint64_t kHugePagesFrom = uint64_t{8} << 20;
+  constexpr uint64_t kHugePagesFrom = uint64_t{32} << 20;
   const uint64_t count = std::min<uint64_t>(items, kMaxReservedBytes / sizeof(T));
   if (count <= v.capacity()) return;
   v.reserve(static_cast<size_t>(count));
