@@ -22,19 +22,26 @@ void adviseHugePages(const void* data, size_t bytes);
 
 // Reserves `v` for `items` elements, capped so that a huge input does not
 // ask for more address space than a small machine will promise (past the
-// cap the vector grows as usual). A reservation of tens of megabytes also
-// gets huge pages: what is filled of it is at most one huge page more than
-// it would be with small ones. (The bounds are generous -- a 1 MB file may
-// reserve room for 250,000 labels and hold 5,000 -- so smaller reservations
-// stay on small pages: a huge page for a few kilobytes is memory for nothing.)
+// cap the vector grows as usual). `large`: the caller's input is big enough
+// that the vector will hold megabytes; then the reservation gets huge pages,
+// and what is filled of it is at most one huge page more than with small
+// ones. The bound alone cannot tell -- it is generous: a 1 MB file may
+// reserve room for 250,000 labels and hold 5,000, and a huge page for a few
+// kilobytes is memory for nothing.
 template <class T>
-void reserveUpTo(std::vector<T>& v, uint64_t items) {
+void reserveUpTo(std::vector<T>& v, uint64_t items, bool large = false) {
   constexpr uint64_t kMaxReservedBytes = uint64_t{256} << 20;
-  constexpr uint64_t kHugePagesFrom = uint64_t{32} << 20;
+  constexpr uint64_t kHugePage = uint64_t{2} << 20;
   const uint64_t count = std::min<uint64_t>(items, kMaxReservedBytes / sizeof(T));
   if (count <= v.capacity()) return;
   v.reserve(static_cast<size_t>(count));
-  if (count * sizeof(T) >= kHugePagesFrom) adviseHugePages(v.data(), v.capacity() * sizeof(T));
+  if (large && count * sizeof(T) >= kHugePage) adviseHugePages(v.data(), v.capacity() * sizeof(T));
 }
+
+// Inputs from this size on are `large` for reserveUpTo: PTX text, and the
+// DWARF sections (a quarter of a megabyte of .debug_info is some 50,000
+// attribute values).
+inline constexpr uint64_t kLargeText = uint64_t{4} << 20;
+inline constexpr uint64_t kLargeSection = uint64_t{256} << 10;
 
 }  // namespace ptxdwarf

@@ -76,8 +76,9 @@ int shortStep(uint32_t offsetStep) {
 }  // namespace
 
 void SourceMap::reserve(size_t operands) {
-  reserveUpTo(deltas_, operands);
-  reserveUpTo(checkpoints_, operands / kStride + 1);
+  const bool large = operands >= kLargeText / 2;  // the reader reserves an entry per two bytes of text
+  reserveUpTo(deltas_, operands, large);
+  reserveUpTo(checkpoints_, operands / kStride + 1, large);
 }
 
 void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {

@@ -28,7 +28,7 @@ namespace {
 // (see reserve.h).
 template <class T>
 void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes) {
-  reserveUpTo(v, textBytes / minItemBytes + 1);
+  reserveUpTo(v, textBytes / minItemBytes + 1, textBytes >= kLargeText);
 }
 
 StateSpace spaceFromDirective(std::string_view d) {

@@ -237,8 +237,9 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 // Every DIE takes at least one byte of .debug_info, and every attribute but
 // a flag_present one takes another: reserved for that many (see reserve.h).
 static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
-  reserveUpTo(dwarf.dies, sectionSize + 1);
-  reserveUpTo(dwarf.attrs, sectionSize + 1);
+  const bool large = sectionSize >= kLargeSection;
+  reserveUpTo(dwarf.dies, sectionSize + 1, large);
+  reserveUpTo(dwarf.attrs, sectionSize + 1, large);
 }
 
 void decodeInfo(Dwarf& dwarf) {

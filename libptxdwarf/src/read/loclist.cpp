@@ -160,7 +160,7 @@ void decodeLocLists(Dwarf& dwarf) {
   std::vector<LocEntry> entries;
   // Every entry takes at least two address-sized words, four bytes each at
   // the least: reserved for that many (see reserve.h).
-  reserveUpTo(entries, dwarf.loc->size() / 8 + 1);
+  reserveUpTo(entries, dwarf.loc->size() / 8 + 1, dwarf.loc->size() >= kLargeSection);
   DecodedEntries decoded(entries);
   for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
     LocList list;

@@ -53,9 +53,10 @@ class Edits {
 
   size_t size() const { return items.size(); }
   void reserve(size_t edits, size_t bytes) {
-    reserveUpTo(items, edits);
+    const bool large = edits >= 50000;  // megabytes of edits
+    reserveUpTo(items, edits, large);
     arena.reserve(bytes);
-    adviseHugePages(arena.data(), arena.capacity());
+    if (large) adviseHugePages(arena.data(), arena.capacity());
   }
   // Puts the edits made since `first` in order. Each function's edits lie in
   // its own body, so sorting them as each function ends leaves the whole

@@ -268,8 +268,9 @@ void Unit::badId(DieId id) const {
 }
 
 void Unit::reserve(size_t dies, size_t attributes) {
-  reserveUpTo(dies_, dies);
-  reserveUpTo(records_, attributes);
+  const bool large = dies >= 50000;  // megabytes of records
+  reserveUpTo(dies_, dies, large);
+  reserveUpTo(records_, attributes, large);
 }
 
 DieId Unit::add(DieId parent, uint16_t tag) {
