@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ptxdwarf/leb128.h"
 #include "reserve.h"
 
 namespace ptxdwarf {
@@ -43,8 +44,7 @@ std::string Relocation::expression() const {
 
 namespace {
 inline void putUleb(std::vector<uint8_t>& out, uint32_t v) {
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<uint8_t>(v | 0x80));
-  out.push_back(static_cast<uint8_t>(v));
+  encodeUleb(v, [&out](uint8_t b) { out.push_back(b); });
 }
 uint32_t getUleb(const uint8_t*& p) {
   uint32_t v = 0;

@@ -46,17 +46,21 @@ std::string syntheticPtx() {
          write::writeSections(write::encode(b.unit(), {}, diags), options, diags);
 }
 
+// The file $`variable` names, else `fallback()`.
+template <class Fallback>
+std::string fileOr(const char* variable, Fallback fallback) {
+  const char* path = std::getenv(variable);
+  if (!path) return fallback();
+  std::string t, error;
+  if (!ptxdump::readWholeFile(path, t, error)) {
+    std::fprintf(stderr, "%s: %s\n", path, error.c_str());
+    std::exit(2);
+  }
+  return t;
+}
+
 const std::string& input() {
-  static const std::string text = [] {
-    const char* path = std::getenv("PTXDWARF_BENCH_PTX");
-    if (!path) return syntheticPtx();
-    std::string t, error;
-    if (!ptxdump::readWholeFile(path, t, error)) {
-      std::fprintf(stderr, "%s: %s\n", path, error.c_str());
-      std::exit(2);
-    }
-    return t;
-  }();
+  static const std::string text = fileOr("PTXDWARF_BENCH_PTX", syntheticPtx);
   return text;
 }
 
@@ -179,16 +183,7 @@ BENCHMARK(BM_PhaseReencode)->Unit(benchmark::kMillisecond);
 // $PTXDWARF_BENCH_ANNOTATE_PTX (PTX without debug information: nvcc -O3
 // output); without it the file above, its debug information replaced.
 const std::string& annotateInput() {
-  static const std::string text = [] {
-    const char* path = std::getenv("PTXDWARF_BENCH_ANNOTATE_PTX");
-    if (!path) return input();
-    std::string t, error;
-    if (!ptxdump::readWholeFile(path, t, error)) {
-      std::fprintf(stderr, "%s: %s\n", path, error.c_str());
-      std::exit(2);
-    }
-    return t;
-  }();
+  static const std::string text = fileOr("PTXDWARF_BENCH_ANNOTATE_PTX", [] { return input(); });
   return text;
 }
 

@@ -133,6 +133,27 @@ inline unsigned slebSize(int64_t v) {
   }
 }
 
+// Hands the bytes of v's ULEB128 / SLEB128 encoding to put(uint8_t), in
+// order: one encoder for every writer, whatever it writes into.
+template <class Put>
+void encodeUleb(uint64_t v, Put&& put) {
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    put(static_cast<uint8_t>(v ? (b | 0x80) : b));
+  } while (v);
+}
+template <class Put>
+void encodeSleb(int64_t v, Put&& put) {
+  for (;;) {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    const bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
+    put(static_cast<uint8_t>(done ? b : (b | 0x80)));
+    if (done) return;
+  }
+}
+
 // Appends `v` as `size` little-endian bytes. Fields wider than eight bytes
 // (a 16-byte address pair of a damaged header) get zeros past the eighth.
 inline void appendLittleEndian(std::vector<uint8_t>& out, uint64_t v, unsigned size) {

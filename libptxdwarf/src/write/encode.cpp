@@ -109,20 +109,10 @@ class SectionWriter {
     appendLittleEndian(img_.bytes, v, size);
   }
   void uleb(uint64_t v) {
-    do {
-      uint8_t b = v & 0x7f;
-      v >>= 7;
-      u8(v ? (b | 0x80) : b);
-    } while (v);
+    encodeUleb(v, [this](uint8_t b) { u8(b); });
   }
   void sleb(int64_t v) {
-    for (;;) {
-      uint8_t b = v & 0x7f;
-      v >>= 7;
-      bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
-      u8(done ? b : (b | 0x80));
-      if (done) return;
-    }
+    encodeSleb(v, [this](uint8_t b) { u8(b); });
   }
   void bytes(std::span<const uint8_t> b) { img_.bytes.insert(img_.bytes.end(), b.begin(), b.end()); }
   void string(std::string_view s) {
@@ -174,20 +164,10 @@ class PlacedWriter {
     for (unsigned i = 0; i < size; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
   }
   void uleb(uint64_t v) {
-    do {
-      uint8_t b = v & 0x7f;
-      v >>= 7;
-      u8(v ? (b | 0x80) : b);
-    } while (v);
+    encodeUleb(v, [this](uint8_t b) { u8(b); });
   }
   void sleb(int64_t v) {
-    for (;;) {
-      uint8_t b = v & 0x7f;
-      v >>= 7;
-      bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
-      u8(done ? b : (b | 0x80));
-      if (done) return;
-    }
+    encodeSleb(v, [this](uint8_t b) { u8(b); });
   }
   void bytes(std::span<const uint8_t> b) {
     if (!room(b.size())) return;
