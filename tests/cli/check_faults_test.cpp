@@ -174,3 +174,18 @@ TEST(CheckNvccFaults, CleanCorpusFilesPass) {
 }
 
 }  // namespace
+
+// Triton's, Numba's and nvcc's PTX from the device run (fixtures/producers):
+// no errors and no warnings. Triton's concrete subprogram names itself only
+// through DW_AT_abstract_origin, which the linkage-name rule follows.
+TEST(CheckProducers, OtherProducersPtxChecksClean) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kFixtures + "/producers")) {
+    if (entry.path().extension() != ".ptx") continue;
+    CommandResult r = check(entry.path().string());
+    EXPECT_EQ(r.exitCode, 0) << entry.path() << "\n" << r.err;
+    EXPECT_NE(r.out.find(": 0 errors, 0 warnings"), std::string::npos) << entry.path() << "\n" << r.out << r.err;
+    ++checked;
+  }
+  EXPECT_GE(checked, 9);
+}

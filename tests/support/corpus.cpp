@@ -210,6 +210,7 @@ std::vector<CorpusEntry> corpusEntries() {
     entries.push_back(std::move(e));
   };
   for (const auto& ptx : listFiles(fixtures / "variants", ".ptx")) addPtx(ptx, "variant");
+  for (const auto& ptx : listFiles(fixtures / "producers", ".ptx")) addPtx(ptx, "producer");
   for (const char* name : kTopLevelFixtures) {
     if (exists((fixtures / name).string())) addPtx(fixtures / name, "fixture");
   }

@@ -1,6 +1,7 @@
 // The real-producer corpus: every fixtures/corpus/*.cu program compiled by each
 // producer (nvcc -G for sm_80/sm_90/sm_100, clang for sm_80) plus the hand-written
-// PTX fixtures (fixtures/chapter6.ptx, fixtures/variants/*.ptx), each assembled by
+// PTX fixtures (fixtures/chapter6.ptx, fixtures/variants/*.ptx) and the PTX other
+// producers wrote (fixtures/producers/*.ptx: Triton, Numba), each assembled by
 // ptxas -g into a cubin under the build tree.
 //
 // Outputs are cached in workDir() behind a stamp holding a fingerprint of the

@@ -179,9 +179,13 @@ class Checker {
 
   // The name a subprogram's code goes by in PTX: its linkage name, else that
   // of the declaration or abstract instance it completes (clang writes
-  // definitions as DW_AT_specification of an in-class declaration), else its
-  // DW_AT_name. `attr` receives the attribute the name came from.
+  // definitions as DW_AT_specification of an in-class declaration), else the
+  // first DW_AT_name along the same chain (LLVM's concrete out-of-line instance
+  // of an inlined kernel, as Triton writes it, names itself only through
+  // DW_AT_abstract_origin). `attr` receives the attribute the name came from.
   std::string_view ptxName(const read::Die& die, const read::AttrValue** attr = nullptr) const {
+    const read::AttrValue* plainName = nullptr;
+    bool ownName = false;
     const read::Die* d = &die;
     for (int hop = 0; d && hop < 4; ++hop) {
       for (uint16_t at : {uint16_t(DW_AT_linkage_name), uint16_t(DW_AT_MIPS_linkage_name)}) {
@@ -190,13 +194,16 @@ class Checker {
           return v->string();
         }
       }
+      if (const read::AttrValue* n = d_.attribute(*d, DW_AT_name); !plainName && n && n->isString()) {
+        plainName = n;
+        ownName = d == &die;
+      }
       const read::AttrValue* next = d_.attribute(*d, DW_AT_specification);
       if (!next) next = d_.attribute(*d, DW_AT_abstract_origin);
       d = next && next->isReference() ? d_.dieAt(next->value) : nullptr;
     }
-    const read::AttrValue* n = d_.attribute(die, DW_AT_name);
-    if (attr) *attr = n;
-    return n && n->isString() ? n->string() : std::string_view{};
+    if (attr) *attr = ownName ? plainName : nullptr;
+    return plainName ? plainName->string() : std::string_view{};
   }
 
   // The PTX function a DIE belongs to: its enclosing subprogram's name, looked

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Device-only (a machine with a GPU, cuda-gdb, Triton and numba-cuda): what no
+# oracle on a GPU-less machine can say. Run from the repository root with the
+# annotated kernels in .device/ (see tests/device/README.md); writes under $OUT:
+#   run.log      everything, tool versions first
+#   results.tar  cuda-gdb transcripts, the PTX of the nvcc -G build they ran,
+#                Triton's and Numba's PTX
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+OUT=${OUT:?}
+W=$(mktemp -d)
+R=$W/results
+mkdir -p "$R"
+exec > >(tee "$OUT/run.log") 2>&1
+
+echo "== tools"
+nvidia-smi -L
+nvcc --version | tail -2
+ptxas --version | tail -1
+cuda-gdb --version | head -1
+
+gdb_batch() { # COMMANDS-FILE PROGRAM ARGS...: every line one -ex, so one failing command does not end the rest
+  local cmds=$1 args=()
+  shift
+  while IFS= read -r line; do [ -n "$line" ] && args+=(-ex "$line"); done <"$cmds"
+  timeout 240 cuda-gdb -batch -nx "${args[@]}" --args "$@"
+}
+
+echo "== annotated DSL kernel: ptxas -g, run, cuda-gdb"
+nvcc -g -o "$W/launch" tests/device/launch_cubin.cpp -lcuda
+for v in annotated renamed; do
+  ptxas -g -arch=sm_90 ".device/dsl_$v.ptx" -o "$W/dsl_$v.cubin" && "$W/launch" E_4_32 "$W/dsl_$v.cubin"
+done
+gdb_batch tests/device/dsl.gdb "$W/launch" E_4_32 "$W/dsl_annotated.cubin" >"$R/cuda-gdb-dsl.txt" 2>&1
+gdb_batch tests/device/dsl_renamed.gdb "$W/launch" E_4_32 "$W/dsl_renamed.cubin" >"$R/cuda-gdb-dsl-renamed.txt" 2>&1
+cat "$R/cuda-gdb-dsl.txt" "$R/cuda-gdb-dsl-renamed.txt"
+
+echo "== nvcc -O3 -lineinfo kernel, annotate --keep-lines: variables in an optimized build"
+ptxas -g -arch=sm_90 .device/locals_O3_annotated.ptx -o "$W/locals_O3.cubin" && "$W/launch" localArrays "$W/locals_O3.cubin"
+gdb_batch tests/device/locals_O3.gdb "$W/launch" localArrays "$W/locals_O3.cubin" >"$R/cuda-gdb-locals-O3.txt" 2>&1
+cat "$R/cuda-gdb-locals-O3.txt"
+
+echo "== nvcc -G corpus program: cuda-gdb, and the PTX of the same build"
+mkdir -p "$W/keep"
+nvcc -G -arch=sm_90 -keep -keep-dir "$W/keep" tests/device/locals_main.cu -o "$W/locals_main" && "$W/locals_main"
+cp "$W/keep/locals_main.ptx" "$R/locals_main.ptx"
+gdb_batch tests/device/locals.gdb "$W/locals_main" >"$R/cuda-gdb-locals.txt" 2>&1
+cat "$R/cuda-gdb-locals.txt"
+
+echo "== Triton and Numba PTX"
+PYTHONUNBUFFERED=1 python3 tests/device/collect_triton.py "$R"
+PYTHONUNBUFFERED=1 python3 tests/device/collect_numba.py "$R"
+for f in "$R"/*.ptx; do ptxas -arch=sm_90a -g "$f" -o /dev/null && echo "ptxas -g accepts $(basename "$f")"; done
+
+tar -C "$R" -cf "$OUT/results.tar" .
+ls -l "$R"

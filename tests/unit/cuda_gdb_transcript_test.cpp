@@ -1,0 +1,216 @@
+// What cuda-gdb showed on a real GPU (tests/device/run.sh, transcripts in
+// fixtures/device/) held against what view::lookup says from the PTX alone:
+// stopped at the same line, the same variables and parameters are in scope,
+// and the ones cuda-gdb calls <optimized out> because no location-list range
+// covers them are the ones lookup calls unavailable. Runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "corpus.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/lookup.h"
+#include "ptxdwarf/write/annotate.h"
+
+using namespace ptxdwarf;
+using ptxdwarf::testsupport::readFixture;
+
+namespace {
+
+// One place cuda-gdb reported itself stopped at ("#0  fn (...) at FILE:LINE"),
+// with the `NAME = VALUE` lines (`info args`, `info locals`) printed there
+// before the next such report.
+struct Stop {
+  std::string file;
+  unsigned line = 0;
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
+bool isVariableName(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '%' || c == '$')) return false;
+  return s[0] != '$';  // `$1 = ...` is a value history entry, not a variable
+}
+
+std::vector<Stop> parseStops(std::string_view transcript) {
+  std::vector<Stop> stops;
+  size_t pos = 0;
+  while (pos < transcript.size()) {
+    size_t end = transcript.find('\n', pos);
+    if (end == std::string_view::npos) end = transcript.size();
+    std::string_view line = transcript.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.starts_with("#0  ")) {
+      size_t at = line.rfind(" at ");
+      size_t colon = line.rfind(':');
+      if (at == std::string_view::npos || colon == std::string_view::npos || colon < at) continue;
+      Stop s;
+      s.file = std::string(line.substr(at + 4, colon - at - 4));
+      s.line = static_cast<unsigned>(std::stoul(std::string(line.substr(colon + 1))));
+      stops.push_back(std::move(s));
+      continue;
+    }
+    size_t eq = line.find(" = ");
+    if (stops.empty() || eq == std::string_view::npos || !isVariableName(line.substr(0, eq))) continue;
+    stops.back().values.emplace_back(std::string(line.substr(0, eq)), std::string(line.substr(eq + 3)));
+  }
+  return stops;
+}
+
+// The first stop at `line` that printed `name`.
+std::optional<Stop> stopPrinting(const std::vector<Stop>& stops, unsigned line, std::string_view name) {
+  for (const Stop& s : stops) {
+    if (s.line != line) continue;
+    for (const auto& v : s.values)
+      if (v.first == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::set<std::string> printedNames(const Stop& s) {
+  std::set<std::string> names;
+  for (const auto& v : s.values) names.insert(v.first);
+  return names;
+}
+
+struct Loaded {
+  std::string text;
+  ptx::ReadResult read;
+  read::Dwarf dwarf;
+};
+
+Loaded load(std::string text, std::string_view name) {
+  Loaded l{std::move(text), {}, {}};
+  l.read = ptx::read(l.text, name);
+  l.dwarf = read::decode(l.read.module.sections);
+  return l;
+}
+
+enum class Which { all, parameters, nonParameters };
+
+std::set<std::string> lookupNames(const Loaded& l, std::string_view where, Which which) {
+  view::LookupResult r = view::lookup(l.read.module, l.dwarf, where);
+  EXPECT_FALSE(r.matches.empty()) << where << ": " << r.error;
+  std::set<std::string> names;
+  if (r.matches.empty()) return names;
+  for (const view::VariableInfo& v : r.matches[0].variables)
+    if (which == Which::all || (which == Which::parameters) == v.parameter) names.insert(v.name);
+  return names;
+}
+
+std::string annotated(std::string_view fixture, std::string_view sourceName, bool rename, bool keepLines) {
+  std::string in = readFixture(fixture);
+  EXPECT_FALSE(in.empty()) << fixture;
+  ptx::ReadResult r = ptx::read(in, fixture);
+  write::AnnotateOptions options;
+  options.sourceName = std::string(sourceName);
+  options.renameRegisters = rename;
+  options.keepLines = keepLines;
+  write::Annotated out = write::annotate(in, r.module, options);
+  EXPECT_FALSE(out.diagnostics.hasErrors());
+  return out.ptx;
+}
+
+TEST(CudaGdbTranscript, NvccDashGLocalsAtALoopLineAreWhatLookupSees) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-locals.txt"));
+  std::optional<Stop> stop = stopPrinting(stops, 20, "acc");
+  ASSERT_TRUE(stop);
+  EXPECT_TRUE(stop->file.ends_with("locals.cu"));
+  Loaded l = load(readFixture("producers/nvcc_G_locals_main.ptx"), "nvcc_G_locals_main.ptx");
+  ASSERT_TRUE(l.read.ok());
+  // info args + info locals: idx out n w j k acc table wide name. `odd` and `big`
+  // are in neither (nvcc describes no variable for them).
+  EXPECT_EQ(printedNames(*stop), lookupNames(l, "locals.cu:20", Which::all));
+  EXPECT_EQ(printedNames(*stop).size(), 10u);
+}
+
+TEST(CudaGdbTranscript, OptimizedOutInCudaGdbIsUnavailableInLookup) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-locals.txt"));
+  std::optional<Stop> stop = stopPrinting(stops, 4, "s");
+  ASSERT_TRUE(stop);
+  Loaded l = load(readFixture("producers/nvcc_G_locals_main.ptx"), "nvcc_G_locals_main.ptx");
+  view::LookupResult r = view::lookup(l.read.module, l.dwarf, "locals.cu:4");
+  ASSERT_FALSE(r.matches.empty()) << r.error;
+  std::set<std::string> expected;
+  size_t optimizedOut = 0;
+  for (const view::VariableInfo& v : r.matches[0].variables) {
+    expected.insert(v.name);
+    for (const auto& [name, value] : stop->values) {
+      if (name != v.name) continue;
+      EXPECT_EQ(value == "<optimized out>", !v.available) << name << " = " << value;
+      optimizedOut += value == "<optimized out>";
+    }
+  }
+  EXPECT_EQ(printedNames(*stop), expected);
+  EXPECT_EQ(optimizedOut, 1u);  // `i`: its location list covers none of line 4's first instruction
+}
+
+// The DSL kernel as `ptxdump annotate fixtures/annotate/dsl.ptx` wrote it for
+// the device run: cuda-gdb stopped at lines of the input itself.
+TEST(CudaGdbTranscript, AnnotatedKernelStopsAtInputLinesWithTheRegistersAsLocals) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-dsl.txt"));
+  Loaded l = load(annotated("annotate/dsl.ptx", "fixtures/annotate/dsl.ptx", false, false), "dsl_annotated.ptx");
+  ASSERT_TRUE(l.read.ok());
+
+  // Stopped at line 28, stepped to 29 and 30: lines of the input, in order.
+  std::vector<unsigned> lines;
+  for (const Stop& s : stops) {
+    EXPECT_EQ(s.file, "fixtures/annotate/dsl.ptx");
+    if (lines.empty() || lines.back() != s.line) lines.push_back(s.line);
+  }
+  EXPECT_EQ(lines, (std::vector<unsigned>{28, 29, 30, 37, 39}));
+
+  std::optional<Stop> args = stopPrinting(stops, 28, "n");
+  ASSERT_TRUE(args);
+  EXPECT_EQ(printedNames(*args), lookupNames(l, "dsl.ptx:28", Which::parameters));
+
+  // Function scope at 30; the `{ }` block's %acc joins at 37.
+  std::optional<Stop> outer = stopPrinting(stops, 30, "%lidx0");
+  std::optional<Stop> inner = stopPrinting(stops, 37, "%acc");
+  ASSERT_TRUE(outer && inner);
+  EXPECT_EQ(printedNames(*outer), lookupNames(l, "dsl.ptx:30", Which::nonParameters));
+  EXPECT_EQ(printedNames(*inner), lookupNames(l, "dsl.ptx:37", Which::nonParameters));
+  EXPECT_FALSE(printedNames(*outer).contains("%acc"));
+  EXPECT_FALSE(printedNames(*outer).contains("%val_f32_0"));  // over 8 bytes: no variable
+
+  // Stepped out of the block: cuda-gdb no longer knows %acc, nor does lookup.
+  EXPECT_NE(readFixture("device/cuda-gdb-dsl.txt").find("No symbol \"%acc\" in current context."), std::string::npos);
+  EXPECT_FALSE(lookupNames(l, "dsl.ptx:39", Which::nonParameters).contains("%acc"));
+}
+
+TEST(CudaGdbTranscript, RenamedRegisterIsALocal) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-dsl-renamed.txt"));
+  Loaded l = load(annotated("annotate/dsl.ptx", "fixtures/annotate/dsl.ptx", true, false), "dsl_renamed.ptx");
+  std::optional<Stop> stop = stopPrinting(stops, 36, "%_a");
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(printedNames(*stop), lookupNames(l, "dsl.ptx:36", Which::nonParameters));
+  for (const auto& [name, value] : stop->values) {
+    if (name == "%_a") {
+      EXPECT_EQ(value, "7");  // thread 7 loaded in[7] = 7.0
+    }
+  }
+}
+
+// nvcc -O3 -lineinfo output annotated with --keep-lines: the optimized build's
+// registers become locals at its own source lines.
+TEST(CudaGdbTranscript, KeepLinesGivesAnOptimizedBuildItsRegistersAsLocals) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-locals-O3.txt"));
+  Loaded l = load(annotated("producers/nvcc_O3_lineinfo_locals.ptx", "", false, true), "locals_O3_annotated.ptx");
+  ASSERT_TRUE(l.read.ok());
+  std::optional<Stop> args = stopPrinting(stops, 20, "_Z11localArraysPKiPxi_param_2");
+  std::optional<Stop> locals = stopPrinting(stops, 19, "%rd17");
+  ASSERT_TRUE(args && locals);
+  EXPECT_TRUE(args->file.ends_with("fixtures/corpus/locals.cu"));
+  EXPECT_EQ(printedNames(*args), lookupNames(l, "locals.cu:20", Which::parameters));
+  EXPECT_EQ(printedNames(*locals), lookupNames(l, "locals.cu:19", Which::nonParameters));
+  EXPECT_GT(printedNames(*locals).size(), 80u);
+}
+
+}  // namespace
