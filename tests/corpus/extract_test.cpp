@@ -7,10 +7,12 @@
 //   - the 9-byte `DW_OP_addr __local_depotN` spans, which ptxas rewrites into
 //     DW_OP_fbreg <sleb> followed by DW_OP_nop padding (checked for that shape).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <ostream>
 #include <set>
@@ -316,6 +318,44 @@ TEST(ElfReader, RejectsTruncatedAndCorruptCubins) {
   EXPECT_FALSE(corrupt(5, 2));     // big-endian
   EXPECT_FALSE(corrupt(0x2f, 0x7f));  // e_shoff far past the end
   EXPECT_FALSE(corrupt(0x3e, 0xfe));  // e_shstrndx out of range
+}
+
+}  // namespace
+
+namespace {
+
+// ptxas 13 writes a non-negative .b32/.b64 constant as its low 32 bits and a
+// negative one in full; our reader must give the same bytes (and warn where
+// bits are lost).
+TEST(WideConstants, ReaderWritesWhatPtxasWrites) {
+  const auto ptxas = ptxdwarf::testsupport::findTool("ptxas");
+  if (!ptxas) GTEST_SKIP() << "ptxas not found";
+  const std::string text =
+      ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n"
+      ".section .debug_loc\n{\n"
+      ".b8 1, 2\n.b64 0x1122334455667788\n.b32 0x112233445566\n.b64 -4294967297\n.b64 -1\n"
+      ".b64 0xffffffff\n.b64 18446744073709551615\n.b32 -2147483648\n.b64 0x8877665544332211\n}\n";
+  std::error_code ec;
+  std::filesystem::create_directories(ptxdwarf::testsupport::workDir(), ec);
+  const std::string base = ptxdwarf::testsupport::workDir() + "/wide_constants_" + std::to_string(getpid());
+  ASSERT_TRUE(ptxdwarf::testsupport::writeFile(base + ".ptx", text));
+  const auto assembled = ptxdwarf::testsupport::runCommand({*ptxas, "-arch=sm_80", "-g", base + ".ptx", "-o", base + ".cubin"});
+  ASSERT_TRUE(assembled.ok()) << assembled.summary();
+  std::string error;
+  const auto elf = ptxdwarf::testsupport::readElfSections(base + ".cubin", &error);
+  std::remove((base + ".ptx").c_str());
+  std::remove((base + ".cubin").c_str());
+  ASSERT_TRUE(elf.has_value()) << error;
+  ASSERT_TRUE(elf->count(".debug_loc"));
+
+  const auto result = ptxdwarf::ptx::read(text, "wide.ptx");
+  ASSERT_TRUE(result.ok());
+  const ptxdwarf::SectionImage* loc = result.module.section(".debug_loc");
+  ASSERT_NE(loc, nullptr);
+  EXPECT_EQ(loc->bytes, elf->at(".debug_loc"));
+  size_t wide = 0;
+  for (const auto& d : result.diagnostics.items) wide += d.rule == "wide-constant";
+  EXPECT_EQ(wide, 4u);  // 0x1122334455667788, 0x112233445566, 18446744073709551615, 0x8877665544332211
 }
 
 }  // namespace

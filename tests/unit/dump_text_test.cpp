@@ -253,8 +253,14 @@ class Sec {
     size_ += 8;
     return *this;
   }
+  // ptxas 13 keeps only the low 32 bits of a non-negative .b64 constant:
+  // wider values are written as negative numbers, or as bytes.
   Sec& b64(uint64_t v) {
-    text_ += ".b64 " + std::to_string(v) + "\n";
+    if (v > UINT32_MAX && static_cast<int64_t>(v) >= 0) {
+      for (int i = 0; i < 8; ++i) b8({static_cast<uint8_t>(v >> (8 * i))});
+      return *this;
+    }
+    text_ += ".b64 " + (v > UINT32_MAX ? "-" + std::to_string(0 - v) : std::to_string(v)) + "\n";
     size_ += 8;
     return *this;
   }

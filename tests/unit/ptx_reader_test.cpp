@@ -121,7 +121,7 @@ TEST(PtxReader, OperandSyntax) {
       ".b8 -1, - 2, -128\n"
       ".b16 0x1234, -1\n"
       ".b32 4294967295, -2147483648\n"
-      ".b64 18446744073709551615"));
+      ".b64 -1"));
   std::vector<uint8_t> expected = {0x1f, 0x2a, 5, 3, 15, 0, 255, 255, 255, 254, 128, 0x34, 0x12, 0xff, 0xff,
                                    0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0x80};
   for (int i = 0; i < 8; ++i) expected.push_back(0xff);
@@ -225,6 +225,27 @@ TEST(PtxReaderErrors, ValueOutOfRange) {
   EXPECT_EQ(firstError(section(".b8 0777")), "5:5: value out of range for type .b8: 511");
   EXPECT_EQ(firstError(section(".b64 99999999999999999999")),
             "5:6: constant overflow: 99999999999999999999 does not fit in 64 bits");
+}
+
+// ptxas 13 keeps the low 32 bits of a non-negative .b32/.b64 constant and
+// every bit of a negative one (tests/corpus/extract_test.cpp assembles these
+// and compares): the bytes are ptxas's, the lost bits a warning.
+TEST(PtxReader, WideConstantsAreWrittenAsPtxasWritesThem) {
+  ReadResult r = read(section(".b64 0x1122334455667788\n.b32 0x112233445566\n.b64 -4294967297\n.b64 4294967295"), "w.ptx");
+  ASSERT_TRUE(r.ok()) << r.diagnostics.items[0].message;
+  const SectionImage* s = r.module.section(".debug_str");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->bytes, (std::vector<uint8_t>{0x88, 0x77, 0x66, 0x55, 0, 0, 0, 0,                   // low 32 bits
+                                            0x66, 0x55, 0x44, 0x33,                               // low 32 bits
+                                            0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff,       // all 64
+                                            0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}));                // fits
+  ASSERT_EQ(r.diagnostics.items.size(), 2u);
+  EXPECT_EQ(r.diagnostics.items[0].rule, "wide-constant");
+  EXPECT_EQ(r.diagnostics.items[0].loc.line, 5u);
+  EXPECT_NE(r.diagnostics.items[0].message.find("writes 0x55667788"), std::string::npos)
+      << r.diagnostics.items[0].message;
+  EXPECT_EQ(r.diagnostics.items[1].loc.line, 6u);
+  EXPECT_NE(r.diagnostics.items[1].message.find("writes 0x33445566"), std::string::npos);
 }
 
 TEST(PtxReaderErrors, BadOperands) {

@@ -70,6 +70,7 @@ constexpr RuleInfo kRules[] = {
     {"label-difference-version", "A-B operands and negative numbers need .version 7.5 or later"},
     {"label-difference-labels", "A-B names two labels defined inside debug sections (ptxas rejects code labels)"},
     {"split-section", "a section is written in one block (ptxas overlays repeated blocks)"},
+    {"wide-constant", "a non-negative .b32/.b64 constant fits 32 bits (ptxas 13 keeps only the low 32)"},
     {"string-offset", "DW_FORM_strp names a NUL-terminated string inside .debug_str"},
     {"section-operand", "a .debug_x+N operand names a section of the file, N inside it and not negative"},
     {"type-cycle", "DW_AT_type chains do not loop (a pointer to itself, a typedef loop, an array of itself)"},
@@ -944,6 +945,7 @@ constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
      {Severity::error, "stops at the line: \"Feature 'Defining labels in .section' requires .version 7.0\""}},
     {"label-difference-version", {Severity::error, "stops at the line: the feature requires PTX ISA .version 7.5"}},
     {"split-section", {Severity::warning, "accepts it and overlays the blocks"}},
+    {"wide-constant", {Severity::warning, "accepts it and writes the low 32 bits, zero-extended"}},
     {"round-trip", {Severity::error, kSilent}},
 };
 }  // namespace

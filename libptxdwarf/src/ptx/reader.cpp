@@ -680,8 +680,13 @@ class Reader {
     }
   }
 
-  // The operand's value in the directive's width: negative numbers in two's
-  // complement. Range as ptxas checks it: [-2^(w-1), 2^w - 1].
+  // The operand's value as ptxas 13 writes it: negative numbers in two's
+  // complement, range-checked as ptxas does ([-2^(w-1), 2^w - 1] for .b8 and
+  // .b16). A non-negative .b32 or .b64 constant keeps only its low 32 bits
+  // (measured: `.b64 0x1122334455667788` is written 88 77 66 55 00 00 00 00,
+  // `.b32 0x112233445566` is accepted as 0x33445566); a negative one keeps
+  // all 64 (`.b64 -4294967297` is ff ff ff ff fe ff ff ff). A constant that
+  // loses bits is read as ptxas writes it, with a warning.
   uint64_t integerOperand(unsigned width, std::string_view directive, SourceLoc at) {
     bool negative = cur_.consume('-');
     if (negative) cur_.skipSpace();
@@ -694,11 +699,25 @@ class Reader {
     const unsigned bits = width * 8;
     const uint64_t mask = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
     const uint64_t maxNegative = uint64_t{1} << (bits - 1);
+    if (!negative && width >= 4 && n.value > UINT32_MAX) {
+      diagnostics_.warning(at, std::string(directive) + " " + std::string(s, n.end) +
+                                   ": ptxas 13 keeps only the low 32 bits of a non-negative " +
+                                   std::string(directive) + " constant and writes " +
+                                   hex(n.value & UINT32_MAX) + "; write the bytes with .b8 (or a negative number)")
+          .rule = "wide-constant";
+      return n.value & UINT32_MAX;
+    }
     if (negative ? n.value > maxNegative : n.value > mask) {
       cur_.fail(at, "value out of range for type " + std::string(directive) + ": " +
                         (negative ? "-" : "") + std::to_string(n.value));
     }
     return (negative ? (~n.value + 1) : n.value) & mask;
+  }
+
+  static std::string hex(uint64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
+    return "0x" + std::string(buf, r.ptr);
   }
 
   void symbolOperand(SectionImage& image, unsigned width, std::string_view directive, SourceLoc at) {
