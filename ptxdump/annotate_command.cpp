@@ -10,17 +10,23 @@ namespace ptxdump {
 
 using namespace ptxdwarf;
 
+namespace {
+// The mapped input lost pages while annotate was copying from it.
+bool shrank(const LoadedFile& file, std::string& err) {
+  if (!file.text.shrank()) return false;
+  err += file.path + ": error: cannot read file: it shrank while it was being read\n";
+  return true;
+}
+}  // namespace
+
 int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& err) {
-  std::string text, error;
-  if (!readWholeFile(request.file, text, error)) {
-    err += request.file + ": error: cannot read: " + error + "\n";
-    return kUnreadable;
-  }
-  ptx::ReadOptions readOptions;
-  readOptions.threads = 0;  // as `check` reads: one part per hardware thread
-  ptx::ReadResult r = ptx::read(text, request.file, readOptions);
-  for (const Diagnostic& d : r.diagnostics.items) err += d.format(request.file) + "\n";
-  if (!r.ok()) return kUnreadable;
+  // Read as `check` reads (mapped, on every usable CPU), keeping the text:
+  // the output is the text with lines added. No name index: annotate looks
+  // no symbol up.
+  std::optional<LoadedFile> loaded = loadFile(request.file, err, {.keepText = true, .nameIndex = false});
+  if (!loaded) return kUnreadable;
+  const std::string_view text = loaded->text.view();
+  const ptx::ReadResult& r = loaded->read;
   write::AnnotateOptions options;
   options.sourceName = request.sourceName.empty() ? request.file : request.sourceName;
   options.keepLines = request.keepLines;
@@ -30,6 +36,7 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
     write::Annotated a = write::annotate(text, r.module, options);
     for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
     if (!a.written()) return kProblems;
+    if (shrank(*loaded, err)) return kUnreadable;
     out += a.ptx;
     return kOk;
   }
@@ -45,6 +52,7 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   });
   for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
   if (!a.written()) return kProblems;
+  if (shrank(*loaded, err)) return kUnreadable;  // the temporary file goes, the output stays as it was
   std::string writeError = openError;
   if (writeError.empty()) file.commit(writeError);
   if (!writeError.empty()) {

@@ -414,3 +414,96 @@ TEST(Unit, ValuesKeptOutsideTheRecordComeBackWhole) {
   EXPECT_EQ(u.find(v, DW_AT_const_value)->bytes().size(), 9u);
   EXPECT_EQ(u.find(v, DW_AT_const_value)->bytes()[8], 9);
 }
+
+namespace {
+
+// The same program with its register variables built through variable()
+// and a Location::reg, or through registerVariable() (an encoded DIE).
+std::vector<SectionImage> registerProgram(UnitOptions options, bool encoded, bool siblings) {
+  Builder b(options);
+  b.compileUnit({.producer = "t", .name = "k.ptx", .stmtList = options.version < 4});
+  DieId u32 = b.baseType("unsigned int", DW_ATE_unsigned, 4);
+  DieId sp = b.subprogram({.name = "k", .linkageName = "k", .lowPc = SymbolRef{"$b"}, .highPc = SymbolRef{"$e"}});
+  DieId block = b.lexicalBlock(sp, {"$b"}, {"$e"});
+  struct Reg {
+    const char* name;
+    DieId scope;
+    unsigned file, line;
+    DieId type;
+  };
+  const Reg regs[] = {{"%r1", sp, 1, 7, u32},          {"%rd12345", sp, 1, 70000, u32}, {"%p", block, 0, 0, u32},
+                      {"%f9", block, 1, 3, kNoDie},     {"%SPL", sp, 2, 4000000000u, u32}};
+  for (const Reg& r : regs) {
+    if (encoded)
+      b.registerVariable(r.scope, {.reg = r.name, .declFile = r.file, .declLine = r.line, .type = r.type});
+    else
+      b.variable(r.scope, {.name = r.name,
+                           .declFile = r.file,
+                           .declLine = r.line,
+                           .type = r.type,
+                           .location = Location::reg(r.name, options.addressSize)});
+  }
+  b.variable(sp, {.name = "after", .type = u32, .location = Location::reg("%r2")});
+  Diagnostics diags;
+  std::vector<SectionImage> out = encode(b.unit(), {.siblings = siblings}, diags);
+  EXPECT_FALSE(diags.hasErrors()) << diags.items[0].message;
+  return out;
+}
+
+}  // namespace
+
+TEST(Builder, RegisterVariableEncodesExactlyAsAVariableWithARegisterLocation) {
+  for (FormPolicy policy : {FormPolicy::chapter6, FormPolicy::compact})
+    for (uint16_t version : {2, 3, 4})
+      for (bool siblings : {false, true}) {
+        UnitOptions o{.version = version, .policy = policy};
+        std::vector<SectionImage> plain = registerProgram(o, false, siblings), encoded = registerProgram(o, true, siblings);
+        ASSERT_EQ(plain.size(), encoded.size());
+        for (size_t i = 0; i < plain.size(); ++i) {
+          EXPECT_EQ(plain[i].name, encoded[i].name);
+          EXPECT_EQ(plain[i].bytes, encoded[i].bytes) << plain[i].name << " version " << version;
+          EXPECT_EQ(relocations(plain[i]), relocations(encoded[i]));
+        }
+      }
+}
+
+TEST(Unit, EncodedDiesAreCheckedAgainstTheirShape) {
+  Unit u;
+  DieId t = u.add(u.root(), DW_TAG_base_type);
+  const AttributeSpec specs[] = {{DW_AT_name, DW_FORM_string}, {DW_AT_type, DW_FORM_ref4}, {DW_AT_count, DW_FORM_udata}};
+  uint32_t shape = u.shape(DW_TAG_variable, specs);
+  EXPECT_EQ(u.shape(DW_TAG_variable, specs), shape);  // interned
+  const uint8_t good[] = {'x', 0, static_cast<uint8_t>(t), 0, 0, 0, 0x81, 0x01};
+  DieId v = u.addEncoded(u.root(), shape, good);
+  std::vector<Unit::EncodedValue> values = u.encodedValues(v);
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].bytes.size(), 2u);
+  EXPECT_EQ(values[2].name, DW_AT_count);
+  EXPECT_EQ(values[2].bytes.size(), 2u);
+  EXPECT_EQ(u.attributes(v).begin(), u.attributes(v).end());  // no records
+  EXPECT_FALSE(u.find(v, DW_AT_name));
+
+  const uint8_t shortBytes[] = {'x', 0, static_cast<uint8_t>(t), 0, 0};
+  EXPECT_THROW(u.addEncoded(u.root(), shape, shortBytes), BuildError);
+  const uint8_t extra[] = {'x', 0, static_cast<uint8_t>(t), 0, 0, 0, 1, 9};
+  EXPECT_THROW(u.addEncoded(u.root(), shape, extra), BuildError);
+  const uint8_t badRef[] = {'x', 0, 99, 0, 0, 0, 1};
+  EXPECT_THROW(u.addEncoded(u.root(), shape, badRef), BuildError);
+  EXPECT_THROW(u.addEncoded(u.root(), shape + 7, good), BuildError);
+  const AttributeSpec addr[] = {{DW_AT_low_pc, DW_FORM_addr}};
+  EXPECT_THROW(u.shape(DW_TAG_variable, addr), BuildError);  // a relocated form is not encodable
+  EXPECT_THROW(u.setUnsigned(v, DW_AT_decl_line, 3), BuildError);
+}
+
+TEST(Encoder, AnEncodedReferenceToADetachedDieIsAnError) {
+  Unit u;
+  DieId detached = u.add(kDetached, DW_TAG_base_type);
+  u.setString(detached, DW_AT_name, "int");
+  const AttributeSpec specs[] = {{DW_AT_type, DW_FORM_ref4}};
+  const uint8_t bytes[] = {static_cast<uint8_t>(detached), 0, 0, 0};
+  u.addEncoded(u.root(), u.shape(DW_TAG_variable, specs), bytes);
+  Diagnostics diags;
+  encode(u, {}, diags);
+  ASSERT_TRUE(diags.hasErrors());
+  EXPECT_NE(diags.items[0].message.find("never attached"), std::string::npos) << diags.items[0].message;
+}

@@ -60,11 +60,18 @@ class Edits {
   }
   // Puts the edits made since `first` in order. Each function's edits lie in
   // its own body, so sorting them as each function ends leaves the whole
-  // list sorted; a function without `{ }` blocks makes them in order already.
-  void sortFrom(size_t first) {
+  // list sorted. Those from `sortedFrom` on were made in order (a function's
+  // `.loc` lines): the few before it are sorted and merged in, in linear
+  // time, where sorting all would cost n log n per function.
+  void sortFrom(size_t first, size_t sortedFrom) {
     auto begin = items.begin() + static_cast<ptrdiff_t>(first);
-    if (!std::is_sorted(begin, items.end(), before)) std::stable_sort(begin, items.end(), before);
+    auto middle = items.begin() + static_cast<ptrdiff_t>(std::clamp(sortedFrom, first, items.size()));
+    if (!std::is_sorted(middle, items.end(), before)) middle = items.end();
+    if (!std::is_sorted(begin, middle, before)) std::stable_sort(begin, middle, before);
+    if (middle != items.end() && begin != middle && before(*middle, *(middle - 1)))
+      std::inplace_merge(begin, middle, items.end(), before);
   }
+  void sortFrom(size_t first) { sortFrom(first, items.size()); }
 
   // The edited text, piece by piece, to `out`.
   template <class Out>
@@ -92,7 +99,10 @@ class Edits {
 
 // Offsets of the starts of the text's lines (line N starts at starts[N-1]).
 std::vector<uint64_t> lineStarts(std::string_view text) {
-  std::vector<uint64_t> starts{0};
+  std::vector<uint64_t> starts;
+  // Room for a line of every 16 bytes (PTX lines are longer): filled once, in place.
+  reserveUpTo(starts, text.size() / 16 + 2, text.size() >= kLargeText);
+  starts.push_back(0);
   const char* base = text.data();
   const char* end = base + text.size();
   for (const char* p = base; p < end;) {
@@ -172,6 +182,10 @@ class Annotator {
       files_.add(sourceName_);
       headerEdits();
     }
+    // In order before the functions add theirs (`, debug` on `.target` comes
+    // before the `.file` line after the header): the list stays sorted
+    // function by function, and apply() finds nothing left to sort.
+    edits_.sortFrom(0);
     b_.compileUnit({.producer = std::string("ptxdwarf annotate ") + PTXDWARF_VERSION_STRING,
                     .language = dw::DW_LANG_Mips_Assembler,
                     .name = sourceName_,
@@ -226,14 +240,16 @@ class Annotator {
   // Room for what the module will make, so the large tables are allocated
   // once instead of doubling (each doubling copies, and touches new pages).
   void reserve() {
-    size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size();
+    size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), registers = 0;
     for (const ptx::Function& f : m_.functions) {
       dies += 1 + f.params.size();
-      for (const ptx::RegisterDecl& r : f.registers) dies += r.isRange() ? r.count : 1;
+      for (const ptx::RegisterDecl& r : f.registers) registers += r.isRange() ? r.count : 1;
     }
-    dies = std::min(dies, text_.size());          // `%r<4000000000>` is a few bytes: grow as it goes
-    constexpr size_t kAttributesPerVariable = 7;  // name, decl file and line, type, location, class, +1
-    b_.unit().reserve(dies, kAttributesPerVariable * dies);
+    registers = std::min(registers, text_.size());  // `%r<4000000000>` is a few bytes: grow as it goes
+    constexpr size_t kAttributesPerDie = 7;         // name, decl file and line, type, location, class, +1
+    constexpr size_t kBytesPerRegister = 30;        // an encoded register variable: "%rd1234", 8, 4, 11, 1
+    b_.unit().reserve(dies + registers, kAttributesPerDie * dies);
+    b_.unit().reserveEncoded(kBytesPerRegister * registers);
     const size_t edits = m_.instructions.size() + 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;
     edits_.reserve(edits, 20 * edits);
   }
@@ -389,17 +405,18 @@ class Annotator {
     const DieId type = typeOf(r.type);
     const unsigned file = declFile(), line = file ? r.loc.line : 0;
     auto one = [&](std::string_view name) {
-      if (std::string problem = registerProblem(name); !problem.empty()) {
-        unpackable(r.loc, name, problem);
-        ++result_.stats.skippedRegisters;
-        return;
+      // A PTX identifier holds only [A-Za-z0-9_$%]: the length and the '%'
+      // decide, and the builder checks the rest.
+      try {
+        if (packable(name) && name.size() >= 2) {
+          b_.registerVariable(scope, {.reg = name, .declFile = file, .declLine = line, .type = type});
+          ++result_.stats.registerVariables;
+          return;
+        }
+      } catch (const BuildError&) {
       }
-      b_.variable(scope, {.name = std::string(name),
-                          .declFile = file,
-                          .declLine = line,
-                          .type = type,
-                          .location = Location::reg(name, addressSize())});
-      ++result_.stats.registerVariables;
+      unpackable(r.loc, name, registerProblem(name));
+      ++result_.stats.skippedRegisters;
     };
     if (!r.isRange()) return one(renamed(r.name));
     // `%r<N>`: %r0 .. %r(N-1), the digits written into one buffer.
@@ -493,9 +510,10 @@ class Annotator {
         variable(scope, m_.variables[variables[it->second]]);
       }
     }
+    const size_t firstLoc = edits_.size();
     if (!options_.keepLines) locs(f);
     if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
-    edits_.sortFrom(firstEdit);
+    edits_.sortFrom(firstEdit, firstLoc);
   }
 
   // A `.loc` before each line holding an instruction (the first instruction's column).

@@ -1,10 +1,20 @@
 #include "ptxdwarf/write/builder.h"
 
+#include <cstring>
+
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
+#include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {
 
 using namespace dw;
+
+namespace {
+unsigned formBytes(uint16_t dataForm) {
+  return dataForm == DW_FORM_data1 ? 1 : dataForm == DW_FORM_data2 ? 2 : dataForm == DW_FORM_data4 ? 4 : 8;
+}
+}  // namespace
 
 DieId Builder::compileUnit(const CompileUnitDesc& d) {
   DieId cu = unit_.root();
@@ -65,6 +75,55 @@ DieId Builder::variableLike(DieId scope, uint16_t tag, const VariableDesc& d) {
   setLocation(v, d.location);
   if (!d.linkageName.empty()) unit_.setString(v, DW_AT_MIPS_linkage_name, d.linkageName);
   return v;
+}
+
+DieId Builder::registerVariable(DieId scope, const RegisterVariableDesc& d) {
+  std::optional<uint64_t> packed = cuda::packRegister(d.reg);
+  if (!packed) throw BuildError(registerProblem(d.reg));
+  if (d.type != kNoDie) unit_.die(d.type);  // a bad id throws here, not as a byte in the encoding
+  // The bytes variable() would make the encoder write for a Location::reg,
+  // in the same order and forms: name, decl file and line, type, location,
+  // class (see the equality test in builder_test.cpp).
+  const UnitOptions& o = unit_.options();
+  const uint16_t fileForm = d.declFile ? chooseForm(DW_AT_decl_file, Value::Kind::unsigned_, 0, d.declFile, 0, o) : 0;
+  const uint16_t lineForm = d.declFile ? chooseForm(DW_AT_decl_line, Value::Kind::unsigned_, 0, d.declLine, 0, o) : 0;
+  uint8_t bytes[64];
+  size_t size = 0;
+  auto put = [&](uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) bytes[size++] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  std::memcpy(bytes, d.reg.data(), d.reg.size());  // at most 8 bytes: packRegister checked
+  size = d.reg.size();
+  bytes[size++] = 0;
+  if (d.declFile) {
+    put(d.declFile, formBytes(fileForm));
+    put(d.declLine, formBytes(lineForm));
+  }
+  if (d.type != kNoDie) put(d.type, 4);
+  const size_t blockSize = size++;
+  bytes[size++] = DW_OP_regx;
+  encodeUleb(*packed, [&](uint8_t b) { bytes[size++] = b; });
+  bytes[blockSize] = static_cast<uint8_t>(size - blockSize - 1);
+  put(cuda::ADDR_reg_space, 1);
+  return unit_.addEncoded(scope, registerShape(fileForm, lineForm, d.type != kNoDie), {bytes, size});
+}
+
+// The shape of a register variable: name, [decl_file, decl_line], [type], location, class.
+uint32_t Builder::registerShape(uint16_t fileForm, uint16_t lineForm, bool typed) {
+  const uint32_t key = uint32_t{fileForm} << 16 | uint32_t{lineForm} << 1 | (typed ? 1u : 0u);
+  for (const auto& [k, shape] : registerShapes_)
+    if (k == key) return shape;
+  std::vector<AttributeSpec> specs{{DW_AT_name, DW_FORM_string}};
+  if (fileForm) {
+    specs.push_back({DW_AT_decl_file, fileForm});
+    specs.push_back({DW_AT_decl_line, lineForm});
+  }
+  if (typed) specs.push_back({DW_AT_type, DW_FORM_ref4});
+  specs.push_back({DW_AT_location, DW_FORM_block1});
+  specs.push_back({DW_AT_address_class, DW_FORM_data1});
+  const uint32_t shape = unit_.shape(DW_TAG_variable, specs);
+  registerShapes_.emplace_back(key, shape);
+  return shape;
 }
 
 DieId Builder::formalParameter(DieId subprogram, const VariableDesc& d) {

@@ -9,12 +9,16 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
+#include "../reserve.h"
 
 namespace ptxdwarf::write {
 
 using namespace dw;
 
 namespace {
+
+// A unit from this many DIEs on is large (megabytes of layout tables).
+constexpr size_t kLargeUnit = 50000;
 
 unsigned smallestDataForm(uint64_t v) {
   if (v <= 0xff) return DW_FORM_data1;
@@ -149,6 +153,7 @@ class SectionWriter {
 class PlacedWriter {
  public:
   PlacedWriter(SectionImage& image, uint64_t begin, uint64_t size) : img_(image) {
+    reserveUpTo(img_.bytes, begin + size, begin + size >= kLargeSection);
     img_.bytes.resize(begin + size);
     base_ = img_.bytes.data();
     p_ = base_ + begin;
@@ -177,6 +182,14 @@ class PlacedWriter {
   void string(std::string_view s) {
     bytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
     u8(0);
+  }
+  // Overwrites `size` bytes written already at absolute offset `at`.
+  void patch(uint64_t at, uint64_t v, unsigned size) {
+    if (at + size > static_cast<uint64_t>(p_ - base_)) {
+      overflow_ = true;
+      return;
+    }
+    for (unsigned i = 0; i < size; ++i) base_[at + i] = static_cast<uint8_t>(v >> (8 * i));
   }
   void symbol(const SymbolRef& s, unsigned size) { symbol(s.name, s.addend, size); }
   void symbol(std::string_view name, int64_t addend, unsigned size) {
@@ -305,11 +318,39 @@ struct UnitLayout {
   bool offsetDependentSizes = false;  // a DW_FORM_ref_udata: sizes depend on offsets
 };
 
+// Calls f(offset in the DIE's bytes, target) for each DW_FORM_ref4 of an encoded DIE.
+// (Unit::addEncoded checked the bytes against the shape.)
+template <class F>
+void forEachEncodedReference(const Unit& u, DieId id, F&& f) {
+  std::span<const uint8_t> bytes = u.encodedBytes(id);
+  size_t at = 0;
+  for (const AttributeSpec& a : u.shapeSpecs(u.die(id).shape - 1)) {
+    if (a.form == DW_FORM_ref4) {
+      uint32_t target = 0;
+      for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
+      f(at, target);
+    }
+    at += encodedValueSize(a.form, bytes.subspan(at));
+  }
+}
+
+void checkEncodedReferences(const Unit& u, DieId id, Diagnostics& diags) {
+  forEachEncodedReference(u, id, [&](size_t, DieId target) {
+    if (target != u.root() && u.die(target).parent == kNoDie)
+      diags.error({}, "a reference of encoded DIE " + std::to_string(id) + " refers to DIE " + std::to_string(target) +
+                          ", which was never attached to the tree");
+  });
+}
+
 void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions& options, Diagnostics& diags) {
   const Unit& u = *L.unit;
-  L.entries.reserve(2 * u.size());
-  L.forms.reserve(L.forms.size() + u.attributeRecords());
+  // Megabytes for a large unit, each filled front to back once: huge pages.
+  const bool large = u.size() >= kLargeUnit;
+  reserveUpTo(L.entries, 2 * u.size(), large);
+  reserveUpTo(L.forms, L.forms.size() + u.attributeRecords(), large);
   std::vector<std::pair<uint16_t, uint16_t>> specs;
+  // An encoded DIE's code, by (shape, children, sibling): interned once.
+  std::vector<uint32_t> shapeCodes;  // 0: not yet
   auto visit = [&](DieId id) {
     const Die& d = u.die(id);
     Entry e;
@@ -317,6 +358,20 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
     e.firstForm = static_cast<uint32_t>(L.forms.size());
     bool children = d.hasChildren() || d.forceChildren;
     e.sibling = options.siblings && children && id != u.root();
+    if (d.isEncoded()) {
+      checkEncodedReferences(u, id, diags);
+      const size_t key = size_t{d.shape - 1} << 2 | (children ? 2u : 0u) | (e.sibling ? 1u : 0u);
+      if (key >= shapeCodes.size()) shapeCodes.resize(key + 1, 0);
+      if (shapeCodes[key] == 0) {
+        specs.clear();
+        if (e.sibling) specs.emplace_back(DW_AT_sibling, DW_FORM_ref4);
+        for (const AttributeSpec& a : u.shapeSpecs(d.shape - 1)) specs.emplace_back(a.name, a.form);
+        shapeCodes[key] = abbrevs.intern(d.tag, children, specs);
+      }
+      e.code = shapeCodes[key];
+      L.entries.push_back(e);
+      return children;
+    }
     specs.clear();
     if (e.sibling) specs.emplace_back(DW_AT_sibling, DW_FORM_ref4);
     for (const AttributeView a : u.attributes(id)) {
@@ -362,8 +417,13 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
 void layout(UnitLayout& L, uint64_t unitOffset) {
   const Unit& u = *L.unit;
   L.offset = unitOffset;
+  const bool large = u.size() >= kLargeUnit;
+  reserveUpTo(L.dieOffset, u.size(), large);
   L.dieOffset.assign(u.size(), 0);
-  if (L.siblings) L.nextSibling.assign(u.size(), 0);
+  if (L.siblings) {
+    reserveUpTo(L.nextSibling, u.size(), large);
+    L.nextSibling.assign(u.size(), 0);
+  }
   std::vector<DieId> open;
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
@@ -383,6 +443,12 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
       const Die& d = u.die(e.die);
       at += ulebSize(e.code);
       if (e.sibling) at += 4;
+      if (d.isEncoded()) {
+        at += u.encodedBytes(e.die).size();
+        if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
+        else if (L.siblings) L.nextSibling[e.die] = at;
+        continue;
+      }
       uint32_t i = e.firstForm;
       for (const AttributeView v : u.attributes(e.die)) {
         uint64_t ref = L.offsetDependentSizes && v.kind() == Value::Kind::reference && v.ref() != kNoDie
@@ -441,6 +507,15 @@ void emitValue(PlacedWriter& w, uint16_t form, const AttributeView& v, const Uni
   }
 }
 
+// An encoded DIE's bytes, its references (DieIds) turned into unit offsets.
+void emitEncoded(PlacedWriter& w, DieId id, const UnitLayout& L) {
+  const uint64_t begin = w.offset();
+  w.bytes(L.unit->encodedBytes(id));
+  forEachEncodedReference(*L.unit, id, [&](size_t at, DieId target) {
+    w.patch(begin + at, L.dieOffset[target] - L.offset, 4);
+  });
+}
+
 void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
   const Unit& u = *L.unit;
   if (info.bytes.size() != L.offset) {
@@ -465,6 +540,10 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
     }
     w.uleb(e.code);
     if (e.sibling) w.fixed(L.nextSibling[e.die] - L.offset, 4);
+    if (u.die(e.die).isEncoded()) {
+      emitEncoded(w, e.die, L);
+      continue;
+    }
     uint32_t i = e.firstForm;
     for (const AttributeView v : u.attributes(e.die)) emitValue(w, L.forms[i++], v, L, listOffsets);
   }

@@ -109,50 +109,51 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
   const uint64_t size = image.bytes.size();
   uint64_t prevEnd = 0;
   for (const Relocation& r : image.relocations) {
-    const std::string what = "relocation '" + r.expression() + "' at " + image.name + "+" + std::to_string(r.offset);
+    // Made only for a fault: a large section has hundreds of thousands of relocations.
+    auto what = [&] { return "relocation '" + r.expression() + "' at " + image.name + "+" + std::to_string(r.offset); };
     if (r.size != 4 && r.size != 8) {
       fault(diags, image, r.offset,
-            what + ": a symbolic operand must be .b32 or .b64 (ptxas: \"Illegal type for dwarf data\"), not " +
+            what() + ": a symbolic operand must be .b32 or .b64 (ptxas: \"Illegal type for dwarf data\"), not " +
                 std::to_string(r.size) + " byte(s)");
       continue;
     }
-    if (r.offset < prevEnd) fault(diags, image, r.offset, what + ": overlaps or precedes the previous relocation");
+    if (r.offset < prevEnd) fault(diags, image, r.offset, what() + ": overlaps or precedes the previous relocation");
     if (r.offset + r.size > size || r.offset + r.size < r.offset)
-      fault(diags, image, r.offset, what + ": extends past the end of the section (" + std::to_string(size) + " bytes)");
+      fault(diags, image, r.offset, what() + ": extends past the end of the section (" + std::to_string(size) + " bytes)");
     prevEnd = std::max(prevEnd, r.offset + r.size);
     if (!isSymbol(r.symbol) || (r.isDifference() && !isIdentifier(r.minus)))
-      fault(diags, image, r.offset, what + ": not a valid PTX symbol name");
+      fault(diags, image, r.offset, what() + ": not a valid PTX symbol name");
     if (module)  // ptxas itself accepts an undefined label and writes 0 there
       for (std::string_view name : {r.symbol, r.minus})
         if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !isSectionLabel(name))
-          fault(diags, image, r.offset, what + ": '" + std::string(name) + "' is not defined in the PTX module");
+          fault(diags, image, r.offset, what() + ": '" + std::string(name) + "' is not defined in the PTX module");
     if (r.isDifference()) {
       if (r.addend != 0)
         fault(diags, image, r.offset,
-              what + ": ptxas accepts a label difference only without an addend (`A-B+N` is a syntax error)");
+              what() + ": ptxas accepts a label difference only without an addend (`A-B+N` is a syntax error)");
       if (!version.present || !version.atLeast(7, 5))
         fault(diags, image, r.offset,
-              what + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
+              what() + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
       if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus))
         fault(diags, image, r.offset,
-              what + ": ptxas computes a label difference only between labels defined inside debug sections "
+              what() + ": ptxas computes a label difference only between labels defined inside debug sections "
                      "(code labels give \"label invalid\")");
     } else if (r.addend < 0) {
       fault(diags, image, r.offset,
-            what + ": ptxas cannot read a negative addend (`sym-N` is a syntax error at every .version)");
+            what() + ": ptxas cannot read a negative addend (`sym-N` is a syntax error at every .version)");
     }
   }
   for (const SectionLabel& l : image.labels) {
-    const std::string what = "label '" + l.name + "' at " + image.name + "+" + std::to_string(l.offset);
-    if (!isIdentifier(l.name)) fault(diags, image, l.offset, what + ": not a valid PTX label name");
+    auto what = [&] { return "label '" + l.name + "' at " + image.name + "+" + std::to_string(l.offset); };
+    if (!isIdentifier(l.name)) fault(diags, image, l.offset, what() + ": not a valid PTX label name");
     if (l.offset > size)
-      fault(diags, image, l.offset, what + ": past the end of the section (" + std::to_string(size) + " bytes)");
+      fault(diags, image, l.offset, what() + ": past the end of the section (" + std::to_string(size) + " bytes)");
     if (!version.present || !version.atLeast(7, 0))
       fault(diags, image, l.offset,
-            what + ": labels inside a section need PTX .version 7.0 or later (target is " + versionText(version) +
+            what() + ": labels inside a section need PTX .version 7.0 or later (target is " + versionText(version) +
                 ")");
     if (const Relocation* r = image.relocationOverlapping(l.offset, 1); r && r->offset < l.offset)
-      fault(diags, image, l.offset, what + ": inside the relocated operand '" + r->expression() + "'");
+      fault(diags, image, l.offset, what() + ": inside the relocated operand '" + r->expression() + "'");
   }
   return diags.errorCount() == before;
 }

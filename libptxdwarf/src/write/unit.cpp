@@ -316,7 +316,67 @@ void Unit::forceChildren(DieId id, bool force) {
 void Unit::checkName(DieId id, uint16_t name) const {
   check(id);
   if (name == 0) throw BuildError("attribute 0 is reserved");
+  if (dies_[id].isEncoded())
+    throw BuildError("DIE " + std::to_string(id) + " was added encoded: its attributes cannot be set");
 }
+
+uint32_t Unit::shape(uint16_t tag, std::span<const AttributeSpec> specs) {
+  if (tag == 0) throw BuildError("tag 0 is reserved for NULL entries");
+  for (const AttributeSpec& a : specs) {
+    if (a.name == 0) throw BuildError("attribute 0 is reserved");
+    static constexpr uint8_t kProbe[16] = {};  // a value of every allowed form fits (string, block1: empty)
+    if (encodedValueSize(a.form, kProbe) == 0)
+      throw BuildError(std::string(attributeName(a.name)) + " in an encoded DIE: form " + std::to_string(a.form) +
+                       " is not one of data1/2/4/8, udata, sdata, flag, string, block1, ref4");
+  }
+  for (size_t i = 0; i < shapes_.size(); ++i)
+    if (shapes_[i].tag == tag && std::equal(specs.begin(), specs.end(), shapes_[i].specs.begin(), shapes_[i].specs.end()))
+      return static_cast<uint32_t>(i);
+  shapes_.push_back({tag, std::vector<AttributeSpec>(specs.begin(), specs.end())});
+  return static_cast<uint32_t>(shapes_.size() - 1);
+}
+
+DieId Unit::addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes) {
+  if (shape >= shapes_.size()) throw BuildError("shape " + std::to_string(shape) + " does not exist");
+  size_t at = 0;
+  for (const AttributeSpec& a : shapes_[shape].specs) {
+    size_t n = encodedValueSize(a.form, bytes.subspan(at));
+    if (n == 0)
+      throw BuildError("encoded DIE: the bytes end before the value of " + std::string(attributeName(a.name)));
+    if (a.form == DW_FORM_ref4) {
+      uint32_t target = 0;
+      for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
+      check(target);
+    }
+    at += n;
+  }
+  if (at != bytes.size())
+    throw BuildError("encoded DIE: " + std::to_string(bytes.size() - at) + " bytes after the last value");
+  if (encoded_.size() + bytes.size() > UINT32_MAX) throw BuildError("encoded DIEs exceed 4 GiB");
+  DieId id = add(parent, shapes_[shape].tag);
+  Die& d = dies_[id];
+  d.shape = shape + 1;
+  d.firstAttribute = static_cast<uint32_t>(encoded_.size());
+  d.attributeCount = static_cast<uint32_t>(bytes.size());
+  encoded_.insert(encoded_.end(), bytes.begin(), bytes.end());
+  return id;
+}
+
+std::vector<Unit::EncodedValue> Unit::encodedValues(DieId id) const {
+  std::vector<EncodedValue> values;
+  const Die& d = die(id);
+  if (!d.isEncoded()) return values;
+  std::span<const uint8_t> bytes = encodedBytes(id);
+  size_t at = 0;
+  for (const AttributeSpec& a : shapes_[d.shape - 1].specs) {
+    size_t n = encodedValueSize(a.form, bytes.subspan(at));
+    values.push_back({a.name, a.form, bytes.subspan(at, n)});
+    at += n;
+  }
+  return values;
+}
+
+void Unit::reserveEncoded(size_t bytes) { reserveUpTo(encoded_, bytes, bytes >= (size_t{1} << 20)); }
 
 uint32_t Unit::keepString(std::string_view s) {
   uint32_t begin = static_cast<uint32_t>(strings_.size());
@@ -512,6 +572,13 @@ void Unit::setExpression(DieId id, uint16_t name, const Expr& expr, uint16_t for
   put(id, r, false);
 }
 
+void Unit::setExpressionBytes(DieId id, uint16_t name, std::span<const uint8_t> bytes, uint16_t form) {
+  checkName(id, name);
+  Record r = bytesRecord(Value::Kind::expression, bytes, form);
+  r.name = name;
+  put(id, r, false);
+}
+
 // A producer's attribute must be in a form ptxas reads: the output is for
 // ptxas. (append() keeps what re-encoded input has; check reports that.)
 void Unit::checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const {
@@ -527,6 +594,7 @@ void Unit::checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinne
 
 std::optional<AttributeView> Unit::find(DieId id, uint16_t name) const {
   const Die& d = die(id);
+  if (d.isEncoded()) return std::nullopt;
   for (uint32_t i = d.firstAttribute; i < d.firstAttribute + d.attributeCount; ++i)
     if (records_[i].name == name) return AttributeView(this, i);
   return std::nullopt;

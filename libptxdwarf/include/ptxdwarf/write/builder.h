@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ptxdwarf/write/unit.h"
@@ -43,6 +44,15 @@ struct VariableDesc {
   std::string linkageName{};
 };
 
+// A variable living in a PTX register, by its name ("%r5"): see
+// Builder::registerVariable.
+struct RegisterVariableDesc {
+  std::string_view reg{};  // the register; also the variable's DW_AT_name
+  unsigned declFile = 0;   // 0: no decl_file/decl_line
+  unsigned declLine = 0;
+  DieId type = kNoDie;
+};
+
 struct MemberDesc {
   std::string name{};
   DieId type = kNoDie;
@@ -63,6 +73,13 @@ class Builder {
   DieId subprogram(const SubprogramDesc& d, DieId parent = 0);
   DieId formalParameter(DieId subprogram, const VariableDesc& d);
   DieId variable(DieId scope, const VariableDesc& d);
+  // The DIE variable() writes for a Location::reg location (name, decl file
+  // and line, type, DW_OP_regx <packed name>, ADDR_reg_space), built without
+  // a Location or an owned name: for a producer that describes every register
+  // (annotate writes one per declared register, hundreds of thousands in a
+  // large module). Throws BuildError for a name cuda-gdb cannot read
+  // (registerProblem says why).
+  DieId registerVariable(DieId scope, const RegisterVariableDesc& d);
   DieId lexicalBlock(DieId scope, SymbolRef begin, SymbolRef end);
   DieId inlinedSubroutine(DieId scope, DieId origin, SymbolRef begin, SymbolRef end, unsigned callFile,
                           unsigned callLine);
@@ -88,7 +105,9 @@ class Builder {
  private:
   void setLocation(DieId die, const Location& location);
   DieId variableLike(DieId scope, uint16_t tag, const VariableDesc& d);
+  uint32_t registerShape(uint16_t fileForm, uint16_t lineForm, bool typed);
   Unit unit_;
+  std::vector<std::pair<uint32_t, uint32_t>> registerShapes_;  // (forms key, Unit shape)
 };
 
 }  // namespace ptxdwarf::write

@@ -162,8 +162,53 @@ struct Die {
   uint32_t firstAttribute = 0;
   uint32_t attributeCount = 0;
   uint32_t nameBits = 0;  // bit (name % 32) of each attribute name: most sets need no search for one
+  // Nonzero for a DIE added encoded (Unit::addEncoded): its shape's id + 1,
+  // and firstAttribute/attributeCount are its bytes in the unit's encoded arena.
+  uint32_t shape = 0;
   bool hasChildren() const { return firstChild != kNoDie; }
+  bool isEncoded() const { return shape != 0; }
 };
+
+// One attribute of an encoded DIE's shape: its name and the form its value
+// is written in (Unit::addEncoded).
+struct AttributeSpec {
+  uint16_t name = 0;
+  uint16_t form = 0;
+  bool operator==(const AttributeSpec&) const = default;
+};
+
+// The size of the value of `form` at the start of `bytes`, for the forms an
+// encoded DIE may hold (data1/2/4/8, udata, sdata, flag, string, block1,
+// ref4); 0 when the form is another or the bytes end first. Inline: the
+// encoder walks every encoded DIE with it.
+inline size_t encodedValueSize(uint16_t form, std::span<const uint8_t> bytes) {
+  const size_t n = bytes.size();
+  switch (form) {
+    case 0x0b:  // DW_FORM_data1
+    case 0x0c:  // DW_FORM_flag
+      return n >= 1 ? 1 : 0;
+    case 0x05:  // DW_FORM_data2
+      return n >= 2 ? 2 : 0;
+    case 0x06:  // DW_FORM_data4
+    case 0x13:  // DW_FORM_ref4
+      return n >= 4 ? 4 : 0;
+    case 0x07:  // DW_FORM_data8
+      return n >= 8 ? 8 : 0;
+    case 0x0f:  // DW_FORM_udata
+    case 0x0d:  // DW_FORM_sdata
+      for (size_t i = 0; i < n && i < 10; ++i)
+        if (!(bytes[i] & 0x80)) return i + 1;
+      return 0;
+    case 0x08:  // DW_FORM_string
+      for (size_t i = 0; i < n; ++i)
+        if (bytes[i] == 0) return i + 1;
+      return 0;
+    case 0x0a:  // DW_FORM_block1
+      return n >= 1 && n >= 1 + size_t{bytes[0]} ? 1 + size_t{bytes[0]} : 0;
+    default:
+      return 0;
+  }
+}
 
 // A symbolic operand of a stored expression (its name in the unit's strings).
 struct StoredFixup {
@@ -237,11 +282,41 @@ class Unit {
   void setReference(DieId die, uint16_t name, DieId target, uint16_t form = 0);
   void setAddress(DieId die, uint16_t name, const SymbolRef& symbol, uint16_t form = 0);
   void setExpression(DieId die, uint16_t name, const Expr& expr, uint16_t form = 0);
+  // An expression without symbolic operands, from its bytes.
+  void setExpressionBytes(DieId die, uint16_t name, std::span<const uint8_t> bytes, uint16_t form = 0);
   // Appends an attribute even when the DIE has one of that name already
   // (re-encoding input that repeats an attribute keeps both).
   void append(DieId die, uint16_t name, const Value& value);
   // DW_CHILDREN_yes even when the DIE has no children (re-encoded input).
   void forceChildren(DieId die, bool force = true);
+
+  // DIEs made by the hundred thousand (Builder::registerVariable: one per PTX
+  // register) are cheaper added encoded: the caller writes the attribute
+  // values in the forms of a shape, each DW_FORM_ref4 holding the target's
+  // DieId, and the encoder copies the bytes and writes the references'
+  // offsets. No record per attribute, no form chosen per DIE; the DIE's
+  // attributes cannot be set later, and attributes()/find() do not see them
+  // (encodedValues() does). `shape` interns (tag, specs): the same ones give
+  // the same id.
+  uint32_t shape(uint16_t tag, std::span<const AttributeSpec> specs);
+  uint16_t shapeTag(uint32_t shape) const { return shapes_.at(shape).tag; }
+  std::span<const AttributeSpec> shapeSpecs(uint32_t shape) const { return shapes_.at(shape).specs; }
+  // Throws BuildError unless `bytes` hold exactly one value per spec, in its
+  // form, and every reference names a DIE of this unit.
+  DieId addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
+  std::span<const uint8_t> encodedBytes(DieId id) const {
+    const Die& d = die(id);
+    if (!d.isEncoded()) return {};
+    return {encoded_.data() + d.firstAttribute, d.attributeCount};
+  }
+  struct EncodedValue {
+    uint16_t name = 0, form = 0;
+    std::span<const uint8_t> bytes{};
+  };
+  // An encoded DIE's attribute values, in order (none for another DIE).
+  std::vector<EncodedValue> encodedValues(DieId id) const;
+  // Room for this many bytes of encoded DIEs.
+  void reserveEncoded(size_t bytes);
   const Die& die(DieId id) const {
     check(id);
     return dies_[id];
@@ -274,6 +349,7 @@ class Unit {
   };
   AttributeRange attributes(DieId id) const {
     const Die& d = die(id);
+    if (d.isEncoded()) return {this, 0, 0};
     return {this, d.firstAttribute, d.firstAttribute + d.attributeCount};
   }
   // The first attribute of that name, if any.
@@ -345,6 +421,12 @@ class Unit {
   std::vector<std::vector<Location::ListEntry>> lists_;
   std::vector<Pubname> pubnames_;
   bool explicitPubnames_ = false;
+  struct Shape {
+    uint16_t tag = 0;
+    std::vector<AttributeSpec> specs;
+  };
+  std::vector<Shape> shapes_;
+  std::vector<uint8_t> encoded_;  // the bytes of encoded DIEs
 };
 
 inline uint16_t AttributeView::name() const { return unit_->records_[index_].name; }
