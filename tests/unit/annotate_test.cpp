@@ -15,6 +15,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/work.h"
 
 using namespace ptxdwarf;
 using ptxdwarf::testsupport::readFixture;
@@ -299,5 +300,53 @@ TEST(Annotate, StreamsTheSameTextInPieces) {
     if (!refused.written()) {
       EXPECT_EQ(handed, 0u);
     }
+  }
+}
+
+namespace {
+
+// Functions of registers (a range, long names, a name cuda-gdb cannot read),
+// `{ }` blocks and module variables: enough instructions (over 20,000) that
+// annotate builds the DWARF on a second thread when it may.
+std::string largeModule() {
+  std::string text = ".version 7.5\n.target sm_80\n.address_size 64\n.global .align 4 .b8 g[16];\n";
+  for (int f = 0; f < 60; ++f) {
+    const std::string n = std::to_string(f);
+    text += ".visible .entry k" + n + "(.param .u64 p" + n + ")\n{\n\t.reg .b32 %r<40>;\n\t.reg .f32 %long_name_" +
+            n + ";\n\t.reg .b32 temp_param_reg;\n";
+    for (int i = 0; i < 400; ++i) {
+      if (i % 100 == 0) text += "\t{\n\t.reg .b32 %in<2>;\n\tmov.u32 %in1, " + std::to_string(i) + ";\n\t}\n";
+      text += "\tadd.s32 %r" + std::to_string(i % 40) + ", %r" + std::to_string((i + 1) % 40) + ", 1;\n";
+    }
+    text += "\tmov.f32 %long_name_" + n + ", 0f00000000;\n\tret;\n}\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST(Annotate, ASecondThreadWritesWhatOneThreadWrites) {
+  const std::string in = largeModule();
+  ptx::ReadResult r = ptx::read(in, "large.ptx");
+  ASSERT_TRUE(r.ok());
+  ASSERT_GT(r.module.instructions.size(), 20000u);
+  for (bool rename : {false, true}) {
+    write::AnnotateOptions one{.renameRegisters = rename, .threads = 1}, two{.renameRegisters = rename, .threads = 2};
+    work::reset();
+    write::Annotated a = write::annotate(in, r.module, one);
+    const uint64_t placementsOnOne = work::steps(work::annotatePlacement);
+    work::reset();
+    write::Annotated b = write::annotate(in, r.module, two);
+    ASSERT_TRUE(a.written() && b.written());
+    EXPECT_EQ(a.ptx, b.ptx);
+    EXPECT_EQ(work::steps(work::annotatePlacement), placementsOnOne);  // the caller sees the builder's work too
+    EXPECT_EQ(a.stats.registerVariables, b.stats.registerVariables);
+    EXPECT_EQ(a.stats.locs, b.stats.locs);
+    EXPECT_EQ(a.stats.renamedRegisters, b.stats.renamedRegisters);
+    ASSERT_EQ(a.diagnostics.items.size(), b.diagnostics.items.size());
+    for (size_t i = 0; i < a.diagnostics.items.size(); ++i)
+      EXPECT_EQ(a.diagnostics.items[i].message, b.diagnostics.items[i].message);
+    // %r<40>, two per block, and with renaming %long_name_N and temp_param_reg too
+    EXPECT_EQ(a.stats.registerVariables, 60u * (40 + 2 * 4 + (rename ? 2 : 0)));
   }
 }

@@ -1,16 +1,20 @@
 #include "ptxdwarf/write/annotate.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <exception>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <thread>
 #include <vector>
 
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/threads.h"
 #include "ptxdwarf/work.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
@@ -155,6 +159,14 @@ bool isExternal(ptx::Linkage l) {
 }
 
 class Annotator {
+  // --rename-registers: a function's long register names (and range prefixes)
+  // and their new names.
+  struct Rename {
+    std::string to;
+    uint32_t count = 0;  // a range prefix: the range's size; 0 for a plain name
+  };
+  using Renames = std::map<std::string, Rename, std::less<>>;
+
  public:
   Annotator(std::string_view text, const ptx::Module& m, const AnnotateOptions& o, Annotated& result,
             const std::function<void(std::string_view)>& sink)
@@ -200,11 +212,10 @@ class Annotator {
     for (size_t b = 0; b < m_.blocks.size(); ++b)
       if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
     reserve();
+    plans_.resize(m_.functions.size());
     for (size_t f = 0; f < m_.functions.size(); ++f)
-      if (m_.functions[f].hasBody) function(static_cast<int32_t>(f));
-    countRepeatedWarnings();
-    starts_ = {};  // every edit is placed: its memory goes before encode's peak
-    if (!encodeDwarf()) return;
+      if (m_.functions[f].hasBody) planFunction(static_cast<int32_t>(f));
+    if (!editsAndDwarf()) return;
     writeOutput();
   }
 
@@ -401,7 +412,7 @@ class Annotator {
 
   uint8_t addressSize() const { return m_.addressSize == 32 ? 4 : 8; }
 
-  void registers(DieId scope, const ptx::RegisterDecl& r) {
+  void registers(DieId scope, const ptx::RegisterDecl& r, const Renames& renames) {
     const DieId type = typeOf(r.type);
     const unsigned file = declFile(), line = file ? r.loc.line : 0;
     auto one = [&](std::string_view name) {
@@ -418,7 +429,7 @@ class Annotator {
       unpackable(r.loc, name, registerProblem(name));
       ++result_.stats.skippedRegisters;
     };
-    if (!r.isRange()) return one(renamed(r.name));
+    if (!r.isRange()) return one(renamed(r.name, renames));
     // `%r<N>`: %r0 .. %r(N-1), the digits written into one buffer.
     std::string name = r.name;
     const size_t stem = name.size();
@@ -426,26 +437,63 @@ class Annotator {
     for (uint32_t k = 0; k < r.count; ++k) {
       name.resize(stem);
       name.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr);
-      if (renames_.empty())
+      if (renames.empty())
         one(name);
       else
-        one(renamed(name));
+        one(renamed(name, renames));
     }
   }
 
-  // The scope DIEs and labels of one function, and its `.loc` lines.
-  void function(int32_t index) {
+  // A function's labels and renames, decided before its edits and its DIEs
+  // are made (on two threads when there are two): the labels' numbers follow
+  // the functions and blocks in file order either way.
+  void planFunction(int32_t index) {
     const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
+    FunctionPlan& plan = plans_[static_cast<size_t>(index)];
+    if (options_.renameRegisters) plan.renames = planRenames(f);
+    const uint32_t bodyLine = f.bodyBegin.line;
+    if (f.firstInstruction < f.endInstruction && m_.instructions[f.firstInstruction].line > bodyLine &&
+        f.bodyEnd.line > bodyLine)
+      plan.pc = labels_.function();
+    for (size_t k : blocksOf_[static_cast<size_t>(index)]) {
+      const ptx::Block& blk = m_.blocks[k];
+      if (blk.firstInstruction < blk.endInstruction && m_.instructions[blk.firstInstruction].line > bodyLine &&
+          blk.close.line > bodyLine) {
+        std::string begin = labels_.temporary();
+        plan.blocks.emplace_back(std::pair{std::move(begin), labels_.temporary()});
+      } else {
+        plan.blocks.emplace_back(std::nullopt);
+      }
+    }
+  }
+
+  // The lines a function's code gets: renamed tokens, labels, `.loc`s.
+  void functionEdits(int32_t index) {
+    const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
+    const FunctionPlan& plan = plans_[static_cast<size_t>(index)];
     const size_t firstEdit = edits_.size();
     lines_.beginFunction();
-    if (options_.renameRegisters) renameRegisters(f);
-    uint32_t bodyLine = f.bodyBegin.line;
-    std::optional<Labels::Function> pc;
-    if (f.firstInstruction < f.endInstruction && m_.instructions[f.firstInstruction].line > bodyLine &&
-        f.bodyEnd.line > bodyLine) {
-      pc = labels_.function();
-      insertLines(lineStart(m_.instructions[f.firstInstruction].line), pc->begin + ":\n");
+    renameRegisters(f, plan.renames);
+    if (plan.pc) insertLines(lineStart(m_.instructions[f.firstInstruction].line), plan.pc->begin + ":\n");
+    const std::vector<size_t>& blocks = blocksOf_[static_cast<size_t>(index)];
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      if (!plan.blocks[j]) continue;
+      const ptx::Block& blk = m_.blocks[blocks[j]];
+      insertLines(lineStart(m_.instructions[blk.firstInstruction].line), plan.blocks[j]->first + ":\n");
+      insertLines(lineStart(blk.close.line), plan.blocks[j]->second + ":\n");
     }
+    const size_t firstLoc = edits_.size();
+    if (!options_.keepLines) locs(f);
+    if (plan.pc) insertLines(lineStart(f.bodyEnd.line), plan.pc->end + ":\n");
+    edits_.sortFrom(firstEdit, firstLoc);
+  }
+
+  // A function's DIEs: its subprogram, parameters, registers and variables,
+  // and a lexical block per `{ }` block that holds code.
+  void functionDies(int32_t index) {
+    const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
+    const FunctionPlan& plan = plans_[static_cast<size_t>(index)];
+    const std::optional<Labels::Function>& pc = plan.pc;
     DieId sp = b_.subprogram({.name = f.name,
                               .linkageName = f.name,
                               .declFile = declFile(),
@@ -471,7 +519,7 @@ class Annotator {
     work::step(work::annotatePlacement, f.registers.size() + variables.size());
     for (uint32_t i = 0; i < f.registers.size(); ++i) {
       if (f.registers[i].block < 0)
-        registers(sp, f.registers[i]);
+        registers(sp, f.registers[i], plan.renames);
       else
         regsByBlock.emplace_back(f.registers[i].block, i);
     }
@@ -488,32 +536,24 @@ class Annotator {
     std::stable_sort(regsByBlock.begin(), regsByBlock.end(), byBlock);
     std::stable_sort(varsByBlock.begin(), varsByBlock.end(), byBlock);
     std::map<int32_t, DieId> scopes;
-    for (size_t k : blocksOf_[static_cast<size_t>(index)]) {
+    const std::vector<size_t>& blocks = blocksOf_[static_cast<size_t>(index)];
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      const size_t k = blocks[j];
       const ptx::Block& blk = m_.blocks[k];
       auto parent = scopes.find(blk.parent);
       DieId scope = parent != scopes.end() ? parent->second : sp;
-      if (blk.firstInstruction < blk.endInstruction && m_.instructions[blk.firstInstruction].line > bodyLine &&
-          blk.close.line > bodyLine) {
-        std::string begin = labels_.temporary(), end = labels_.temporary();
-        insertLines(lineStart(m_.instructions[blk.firstInstruction].line), begin + ":\n");
-        insertLines(lineStart(blk.close.line), end + ":\n");
-        scope = b_.lexicalBlock(scope, {begin}, {end});
-      }
+      if (plan.blocks[j]) scope = b_.lexicalBlock(scope, {plan.blocks[j]->first}, {plan.blocks[j]->second});
       scopes[static_cast<int32_t>(k)] = scope;
       const std::pair<int32_t, uint32_t> key{static_cast<int32_t>(k), 0};
       for (auto [it, end] = std::equal_range(regsByBlock.begin(), regsByBlock.end(), key, byBlock); it != end; ++it) {
         work::step(work::annotatePlacement);
-        registers(scope, f.registers[it->second]);
+        registers(scope, f.registers[it->second], plan.renames);
       }
       for (auto [it, end] = std::equal_range(varsByBlock.begin(), varsByBlock.end(), key, byBlock); it != end; ++it) {
         work::step(work::annotatePlacement);
         variable(scope, m_.variables[variables[it->second]]);
       }
     }
-    const size_t firstLoc = edits_.size();
-    if (!options_.keepLines) locs(f);
-    if (pc) insertLines(lineStart(f.bodyEnd.line), pc->end + ":\n");
-    edits_.sortFrom(firstEdit, firstLoc);
   }
 
   // A `.loc` before each line holding an instruction (the first instruction's column).
@@ -572,11 +612,11 @@ class Annotator {
   }
 
   // The function's long register names (and range prefixes) and their new names.
-  void planRenames(const ptx::Function& f) {
-    renames_.clear();
+  Renames planRenames(const ptx::Function& f) {
+    Renames renames;
     size_t next = 0;
     for (const ptx::RegisterDecl& r : f.registers) {
-      if (renames_.count(r.name)) continue;  // the same name declared in another block
+      if (renames.count(r.name)) continue;  // the same name declared in another block
       size_t digits = r.isRange() ? std::to_string(r.count - 1).size() : 0;
       if (packable(r.name + std::string(digits, '0'))) continue;
       std::string to = tag(next++);
@@ -584,17 +624,18 @@ class Annotator {
         warn(r.loc, "registers " + r.name + "<" + std::to_string(r.count) + "> are too many to rename to 8 bytes");
         continue;
       }
-      renames_.emplace(r.name, Rename{to, r.count});
+      renames.emplace(r.name, Rename{to, r.count});
       ++result_.stats.renamedRegisters;
     }
+    return renames;
   }
 
   // The new name of register (or range prefix) `name`; `name` when it keeps its own.
-  std::string renamed(std::string_view name) const {
-    if (renames_.empty()) return std::string(name);
+  static std::string renamed(std::string_view name, const Renames& renames) {
+    if (renames.empty()) return std::string(name);
     work::step(work::annotateRename);
-    auto exact = renames_.find(name);
-    if (exact != renames_.end()) return exact->second.to;
+    auto exact = renames.find(name);
+    if (exact != renames.end()) return exact->second.to;
     // A register of a renamed range: a prefix, then digits. Only the splits
     // inside the trailing digits can be one, shortest prefix first (as the
     // map orders prefixes of one another), so a token costs a few lookups
@@ -603,8 +644,8 @@ class Annotator {
     while (digitsBegin > 0 && name[digitsBegin - 1] >= '0' && name[digitsBegin - 1] <= '9') --digitsBegin;
     for (size_t split = std::max<size_t>(digitsBegin, 1); split < name.size(); ++split) {
       work::step(work::annotateRename);
-      auto it = renames_.find(name.substr(0, split));
-      if (it == renames_.end() || it->second.count == 0) continue;
+      auto it = renames.find(name.substr(0, split));
+      if (it == renames.end() || it->second.count == 0) continue;
       std::string_view digits = name.substr(split);
       if ((digits.size() > 1 && digits[0] == '0') || digits.size() > 10) continue;
       if (std::stoull(std::string(digits)) < it->second.count) return it->second.to + std::string(digits);
@@ -613,9 +654,8 @@ class Annotator {
   }
 
   // Every token of the body that names a renamed register, renamed.
-  void renameRegisters(const ptx::Function& f) {
-    planRenames(f);
-    if (renames_.empty()) return;
+  void renameRegisters(const ptx::Function& f, const Renames& renames) {
+    if (renames.empty()) return;
     uint64_t begin = lineStart(f.bodyBegin.line) + (f.bodyBegin.col ? f.bodyBegin.col - 1 : 0);
     uint64_t end = std::min<uint64_t>(lineStart(f.bodyEnd.line) + f.bodyEnd.col, text_.size());
     for (uint64_t i = begin; i < end;) {
@@ -632,10 +672,55 @@ class Annotator {
       uint64_t j = i;
       while (j < end && identifierChar(text_[j])) ++j;
       std::string_view token = text_.substr(i, j - i);
-      std::string to = renamed(token);
+      std::string to = renamed(token, renames);
       if (to != token) edits_.replace(i, static_cast<uint32_t>(j - i), to);
       i = j;
     }
+  }
+
+  // The code's edits and the DWARF share nothing but the plans: with a CPU
+  // to spare and a file large enough to pay for a thread, the DWARF is built
+  // and encoded on one while the edits are made here.
+  bool editsAndDwarf() {
+    auto edits = [&] {
+      for (size_t f = 0; f < m_.functions.size(); ++f)
+        if (m_.functions[f].hasBody) functionEdits(static_cast<int32_t>(f));
+      starts_ = {};  // every edit is placed
+    };
+    bool encoded = false;
+    auto dwarf = [&] {
+      for (size_t f = 0; f < m_.functions.size(); ++f)
+        if (m_.functions[f].hasBody) functionDies(static_cast<int32_t>(f));
+      countRepeatedWarnings();
+      encoded = encodeDwarf();
+    };
+    constexpr size_t kWorthAThread = 20000;  // instructions
+    const unsigned threads = options_.threads ? options_.threads : usableThreads();
+    if (threads < 2 || m_.instructions.size() < kWorthAThread) {
+      edits();
+      dwarf();
+      return encoded;
+    }
+    std::exception_ptr failed;
+    std::array<uint64_t, work::kPassCount> steps{};
+    std::thread builder([&] {
+      try {
+        dwarf();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      steps = work::counters;
+    });
+    try {
+      edits();
+    } catch (...) {
+      builder.join();
+      throw;
+    }
+    builder.join();
+    for (size_t i = 0; i < steps.size(); ++i) work::counters[i] += steps[i];  // the caller counts all the work
+    if (failed) std::rethrow_exception(failed);
+    return encoded;
   }
 
   // The sections, encoded; the builder's memory goes before the text is made.
@@ -701,11 +786,14 @@ class Annotator {
   std::vector<uint64_t> starts_;
   bool crlf_ = false;
   std::string sourceName_;
-  struct Rename {
-    std::string to;
-    uint32_t count = 0;  // a range prefix: the range's size; 0 for a plain name
+  // What both halves of a function's annotation (its edits, its DIEs) take
+  // from one decision made first: its labels and its renames.
+  struct FunctionPlan {
+    std::optional<Labels::Function> pc;  // none: no instruction after the body's `{` line
+    std::vector<std::optional<std::pair<std::string, std::string>>> blocks;  // by position in blocksOf_
+    Renames renames;
   };
-  std::map<std::string, Rename, std::less<>> renames_;  // the current function's
+  std::vector<FunctionPlan> plans_;
   std::string stem_;
   std::vector<std::vector<size_t>> variablesOf_, blocksOf_;  // by function
   std::map<std::string, DieId> types_;

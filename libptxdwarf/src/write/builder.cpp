@@ -105,7 +105,8 @@ DieId Builder::registerVariable(DieId scope, const RegisterVariableDesc& d) {
   encodeUleb(*packed, [&](uint8_t b) { bytes[size++] = b; });
   bytes[blockSize] = static_cast<uint8_t>(size - blockSize - 1);
   put(cuda::ADDR_reg_space, 1);
-  return unit_.addEncoded(scope, registerShape(fileForm, lineForm, d.type != kNoDie), {bytes, size});
+  // The bytes follow the shape by construction: no check of each value.
+  return unit_.addEncodedUnchecked(scope, registerShape(fileForm, lineForm, d.type != kNoDie), {bytes, size});
 }
 
 // The shape of a register variable: name, [decl_file, decl_line], [type], location, class.

@@ -359,7 +359,7 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
     bool children = d.hasChildren() || d.forceChildren;
     e.sibling = options.siblings && children && id != u.root();
     if (d.isEncoded()) {
-      checkEncodedReferences(u, id, diags);
+      if (u.hasDetachedDies()) checkEncodedReferences(u, id, diags);  // else every DIE is in the tree
       const size_t key = size_t{d.shape - 1} << 2 | (children ? 2u : 0u) | (e.sibling ? 1u : 0u);
       if (key >= shapeCodes.size()) shapeCodes.resize(key + 1, 0);
       if (shapeCodes[key] == 0) {

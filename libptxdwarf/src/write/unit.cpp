@@ -278,6 +278,7 @@ DieId Unit::add(DieId parent, uint16_t tag) {
   if (tag == 0) throw BuildError("tag 0 is reserved for NULL entries");
   DieId id = static_cast<DieId>(dies_.size());
   dies_.push_back(Die{.tag = tag});
+  ++detached_;  // every DIE but the root starts outside the tree
   if (parent != kDetached) attach(parent, id);
   return id;
 }
@@ -301,6 +302,7 @@ void Unit::attach(DieId parent, DieId child) {
   }
   Die& p = dies_[parent];
   dies_[child].parent = parent;
+  --detached_;
   if (p.lastChild == kNoDie)
     p.firstChild = child;
   else
@@ -352,6 +354,10 @@ DieId Unit::addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> by
   }
   if (at != bytes.size())
     throw BuildError("encoded DIE: " + std::to_string(bytes.size() - at) + " bytes after the last value");
+  return addEncodedUnchecked(parent, shape, bytes);
+}
+
+DieId Unit::addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes) {
   if (encoded_.size() + bytes.size() > UINT32_MAX) throw BuildError("encoded DIEs exceed 4 GiB");
   DieId id = add(parent, shapes_[shape].tag);
   Die& d = dies_[id];

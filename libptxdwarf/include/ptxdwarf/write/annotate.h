@@ -48,6 +48,11 @@ struct AnnotateOptions {
   // rest is annotated as a file without.
   bool replace = false;
   Style style = Style::packed;
+  // 1: everything on the calling thread. Otherwise (0: when the process may
+  // use two CPUs) a large file's DWARF is built and encoded on a second
+  // thread while the code's edits are made on the caller's; the output is
+  // the same either way.
+  unsigned threads = 0;
 };
 
 struct AnnotateStats {

@@ -427,6 +427,17 @@ class Unit {
   };
   std::vector<Shape> shapes_;
   std::vector<uint8_t> encoded_;  // the bytes of encoded DIEs
+  uint32_t detached_ = 0;         // DIEs added detached and not attached yet
+
+  // addEncoded without its checks, for the Builder, which writes the bytes
+  // from the shape itself (registerVariable: hundreds of thousands).
+  friend class Builder;
+  DieId addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
+
+ public:
+  // Whether some DIE was added detached and never attached (the encoder
+  // then checks that no encoded reference points at one).
+  bool hasDetachedDies() const { return detached_ != 0; }
 };
 
 inline uint16_t AttributeView::name() const { return unit_->records_[index_].name; }
