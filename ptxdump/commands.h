@@ -90,8 +90,9 @@ inline constexpr size_t kMaxFileSize = size_t{1} << 30;
 bool readWholeFile(const std::string& path, std::string& text, std::string& error);
 
 // Writes `data` to `path` through a temporary file beside it, renamed over
-// `path` only once every byte is written and synced: a full disk or a file
-// size limit leaves `path` as it was (even when `path` is the input). A path
+// `path` only once every byte is written (and, when it replaces a file,
+// synced to disk): a full disk or a file size limit leaves `path` as it was
+// (even when `path` is the input). A path
 // that exists and is not a regular file (/dev/null, a FIFO) is written to
 // directly. False with `error` set on failure.
 bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error);

@@ -507,3 +507,57 @@ TEST(Encoder, AnEncodedReferenceToADetachedDieIsAnError) {
   ASSERT_TRUE(diags.hasErrors());
   EXPECT_NE(diags.items[0].message.find("never attached"), std::string::npos) << diags.items[0].message;
 }
+
+// The encoder finds an encoded DIE's references without a walk where the
+// shape allows (none, one at a fixed offset, one after a leading name) and
+// by walking otherwise: each way, the bytes are those of the same DIE built
+// from attribute records.
+TEST(Encoder, EncodedReferencesLandWhereRecordsPutThem) {
+  struct Value {
+    uint16_t name, form;
+    std::vector<uint8_t> bytes;  // a ref4's bytes: the index of the target among the types
+  };
+  const std::vector<std::vector<Value>> shapes = {
+      {{DW_AT_type, DW_FORM_ref4, {1}}, {DW_AT_byte_size, DW_FORM_data1, {4}}},                          // fixed
+      {{DW_AT_count, DW_FORM_udata, {0x80, 1}}, {DW_AT_type, DW_FORM_ref4, {0}}, {DW_AT_sibling, DW_FORM_ref4, {1}}},  // walk
+      {{DW_AT_name, DW_FORM_string, {'v', 0}}, {DW_AT_type, DW_FORM_ref4, {1}}},                          // after a name
+      {{DW_AT_byte_size, DW_FORM_data2, {8, 0}}},                                                         // none
+  };
+  auto build = [&](bool encoded) {
+    Unit u;
+    const DieId types[] = {u.add(u.root(), DW_TAG_base_type), u.add(u.root(), DW_TAG_base_type)};
+    for (DieId t : types) u.setString(t, DW_AT_name, "t");
+    for (const std::vector<Value>& shape : shapes) {
+      if (encoded) {
+        std::vector<AttributeSpec> specs;
+        std::vector<uint8_t> bytes;
+        for (const Value& v : shape) {
+          specs.push_back({v.name, v.form});
+          if (v.form == DW_FORM_ref4) {
+            for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(types[v.bytes[0]] >> (8 * i)));
+          } else {
+            bytes.insert(bytes.end(), v.bytes.begin(), v.bytes.end());
+          }
+        }
+        u.addEncoded(u.root(), u.shape(DW_TAG_variable, specs), bytes);
+        continue;
+      }
+      DieId d = u.add(u.root(), DW_TAG_variable);
+      for (const Value& v : shape) {
+        if (v.form == DW_FORM_ref4)
+          u.setReference(d, v.name, types[v.bytes[0]]);
+        else if (v.form == DW_FORM_string)
+          u.setString(d, v.name, "v");
+        else
+          u.setUnsigned(d, v.name, v.form == DW_FORM_udata ? 128 : v.bytes[0], v.form);
+      }
+    }
+    Diagnostics diags;
+    std::vector<SectionImage> out = encode(u, {}, diags);
+    EXPECT_FALSE(diags.hasErrors());
+    return out;
+  };
+  std::vector<SectionImage> records = build(false), encoded = build(true);
+  ASSERT_EQ(records.size(), encoded.size());
+  for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i].bytes, encoded[i].bytes) << records[i].name;
+}

@@ -509,11 +509,25 @@ void emitValue(PlacedWriter& w, uint16_t form, const AttributeView& v, const Uni
 
 // An encoded DIE's bytes, its references (DieIds) turned into unit offsets.
 void emitEncoded(PlacedWriter& w, DieId id, const UnitLayout& L) {
+  const Unit& u = *L.unit;
   const uint64_t begin = w.offset();
-  w.bytes(L.unit->encodedBytes(id));
-  forEachEncodedReference(*L.unit, id, [&](size_t at, DieId target) {
-    w.patch(begin + at, L.dieOffset[target] - L.offset, 4);
-  });
+  const std::span<const uint8_t> bytes = u.encodedBytes(id);
+  w.bytes(bytes);
+  auto patch = [&](size_t at, DieId target) { w.patch(begin + at, L.dieOffset[target] - L.offset, 4); };
+  const Unit::ReferencePlan plan = u.referencePlan(u.die(id).shape - 1);
+  size_t at = plan.offset;
+  switch (plan.kind) {
+    case Unit::ReferencePlan::none: return;
+    case Unit::ReferencePlan::afterString:
+      at += encodedValueSize(DW_FORM_string, bytes);
+      [[fallthrough]];
+    case Unit::ReferencePlan::fixed: {
+      uint32_t target = 0;
+      for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
+      return patch(at, target);
+    }
+    case Unit::ReferencePlan::walk: return forEachEncodedReference(u, id, patch);
+  }
 }
 
 void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {

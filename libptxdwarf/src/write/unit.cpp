@@ -334,8 +334,28 @@ uint32_t Unit::shape(uint16_t tag, std::span<const AttributeSpec> specs) {
   for (size_t i = 0; i < shapes_.size(); ++i)
     if (shapes_[i].tag == tag && std::equal(specs.begin(), specs.end(), shapes_[i].specs.begin(), shapes_[i].specs.end()))
       return static_cast<uint32_t>(i);
-  shapes_.push_back({tag, std::vector<AttributeSpec>(specs.begin(), specs.end())});
+  shapes_.push_back({tag, std::vector<AttributeSpec>(specs.begin(), specs.end()), referencePlanOf(specs)});
   return static_cast<uint32_t>(shapes_.size() - 1);
+}
+
+Unit::ReferencePlan Unit::referencePlanOf(std::span<const AttributeSpec> specs) {
+  const auto refs = std::count_if(specs.begin(), specs.end(), [](const AttributeSpec& a) { return a.form == DW_FORM_ref4; });
+  if (refs == 0) return {ReferencePlan::none, 0};
+  if (refs > 1) return {ReferencePlan::walk, 0};
+  static constexpr uint8_t kProbe[16] = {};
+  ReferencePlan plan{ReferencePlan::fixed, 0};
+  for (size_t i = 0; i < specs.size() && specs[i].form != DW_FORM_ref4; ++i) {
+    const uint16_t form = specs[i].form;
+    if (i == 0 && form == DW_FORM_string) {
+      plan.kind = ReferencePlan::afterString;  // its length varies; what follows it does not
+      continue;
+    }
+    const bool fixedSize = form != DW_FORM_string && form != DW_FORM_block1 && form != DW_FORM_udata &&
+                           form != DW_FORM_sdata;
+    if (!fixedSize) return {ReferencePlan::walk, 0};
+    plan.offset += static_cast<uint32_t>(encodedValueSize(form, kProbe));
+  }
+  return plan;
 }
 
 DieId Unit::addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes) {

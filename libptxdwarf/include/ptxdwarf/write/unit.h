@@ -301,6 +301,14 @@ class Unit {
   uint32_t shape(uint16_t tag, std::span<const AttributeSpec> specs);
   uint16_t shapeTag(uint32_t shape) const { return shapes_.at(shape).tag; }
   std::span<const AttributeSpec> shapeSpecs(uint32_t shape) const { return shapes_.at(shape).specs; }
+  // Where an encoded DIE of a shape holds its references, when that needs no
+  // walk over its values: none, one at a fixed offset, or one at a fixed
+  // offset after a leading DW_FORM_string (a register variable's name).
+  struct ReferencePlan {
+    enum Kind : uint8_t { walk, none, fixed, afterString } kind = walk;
+    uint32_t offset = 0;
+  };
+  ReferencePlan referencePlan(uint32_t shape) const { return shapes_[shape].references; }
   // Throws BuildError unless `bytes` hold exactly one value per spec, in its
   // form, and every reference names a DIE of this unit.
   DieId addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
@@ -424,6 +432,7 @@ class Unit {
   struct Shape {
     uint16_t tag = 0;
     std::vector<AttributeSpec> specs;
+    ReferencePlan references;
   };
   std::vector<Shape> shapes_;
   std::vector<uint8_t> encoded_;  // the bytes of encoded DIEs
@@ -433,6 +442,7 @@ class Unit {
   // from the shape itself (registerVariable: hundreds of thousands).
   friend class Builder;
   DieId addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
+  static ReferencePlan referencePlanOf(std::span<const AttributeSpec> specs);
 
  public:
   // Whether some DIE was added detached and never attached (the encoder
