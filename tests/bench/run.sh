@@ -80,23 +80,34 @@ done
 
 # annotate against check on the same program compiled without -G (nvcc -O3:
 # no debug information, what `ptxdump annotate` is for); issue 13 asks for
-# annotate within 2x check. The output is written with -o, as users write it.
-printf '\n| PTX MB (-O3) | check s | annotate -o s | annotate/check | check peak MB | annotate peak MB | output MB |\n'
-printf '|---|---|---|---|---|---|---|\n'
+# annotate within 2x check. The output is written with -o, as users write it:
+# to a new file, and over an existing one (then synced before the rename, so
+# that a crash cannot cost the old file); `@1` pinned to one core.
+printf '\n| PTX MB (-O3) | check s | annotate -o new s | annotate/check | annotate -o existing s | check@1 s | annotate@1 s | annotate@1/check@1 | annotate faults | check peak MB | annotate peak MB | output MB |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for mb in $SIZES; do
   o3=$WORK/gen${mb}_O3.ptx
   [ -s "$o3" ] || nvcc -ptx -arch=sm_90 -O3 "$WORK/gen$mb.cu" -o "$o3"
-  : > "$WORK/ac"; : > "$WORK/aa"; : > "$WORK/acm"; : > "$WORK/aam"
+  for f in ac aa ax ac1 aa1; do : > "$WORK/$f"; done
   i=0
   while [ $i -lt "$RUNS" ]; do
-    timed "$PTXDUMP" check "$o3" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/ac"; awk '{print $2}' "$WORK/one" >> "$WORK/acm"
-    timed "$PTXDUMP" annotate "$o3" -o "$WORK/annotated.ptx" > "$WORK/one"; awk '{print $1}' "$WORK/one" >> "$WORK/aa"; awk '{print $2}' "$WORK/one" >> "$WORK/aam"
+    timed "$PTXDUMP" check "$o3" >> "$WORK/ac"
+    rm -f "$WORK/annotated.ptx"
+    timed "$PTXDUMP" annotate "$o3" -o "$WORK/annotated.ptx" >> "$WORK/aa"
+    timed "$PTXDUMP" annotate "$o3" -o "$WORK/annotated.ptx" >> "$WORK/ax"
+    timed taskset -c 0 "$PTXDUMP" check "$o3" >> "$WORK/ac1"
+    rm -f "$WORK/annotated.ptx"
+    timed taskset -c 0 "$PTXDUMP" annotate "$o3" -o "$WORK/annotated.ptx" >> "$WORK/aa1"
     i=$((i + 1))
   done
-  ac=$(median < "$WORK/ac"); aa=$(median < "$WORK/aa"); acm=$(median < "$WORK/acm"); aam=$(median < "$WORK/aam")
-  awk -v s="$(wc -c < "$o3")" -v o="$(wc -c < "$WORK/annotated.ptx")" -v c="$ac" -v a="$aa" -v cm="$acm" -v am="$aam" 'BEGIN {
+  ac=$(medianRun "$WORK/ac"); aa=$(medianRun "$WORK/aa"); ax=$(median < "$WORK/ax")
+  ac1=$(median < "$WORK/ac1"); aa1=$(median < "$WORK/aa1")
+  awk -v s="$(wc -c < "$o3")" -v o="$(wc -c < "$WORK/annotated.ptx")" -v c="$ac" -v a="$aa" -v x="$ax" \
+      -v c1="$ac1" -v a1="$aa1" 'BEGIN {
     MB = 1048576
-    printf "| %.1f | %.3f | %.3f | %.2fx | %.0f | %.0f | %.1f |\n", s / MB, c, a, (c > 0 ? a / c : 0), cm / 1024, am / 1024, o / MB
+    split(c, cc, " "); split(a, aa, " ")
+    printf "| %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.3f | %.2fx | %d | %.0f | %.0f | %.1f |\n", s / MB, cc[1], aa[1],
+           (cc[1] > 0 ? aa[1] / cc[1] : 0), x, c1, a1, (c1 > 0 ? a1 / c1 : 0), aa[3], cc[2] / 1024, aa[2] / 1024, o / MB
   }'
 done
 

@@ -27,11 +27,6 @@
 #include "ptxdwarf/section.h"
 #include "tools.h"
 
-namespace ptxdwarf::testsupport {
-// Test names and failure messages show the entry id, not a byte dump.
-void PrintTo(const CorpusEntry& e, std::ostream* os) { *os << e.id; }
-}  // namespace ptxdwarf::testsupport
-
 namespace {
 
 using ptxdwarf::SectionImage;

@@ -219,6 +219,8 @@ std::vector<CorpusEntry> corpusEntries() {
   return entries;
 }
 
+void PrintTo(const CorpusEntry& entry, std::ostream* os) { *os << entry.id; }
+
 PreparedEntry prepare(const CorpusEntry& entry) {
   if (!entry.skipReason.empty()) return skipped(entry.id + ": marked no-clang: " + entry.skipReason);
 

@@ -9,6 +9,7 @@
 // renamed into place, so concurrent test processes (ctest -j) never see partial files.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,10 @@ struct CorpusEntry {
   // (-rdc=true, -src-in-ptx), placed after -G -ptx -arch.
   std::vector<std::string> nvccFlags;
 };
+
+// Test names and failure messages show the entry's id, not a dump of its
+// bytes (declared here so that every test file's printer finds it).
+void PrintTo(const CorpusEntry& entry, std::ostream* os);
 
 std::string fixturesDir();
 // The contents of fixtures/<name>; empty when it cannot be read.
