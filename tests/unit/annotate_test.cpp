@@ -350,3 +350,20 @@ TEST(Annotate, ASecondThreadWritesWhatOneThreadWrites) {
     EXPECT_EQ(a.stats.registerVariables, 60u * (40 + 2 * 4 + (rename ? 2 : 0)));
   }
 }
+
+// A range whose later names outgrow 8 bytes: the names that fit get
+// variables, each one that does not gets its warning.
+TEST(Annotate, ARangeGivesVariablesToTheNamesThatFit) {
+  const std::string in =
+      ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %abcdef<12>;\n"
+      "\tmov.u32 %abcdef11, 1;\n\tret;\n}\n";
+  ptx::ReadResult r = ptx::read(in, "k.ptx");
+  ASSERT_TRUE(r.ok());
+  write::Annotated a = write::annotate(in, r.module);
+  ASSERT_TRUE(a.written());
+  EXPECT_EQ(a.stats.registerVariables, 10u);  // %abcdef0 .. %abcdef9
+  EXPECT_EQ(a.stats.skippedRegisters, 2u);
+  ASSERT_EQ(a.diagnostics.items.size(), 2u);
+  EXPECT_NE(a.diagnostics.items[0].message.find("%abcdef10"), std::string::npos);
+  EXPECT_NE(a.diagnostics.items[1].message.find("%abcdef11"), std::string::npos);
+}

@@ -561,3 +561,31 @@ TEST(Encoder, EncodedReferencesLandWhereRecordsPutThem) {
   ASSERT_EQ(records.size(), encoded.size());
   for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i].bytes, encoded[i].bytes) << records[i].name;
 }
+
+TEST(Builder, RegisterRangesEncodeAsTheirRegistersOneByOne) {
+  for (uint32_t count : {1u, 10u, 11u, 101u, 1000u})
+    for (FormPolicy policy : {FormPolicy::chapter6, FormPolicy::compact}) {
+      auto build = [&](bool range) {
+        Builder b({.policy = policy});
+        b.compileUnit({.name = "k.ptx"});
+        DieId t = b.baseType("unsigned int", DW_ATE_unsigned, 4);
+        DieId sp = b.subprogram({.name = "k", .linkageName = "k"});
+        if (range) {
+          b.registerVariables(sp, {.stem = "%rd", .count = count, .declFile = 1, .declLine = 300, .type = t});
+        } else {
+          for (uint32_t k = 0; k < count; ++k)
+            b.registerVariable(sp, {.reg = "%rd" + std::to_string(k), .declFile = 1, .declLine = 300, .type = t});
+        }
+        Diagnostics diags;
+        return encode(b.unit(), {}, diags);
+      };
+      std::vector<SectionImage> one = build(false), range = build(true);
+      ASSERT_EQ(one.size(), range.size());
+      for (size_t i = 0; i < one.size(); ++i) EXPECT_EQ(one[i].bytes, range[i].bytes) << count;
+    }
+  Builder b;
+  DieId sp = b.subprogram({.name = "k", .linkageName = "k"});
+  b.registerVariables(sp, {.stem = "%abcdef", .count = 10});  // %abcdef9: 8 bytes
+  EXPECT_THROW(b.registerVariables(sp, {.stem = "%abcdef", .count = 11}), BuildError);  // %abcdef10: 9
+  EXPECT_THROW(b.registerVariables(sp, {.stem = "r", .count = 2}), BuildError);          // no '%'
+}

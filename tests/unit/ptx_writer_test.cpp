@@ -449,3 +449,44 @@ TEST(Diagnostic, WithoutALineTheSectionOffsetIsThePosition) {
   d.loc = {3, 7};
   EXPECT_EQ(d.format("out.ptx"), "out.ptx:3:7: error: bad [ptx-write]");
 }
+
+// A section of megabytes is rendered in two halves on two threads, cut at a
+// relocation; the text is the one-thread text, labels at the cut included.
+TEST(PtxWriter, ALargeSectionRenderedInTwoHalvesIsTheSameText) {
+  std::vector<uint8_t> bytes(3u << 20);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
+  SectionImage s = image(".debug_info", bytes);
+  for (uint64_t o = 100; o + 8 < s.bytes.size(); o += 997) {
+    const uint8_t size = (o / 997) % 2 ? 8 : 4;
+    for (uint64_t k = 0; k < size; ++k) s.bytes[o + k] = 0;
+    static constexpr const char* kNames[] = {"a", "b", ".debug_abbrev", "func_begin0"};  // a Relocation views its name
+    s.relocations.push_back(reloc(o, size, kNames[o % 4]));
+  }
+  const uint64_t cut = std::lower_bound(s.relocations.begin(), s.relocations.end(), s.bytes.size() / 2,
+                                        [](const Relocation& r, uint64_t v) { return r.offset < v; })
+                           ->offset;
+  s.labels = {{"$L__first", 0, {}}, {"$L__cut", cut, {}}, {"$L__cut2", cut, {}}, {"$L__late", cut + 5, {}},
+              {"$L__end", s.bytes.size(), {}}};
+  for (Style style : {Style::packed, Style::onePerLine}) {
+    std::string texts[2];
+    for (unsigned threads : {1u, 2u}) {
+      WriteOptions o;
+      o.version = version(7, 5);
+      o.style = style;
+      o.threads = threads;
+      Diagnostics diags;
+      size_t pieces = 0;
+      ASSERT_TRUE(write::streamSections(
+          [&](std::string_view piece) {
+            texts[threads - 1].append(piece);
+            ++pieces;
+          },
+          std::span<const SectionImage>(&s, 1), o, diags))
+          << errorsOf(diags);
+      EXPECT_GT(pieces, 2u);
+    }
+    EXPECT_EQ(texts[0].size(), texts[1].size());
+    EXPECT_TRUE(texts[0] == texts[1]) << write::styleName(style);
+    EXPECT_NE(texts[1].find("$L__cut:\n$L__cut2:\n.b"), std::string::npos);
+  }
+}

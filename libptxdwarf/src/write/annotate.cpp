@@ -430,11 +430,20 @@ class Annotator {
       ++result_.stats.skippedRegisters;
     };
     if (!r.isRange()) return one(renamed(r.name, renames));
-    // `%r<N>`: %r0 .. %r(N-1), the digits written into one buffer.
+    // `%r<N>`: %r0 .. %r(N-1). Those whose names fit go to the builder at
+    // once; the rest, one by one, get their warnings.
+    uint32_t first = 0;
+    if (renames.empty()) {
+      first = packableInRange(r.name, r.count);
+      if (first > 0) {
+        b_.registerVariables(scope, {.stem = r.name, .count = first, .declFile = file, .declLine = line, .type = type});
+        result_.stats.registerVariables += first;
+      }
+    }
     std::string name = r.name;
     const size_t stem = name.size();
     char digits[16];
-    for (uint32_t k = 0; k < r.count; ++k) {
+    for (uint32_t k = first; k < r.count; ++k) {
       name.resize(stem);
       name.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr);
       if (renames.empty())
@@ -442,6 +451,15 @@ class Annotator {
       else
         one(renamed(name, renames));
     }
+  }
+
+  // How many registers of `%stem<count>` have names cuda-gdb can read: those
+  // whose digits keep the name within 8 bytes (%r0 .. %r99999 of %r<200000>).
+  static uint32_t packableInRange(std::string_view stem, uint32_t count) {
+    if (stem.size() >= 8 || !cuda::packRegister(stem)) return 0;  // not even one digit fits
+    uint64_t fit = 1;  // 10^(digits the name has room for)
+    for (size_t room = 8 - stem.size(); room > 0 && fit <= count; --room) fit *= 10;
+    return static_cast<uint32_t>(std::min<uint64_t>(count, fit));
   }
 
   // A function's labels and renames, decided before its edits and its DIEs

@@ -1,5 +1,6 @@
 #include "ptxdwarf/write/builder.h"
 
+#include <charconv>
 #include <cstring>
 
 #include "ptxdwarf/dwarf.h"
@@ -13,6 +14,17 @@ using namespace dw;
 namespace {
 unsigned formBytes(uint16_t dataForm) {
   return dataForm == DW_FORM_data1 ? 1 : dataForm == DW_FORM_data2 ? 2 : dataForm == DW_FORM_data4 ? 4 : 8;
+}
+
+// A register variable's last two values: DW_AT_location as a block1 of
+// DW_OP_regx <packed name>, and DW_AT_address_class ADDR_reg_space.
+size_t registerLocation(uint8_t* out, uint64_t packed) {
+  size_t size = 1;
+  out[size++] = DW_OP_regx;
+  encodeUleb(packed, [&](uint8_t b) { out[size++] = b; });
+  out[0] = static_cast<uint8_t>(size - 1);
+  out[size++] = cuda::ADDR_reg_space;
+  return size;
 }
 }  // namespace
 
@@ -88,25 +100,70 @@ DieId Builder::registerVariable(DieId scope, const RegisterVariableDesc& d) {
   const uint16_t fileForm = d.declFile ? chooseForm(DW_AT_decl_file, Value::Kind::unsigned_, 0, d.declFile, 0, o) : 0;
   const uint16_t lineForm = d.declFile ? chooseForm(DW_AT_decl_line, Value::Kind::unsigned_, 0, d.declLine, 0, o) : 0;
   uint8_t bytes[64];
+  std::memcpy(bytes, d.reg.data(), d.reg.size());  // at most 8 bytes: packRegister checked
+  size_t size = d.reg.size();
+  bytes[size++] = 0;
+  size += registerPrefix(bytes + size, d, fileForm, lineForm);
+  size += registerLocation(bytes + size, *packed);
+  // The bytes follow the shape by construction: no check of each value.
+  return unit_.addEncodedUnchecked(scope, registerShape(fileForm, lineForm, d.type != kNoDie), {bytes, size});
+}
+
+void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
+  if (d.count == 0) return;
+  char digits[16];
+  const size_t lastDigits = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, d.count - 1).ptr - digits);
+  std::optional<uint64_t> stem = cuda::packRegister(d.stem);
+  if (!stem || d.stem.size() + lastDigits > 8)
+    throw BuildError(registerProblem(std::string(d.stem) + std::string(digits, lastDigits)));
+  if (d.type != kNoDie) unit_.die(d.type);
+  const UnitOptions& o = unit_.options();
+  const uint16_t fileForm = d.declFile ? chooseForm(DW_AT_decl_file, Value::Kind::unsigned_, 0, d.declFile, 0, o) : 0;
+  const uint16_t lineForm = d.declFile ? chooseForm(DW_AT_decl_line, Value::Kind::unsigned_, 0, d.declLine, 0, o) : 0;
+  const uint32_t shape = registerShape(fileForm, lineForm, d.type != kNoDie);
+  uint8_t prefix[32];
+  const size_t prefixSize =
+      registerPrefix(prefix, {.declFile = d.declFile, .declLine = d.declLine, .type = d.type}, fileForm, lineForm);
+  // The decimal digits of k, counted up in place: "0", "1", ..., "9", "10", ...
+  char number[10] = {'0'};
+  size_t numberSize = 1;
+  uint8_t bytes[64];
+  std::memcpy(bytes, d.stem.data(), d.stem.size());
+  for (uint32_t k = 0; k < d.count; ++k) {
+    size_t size = d.stem.size();
+    uint64_t packed = *stem;
+    for (size_t i = 0; i < numberSize; ++i) {
+      bytes[size++] = static_cast<uint8_t>(number[i]);
+      packed = packed << 8 | static_cast<uint8_t>(number[i]);
+    }
+    bytes[size++] = 0;
+    std::memcpy(bytes + size, prefix, prefixSize);
+    size += prefixSize;
+    size += registerLocation(bytes + size, packed);
+    unit_.addEncodedUnchecked(scope, shape, {bytes, size});
+    size_t i = numberSize;  // k + 1
+    while (i > 0 && number[i - 1] == '9') number[--i] = '0';
+    if (i > 0) {
+      ++number[i - 1];
+    } else {
+      std::memmove(number + 1, number, numberSize++);
+      number[0] = '1';
+    }
+  }
+}
+
+size_t Builder::registerPrefix(uint8_t* out, const RegisterVariableDesc& d, uint16_t fileForm,
+                               uint16_t lineForm) const {
   size_t size = 0;
   auto put = [&](uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) bytes[size++] = static_cast<uint8_t>(v >> (8 * i));
+    for (unsigned i = 0; i < n; ++i) out[size++] = static_cast<uint8_t>(v >> (8 * i));
   };
-  std::memcpy(bytes, d.reg.data(), d.reg.size());  // at most 8 bytes: packRegister checked
-  size = d.reg.size();
-  bytes[size++] = 0;
   if (d.declFile) {
     put(d.declFile, formBytes(fileForm));
     put(d.declLine, formBytes(lineForm));
   }
   if (d.type != kNoDie) put(d.type, 4);
-  const size_t blockSize = size++;
-  bytes[size++] = DW_OP_regx;
-  encodeUleb(*packed, [&](uint8_t b) { bytes[size++] = b; });
-  bytes[blockSize] = static_cast<uint8_t>(size - blockSize - 1);
-  put(cuda::ADDR_reg_space, 1);
-  // The bytes follow the shape by construction: no check of each value.
-  return unit_.addEncodedUnchecked(scope, registerShape(fileForm, lineForm, d.type != kNoDie), {bytes, size});
+  return size;
 }
 
 // The shape of a register variable: name, [decl_file, decl_line], [type], location, class.

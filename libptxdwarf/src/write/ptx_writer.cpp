@@ -6,12 +6,15 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/threads.h"
 
 namespace ptxdwarf::write {
 
@@ -254,13 +257,22 @@ class SectionWriter {
                      [](const SectionLabel* a, const SectionLabel* b) { return a->offset < b->offset; });
   }
 
+  // Bytes [begin, end) of a non-verbose section, with the block's opening
+  // when `first` and its close when `last`. `begin` must be where the whole
+  // section's text starts a line (0, a relocation or a label: see
+  // splitPoint), so that the parts put together are the whole text.
+  void writePart(bool indent, uint64_t begin, uint64_t end, bool first, bool last) {
+    if (first) opening(indent);
+    pos_ = begin;
+    while (li_ < labels_.size() && labels_[li_]->offset < begin) ++li_;
+    range(end, opt_.style == Style::packed ? Style::packed : Style::onePerLine, {});
+    if (!last) return;
+    labelsAt(image_.bytes.size());
+    out_ += "\t}";
+  }
+
   void write(bool indent, std::vector<Field>* fields) {
-    if (indent) out_ += '\t';
-    out_ += ".section\t";
-    out_ += image_.name;
-    out_ += nl_;
-    out_ += "\t{";
-    out_ += nl_;
+    opening(indent);
     const uint64_t size = image_.bytes.size();
     if (fields) {
       for (const Field& f : *fields) {
@@ -286,6 +298,15 @@ class SectionWriter {
   }
 
  private:
+  void opening(bool indent) {
+    if (indent) out_ += '\t';
+    out_ += ".section\t";
+    out_ += image_.name;
+    out_ += nl_;
+    out_ += "\t{";
+    out_ += nl_;
+  }
+
   void comment(std::string_view c) {
     if (c.empty()) return;
     out_ += "\t// ";
@@ -753,6 +774,24 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
   return true;
 }
 
+namespace {
+
+// Where a large section's text can be cut in two: the first relocation at or
+// after its middle (the text starts a line there, and rendering from it on
+// gives the same lines). 0 when there is none, or the section is small.
+uint64_t splitPoint(const SectionImage& image, const WriteOptions& options) {
+  constexpr uint64_t kWorthAThread = uint64_t{2} << 20;  // bytes of section: about 8 MB of text
+  if (options.style == Style::verbose || image.bytes.size() < kWorthAThread) return 0;
+  const unsigned threads = options.threads ? options.threads : usableThreads();
+  if (threads < 2) return 0;
+  const uint64_t middle = image.bytes.size() / 2;
+  auto it = std::lower_bound(image.relocations.begin(), image.relocations.end(), middle,
+                             [](const Relocation& r, uint64_t offset) { return r.offset < offset; });
+  return it == image.relocations.end() ? 0 : it->offset;
+}
+
+}  // namespace
+
 bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
                     const WriteOptions& options, Diagnostics& diags) {
   if (!validate(images, options, diags)) return false;
@@ -763,7 +802,23 @@ bool streamSections(const std::function<void(std::string_view)>& sink, std::span
     text.clear();
   };
   for (const SectionImage& image : images) {
-    render(buffer, image, options, true, &flush);
+    if (const uint64_t split = splitPoint(image, options)) {
+      // The second half is rendered on another thread while the first is
+      // rendered and handed over here; then the second follows.
+      std::string second;
+      std::thread other([&] {
+        const uint64_t bytes = image.bytes.size() - split;
+        second.reserve(static_cast<size_t>(estimateSize(image, options.style) * bytes / image.bytes.size()) + 4096);
+        adviseHugePages(second.data(), second.capacity());
+        SectionWriter(second, image, options).writePart(true, split, image.bytes.size(), false, true);
+      });
+      SectionWriter(buffer, image, options, &flush).writePart(true, 0, split, true, false);
+      other.join();
+      if (!buffer.empty()) flush(buffer);
+      sink(second);
+    } else {
+      render(buffer, image, options, true, &flush);
+    }
     buffer += options.crlf ? "\r\n" : "\n";
   }
   if (!buffer.empty()) sink(buffer);

@@ -53,6 +53,16 @@ struct RegisterVariableDesc {
   DieId type = kNoDie;
 };
 
+// The registers of a `.reg .T %stem<count>` declaration, %stem0 ..
+// %stem<count-1>: see Builder::registerVariables.
+struct RegisterRangeDesc {
+  std::string_view stem{};  // "%r"
+  uint32_t count = 0;
+  unsigned declFile = 0;  // 0: no decl_file/decl_line
+  unsigned declLine = 0;
+  DieId type = kNoDie;
+};
+
 struct MemberDesc {
   std::string name{};
   DieId type = kNoDie;
@@ -80,6 +90,11 @@ class Builder {
   // large module). Throws BuildError for a name cuda-gdb cannot read
   // (registerProblem says why).
   DieId registerVariable(DieId scope, const RegisterVariableDesc& d);
+  // registerVariable() for each register of a range, the shape and forms
+  // chosen once and each name made from the last: what a `%r<N>`
+  // declaration takes. Throws BuildError when the last name would not fit
+  // cuda-gdb's 8 bytes (give the count of those that do).
+  void registerVariables(DieId scope, const RegisterRangeDesc& d);
   DieId lexicalBlock(DieId scope, SymbolRef begin, SymbolRef end);
   DieId inlinedSubroutine(DieId scope, DieId origin, SymbolRef begin, SymbolRef end, unsigned callFile,
                           unsigned callLine);
@@ -106,6 +121,9 @@ class Builder {
   void setLocation(DieId die, const Location& location);
   DieId variableLike(DieId scope, uint16_t tag, const VariableDesc& d);
   uint32_t registerShape(uint16_t fileForm, uint16_t lineForm, bool typed);
+  // The bytes of a register variable after its name, the location excepted:
+  // decl file and line, type (registerVariable's order).
+  size_t registerPrefix(uint8_t* out, const RegisterVariableDesc& d, uint16_t fileForm, uint16_t lineForm) const;
   Unit unit_;
   std::vector<std::pair<uint32_t, uint32_t>> registerShapes_;  // (forms key, Unit shape)
 };
