@@ -756,6 +756,7 @@ class Annotator {
     wo.style = options_.style;
     wo.version = m_.version;
     wo.crlf = crlf_;
+    wo.threads = options_.threads;
     if (!validate(sections_, wo, result_.diagnostics)) return;
     constexpr size_t kChunk = size_t{1} << 20;
     std::string buffer;
