@@ -23,7 +23,8 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   // Read as `check` reads (mapped, on every usable CPU), keeping the text:
   // the output is the text with lines added. No name index: annotate looks
   // no symbol up.
-  std::optional<LoadedFile> loaded = loadFile(request.file, err, {.keepText = true, .nameIndex = false});
+  std::optional<LoadedFile> loaded =
+      loadFile(request.file, err, {.keepText = true, .threads = request.jobs, .nameIndex = false});
   if (!loaded) return kUnreadable;
   const std::string_view text = loaded->text.view();
   const ptx::ReadResult& r = loaded->read;
@@ -32,6 +33,7 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   options.keepLines = request.keepLines;
   options.renameRegisters = request.renameRegisters;
   options.replace = request.replace;
+  options.threads = request.jobs;
   if (request.output.empty() || request.output == "-") {
     write::Annotated a = write::annotate(text, r.module, options);
     for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";

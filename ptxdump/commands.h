@@ -184,6 +184,7 @@ struct AnnotateRequest {
   bool keepLines = false;        // keep existing .file/.loc, add only the DWARF
   bool renameRegisters = false;  // rename registers cuda-gdb cannot read (over 8 bytes)
   bool replace = false;          // replace the file's debug information instead of refusing it
+  unsigned jobs = 0;             // threads (0: what the machine and the file make worth it)
 };
 // Debug information for PTX that has none (ptxdwarf/write/annotate.h). Warnings
 // (registers that get no variable) and refusals to `err`. Exit 0 written, 1

@@ -209,6 +209,9 @@ static int run(int argc, char** argv) {
                         "Rename registers whose names cuda-gdb cannot read (over 8 bytes) throughout their function");
   annotateCmd->add_flag("--replace", annotate.replace,
                         "Replace the file's debug sections (and .file/.loc unless --keep-lines) instead of refusing");
+  annotateCmd->add_option("-j,--jobs", annotate.jobs,
+                          "Threads (1: one; default: two where the process may use two CPUs and the file is large)")
+      ->check(CLI::Range(1u, 256u));
   annotateCmd->footer("Example:\n  ptxdump annotate fixtures/annotate/dsl.ptx --rename-registers");
 
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.

@@ -93,3 +93,26 @@ TEST(PtxdumpAnnotate, UnreadableInputExitsTwo) {
   EXPECT_NE(parse.err.find(bad + ":"), std::string::npos) << parse.err;
   std::filesystem::remove(bad);
 }
+
+// -j 1 keeps annotate on one thread; a large file otherwise builds its DWARF
+// and renders its sections on a second one: the same file either way.
+TEST(PtxdumpAnnotate, JobsChangeNothingButTheThreads) {
+  std::string in = ".version 7.5\n.target sm_80\n.address_size 64\n";
+  for (int f = 0; f < 40; ++f) {
+    in += ".visible .entry k" + std::to_string(f) + "()\n{\n\t.reg .b32 %r<64>;\n";
+    for (int i = 0; i < 700; ++i) in += "\tadd.s32 %r" + std::to_string(i % 64) + ", %r1, 1;\n";
+    in += "\tret;\n}\n";
+  }
+  const std::string path = tempPath("large.ptx"), one = tempPath("one.ptx"), two = tempPath("two.ptx");
+  ASSERT_TRUE(writeFile(path, in));
+  CommandResult a = ptxdump({"annotate", "-j", "1", path, "-o", one});
+  CommandResult b = ptxdump({"annotate", "-j", "2", path, "-o", two});
+  ASSERT_EQ(a.exitCode, 0) << a.err;
+  ASSERT_EQ(b.exitCode, 0) << b.err;
+  std::optional<std::string> x = readFile(one), y = readFile(two);
+  ASSERT_TRUE(x && y);
+  EXPECT_GT(x->size(), in.size());
+  EXPECT_TRUE(*x == *y);
+  EXPECT_EQ(ptxdump({"annotate", "-j", "0", path}).exitCode, 2);  // CLI11: out of range
+  for (const std::string& p : {path, one, two}) std::filesystem::remove(p);
+}
