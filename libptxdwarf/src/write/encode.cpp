@@ -298,20 +298,24 @@ std::string attrLabel(uint16_t name) {
   return n.empty() ? "attribute " + std::to_string(name) : std::string(n);
 }
 
-// One DIE or NULL entry of a unit, in output order.
+// One DIE or NULL entry of a unit, in output order: 8 bytes, as a large
+// unit has as many of these as DIEs. A DIE's attribute forms are the next
+// ones of UnitLayout::forms (entries and forms are both in output order).
 struct Entry {
-  DieId die = kNoDie;  // kNoDie: a NULL entry
-  uint32_t code = 0;
-  uint32_t firstForm = 0;  // into UnitLayout::forms
-  bool sibling = false;    // a DW_AT_sibling is prepended
+  DieId die = kNoDie;       // kNoDie: a NULL entry
+  uint32_t code : 31 = 0;   // abbreviation codes stay far below 2^31
+  uint32_t sibling : 1 = 0; // a DW_AT_sibling is prepended
 };
+static_assert(sizeof(Entry) == 8);
 
 struct UnitLayout {
   const Unit* unit = nullptr;
   std::vector<Entry> entries;
   std::vector<uint16_t> forms;        // chosen form per attribute, entries in order
-  std::vector<uint64_t> dieOffset;    // absolute .debug_info offset by DieId
-  std::vector<uint64_t> nextSibling;  // offset after a DIE's subtree, by DieId (only with siblings)
+  // 32-bit offsets: DWARF 32 (all the encoder writes) ends at 4 GiB, which
+  // encode() checks before anything reads these.
+  std::vector<uint32_t> dieOffset;    // absolute .debug_info offset by DieId
+  std::vector<uint32_t> nextSibling;  // offset after a DIE's subtree, by DieId (only with siblings)
   bool siblings = false;              // EncodeOptions::siblings: nextSibling is needed
   uint64_t offset = 0;                // of the unit header
   uint64_t size = 0;                  // whole unit, header included
@@ -355,9 +359,8 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
     const Die& d = u.die(id);
     Entry e;
     e.die = id;
-    e.firstForm = static_cast<uint32_t>(L.forms.size());
     bool children = d.hasChildren() || d.forceChildren;
-    e.sibling = options.siblings && children && id != u.root();
+    e.sibling = options.siblings && children && id != u.root() ? 1 : 0;
     if (d.isEncoded()) {
       if (u.hasDetachedDies()) checkEncodedReferences(u, id, diags);  // else every DIE is in the tree
       const size_t key = size_t{d.shape - 1} << 2 | (children ? 2u : 0u) | (e.sibling ? 1u : 0u);
@@ -428,36 +431,36 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
     uint64_t at = unitOffset + 11;
+    uint32_t form = 0;  // the next DIE's first form in L.forms
     open.clear();
     for (const Entry& e : L.entries) {
       if (e.die == kNoDie) {
         at += 1;
         if (!open.empty()) {
-          if (L.siblings) L.nextSibling[open.back()] = at;
+          if (L.siblings) L.nextSibling[open.back()] = static_cast<uint32_t>(at);
           open.pop_back();
         }
         continue;
       }
-      if (L.dieOffset[e.die] != at) changed = true;
-      L.dieOffset[e.die] = at;
+      if (L.dieOffset[e.die] != static_cast<uint32_t>(at)) changed = true;
+      L.dieOffset[e.die] = static_cast<uint32_t>(at);
       const Die& d = u.die(e.die);
       at += ulebSize(e.code);
       if (e.sibling) at += 4;
       if (d.isEncoded()) {
         at += u.encodedBytes(e.die).size();
         if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
-        else if (L.siblings) L.nextSibling[e.die] = at;
+        else if (L.siblings) L.nextSibling[e.die] = static_cast<uint32_t>(at);
         continue;
       }
-      uint32_t i = e.firstForm;
       for (const AttributeView v : u.attributes(e.die)) {
         uint64_t ref = L.offsetDependentSizes && v.kind() == Value::Kind::reference && v.ref() != kNoDie
                            ? L.dieOffset[v.ref()] - unitOffset
                            : 0;
-        at += valueSize(L.forms[i++], v, u.options(), ref);
+        at += valueSize(L.forms[form++], v, u.options(), ref);
       }
       if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
-      else if (L.siblings) L.nextSibling[e.die] = at;
+      else if (L.siblings) L.nextSibling[e.die] = static_cast<uint32_t>(at);
     }
     L.size = at - unitOffset;
     if (!L.offsetDependentSizes || (!changed && pass > 0)) break;
@@ -538,6 +541,7 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
     return;
   }
   PlacedWriter w(info, L.offset, L.size);
+  uint32_t form = 0;  // the next DIE's first form in L.forms
   w.fixed(L.size - 4, 4);
   w.fixed(u.options().version, 2);
   w.symbol({".debug_abbrev", 0}, 4);
@@ -558,8 +562,7 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
       emitEncoded(w, e.die, L);
       continue;
     }
-    uint32_t i = e.firstForm;
-    for (const AttributeView v : u.attributes(e.die)) emitValue(w, L.forms[i++], v, L, listOffsets);
+    for (const AttributeView v : u.attributes(e.die)) emitValue(w, L.forms[form++], v, L, listOffsets);
   }
   if (w.overflowed() || w.offset() != L.offset + L.size)
     diags.error({}, "internal error: unit ends at " + std::to_string(w.overflowed() ? UINT64_MAX : w.offset()) +
@@ -681,6 +684,8 @@ std::vector<SectionImage> encode(std::span<const Unit* const> units, const Encod
     layout(layouts[i], offset);
     offset += layouts[i].size;
   }
+  if (offset > UINT32_MAX)
+    diags.error({}, ".debug_info would be " + std::to_string(offset) + " bytes: DWARF 32 ends at 4 GiB");
   if (diags.hasErrors()) return {};
   for (const UnitLayout& L : layouts) {
     std::vector<uint64_t> lists = emitLocationLists(loc, *L.unit);
