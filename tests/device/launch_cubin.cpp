@@ -4,11 +4,14 @@
 //   E_4_32       fixtures/annotate/dsl.ptx: out[i] = in[i] * 2 + 1, n = 32
 //   localArrays  fixtures/corpus/locals.cu built with nvcc -O3 -lineinfo,
 //                idx[i] = 5 * i, n = 3 (the nvcc -G launcher's inputs)
-// One block of 32 threads. Exit 0 when the kernel ran and its result is right.
+//   block_sum    fixtures/annotate/cccl_O3.ptx (CUB's BlockReduce, nvcc -O3):
+//                one block of 128 threads, in[i] = i, out[0] = 8128
+// One block of 32 threads, unless said otherwise. Exit 0 when the kernel ran and its result is right.
 #include <cuda.h>
 
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #define CHECK(call)                                                 \
@@ -64,11 +67,30 @@ int runLocalArrays(CUmodule mod) {
   std::printf("localArrays: out[1] = %lld\n", out[1]);
   return out[1] == 2767 ? 0 : 1;
 }
+int runBlockSum(CUmodule mod) {
+  CUfunction fn;
+  CHECK(cuModuleGetFunction(&fn, mod, "_Z9block_sumPKiPi"));
+  constexpr unsigned kBlock = 128;
+  std::vector<int> in(kBlock);
+  for (unsigned i = 0; i < kBlock; ++i) in[i] = static_cast<int>(i);
+  CUdeviceptr dIn, dOut;
+  CHECK(cuMemAlloc(&dIn, kBlock * sizeof(int)));
+  CHECK(cuMemAlloc(&dOut, sizeof(int)));
+  CHECK(cuMemcpyHtoD(dIn, in.data(), kBlock * sizeof(int)));
+  void* params[] = {&dIn, &dOut};
+  CHECK(cuLaunchKernel(fn, 1, 1, 1, kBlock, 1, 1, 0, nullptr, params, nullptr));
+  CHECK(cuCtxSynchronize());
+  int sum = 0;
+  CHECK(cuMemcpyDtoH(&sum, dOut, sizeof(int)));
+  std::printf("block_sum: %d\n", sum);
+  return sum == 127 * 128 / 2 ? 0 : 1;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 || (std::strcmp(argv[1], "E_4_32") != 0 && std::strcmp(argv[1], "localArrays") != 0)) {
-    std::fprintf(stderr, "usage: %s {E_4_32|localArrays} KERNEL.cubin\n", argv[0]);
+  const std::string_view kernel = argc == 3 ? argv[1] : "";
+  if (kernel != "E_4_32" && kernel != "localArrays" && kernel != "block_sum") {
+    std::fprintf(stderr, "usage: %s {E_4_32|localArrays|block_sum} KERNEL.cubin\n", argv[0]);
     return 2;
   }
   CHECK(cuInit(0));
@@ -79,5 +101,6 @@ int main(int argc, char** argv) {
   CHECK(cuCtxSetCurrent(ctx));
   CUmodule mod;
   CHECK(cuModuleLoad(&mod, argv[2]));
-  return std::strcmp(argv[1], "E_4_32") == 0 ? runDslKernel(mod) : runLocalArrays(mod);
+  if (kernel == "E_4_32") return runDslKernel(mod);
+  return kernel == "localArrays" ? runLocalArrays(mod) : runBlockSum(mod);
 }

@@ -40,6 +40,11 @@ ptxas -g -arch=sm_90 .device/locals_O3_annotated.ptx -o "$W/locals_O3.cubin" && 
 gdb_batch tests/device/locals_O3.gdb "$W/launch" localArrays "$W/locals_O3.cubin" >"$R/cuda-gdb-locals-O3.txt" 2>&1
 cat "$R/cuda-gdb-locals-O3.txt"
 
+echo "== nvcc -O3 CUB kernel (no line information), annotated: the optimized PTX as the source"
+ptxas -g -arch=sm_90 .device/cccl_O3_annotated.ptx -o "$W/cccl_O3.cubin" && "$W/launch" block_sum "$W/cccl_O3.cubin"
+gdb_batch tests/device/cccl.gdb "$W/launch" block_sum "$W/cccl_O3.cubin" >"$R/cuda-gdb-cccl-O3.txt" 2>&1
+cat "$R/cuda-gdb-cccl-O3.txt"
+
 echo "== nvcc -G corpus program: cuda-gdb, and the PTX of the same build"
 mkdir -p "$W/keep"
 nvcc -G -arch=sm_90 -keep -keep-dir "$W/keep" tests/device/locals_main.cu -o "$W/locals_main" && "$W/locals_main"

@@ -214,3 +214,37 @@ TEST(CudaGdbTranscript, KeepLinesGivesAnOptimizedBuildItsRegistersAsLocals) {
 }
 
 }  // namespace
+
+namespace {
+
+// CUB's BlockReduce compiled with nvcc -O3 (no line information at all),
+// annotated: the optimized PTX is the source cuda-gdb steps through.
+TEST(CudaGdbTranscript, AnnotatedCubKernelStepsThroughItsOwnPtx) {
+  const std::string transcript = readFixture("device/cuda-gdb-cccl-O3.txt");
+  std::vector<Stop> stops = parseStops(transcript);
+  Loaded l = load(annotated("annotate/cccl_O3.ptx", "fixtures/annotate/cccl_O3.ptx", false, false), "cccl_O3.ptx");
+  ASSERT_TRUE(l.read.ok());
+  std::vector<unsigned> lines;
+  for (const Stop& s : stops) {
+    EXPECT_EQ(s.file, "fixtures/annotate/cccl_O3.ptx");
+    if (lines.empty() || lines.back() != s.line) lines.push_back(s.line);
+  }
+  EXPECT_EQ(lines, (std::vector<unsigned>{59, 60, 66, 97}));
+  std::optional<Stop> loaded = stopPrinting(stops, 66, "%r9");
+  std::optional<Stop> summed = stopPrinting(stops, 97, "%r23");
+  ASSERT_TRUE(loaded && summed);
+  EXPECT_EQ(printedNames(*loaded), lookupNames(l, "cccl_O3.ptx:66", Which::nonParameters));
+  EXPECT_EQ(printedNames(*summed), lookupNames(l, "cccl_O3.ptx:97", Which::nonParameters));
+  for (const auto& [name, value] : loaded->values) {
+    if (name == "%r9") {
+      EXPECT_EQ(value, "37");  // thread 37 loaded in[37]
+    }
+  }
+  for (const auto& [name, value] : summed->values) {
+    if (name == "%r23") {
+      EXPECT_EQ(value, "8128");  // thread 0 holds the block's sum of 0 .. 127
+    }
+  }
+}
+
+}  // namespace
