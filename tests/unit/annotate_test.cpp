@@ -363,7 +363,24 @@ TEST(Annotate, ARangeGivesVariablesToTheNamesThatFit) {
   ASSERT_TRUE(a.written());
   EXPECT_EQ(a.stats.registerVariables, 10u);  // %abcdef0 .. %abcdef9
   EXPECT_EQ(a.stats.skippedRegisters, 2u);
-  ASSERT_EQ(a.diagnostics.items.size(), 2u);
-  EXPECT_NE(a.diagnostics.items[0].message.find("%abcdef10"), std::string::npos);
-  EXPECT_NE(a.diagnostics.items[1].message.find("%abcdef11"), std::string::npos);
+  ASSERT_EQ(a.diagnostics.items.size(), 1u);  // one for the range's tail, however long
+  EXPECT_NE(a.diagnostics.items[0].message.find("registers %abcdef10 .. %abcdef11 of %abcdef<12> get no variables"),
+            std::string::npos)
+      << a.diagnostics.items[0].message;
+  EXPECT_EQ(a.diagnostics.items[0].loc.line, 6u);
+
+  // Four billion registers declared in a line: the hundred whose names fit get variables
+  // (%abcde0 .. %abcde99), the rest one warning, in time linear in what is written.
+  const std::string huge =
+      ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %abcde<4000000000>;\n"
+      "\tret;\n}\n";
+  ptx::ReadResult h = ptx::read(huge, "h.ptx");
+  ASSERT_TRUE(h.ok());
+  write::Annotated b = write::annotate(huge, h.module);
+  ASSERT_TRUE(b.written());
+  EXPECT_EQ(b.stats.registerVariables, 100u);
+  EXPECT_EQ(b.stats.skippedRegisters, 3999999900u);
+  ASSERT_EQ(b.diagnostics.items.size(), 1u);
+  EXPECT_NE(b.diagnostics.items[0].message.find("registers %abcde100 .. %abcde3999999999 of %abcde<4000000000>"),
+            std::string::npos);
 }

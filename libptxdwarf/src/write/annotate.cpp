@@ -430,27 +430,23 @@ class Annotator {
       ++result_.stats.skippedRegisters;
     };
     if (!r.isRange()) return one(renamed(r.name, renames));
-    // `%r<N>`: %r0 .. %r(N-1). Those whose names fit go to the builder at
-    // once; the rest, one by one, get their warnings.
-    uint32_t first = 0;
-    if (renames.empty()) {
-      first = packableInRange(r.name, r.count);
-      if (first > 0) {
-        b_.registerVariables(scope, {.stem = r.name, .count = first, .declFile = file, .declLine = line, .type = type});
-        result_.stats.registerVariables += first;
-      }
+    // `%r<N>`: %r0 .. %r(N-1), named from the range's stem (its new one when
+    // renamed). Those whose names fit go to the builder at once; the rest
+    // (%r12345678 ...) share one warning, however many they are.
+    std::string_view stem = r.name;
+    if (auto it = renames.find(r.name); it != renames.end() && it->second.count > 0) stem = it->second.to;
+    const uint32_t fit = packableInRange(stem, r.count);
+    if (fit > 0) {
+      b_.registerVariables(scope, {.stem = stem, .count = fit, .declFile = file, .declLine = line, .type = type});
+      result_.stats.registerVariables += fit;
     }
-    std::string name = r.name;
-    const size_t stem = name.size();
-    char digits[16];
-    for (uint32_t k = first; k < r.count; ++k) {
-      name.resize(stem);
-      name.append(digits, std::to_chars(digits, digits + sizeof digits, k).ptr);
-      if (renames.empty())
-        one(name);
-      else
-        one(renamed(name, renames));
-    }
+    if (fit == r.count) return;
+    const std::string from = std::string(stem) + std::to_string(fit), to = std::string(stem) + std::to_string(r.count - 1);
+    warn(r.loc, (fit + 1 == r.count ? "register " + from + " gets no variable: "
+                                     : "registers " + from + " .. " + to + " of " + r.name + "<" +
+                                           std::to_string(r.count) + "> get no variables: ") +
+                    registerProblem(from));
+    result_.stats.skippedRegisters += r.count - fit;
   }
 
   // How many registers of `%stem<count>` have names cuda-gdb can read: those
