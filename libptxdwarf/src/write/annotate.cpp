@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <unordered_map>
 #include <thread>
 #include <vector>
@@ -717,14 +718,21 @@ class Annotator {
     }
     std::exception_ptr failed;
     std::array<uint64_t, work::kPassCount> steps{};
-    std::thread builder([&] {
-      try {
-        dwarf();
-      } catch (...) {
-        failed = std::current_exception();
-      }
-      steps = work::counters;
-    });
+    std::thread builder;
+    try {
+      builder = std::thread([&] {
+        try {
+          dwarf();
+        } catch (...) {
+          failed = std::current_exception();
+        }
+        steps = work::counters;
+      });
+    } catch (const std::system_error&) {  // no thread to be had: one does both
+      edits();
+      dwarf();
+      return encoded;
+    }
     try {
       edits();
     } catch (...) {

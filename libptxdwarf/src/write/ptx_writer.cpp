@@ -6,6 +6,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -806,14 +807,22 @@ bool streamSections(const std::function<void(std::string_view)>& sink, std::span
       // The second half is rendered on another thread while the first is
       // rendered and handed over here; then the second follows.
       std::string second;
-      std::thread other([&] {
+      auto renderSecond = [&] {
         const uint64_t bytes = image.bytes.size() - split;
         second.reserve(static_cast<size_t>(estimateSize(image, options.style) * bytes / image.bytes.size()) + 4096);
         adviseHugePages(second.data(), second.capacity());
         SectionWriter(second, image, options).writePart(true, split, image.bytes.size(), false, true);
-      });
+      };
+      std::thread other;
+      try {
+        other = std::thread(renderSecond);
+      } catch (const std::system_error&) {  // no thread to be had: rendered here, after the first half
+      }
       SectionWriter(buffer, image, options, &flush).writePart(true, 0, split, true, false);
-      other.join();
+      if (other.joinable())
+        other.join();
+      else
+        renderSecond();
       if (!buffer.empty()) flush(buffer);
       sink(second);
     } else {
