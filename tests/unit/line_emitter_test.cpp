@@ -306,6 +306,16 @@ TEST(Program, RefusesDeclFilesOutsideTheFileTable) {
   EXPECT_EQ(m.diagnostics.items[0].rule, "assemble");
 }
 
+TEST(Program, RefusesDeclFilesOutsideTheFileTableOfEncodedDies) {
+  SmallProgram s;
+  s.b.registerVariable(s.b.root(), {.reg = "%r1", .declFile = 3, .declLine = 1});
+  Assembled m = s.p.assemble(&s.b.unit());
+  EXPECT_FALSE(m.written());
+  ASSERT_EQ(m.diagnostics.items.size(), 1u);
+  EXPECT_EQ(m.diagnostics.items[0].message,
+            "DW_AT_decl_file 3 of DIE 2 (unit 0) is not in the file table (it has 1 files)");
+}
+
 TEST(Program, RefusesHeaderDirectivesInTheCode) {
   Program p;
   p.code() += "// .version in a comment is fine\n  .file 1 \"x.cu\"\n";

@@ -38,15 +38,25 @@ void checkCode(std::string_view code, Diagnostics& diags) {
 // Every file a DIE names must be in the `.file` table ptxas builds the line
 // table from: that is where a debugger looks DW_AT_decl_file up.
 void checkFileIds(const Unit& unit, size_t unitIndex, const FileTable& files, Diagnostics& diags) {
-  for (DieId id = 0; id < unit.size(); ++id)
-    for (const AttributeView a : unit.attributes(id)) {
-      if (a.name() != dw::DW_AT_decl_file && a.name() != dw::DW_AT_call_file) continue;
-      if (a.kind() != Value::Kind::unsigned_ || a.u() == 0) continue;
-      if (a.u() > files.size())
-        assemblyError(diags, std::string(dw::attributeName(a.name())) + " " + std::to_string(a.u()) + " of DIE " +
-                                 std::to_string(id) + " (unit " + std::to_string(unitIndex) +
-                                 ") is not in the file table (it has " + std::to_string(files.size()) + " files)");
+  auto check = [&](DieId id, uint16_t name, uint64_t file) {
+    if ((name != dw::DW_AT_decl_file && name != dw::DW_AT_call_file) || file == 0 || file <= files.size()) return;
+    assemblyError(diags, std::string(dw::attributeName(name)) + " " + std::to_string(file) + " of DIE " +
+                             std::to_string(id) + " (unit " + std::to_string(unitIndex) +
+                             ") is not in the file table (it has " + std::to_string(files.size()) + " files)");
+  };
+  for (DieId id = 0; id < unit.size(); ++id) {
+    for (const AttributeView a : unit.attributes(id))
+      if (a.kind() == Value::Kind::unsigned_) check(id, a.name(), a.u());
+    // Encoded DIEs (Builder::registerVariable) hold theirs as data forms: little-endian bytes.
+    for (const Unit::EncodedValue& v : unit.encodedValues(id)) {
+      if (v.form != dw::DW_FORM_data1 && v.form != dw::DW_FORM_data2 && v.form != dw::DW_FORM_data4 &&
+          v.form != dw::DW_FORM_data8)
+        continue;
+      uint64_t file = 0;
+      for (size_t i = v.bytes.size(); i > 0; --i) file = file << 8 | v.bytes[i - 1];
+      check(id, v.name, file);
     }
+  }
 }
 
 // Adds the function_name strings to the sections: a `.debug_str` of their
