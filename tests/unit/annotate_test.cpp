@@ -352,7 +352,7 @@ TEST(Annotate, ASecondThreadWritesWhatOneThreadWrites) {
 }
 
 // A range whose later names outgrow 8 bytes: the names that fit get
-// variables, each one that does not gets its warning.
+// variables, the ones that do not share one warning.
 TEST(Annotate, ARangeGivesVariablesToTheNamesThatFit) {
   const std::string in =
       ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %abcdef<12>;\n"

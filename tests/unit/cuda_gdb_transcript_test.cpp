@@ -74,6 +74,13 @@ std::optional<Stop> stopPrinting(const std::vector<Stop>& stops, unsigned line, 
   return std::nullopt;
 }
 
+// The value the stop printed for `name` ("" when it printed none).
+std::string valueOf(const Stop& s, std::string_view name) {
+  for (const auto& v : s.values)
+    if (v.first == name) return v.second;
+  return {};
+}
+
 std::set<std::string> printedNames(const Stop& s) {
   std::set<std::string> names;
   for (const auto& v : s.values) names.insert(v.first);
@@ -191,11 +198,7 @@ TEST(CudaGdbTranscript, RenamedRegisterIsALocal) {
   std::optional<Stop> stop = stopPrinting(stops, 36, "%_a");
   ASSERT_TRUE(stop);
   EXPECT_EQ(printedNames(*stop), lookupNames(l, "dsl.ptx:36", Which::nonParameters));
-  for (const auto& [name, value] : stop->values) {
-    if (name == "%_a") {
-      EXPECT_EQ(value, "7");  // thread 7 loaded in[7] = 7.0
-    }
-  }
+  EXPECT_EQ(valueOf(*stop, "%_a"), "7");  // thread 7 loaded in[7] = 7.0
 }
 
 // nvcc -O3 -lineinfo output annotated with --keep-lines: the optimized build's
@@ -235,16 +238,8 @@ TEST(CudaGdbTranscript, AnnotatedCubKernelStepsThroughItsOwnPtx) {
   ASSERT_TRUE(loaded && summed);
   EXPECT_EQ(printedNames(*loaded), lookupNames(l, "cccl_O3.ptx:66", Which::nonParameters));
   EXPECT_EQ(printedNames(*summed), lookupNames(l, "cccl_O3.ptx:97", Which::nonParameters));
-  for (const auto& [name, value] : loaded->values) {
-    if (name == "%r9") {
-      EXPECT_EQ(value, "37");  // thread 37 loaded in[37]
-    }
-  }
-  for (const auto& [name, value] : summed->values) {
-    if (name == "%r23") {
-      EXPECT_EQ(value, "8128");  // thread 0 holds the block's sum of 0 .. 127
-    }
-  }
+  EXPECT_EQ(valueOf(*loaded, "%r9"), "37");     // thread 37 loaded in[37]
+  EXPECT_EQ(valueOf(*summed, "%r23"), "8128");  // thread 0 holds the block's sum of 0 .. 127
 }
 
 }  // namespace

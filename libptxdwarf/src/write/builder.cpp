@@ -92,21 +92,19 @@ DieId Builder::variableLike(DieId scope, uint16_t tag, const VariableDesc& d) {
 DieId Builder::registerVariable(DieId scope, const RegisterVariableDesc& d) {
   std::optional<uint64_t> packed = cuda::packRegister(d.reg);
   if (!packed) throw BuildError(registerProblem(d.reg));
-  if (d.type != kNoDie) unit_.die(d.type);  // a bad id throws here, not as a byte in the encoding
+  const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
   // The bytes variable() would make the encoder write for a Location::reg,
   // in the same order and forms: name, decl file and line, type, location,
   // class (see the equality test in builder_test.cpp).
-  const UnitOptions& o = unit_.options();
-  const uint16_t fileForm = d.declFile ? chooseForm(DW_AT_decl_file, Value::Kind::unsigned_, 0, d.declFile, 0, o) : 0;
-  const uint16_t lineForm = d.declFile ? chooseForm(DW_AT_decl_line, Value::Kind::unsigned_, 0, d.declLine, 0, o) : 0;
   uint8_t bytes[64];
   std::memcpy(bytes, d.reg.data(), d.reg.size());  // at most 8 bytes: packRegister checked
   size_t size = d.reg.size();
   bytes[size++] = 0;
-  size += registerPrefix(bytes + size, d, fileForm, lineForm);
+  std::memcpy(bytes + size, layout.common, layout.commonSize);
+  size += layout.commonSize;
   size += registerLocation(bytes + size, *packed);
   // The bytes follow the shape by construction: no check of each value.
-  return unit_.addEncodedUnchecked(scope, registerShape(fileForm, lineForm, d.type != kNoDie), {bytes, size});
+  return unit_.addEncodedUnchecked(scope, layout.shape, {bytes, size});
 }
 
 void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
@@ -116,14 +114,7 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
   std::optional<uint64_t> stem = cuda::packRegister(d.stem);
   if (!stem || d.stem.size() + lastDigits > 8)
     throw BuildError(registerProblem(std::string(d.stem) + std::string(digits, lastDigits)));
-  if (d.type != kNoDie) unit_.die(d.type);
-  const UnitOptions& o = unit_.options();
-  const uint16_t fileForm = d.declFile ? chooseForm(DW_AT_decl_file, Value::Kind::unsigned_, 0, d.declFile, 0, o) : 0;
-  const uint16_t lineForm = d.declFile ? chooseForm(DW_AT_decl_line, Value::Kind::unsigned_, 0, d.declLine, 0, o) : 0;
-  const uint32_t shape = registerShape(fileForm, lineForm, d.type != kNoDie);
-  uint8_t prefix[32];
-  const size_t prefixSize =
-      registerPrefix(prefix, {.declFile = d.declFile, .declLine = d.declLine, .type = d.type}, fileForm, lineForm);
+  const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
   // The decimal digits of k, counted up in place: "0", "1", ..., "9", "10", ...
   char number[10] = {'0'};
   size_t numberSize = 1;
@@ -137,10 +128,10 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
       packed = packed << 8 | static_cast<uint8_t>(number[i]);
     }
     bytes[size++] = 0;
-    std::memcpy(bytes + size, prefix, prefixSize);
-    size += prefixSize;
+    std::memcpy(bytes + size, layout.common, layout.commonSize);
+    size += layout.commonSize;
     size += registerLocation(bytes + size, packed);
-    unit_.addEncodedUnchecked(scope, shape, {bytes, size});
+    unit_.addEncodedUnchecked(scope, layout.shape, {bytes, size});
     size_t i = numberSize;  // k + 1
     while (i > 0 && number[i - 1] == '9') number[--i] = '0';
     if (i > 0) {
@@ -152,18 +143,22 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
   }
 }
 
-size_t Builder::registerPrefix(uint8_t* out, const RegisterVariableDesc& d, uint16_t fileForm,
-                               uint16_t lineForm) const {
-  size_t size = 0;
+Builder::RegisterLayout Builder::registerLayout(unsigned declFile, unsigned declLine, DieId type) {
+  if (type != kNoDie) unit_.die(type);  // a bad id throws here, not as a byte in the encoding
+  const UnitOptions& o = unit_.options();
+  const uint16_t fileForm = declFile ? chooseForm(DW_AT_decl_file, Value::Kind::unsigned_, 0, declFile, 0, o) : 0;
+  const uint16_t lineForm = declFile ? chooseForm(DW_AT_decl_line, Value::Kind::unsigned_, 0, declLine, 0, o) : 0;
+  RegisterLayout layout;
+  layout.shape = registerShape(fileForm, lineForm, type != kNoDie);
   auto put = [&](uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) out[size++] = static_cast<uint8_t>(v >> (8 * i));
+    for (unsigned i = 0; i < n; ++i) layout.common[layout.commonSize++] = static_cast<uint8_t>(v >> (8 * i));
   };
-  if (d.declFile) {
-    put(d.declFile, formBytes(fileForm));
-    put(d.declLine, formBytes(lineForm));
+  if (declFile) {
+    put(declFile, formBytes(fileForm));
+    put(declLine, formBytes(lineForm));
   }
-  if (d.type != kNoDie) put(d.type, 4);
-  return size;
+  if (type != kNoDie) put(type, 4);
+  return layout;
 }
 
 // The shape of a register variable: name, [decl_file, decl_line], [type], location, class.

@@ -598,13 +598,6 @@ void Unit::setExpression(DieId id, uint16_t name, const Expr& expr, uint16_t for
   put(id, r, false);
 }
 
-void Unit::setExpressionBytes(DieId id, uint16_t name, std::span<const uint8_t> bytes, uint16_t form) {
-  checkName(id, name);
-  Record r = bytesRecord(Value::Kind::expression, bytes, form);
-  r.name = name;
-  put(id, r, false);
-}
-
 // A producer's attribute must be in a form ptxas reads: the output is for
 // ptxas. (append() keeps what re-encoded input has; check reports that.)
 void Unit::checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const {

@@ -120,10 +120,15 @@ class Builder {
  private:
   void setLocation(DieId die, const Location& location);
   DieId variableLike(DieId scope, uint16_t tag, const VariableDesc& d);
+  // What every register variable of one declaration shares: its shape, and
+  // the bytes between its name and its location (decl file and line, type).
+  struct RegisterLayout {
+    uint32_t shape = 0;
+    uint8_t common[24] = {};  // decl file and line (8 bytes each at most), type (4)
+    size_t commonSize = 0;
+  };
+  RegisterLayout registerLayout(unsigned declFile, unsigned declLine, DieId type);
   uint32_t registerShape(uint16_t fileForm, uint16_t lineForm, bool typed);
-  // The bytes of a register variable after its name, the location excepted:
-  // decl file and line, type (registerVariable's order).
-  size_t registerPrefix(uint8_t* out, const RegisterVariableDesc& d, uint16_t fileForm, uint16_t lineForm) const;
   Unit unit_;
   std::vector<std::pair<uint32_t, uint32_t>> registerShapes_;  // (forms key, Unit shape)
 };

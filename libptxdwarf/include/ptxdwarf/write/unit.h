@@ -282,8 +282,6 @@ class Unit {
   void setReference(DieId die, uint16_t name, DieId target, uint16_t form = 0);
   void setAddress(DieId die, uint16_t name, const SymbolRef& symbol, uint16_t form = 0);
   void setExpression(DieId die, uint16_t name, const Expr& expr, uint16_t form = 0);
-  // An expression without symbolic operands, from its bytes.
-  void setExpressionBytes(DieId die, uint16_t name, std::span<const uint8_t> bytes, uint16_t form = 0);
   // Appends an attribute even when the DIE has one of that name already
   // (re-encoding input that repeats an attribute keeps both).
   void append(DieId die, uint16_t name, const Value& value);
