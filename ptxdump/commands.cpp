@@ -621,7 +621,7 @@ bool writeOutput(const std::string& path, std::string_view data, std::string& ou
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err) {
   std::optional<write::Style> style = write::parseStyle(request.style);
   if (!style) {
-    err += "error: unknown style '" + request.style + "' (packed, one-per-line or verbose)\n";
+    err += "error: unknown style '" + request.style + "' (packed, one-per-line, verbose or dense)\n";
     return kUnreadable;
   }
   std::optional<LoadedFile> file = loadFile(request.file, err, {.keepText = true});  // every other byte is kept

@@ -170,7 +170,7 @@ std::string listRules();
 struct ReformatRequest {
   std::string file;
   std::string output;            // empty or "-": to `out`
-  std::string style = "packed";  // packed | one-per-line | verbose
+  std::string style = "packed";  // packed | one-per-line | verbose | dense
   bool reencode = false;         // through the canonical encoder
 };
 // Rewrites only the debug sections; every other byte of the file is kept.

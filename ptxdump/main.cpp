@@ -175,7 +175,7 @@ static int run(int argc, char** argv) {
   CLI::App* reformatCmd = app.add_subcommand("reformat", "Rewrite the debug sections in another layout");
   reformatCmd->add_option("file", reformat.file, "PTX file")->required();
   reformatCmd->add_option("-o,--output", reformat.output, "Output PTX file (default: stdout)");
-  reformatCmd->add_option("--style", reformat.style, "packed, one-per-line or verbose")
+  reformatCmd->add_option("--style", reformat.style, "packed, one-per-line, verbose or dense")
       ->check(CLI::IsMember({"packed", "one-per-line", "verbose"}));
   reformatCmd->add_flag("--reencode", reformat.reencode,
                         "Re-encode through the canonical encoder (abbreviations re-interned, offsets recomputed)");

@@ -280,6 +280,20 @@ ptxdwarf_status addDie(ptxdwarf_unit* u, ptxdwarf_die* out, F&& make) {
   });
 }
 
+write::Style styleOf(ptxdwarf_style style) {
+  switch (style) {
+    case PTXDWARF_STYLE_PACKED:
+      return write::Style::packed;
+    case PTXDWARF_STYLE_ONE_PER_LINE:
+      return write::Style::onePerLine;
+    case PTXDWARF_STYLE_VERBOSE:
+      return write::Style::verbose;
+    case PTXDWARF_STYLE_DENSE:
+      return write::Style::dense;
+  }
+  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown style " + std::to_string(static_cast<int>(style)));
+}
+
 }  // namespace
 
 // The definitions keep the C linkage of their declarations in ptxdwarf.h.
@@ -903,19 +917,7 @@ ptxdwarf_status ptxdwarf_render_ptx(const ptxdwarf_sections* sections, const ptx
     needOut(out, "out");
     write::WriteOptions w;
     if (options) {
-      switch (options->style) {
-        case PTXDWARF_STYLE_PACKED:
-          w.style = write::Style::packed;
-          break;
-        case PTXDWARF_STYLE_ONE_PER_LINE:
-          w.style = write::Style::onePerLine;
-          break;
-        case PTXDWARF_STYLE_VERBOSE:
-          w.style = write::Style::verbose;
-          break;
-        default:
-          fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown style " + std::to_string(static_cast<int>(options->style)));
-      }
+      w.style = styleOf(options->style);
       if (options->version_major || options->version_minor)
         w.version = ptx::Version{options->version_major, options->version_minor, true};
       if (options->bytes_per_line) w.bytesPerLine = options->bytes_per_line;
@@ -977,18 +979,6 @@ char* mallocCopy(std::string_view text) {
   std::memcpy(buffer, text.data(), text.size());
   buffer[text.size()] = '\0';
   return buffer;
-}
-
-write::Style styleOf(ptxdwarf_style style) {
-  switch (style) {
-    case PTXDWARF_STYLE_PACKED:
-      return write::Style::packed;
-    case PTXDWARF_STYLE_ONE_PER_LINE:
-      return write::Style::onePerLine;
-    case PTXDWARF_STYLE_VERBOSE:
-      return write::Style::verbose;
-  }
-  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown style " + std::to_string(static_cast<int>(style)));
 }
 
 const Diagnostic& diagnosticAt(const ptxdwarf_diagnostics* d, size_t index) {

@@ -204,6 +204,14 @@ static void test_chapter6(const char* fixture_path) {
   CHECK(ptxdwarf_read_ptx(ptx, strlen(ptx), "verbose.ptx", &back));
   for (size_t k = 0; k < 3; ++k) compare_section(back, got, names[k]);
   ptxdwarf_string_free(ptx);
+  ptxdwarf_sections_free(back);
+
+  ro.style = PTXDWARF_STYLE_DENSE; /* words: the same sections again */
+  CHECK(ptxdwarf_render_ptx(got, &ro, &ptx));
+  EXPECT(strstr(ptx, "\n.b32 ") != NULL, "dense text:\n%s", ptx);
+  CHECK(ptxdwarf_read_ptx(ptx, strlen(ptx), "dense.ptx", &back));
+  for (size_t k = 0; k < 3; ++k) compare_section(back, got, names[k]);
+  ptxdwarf_string_free(ptx);
 
   ptxdwarf_sections_free(back);
   ptxdwarf_sections_free(got);

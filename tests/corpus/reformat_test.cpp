@@ -39,6 +39,7 @@ std::string styleId(Style s) {
     case Style::packed: return "packed";
     case Style::onePerLine: return "onePerLine";
     case Style::verbose: return "verbose";
+    case Style::dense: return "dense";
   }
   return "unknown";
 }
@@ -52,7 +53,7 @@ std::string paramName(const ::testing::TestParamInfo<Case>& info) {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const CorpusEntry& e : ts::corpusEntries())
-    for (Style s : {Style::packed, Style::onePerLine, Style::verbose}) out.push_back({e, s});
+    for (Style s : {Style::packed, Style::onePerLine, Style::verbose, Style::dense}) out.push_back({e, s});
   return out;
 }
 

@@ -24,7 +24,7 @@ std::string readFixture(const std::string& name) {
   return ss.str();
 }
 
-constexpr Style kStyles[] = {Style::packed, Style::onePerLine, Style::verbose};
+constexpr Style kStyles[] = {Style::packed, Style::onePerLine, Style::verbose, Style::dense};
 
 std::string errorsOf(const Diagnostics& d, std::string_view file = "t.ptx") {
   std::string s;
@@ -154,6 +154,39 @@ TEST(PtxWriter, PackedChapter6PubnamesLiterally) {
   const std::string one = write::writeSections(std::span<const SectionImage>(pubnames, 1), o, diags);
   EXPECT_EQ(one.substr(0, 60), "\t.section\t.debug_pubnames\n\t{\n.b8 41\n.b8 0\n.b8 0\n.b8 0\n.b8 2\n");
   EXPECT_NE(one.find("\n.b32 .debug_info\n.b8 6\n.b8 1\n"), std::string::npos);
+}
+
+// Dense: whole words of data as little-endian `.b32` (6,1,0,0 is 262; the
+// name "_Z3f" is 0x66335a5f), the one to three bytes left before a
+// relocation or the end as `.b8`; relocations and labels as in packed.
+TEST(PtxWriter, DenseChapter6PubnamesLiterally) {
+  ptx::ReadResult r = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
+  ASSERT_TRUE(r.ok());
+  const SectionImage* pubnames = r.module.section(".debug_pubnames");
+  ASSERT_NE(pubnames, nullptr);
+  WriteOptions o;
+  o.style = Style::dense;
+  o.version = r.module.version;
+  Diagnostics diags;
+  std::string out;
+  ASSERT_TRUE(write::writeSection(out, *pubnames, o, diags)) << errorsOf(diags);
+  EXPECT_EQ(out,
+            "\t.section\t.debug_pubnames\n"
+            "\t{\n"
+            ".b32 41\n"
+            ".b8 2, 0\n"
+            ".b32 .debug_info\n"
+            ".b32 262, 69, 1714641503, 1768517487\n"
+            ".b32 44544, 878337792, 1953719668, 26960\n"
+            ".b8 0, 0, 0\n"
+            "\t}\n");
+  // bytesPerLine rounds down to whole words, one at least.
+  for (unsigned perLine : {1u, 7u}) {
+    o.bytesPerLine = perLine;
+    out.clear();
+    ASSERT_TRUE(write::writeSection(out, *pubnames, o, diags));
+    EXPECT_NE(out.find("\n.b32 262\n.b32 69\n"), std::string::npos) << out;
+  }
 }
 
 TEST(PtxWriter, PackedHandMadeLayout) {
@@ -400,7 +433,7 @@ TEST(PtxWriter, StreamOutputEqualsStringOutput) {
 TEST(PtxWriter, StyleNames) {
   for (Style s : kStyles) EXPECT_EQ(write::parseStyle(write::styleName(s)), s);
   EXPECT_EQ(write::parseStyle("onePerLine"), Style::onePerLine);
-  EXPECT_FALSE(write::parseStyle("dense").has_value());
+  EXPECT_FALSE(write::parseStyle("compact").has_value());
 }
 
 // Issue 14, item 5: the text ends with a newline in every style, so it can be

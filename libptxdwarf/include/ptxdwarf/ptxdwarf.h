@@ -413,16 +413,17 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_sections_relocation(const ptxdwarf_section
 /* ---- PTX text ----------------------------------------------------------------- */
 
 typedef enum {
-  PTXDWARF_STYLE_PACKED = 0,       /* `.b8 a, b, c` runs: the smallest text */
+  PTXDWARF_STYLE_PACKED = 0,       /* `.b8 a, b, c` runs */
   PTXDWARF_STYLE_ONE_PER_LINE = 1, /* one `.b8 N` per line (the nvcc/LLVM layout) */
-  PTXDWARF_STYLE_VERBOSE = 2       /* one DWARF field per line with a comment naming it */
+  PTXDWARF_STYLE_VERBOSE = 2,      /* one DWARF field per line with a comment naming it */
+  PTXDWARF_STYLE_DENSE = 3         /* data as `.b32 w, x, y` little-endian words: the smallest text */
 } ptxdwarf_style;
 
 typedef struct {
   ptxdwarf_style style;
   unsigned version_major, version_minor; /* the PTX `.version` the text goes into; 0.0: not given, every
                                             version rule holds (labels need 7.0, A-B 7.5) */
-  unsigned bytes_per_line;               /* packed style; 0: 16 */
+  unsigned bytes_per_line;               /* packed and dense styles; 0: 16 */
   int crlf;                              /* nonzero: "\r\n" line endings */
 } ptxdwarf_render_options;
 

@@ -761,6 +761,7 @@ class Annotator {
     wo.version = m_.version;
     wo.crlf = crlf_;
     wo.threads = options_.threads;
+    wo.bytesPerLine = 32;  // 8 words a line when dense: fewer, longer lines
     if (!validate(sections_, wo, result_.diagnostics)) return;
     constexpr size_t kChunk = size_t{1} << 20;
     std::string buffer;
@@ -803,7 +804,10 @@ class Annotator {
   FileTable files_;
   Labels labels_;
   LineEmitter lines_;
-  Builder b_;
+  // The smallest form for each constant: a register variable's decl file
+  // takes 1 byte and its line 1 to 4 where the guide's data4 forms take 4
+  // and 4 (register variables are most of the DWARF annotate writes).
+  Builder b_{UnitOptions{.policy = FormPolicy::compact}};
   Edits edits_;
   std::vector<SectionImage> sections_;
   std::vector<uint64_t> starts_;

@@ -24,6 +24,7 @@ std::string_view styleName(Style s) {
     case Style::packed: return "packed";
     case Style::onePerLine: return "one-per-line";
     case Style::verbose: return "verbose";
+    case Style::dense: return "dense";
   }
   return "?";
 }
@@ -32,6 +33,7 @@ std::optional<Style> parseStyle(std::string_view s) {
   if (s == "packed") return Style::packed;
   if (s == "one-per-line" || s == "onePerLine" || s == "one_per_line") return Style::onePerLine;
   if (s == "verbose") return Style::verbose;
+  if (s == "dense") return Style::dense;
   return std::nullopt;
 }
 
@@ -266,7 +268,7 @@ class SectionWriter {
     if (first) opening(indent);
     pos_ = begin;
     while (li_ < labels_.size() && labels_[li_]->offset < begin) ++li_;
-    range(end, opt_.style == Style::packed ? Style::packed : Style::onePerLine, {});
+    range(end, dataStyle(), {});
     if (!last) return;
     labelsAt(image_.bytes.size());
     out_ += "\t}";
@@ -292,7 +294,7 @@ class SectionWriter {
       }
       range(size, Style::onePerLine, {});
     } else {
-      range(size, opt_.style == Style::packed ? Style::packed : Style::onePerLine, {});
+      range(size, dataStyle(), {});
     }
     labelsAt(size);
     out_ += "\t}";
@@ -366,28 +368,68 @@ class SectionWriter {
           if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
         }
       } else {
-        while (pos_ < stop) {
-          const uint64_t lineEnd = std::min<uint64_t>(stop, pos_ + perLine_);
-          // The line is formatted in a buffer and appended once: most of the
-          // text annotate writes is these lines.
-          if (line_.empty()) line_.resize(16 + 5 * size_t{perLine_});  // and 8 bytes of slack for the stores
-          char* p = line_.data();
-          std::memcpy(p, ".b8 ", 4);
-          p += 4;
-          std::memcpy(p, kBytes.t[b[pos_]].text, 4);  // the table entry's 4 chars; len of them count
-          p += kBytes.t[b[pos_++]].len;
-          for (; pos_ < lineEnd; ++pos_) {
-            std::memcpy(p, kSeparated.text[b[pos_]], 8);
-            p += kSeparated.len[b[pos_]];
+        if (style == Style::dense) {
+          while (stop - pos_ >= 4) {
+            wordLine(std::min<uint64_t>((stop - pos_) / 4, std::max(1u, perLine_ / 4)));
+            endLine(commented, firstComment);
           }
-          out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
-          if (!commented) comment(firstComment), commented = true;
-          out_ += nl_;
-          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
+        }
+        while (pos_ < stop) {
+          byteLine(std::min<uint64_t>(stop, pos_ + perLine_));
+          endLine(commented, firstComment);
         }
       }
     }
   }
+
+  // The lines are formatted in a buffer and appended once: most of the text
+  // annotate writes is these lines.
+  char* lineBuffer() {
+    // 5 chars a byte (", 255") or 12 a word (", 4294967295"), and 8 bytes of slack for the stores.
+    if (line_.empty()) line_.resize(16 + 5 * size_t{perLine_} + 12);
+    return line_.data();
+  }
+
+  // `.b8 a, b, c` for bytes [pos_, lineEnd).
+  void byteLine(uint64_t lineEnd) {
+    const uint8_t* b = image_.bytes.data();
+    char* p = lineBuffer();
+    std::memcpy(p, ".b8 ", 4);
+    p += 4;
+    std::memcpy(p, kBytes.t[b[pos_]].text, 4);  // the table entry's 4 chars; len of them count
+    p += kBytes.t[b[pos_++]].len;
+    for (; pos_ < lineEnd; ++pos_) {
+      std::memcpy(p, kSeparated.text[b[pos_]], 8);
+      p += kSeparated.len[b[pos_]];
+    }
+    out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
+  }
+
+  // `.b32 w, x, y` for `words` little-endian words from pos_: the same bytes
+  // in fewer characters (a word of zeros is "0", four letters ten digits).
+  void wordLine(uint64_t words) {
+    const uint8_t* b = image_.bytes.data();
+    char* p = lineBuffer();
+    std::memcpy(p, ".b32 ", 5);
+    p += 5;
+    for (uint64_t i = 0; i < words; ++i, pos_ += 4) {
+      if (i) *p++ = ',', *p++ = ' ';
+      const uint32_t w = uint32_t(b[pos_]) | uint32_t(b[pos_ + 1]) << 8 | uint32_t(b[pos_ + 2]) << 16 |
+                         uint32_t(b[pos_ + 3]) << 24;
+      p = std::to_chars(p, p + 10, w).ptr;
+    }
+    out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
+  }
+
+  void endLine(bool& commented, std::string_view firstComment) {
+    if (!commented) comment(firstComment), commented = true;
+    out_ += nl_;
+    if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
+  }
+
+  // The style of the stretches of plain bytes (verbose writes those it cannot
+  // attribute one per line).
+  Style dataStyle() const { return opt_.style == Style::verbose ? Style::onePerLine : opt_.style; }
 
   std::string& out_;
   const SectionImage& image_;
@@ -730,7 +772,7 @@ std::optional<std::vector<Field>> verboseFields(const read::Dwarf& dwarf, const 
 }
 
 size_t estimateSize(const SectionImage& image, Style style) {
-  const size_t perByte = style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
+  const size_t perByte = style == Style::dense ? 3 : style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
   return 32 + image.name.size() + image.bytes.size() * perByte + image.relocations.size() * 40 +
          image.labels.size() * 24;
 }

@@ -37,7 +37,7 @@ namespace ptxdwarf::write {
 
 enum class Style : uint8_t {
   // `.b8 a, b, c` runs (bytesPerLine per line), `.b32`/`.b64` for relocated
-  // operands, labels on their own lines. The smallest text.
+  // operands, labels on their own lines. Every byte can be read off.
   packed,
   // One operand per directive per line: `.b8 1` lines (the nvcc/LLVM layout).
   onePerLine,
@@ -45,9 +45,17 @@ enum class Style : uint8_t {
   // needs WriteOptions::dwarf for field boundaries; whatever it cannot
   // attribute is written one byte per line.
   verbose,
+  // As packed, but the data between labels and relocations goes as `.b32`
+  // words (little-endian: the same bytes), bytesPerLine / 4 a line, and only
+  // the last one to three bytes of a stretch as `.b8`: the smallest text
+  // ptxas reads (about 3 characters a byte against packed's 4), for output
+  // nobody reads by eye, such as annotate's. (`.b64` words would be smaller
+  // still, but ptxas 13 keeps only the low 32 bits of a non-negative `.b64`
+  // constant.)
+  dense,
 };
 
-std::string_view styleName(Style s);                 // "packed", "one-per-line", "verbose"
+std::string_view styleName(Style s);                 // "packed", "one-per-line", "verbose", "dense"
 std::optional<Style> parseStyle(std::string_view s);  // accepts the names above and "onePerLine"
 
 struct WriteOptions {
@@ -67,7 +75,8 @@ struct WriteOptions {
   // A section is annotated only when the Dwarf's section of that name holds the
   // same bytes as the image being written.
   const read::Dwarf* dwarf = nullptr;
-  // `.b8` operands per line in packed style (1..4096; clamped).
+  // `.b8` operands per line in packed style, bytes per line in dense style
+  // (1..4096; clamped).
   unsigned bytesPerLine = 16;
   // Line ending; reformat() uses "\r\n" when the original text's first line ends so.
   bool crlf = false;
