@@ -216,8 +216,8 @@ class Annotator {
     plans_.resize(m_.functions.size());
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) planFunction(static_cast<int32_t>(f));
-    if (!editsAndDwarf()) return;
-    writeOutput();
+    if (!codeAndDwarf()) return;
+    writeDwarf();
   }
 
  private:
@@ -693,15 +693,12 @@ class Annotator {
     }
   }
 
-  // The code's edits and the DWARF share nothing but the plans: with a CPU
-  // to spare and a file large enough to pay for a thread, the DWARF is built
-  // and encoded on one while the edits are made here.
-  bool editsAndDwarf() {
-    auto edits = [&] {
-      for (size_t f = 0; f < m_.functions.size(); ++f)
-        if (m_.functions[f].hasBody) functionEdits(static_cast<int32_t>(f));
-      starts_ = {};  // every edit is placed
-    };
+  // The code and the DWARF share nothing but the plans: with a CPU to spare
+  // and a file large enough to pay for a thread, the DWARF is built and
+  // encoded on one while the code's edits are made and the edited code is
+  // written here. The code then goes out before the DWARF is known to be
+  // good (see annotate.h); on one thread the DWARF comes first.
+  bool codeAndDwarf() {
     bool encoded = false;
     auto dwarf = [&] {
       for (size_t f = 0; f < m_.functions.size(); ++f)
@@ -709,13 +706,15 @@ class Annotator {
       countRepeatedWarnings();
       encoded = encodeDwarf();
     };
+    auto oneThread = [&] {
+      makeEdits();
+      dwarf();
+      if (encoded) writeCode();
+      return encoded;
+    };
     constexpr size_t kWorthAThread = 20000;  // instructions
     const unsigned threads = options_.threads ? options_.threads : usableThreads();
-    if (threads < 2 || m_.instructions.size() < kWorthAThread) {
-      edits();
-      dwarf();
-      return encoded;
-    }
+    if (threads < 2 || m_.instructions.size() < kWorthAThread) return oneThread();
     std::exception_ptr failed;
     std::array<uint64_t, work::kPassCount> steps{};
     std::thread builder;
@@ -729,12 +728,11 @@ class Annotator {
         steps = work::counters;
       });
     } catch (const std::system_error&) {  // no thread to be had: one does both
-      edits();
-      dwarf();
-      return encoded;
+      return oneThread();
     }
     try {
-      edits();
+      makeEdits();
+      writeCode();
     } catch (...) {
       builder.join();
       throw;
@@ -745,24 +743,33 @@ class Annotator {
     return encoded;
   }
 
-  // The sections, encoded; the builder's memory goes before the text is made.
+  void makeEdits() {
+    for (size_t f = 0; f < m_.functions.size(); ++f)
+      if (m_.functions[f].hasBody) functionEdits(static_cast<int32_t>(f));
+    starts_ = {};  // every edit is placed
+  }
+
+  // The sections, encoded and checked for the file's version; the builder's
+  // memory goes before the text is made.
   bool encodeDwarf() {
     Diagnostics& diags = result_.diagnostics;
     sections_ = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
     b_ = Builder();
-    return !diags.hasErrors();
+    return !diags.hasErrors() && validate(sections_, writeOptions(), diags);
   }
 
-  // The edited text, then the sections rendered straight after it, to the
-  // sink in pieces of about 1 MB.
-  void writeOutput() {
+  WriteOptions writeOptions() const {
     WriteOptions wo;
     wo.style = options_.style;
     wo.version = m_.version;
     wo.crlf = crlf_;
     wo.threads = options_.threads;
     wo.bytesPerLine = 32;  // 8 words a line when dense: fewer, longer lines
-    if (!validate(sections_, wo, result_.diagnostics)) return;
+    return wo;
+  }
+
+  // The edited text, to the sink in pieces of about 1 MB.
+  void writeCode() {
     constexpr size_t kChunk = size_t{1} << 20;
     std::string buffer;
     buffer.reserve(kChunk + 64 * 1024);
@@ -781,14 +788,18 @@ class Annotator {
     if (!text_.empty() && text_.back() != '\n') put(eol());
     put(eol());
     if (!buffer.empty()) sink_(buffer);
+  }
+
+  // The sections rendered straight after the code.
+  void writeDwarf() {
     bool endsInNewline = false;
-    streamSections(
+    const bool written = streamSections(
         [&](std::string_view piece) {
           if (!piece.empty()) endsInNewline = piece.back() == '\n';
           sink_(piece);
         },
-        sections_, wo, result_.diagnostics);
-    if (!endsInNewline) sink_(eol());
+        sections_, writeOptions(), result_.diagnostics);
+    if (written && !endsInNewline) sink_(eol());
   }
 
   std::string_view text_;

@@ -53,9 +53,9 @@ struct AnnotateOptions {
   Style style = Style::dense;
   // 1: everything on the calling thread. Otherwise (0: when the process may
   // use two CPUs) a large file's DWARF is built and encoded on a second
-  // thread while the code's edits are made on the caller's, and its largest
-  // section is rendered in two halves at once; the output is the same
-  // either way.
+  // thread while the code's edits are made and the code is written on the
+  // caller's, and its largest section is rendered in two halves at once; the
+  // output is the same either way.
   unsigned threads = 0;
 };
 
@@ -86,8 +86,13 @@ Annotated annotate(std::string_view text, const ptx::Module& module, const Annot
 // The same, handing the output to `sink` in order, in pieces (most about
 // 1 MB), instead of into Annotated::ptx (left empty): a caller writing a file
 // never holds the whole output, several times the input. Nothing is handed
-// over when the file is refused or an error is found (see diagnostics): the
-// errors are all known before the first piece.
+// over when the file is refused. When the DWARF is built on a second thread
+// (AnnotateOptions::threads), the code goes to the sink while it is built:
+// an error found in it then (one the encoder or the writer reports, as for
+// DWARF past 4 GiB) comes after pieces were handed over, and written() is
+// false; whatever the sink received must be dropped, as a file written to a
+// temporary name and renamed only when written() is. On one thread every
+// error is known before the first piece.
 Annotated annotate(std::string_view text, const ptx::Module& module, const AnnotateOptions& options,
                    const std::function<void(std::string_view)>& sink);
 
