@@ -483,9 +483,9 @@ TEST(Diagnostic, WithoutALineTheSectionOffsetIsThePosition) {
   EXPECT_EQ(d.format("out.ptx"), "out.ptx:3:7: error: bad [ptx-write]");
 }
 
-// A section of megabytes is rendered in two halves on two threads, cut at a
-// relocation; the text is the one-thread text, labels at the cut included.
-TEST(PtxWriter, ALargeSectionRenderedInTwoHalvesIsTheSameText) {
+// A section of megabytes is rendered in parts on two threads, cut at
+// relocations; the text is the one-thread text, labels at the cuts included.
+TEST(PtxWriter, ALargeSectionRenderedInPartsIsTheSameText) {
   std::vector<uint8_t> bytes(3u << 20);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
   SectionImage s = image(".debug_info", bytes);
@@ -495,12 +495,17 @@ TEST(PtxWriter, ALargeSectionRenderedInTwoHalvesIsTheSameText) {
     static constexpr const char* kNames[] = {"a", "b", ".debug_abbrev", "func_begin0"};  // a Relocation views its name
     s.relocations.push_back(reloc(o, size, kNames[o % 4]));
   }
-  const uint64_t cut = std::lower_bound(s.relocations.begin(), s.relocations.end(), s.bytes.size() / 2,
-                                        [](const Relocation& r, uint64_t v) { return r.offset < v; })
-                           ->offset;
-  s.labels = {{"$L__first", 0, {}}, {"$L__cut", cut, {}}, {"$L__cut2", cut, {}}, {"$L__late", cut + 5, {}},
-              {"$L__end", s.bytes.size(), {}}};
-  for (Style style : {Style::packed, Style::onePerLine}) {
+  // Two labels at every relocation (so at every cut), one inside some
+  // stretches of data, and one at the end.
+  s.labels.push_back({"$L__first", 0, {}});
+  for (size_t i = 0; i < s.relocations.size(); ++i) {
+    const std::string n = std::to_string(i);
+    s.labels.push_back({"$L__r" + n, s.relocations[i].offset, {}});
+    s.labels.push_back({"$L__s" + n, s.relocations[i].offset, {}});
+    if (i % 7 == 0) s.labels.push_back({"$L__m" + n, s.relocations[i].offset + 15, {}});
+  }
+  s.labels.push_back({"$L__end", s.bytes.size(), {}});
+  for (Style style : {Style::packed, Style::onePerLine, Style::dense}) {
     std::string texts[2];
     for (unsigned threads : {1u, 2u}) {
       WriteOptions o;
@@ -520,6 +525,7 @@ TEST(PtxWriter, ALargeSectionRenderedInTwoHalvesIsTheSameText) {
     }
     EXPECT_EQ(texts[0].size(), texts[1].size());
     EXPECT_TRUE(texts[0] == texts[1]) << write::styleName(style);
-    EXPECT_NE(texts[1].find("$L__cut:\n$L__cut2:\n.b"), std::string::npos);
+    EXPECT_NE(texts[1].find("\n$L__r1000:\n$L__s1000:\n.b"), std::string::npos);
+    EXPECT_NE(texts[1].find("\n$L__end:\n\t}"), std::string::npos);
   }
 }

@@ -1,16 +1,20 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <ostream>
+#include <span>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
-#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -252,22 +256,42 @@ class SectionWriter {
   // whenever it passes kStreamChunk bytes.
   SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
                 const std::function<void(std::string&)>* flush = nullptr)
-      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n"), flush_(flush) {
+      : SectionWriter(out, image, options, {}, flush) {
+    ownLabels_ = sortedLabels(image);
+    labels_ = ownLabels_;
+  }
+  // With the image's labels in offset order already (sortedLabels), for
+  // writers of parts of one section.
+  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
+                std::span<const SectionLabel* const> sorted, const std::function<void(std::string&)>* flush = nullptr)
+      : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n"), labels_(sorted), flush_(flush) {
     perLine_ = std::clamp(options.bytesPerLine, 1u, 4096u);
-    labels_.reserve(image.labels.size());
-    for (const SectionLabel& l : image.labels) labels_.push_back(&l);
-    std::stable_sort(labels_.begin(), labels_.end(),
+  }
+
+  static std::vector<const SectionLabel*> sortedLabels(const SectionImage& image) {
+    std::vector<const SectionLabel*> labels;
+    labels.reserve(image.labels.size());
+    for (const SectionLabel& l : image.labels) labels.push_back(&l);
+    std::stable_sort(labels.begin(), labels.end(),
                      [](const SectionLabel* a, const SectionLabel* b) { return a->offset < b->offset; });
+    return labels;
   }
 
   // Bytes [begin, end) of a non-verbose section, with the block's opening
   // when `first` and its close when `last`. `begin` must be where the whole
-  // section's text starts a line (0, a relocation or a label: see
-  // splitPoint), so that the parts put together are the whole text.
+  // section's text starts a line (0 or a relocation: see cutPoints), so that
+  // the parts put together are the whole text.
   void writePart(bool indent, uint64_t begin, uint64_t end, bool first, bool last) {
     if (first) opening(indent);
     pos_ = begin;
-    while (li_ < labels_.size() && labels_[li_]->offset < begin) ++li_;
+    li_ = static_cast<size_t>(
+        std::lower_bound(labels_.begin(), labels_.end(), begin,
+                         [](const SectionLabel* l, uint64_t offset) { return l->offset < offset; }) -
+        labels_.begin());
+    ri_ = static_cast<size_t>(
+        std::lower_bound(image_.relocations.begin(), image_.relocations.end(), begin,
+                         [](const Relocation& r, uint64_t offset) { return r.offset < offset; }) -
+        image_.relocations.begin());
     range(end, dataStyle(), {});
     if (!last) return;
     labelsAt(image_.bytes.size());
@@ -436,7 +460,8 @@ class SectionWriter {
   const WriteOptions& opt_;
   std::string_view nl_;
   unsigned perLine_ = 16;
-  std::vector<const SectionLabel*> labels_;
+  std::vector<const SectionLabel*> ownLabels_;
+  std::span<const SectionLabel* const> labels_;
   std::vector<char> line_;  // one packed line being formatted (5 chars per byte at most, and ".b8 ")
   const std::function<void(std::string&)>* flush_;
   size_t li_ = 0, ri_ = 0;
@@ -819,18 +844,112 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
 
 namespace {
 
-// Where a large section's text can be cut in two: the first relocation at or
-// after its middle (the text starts a line there, and rendering from it on
-// gives the same lines). 0 when there is none, or the section is small.
-uint64_t splitPoint(const SectionImage& image, const WriteOptions& options) {
-  constexpr uint64_t kWorthAThread = uint64_t{2} << 20;  // bytes of section: about 8 MB of text
-  if (options.style == Style::verbose || image.bytes.size() < kWorthAThread) return 0;
+// Where a large section's text is cut into parts rendered on two threads:
+// relocations about kPartBytes apart (a relocation starts a line, and
+// rendering from one on gives the same lines as rendering the whole).
+// Just {0, size} when the section is small, verbose, or one thread it is.
+std::vector<uint64_t> cutPoints(const SectionImage& image, const WriteOptions& options) {
+  constexpr uint64_t kWorthAThread = uint64_t{2} << 20;  // bytes of section: about 6 MB of text
+  constexpr uint64_t kPartBytes = uint64_t{512} << 10;   // a part's text: 1.5 to 2.5 MB
+  const uint64_t size = image.bytes.size();
+  std::vector<uint64_t> cuts{0};
   const unsigned threads = options.threads ? options.threads : usableThreads();
-  if (threads < 2) return 0;
-  const uint64_t middle = image.bytes.size() / 2;
-  auto it = std::lower_bound(image.relocations.begin(), image.relocations.end(), middle,
-                             [](const Relocation& r, uint64_t offset) { return r.offset < offset; });
-  return it == image.relocations.end() ? 0 : it->offset;
+  if (options.style != Style::verbose && size >= kWorthAThread && threads >= 2) {
+    auto next = image.relocations.begin();
+    for (uint64_t target = kPartBytes; target < size;) {
+      next = std::lower_bound(next, image.relocations.end(), target,
+                              [](const Relocation& r, uint64_t offset) { return r.offset < offset; });
+      if (next == image.relocations.end()) break;
+      cuts.push_back(next->offset);
+      target = next->offset + kPartBytes;
+    }
+  }
+  cuts.push_back(size);
+  return cuts;
+}
+
+// A large section's parts [cuts[k], cuts[k+1]), rendered on two threads and
+// handed to the sink in order: this thread renders the even parts (its text
+// goes through `flush` as it grows) and a helper the odd ones, each into one
+// of two buffers it reuses. The memory is a few parts' text, not the
+// section's. False when no helper could be started (nothing was written).
+bool renderInParts(const std::function<void(std::string_view)>& sink, const SectionImage& image,
+                   const WriteOptions& options, const std::vector<uint64_t>& cuts, std::string& buffer,
+                   const std::function<void(std::string&)>& flush) {
+  const size_t parts = cuts.size() - 1;
+  const std::vector<const SectionLabel*> labels = SectionWriter::sortedLabels(image);
+  struct Slot {
+    std::string text;
+    bool full = false;
+  };
+  std::array<Slot, 2> slots;
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool stop = false;
+  std::exception_ptr helperFailed;
+  auto slotOf = [&](size_t part) -> Slot& { return slots[part / 2 % 2]; };
+  auto helper = [&] {
+    try {
+      for (size_t k = 1; k < parts; k += 2) {
+        Slot& slot = slotOf(k);
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return !slot.full || stop; });
+          if (stop) return;
+        }
+        slot.text.clear();
+        SectionWriter(slot.text, image, options, labels).writePart(true, cuts[k], cuts[k + 1], false, k + 1 == parts);
+        std::lock_guard lock(mutex);
+        slot.full = true;
+        changed.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      helperFailed = std::current_exception();
+      stop = true;
+      changed.notify_all();
+    }
+  };
+  std::thread other;
+  try {
+    other = std::thread(helper);
+  } catch (const std::system_error&) {
+    return false;
+  }
+  auto finish = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stop = true;
+    }
+    changed.notify_all();
+    other.join();
+  };
+  try {
+    for (size_t k = 0; k < parts; ++k) {
+      if (k % 2 == 0) {
+        SectionWriter(buffer, image, options, labels, &flush)
+            .writePart(true, cuts[k], cuts[k + 1], k == 0, k + 1 == parts);
+        continue;
+      }
+      if (!buffer.empty()) flush(buffer);
+      Slot& slot = slotOf(k);
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return slot.full || stop; });
+        if (!slot.full) break;  // the helper failed: rethrown below
+      }
+      sink(slot.text);
+      std::lock_guard lock(mutex);
+      slot.full = false;
+      changed.notify_all();
+    }
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
+  if (helperFailed) std::rethrow_exception(helperFailed);
+  return true;
 }
 
 }  // namespace
@@ -845,31 +964,9 @@ bool streamSections(const std::function<void(std::string_view)>& sink, std::span
     text.clear();
   };
   for (const SectionImage& image : images) {
-    if (const uint64_t split = splitPoint(image, options)) {
-      // The second half is rendered on another thread while the first is
-      // rendered and handed over here; then the second follows.
-      std::string second;
-      auto renderSecond = [&] {
-        const uint64_t bytes = image.bytes.size() - split;
-        second.reserve(static_cast<size_t>(estimateSize(image, options.style) * bytes / image.bytes.size()) + 4096);
-        adviseHugePages(second.data(), second.capacity());
-        SectionWriter(second, image, options).writePart(true, split, image.bytes.size(), false, true);
-      };
-      std::thread other;
-      try {
-        other = std::thread(renderSecond);
-      } catch (const std::system_error&) {  // no thread to be had: rendered here, after the first half
-      }
-      SectionWriter(buffer, image, options, &flush).writePart(true, 0, split, true, false);
-      if (other.joinable())
-        other.join();
-      else
-        renderSecond();
-      if (!buffer.empty()) flush(buffer);
-      sink(second);
-    } else {
+    const std::vector<uint64_t> cuts = cutPoints(image, options);
+    if (cuts.size() < 3 || !renderInParts(sink, image, options, cuts, buffer, flush))
       render(buffer, image, options, true, &flush);
-    }
     buffer += options.crlf ? "\r\n" : "\n";
   }
   if (!buffer.empty()) sink(buffer);
