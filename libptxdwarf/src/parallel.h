@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -18,7 +19,8 @@ inline unsigned threadCount(unsigned requested) { return requested ? requested :
 
 // Runs task(0) .. task(count-1), each once, on up to `threads` threads; tasks
 // start in index order, so put the longest first. An exception from a task
-// (std::bad_alloc, say) is rethrown here once every thread has stopped.
+// (std::bad_alloc, say) is rethrown here once every thread has stopped. When
+// no more threads can be started, those there are do the work.
 template <typename Task>
 void runTasks(size_t count, unsigned threads, const Task& task) {
   const size_t workers = std::max<size_t>(1, std::min<size_t>(threads, count));
@@ -33,7 +35,11 @@ void runTasks(size_t count, unsigned threads, const Task& task) {
     }
   };
   std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  pool.reserve(workers - 1);
+  try {
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  } catch (const std::system_error&) {  // no thread to be had: fewer workers
+  }
   work(0);
   for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& e : errors)

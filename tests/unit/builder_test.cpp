@@ -523,12 +523,14 @@ TEST(Encoder, EncodedReferencesLandWhereRecordsPutThem) {
       {{DW_AT_name, DW_FORM_string, {'v', 0}}, {DW_AT_type, DW_FORM_ref4, {1}}},                          // after a name
       {{DW_AT_byte_size, DW_FORM_data2, {8, 0}}},                                                         // none
   };
-  auto build = [&](bool encoded) {
+  // Each shape three times: as attribute records, as encoded DIEs, as one run.
+  enum class Mode { records, encoded, run };
+  auto build = [&](Mode mode) {
     Unit u;
     const DieId types[] = {u.add(u.root(), DW_TAG_base_type), u.add(u.root(), DW_TAG_base_type)};
     for (DieId t : types) u.setString(t, DW_AT_name, "t");
     for (const std::vector<Value>& shape : shapes) {
-      if (encoded) {
+      if (mode != Mode::records) {
         std::vector<AttributeSpec> specs;
         std::vector<uint8_t> bytes;
         for (const Value& v : shape) {
@@ -539,17 +541,27 @@ TEST(Encoder, EncodedReferencesLandWhereRecordsPutThem) {
             bytes.insert(bytes.end(), v.bytes.begin(), v.bytes.end());
           }
         }
-        u.addEncoded(u.root(), u.shape(DW_TAG_variable, specs), bytes);
+        const uint32_t id = u.shape(DW_TAG_variable, specs);
+        if (mode == Mode::encoded) {
+          for (int k = 0; k < 3; ++k) u.addEncoded(u.root(), id, bytes);
+        } else {
+          const DieId run = u.addEncodedRun(u.root(), id);
+          for (int k = 0; k < 3; ++k) u.appendToRun(run, bytes);
+          EXPECT_EQ(u.die(run).count, 3u);
+          EXPECT_EQ(u.encodedValues(run).size(), 3 * shape.size());
+        }
         continue;
       }
-      DieId d = u.add(u.root(), DW_TAG_variable);
-      for (const Value& v : shape) {
-        if (v.form == DW_FORM_ref4)
-          u.setReference(d, v.name, types[v.bytes[0]]);
-        else if (v.form == DW_FORM_string)
-          u.setString(d, v.name, "v");
-        else
-          u.setUnsigned(d, v.name, v.form == DW_FORM_udata ? 128 : v.bytes[0], v.form);
+      for (int k = 0; k < 3; ++k) {
+        DieId d = u.add(u.root(), DW_TAG_variable);
+        for (const Value& v : shape) {
+          if (v.form == DW_FORM_ref4)
+            u.setReference(d, v.name, types[v.bytes[0]]);
+          else if (v.form == DW_FORM_string)
+            u.setString(d, v.name, "v");
+          else
+            u.setUnsigned(d, v.name, v.form == DW_FORM_udata ? 128 : v.bytes[0], v.form);
+        }
       }
     }
     Diagnostics diags;
@@ -557,9 +569,101 @@ TEST(Encoder, EncodedReferencesLandWhereRecordsPutThem) {
     EXPECT_FALSE(diags.hasErrors());
     return out;
   };
-  std::vector<SectionImage> records = build(false), encoded = build(true);
-  ASSERT_EQ(records.size(), encoded.size());
-  for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i].bytes, encoded[i].bytes) << records[i].name;
+  std::vector<SectionImage> records = build(Mode::records);
+  for (Mode mode : {Mode::encoded, Mode::run}) {
+    std::vector<SectionImage> encoded = build(mode);
+    ASSERT_EQ(records.size(), encoded.size());
+    for (size_t i = 0; i < records.size(); ++i)
+      EXPECT_EQ(records[i].bytes, encoded[i].bytes) << records[i].name << (mode == Mode::run ? " (run)" : "");
+  }
+}
+
+// A run is one record for many leaves: it takes no children, grows only
+// while it is the last DIE added encoded, is checked as addEncoded checks,
+// and is nothing in the output while empty. A reference to it is to its
+// first DIE.
+TEST(Unit, RunsHoldLeavesOfOneShapeBackToBack) {
+  const AttributeSpec specs[] = {{DW_AT_name, DW_FORM_string}, {DW_AT_byte_size, DW_FORM_data1}};
+  auto build = [&](bool asRun, bool withEmptyRun) {
+    Unit u;
+    const uint32_t shape = u.shape(DW_TAG_variable, specs);
+    const uint8_t a[] = {'a', 0, 4}, bc[] = {'b', 'c', 0, 8};
+    DieId first = kNoDie;
+    if (withEmptyRun) u.addEncodedRun(u.root(), shape);
+    if (asRun) {
+      first = u.addEncodedRun(u.root(), shape);
+      u.appendToRun(first, a);
+      u.appendToRun(first, bc);
+    } else {
+      first = u.addEncoded(u.root(), shape, a);
+      u.addEncoded(u.root(), shape, bc);
+    }
+    DieId user = u.add(u.root(), DW_TAG_pointer_type);
+    u.setReference(user, DW_AT_type, first);
+    Diagnostics diags;
+    std::vector<SectionImage> out = encode(u, {}, diags);
+    EXPECT_FALSE(diags.hasErrors());
+    return out;
+  };
+  const std::vector<SectionImage> one = build(false, false);
+  for (bool empty : {false, true}) {
+    const std::vector<SectionImage> run = build(true, empty);
+    ASSERT_EQ(one.size(), run.size());
+    for (size_t i = 0; i < one.size(); ++i) EXPECT_EQ(one[i].bytes, run[i].bytes) << one[i].name << empty;
+  }
+
+  Unit u;
+  const uint32_t shape = u.shape(DW_TAG_variable, specs);
+  const DieId run = u.addEncodedRun(u.root(), shape);
+  const uint8_t good[] = {'x', 0, 1}, bad[] = {'x', 0};
+  u.appendToRun(run, good);
+  EXPECT_THROW(u.appendToRun(run, bad), BuildError);  // the bytes end before DW_AT_byte_size
+  EXPECT_THROW(u.add(run, DW_TAG_variable), BuildError);
+  const DieId loose = u.add(kDetached, DW_TAG_variable);
+  EXPECT_THROW(u.attach(run, loose), BuildError);
+  EXPECT_THROW(u.appendToRun(u.root(), good), BuildError);  // not a run
+  u.addEncoded(u.root(), shape, good);
+  EXPECT_THROW(u.appendToRun(run, good), BuildError);  // no longer the last encoded DIE
+  EXPECT_EQ(u.die(run).count, 1u);
+}
+
+// A unit of tens of thousands of DIEs is written in parts on several
+// threads; the sections (bytes and relocations) are those of one thread.
+TEST(Encoder, ALargeUnitWrittenInPartsIsTheSameAsInOne) {
+  Builder b({.policy = FormPolicy::compact});
+  b.compileUnit({.name = "k.ptx", .stmtList = true});
+  const DieId u32 = b.baseType("unsigned int", DW_ATE_unsigned, 4);
+  std::vector<std::string> labels;
+  for (int f = 0; f < 3000; ++f) labels.push_back("$f" + std::to_string(f));
+  for (int f = 0; f < 3000; ++f) {
+    const std::string name = "k" + std::to_string(f);
+    const DieId sp = b.subprogram({.name = name, .linkageName = name, .declFile = 1, .declLine = unsigned(f),
+                                   .lowPc = SymbolRef{labels[size_t(f)]}, .highPc = SymbolRef{labels[size_t(f)], 64}});
+    b.formalParameter(sp, {.name = name + "_param_0", .type = u32,
+                           .location = Location::symbol({name + "_param_0"}, ptx::StateSpace::param, 8)});
+    b.registerVariables(sp, {.stem = "%r", .count = uint32_t(f % 40), .declFile = 1, .declLine = 7, .type = u32});
+    if (f % 3 == 0) b.registerVariable(sp, {.reg = "%p1", .declFile = 1, .declLine = 8, .type = u32});
+  }
+  std::vector<SectionImage> sections[3];
+  for (unsigned threads : {1u, 2u, 3u}) {
+    Diagnostics diags;
+    sections[threads - 1] = encode(b.unit(), {.threads = threads}, diags);
+    ASSERT_FALSE(diags.hasErrors());
+  }
+  ASSERT_GE(b.unit().dieCount(), 50000u);  // what makes a unit large
+  ASSERT_LT(b.unit().size(), 20000u);      // in far fewer records
+  for (int k = 1; k < 3; ++k) {
+    ASSERT_EQ(sections[0].size(), sections[k].size());
+    for (size_t i = 0; i < sections[0].size(); ++i) {
+      const SectionImage &a = sections[0][i], &c = sections[k][i];
+      EXPECT_EQ(a.bytes, c.bytes) << a.name;
+      ASSERT_EQ(a.relocations.size(), c.relocations.size()) << a.name;
+      for (size_t r = 0; r < a.relocations.size(); ++r) {
+        EXPECT_EQ(a.relocations[r].offset, c.relocations[r].offset);
+        EXPECT_EQ(a.relocations[r].expression(), c.relocations[r].expression());
+      }
+    }
+  }
 }
 
 TEST(Builder, RegisterRangesEncodeAsTheirRegistersOneByOne) {

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,13 @@ class StringStore {
 
   // A NUL-terminated copy of `s` that lives as long as this store or a copy of it.
   std::string_view keep(std::string_view s);
+  // What `other` kept lives as long as this store too.
+  void adopt(StringStore&& other) {
+    chunks_.insert(chunks_.end(), std::make_move_iterator(other.chunks_.begin()),
+                   std::make_move_iterator(other.chunks_.end()));
+    other.chunks_.clear();
+    other.free_ = {};
+  }
 
  private:
   static constexpr size_t kChunkSize = 16384;

@@ -254,13 +254,13 @@ class Annotator {
   void reserve() {
     size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), registers = 0;
     for (const ptx::Function& f : m_.functions) {
-      dies += 1 + f.params.size();
+      dies += 1 + f.params.size() + f.registers.size();  // a declaration's registers are one record (a run)
       for (const ptx::RegisterDecl& r : f.registers) registers += r.isRange() ? r.count : 1;
     }
     registers = std::min(registers, text_.size());  // `%r<4000000000>` is a few bytes: grow as it goes
     constexpr size_t kAttributesPerDie = 7;         // name, decl file and line, type, location, class, +1
     constexpr size_t kBytesPerRegister = 30;        // an encoded register variable: "%rd1234", 8, 4, 11, 1
-    b_.unit().reserve(dies + registers, kAttributesPerDie * dies);
+    b_.unit().reserve(dies, kAttributesPerDie * dies);
     b_.unit().reserveEncoded(kBytesPerRegister * registers);
     const size_t edits = m_.instructions.size() + 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;
     edits_.reserve(edits, 20 * edits);

@@ -120,6 +120,7 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
   size_t numberSize = 1;
   uint8_t bytes[64];
   std::memcpy(bytes, d.stem.data(), d.stem.size());
+  const DieId run = unit_.addEncodedRun(scope, layout.shape);
   for (uint32_t k = 0; k < d.count; ++k) {
     size_t size = d.stem.size();
     uint64_t packed = *stem;
@@ -131,7 +132,7 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
     std::memcpy(bytes + size, layout.common, layout.commonSize);
     size += layout.commonSize;
     size += registerLocation(bytes + size, packed);
-    unit_.addEncodedUnchecked(scope, layout.shape, {bytes, size});
+    unit_.appendToRunUnchecked(run, {bytes, size});
     size_t i = numberSize;  // k + 1
     while (i > 0 && number[i - 1] == '9') number[--i] = '0';
     if (i > 0) {

@@ -3,12 +3,14 @@
 // offset; emit, checking each DIE ends where the layout said.
 #include "ptxdwarf/write/encode.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
+#include "../parallel.h"
 #include "../reserve.h"
 
 namespace ptxdwarf::write {
@@ -147,20 +149,18 @@ class SectionWriter {
   SectionImage& img_;
 };
 
-// Writes into bytes already sized for them (a unit whose layout is known):
-// no growth checks per byte. A write that would pass the end is dropped and
+// Writes bytes [begin, end) of a section already sized for them (a unit
+// whose layout is known): no growth checks per byte. Its relocations go to
+// `relocations` (the section itself, or one part's list when parts of a
+// unit are written at once). A write that would pass the end is dropped and
 // remembered (the layout was wrong; emitUnit reports it).
 class PlacedWriter {
  public:
-  PlacedWriter(SectionImage& image, uint64_t begin, uint64_t size) : img_(image) {
-    reserveUpTo(img_.bytes, begin + size, begin + size >= kLargeSection);
-    img_.bytes.resize(begin + size);
-    base_ = img_.bytes.data();
-    p_ = base_ + begin;
-    end_ = base_ + begin + size;
-  }
+  PlacedWriter(uint8_t* section, uint64_t begin, uint64_t end, SectionImage& relocations)
+      : img_(relocations), base_(section), p_(section + begin), end_(section + end) {}
   uint64_t offset() const { return static_cast<uint64_t>(p_ - base_); }
   bool overflowed() const { return overflow_; }
+  void fail() { overflow_ = true; }
   void u8(uint64_t v) {
     if (room(1)) *p_++ = static_cast<uint8_t>(v);
   }
@@ -308,9 +308,22 @@ struct Entry {
 };
 static_assert(sizeof(Entry) == 8);
 
+// Where a part of a unit's emission starts: an entry that is a DIE (its
+// offset is known) and the index of its first form.
+struct PartStart {
+  size_t entry = 0;
+  uint32_t form = 0;
+  uint32_t relocations = 0;  // at most this many before it (to reserve each part's)
+};
+
 struct UnitLayout {
   const Unit* unit = nullptr;
   std::vector<Entry> entries;
+  // emitUnit writes the unit in parts.size() parts at once (layout() sets
+  // them, about equal in entries, from `threads`); parts[0] is the start.
+  unsigned threads = 1;
+  std::vector<PartStart> parts;
+  uint32_t relocations = 0;  // at most this many in the unit
   std::vector<uint16_t> forms;        // chosen form per attribute, entries in order
   // 32-bit offsets: DWARF 32 (all the encoder writes) ends at 4 GiB, which
   // encode() checks before anything reads these.
@@ -322,13 +335,12 @@ struct UnitLayout {
   bool offsetDependentSizes = false;  // a DW_FORM_ref_udata: sizes depend on offsets
 };
 
-// Calls f(offset in the DIE's bytes, target) for each DW_FORM_ref4 of an encoded DIE.
-// (Unit::addEncoded checked the bytes against the shape.)
+// Calls f(offset in `bytes`, target) for each DW_FORM_ref4 of one encoded
+// DIE of these specs. (Unit::addEncoded checked the bytes against them.)
 template <class F>
-void forEachEncodedReference(const Unit& u, DieId id, F&& f) {
-  std::span<const uint8_t> bytes = u.encodedBytes(id);
+void forEachReferenceIn(std::span<const AttributeSpec> specs, std::span<const uint8_t> bytes, F&& f) {
   size_t at = 0;
-  for (const AttributeSpec& a : u.shapeSpecs(u.die(id).shape - 1)) {
+  for (const AttributeSpec& a : specs) {
     if (a.form == DW_FORM_ref4) {
       uint32_t target = 0;
       for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
@@ -338,11 +350,28 @@ void forEachEncodedReference(const Unit& u, DieId id, F&& f) {
   }
 }
 
+// Calls f(bytes of one DIE) for each DIE of an encoded record (one, or a
+// run's), in order.
+template <class F>
+void forEachEncodedDie(const Unit& u, DieId id, F&& f) {
+  const Die& d = u.die(id);
+  const std::span<const uint8_t> all = u.encodedBytes(id);
+  size_t at = 0;
+  for (uint32_t k = 0; k < d.count; ++k) {
+    const size_t size = d.count == 1 ? all.size() : u.encodedDieSize(d.shape - 1, all.subspan(at));
+    f(all.subspan(at, size));
+    at += size;
+  }
+}
+
 void checkEncodedReferences(const Unit& u, DieId id, Diagnostics& diags) {
-  forEachEncodedReference(u, id, [&](size_t, DieId target) {
-    if (target != u.root() && u.die(target).parent == kNoDie)
-      diags.error({}, "a reference of encoded DIE " + std::to_string(id) + " refers to DIE " + std::to_string(target) +
-                          ", which was never attached to the tree");
+  const std::span<const AttributeSpec> specs = u.shapeSpecs(u.die(id).shape - 1);
+  forEachEncodedDie(u, id, [&](std::span<const uint8_t> bytes) {
+    forEachReferenceIn(specs, bytes, [&](size_t, DieId target) {
+      if (target != u.root() && u.die(target).parent == kNoDie)
+        diags.error({}, "a reference of encoded DIE " + std::to_string(id) + " refers to DIE " +
+                            std::to_string(target) + ", which was never attached to the tree");
+    });
   });
 }
 
@@ -362,6 +391,7 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
     bool children = d.hasChildren() || d.forceChildren;
     e.sibling = options.siblings && children && id != u.root() ? 1 : 0;
     if (d.isEncoded()) {
+      if (d.count == 0) return false;  // an empty run: nothing to write
       if (u.hasDetachedDies()) checkEncodedReferences(u, id, diags);  // else every DIE is in the tree
       const size_t key = size_t{d.shape - 1} << 2 | (children ? 2u : 0u) | (e.sibling ? 1u : 0u);
       if (key >= shapeCodes.size()) shapeCodes.resize(key + 1, 0);
@@ -415,6 +445,19 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
   }
 }
 
+// The most relocations emitValue makes for an attribute value (encoded
+// DIEs make none: their shapes hold no symbols).
+uint32_t relocationsOf(const AttributeView& v) {
+  switch (v.kind()) {
+    case Value::Kind::address:
+    case Value::Kind::sectionOffset:
+    case Value::Kind::locationList: return 1;
+    case Value::Kind::expression:
+    case Value::Kind::block: return static_cast<uint32_t>(v.fixups().size());
+    default: return 0;
+  }
+}
+
 // Assigns every offset. ref_udata sizes depend on offsets, so with one of
 // those it repeats until stable; without, one pass is exact.
 void layout(UnitLayout& L, uint64_t unitOffset) {
@@ -428,12 +471,27 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
     L.nextSibling.assign(u.size(), 0);
   }
   std::vector<DieId> open;
+  // Where a part may start: a DIE entry every kMarkBytes or so of the unit.
+  constexpr uint64_t kMarkBytes = uint64_t{64} << 10;
+  struct Mark {
+    PartStart start;
+    uint64_t offset;
+  };
+  std::vector<Mark> marks;
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
     uint64_t at = unitOffset + 11;
     uint32_t form = 0;  // the next DIE's first form in L.forms
     open.clear();
-    for (const Entry& e : L.entries) {
+    marks.clear();
+    uint64_t nextMark = at + kMarkBytes;
+    uint32_t relocations = 1;  // the header's .debug_abbrev
+    for (size_t i = 0; i < L.entries.size(); ++i) {
+      const Entry& e = L.entries[i];
+      if (e.die != kNoDie && at >= nextMark) {
+        marks.push_back({{i, form, relocations}, at});
+        nextMark = at + kMarkBytes;
+      }
       if (e.die == kNoDie) {
         at += 1;
         if (!open.empty()) {
@@ -448,7 +506,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
       at += ulebSize(e.code);
       if (e.sibling) at += 4;
       if (d.isEncoded()) {
-        at += u.encodedBytes(e.die).size();
+        at += u.encodedBytes(e.die).size() + (d.count - 1) * ulebSize(e.code);  // a run's DIEs after the first
         if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
         else if (L.siblings) L.nextSibling[e.die] = static_cast<uint32_t>(at);
         continue;
@@ -458,12 +516,22 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
                            ? L.dieOffset[v.ref()] - unitOffset
                            : 0;
         at += valueSize(L.forms[form++], v, u.options(), ref);
+        relocations += relocationsOf(v);
       }
       if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
       else if (L.siblings) L.nextSibling[e.die] = static_cast<uint32_t>(at);
     }
     L.size = at - unitOffset;
+    L.relocations = relocations;
     if (!L.offsetDependentSizes || (!changed && pass > 0)) break;
+  }
+  // Parts about equal in bytes, for emitUnit.
+  L.parts.assign(1, PartStart{});
+  for (unsigned k = 1; k < L.threads; ++k) {
+    const uint64_t target = unitOffset + L.size * k / L.threads;
+    auto it = std::lower_bound(marks.begin(), marks.end(), target,
+                               [](const Mark& m, uint64_t offset) { return m.offset < offset; });
+    if (it != marks.end() && it->start.entry > L.parts.back().entry) L.parts.push_back(it->start);
   }
 }
 
@@ -510,43 +578,56 @@ void emitValue(PlacedWriter& w, uint16_t form, const AttributeView& v, const Uni
   }
 }
 
-// An encoded DIE's bytes, its references (DieIds) turned into unit offsets.
-void emitEncoded(PlacedWriter& w, DieId id, const UnitLayout& L) {
+// An encoded record's DIEs, each one's references (DieIds) turned into
+// unit offsets; the caller wrote the first one's code, the others' go here.
+void emitEncoded(PlacedWriter& w, const Entry& e, const UnitLayout& L) {
   const Unit& u = *L.unit;
-  const uint64_t begin = w.offset();
-  const std::span<const uint8_t> bytes = u.encodedBytes(id);
-  w.bytes(bytes);
-  auto patch = [&](size_t at, DieId target) { w.patch(begin + at, L.dieOffset[target] - L.offset, 4); };
-  const Unit::ReferencePlan plan = u.referencePlan(u.die(id).shape - 1);
-  size_t at = plan.offset;
-  switch (plan.kind) {
-    case Unit::ReferencePlan::none: return;
-    case Unit::ReferencePlan::afterString:
-      at += encodedValueSize(DW_FORM_string, bytes);
-      [[fallthrough]];
-    case Unit::ReferencePlan::fixed: {
-      uint32_t target = 0;
-      for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
-      return patch(at, target);
+  const uint32_t shape = u.die(e.die).shape - 1;
+  const Unit::ReferencePlan plan = u.referencePlan(shape);
+  const std::span<const AttributeSpec> specs = u.shapeSpecs(shape);
+  bool first = true;
+  forEachEncodedDie(u, e.die, [&](std::span<const uint8_t> bytes) {
+    if (!first) w.uleb(e.code);
+    first = false;
+    const uint64_t begin = w.offset();
+    w.bytes(bytes);
+    auto patch = [&](size_t at, DieId target) { w.patch(begin + at, L.dieOffset[target] - L.offset, 4); };
+    size_t at = plan.offset;
+    switch (plan.kind) {
+      case Unit::ReferencePlan::none: return;
+      case Unit::ReferencePlan::afterString:
+        at += encodedValueSize(DW_FORM_string, bytes);
+        [[fallthrough]];
+      case Unit::ReferencePlan::fixed: {
+        if (at + 4 > bytes.size()) return w.fail();  // malformed: emitUnit reports it
+        uint32_t target = 0;
+        for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
+        return patch(at, target);
+      }
+      case Unit::ReferencePlan::walk: return forEachReferenceIn(specs, bytes, patch);
     }
-    case Unit::ReferencePlan::walk: return forEachEncodedReference(u, id, patch);
-  }
+  });
 }
 
-void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
+// Entries [parts[k], parts[k+1]) of a laid-out unit into its bytes; part 0
+// writes the unit header first.
+void emitPart(uint8_t* section, const UnitLayout& L, size_t k, const std::vector<uint64_t>& listOffsets,
+              SectionImage& relocations, Diagnostics& diags) {
   const Unit& u = *L.unit;
-  if (info.bytes.size() != L.offset) {
-    diags.error({}, "internal error: unit laid out at " + std::to_string(L.offset) + ", emitted at " +
-                        std::to_string(info.bytes.size()));
-    return;
+  const size_t first = L.parts[k].entry;
+  const size_t last = k + 1 < L.parts.size() ? L.parts[k + 1].entry : L.entries.size();
+  const uint64_t begin = k == 0 ? L.offset : L.dieOffset[L.entries[first].die];
+  const uint64_t end = k + 1 < L.parts.size() ? L.dieOffset[L.entries[last].die] : L.offset + L.size;
+  PlacedWriter w(section, begin, end, relocations);
+  uint32_t form = L.parts[k].form;  // the next DIE's first form in L.forms
+  if (k == 0) {
+    w.fixed(L.size - 4, 4);
+    w.fixed(u.options().version, 2);
+    w.symbol({".debug_abbrev", 0}, 4);
+    w.u8(u.options().addressSize);
   }
-  PlacedWriter w(info, L.offset, L.size);
-  uint32_t form = 0;  // the next DIE's first form in L.forms
-  w.fixed(L.size - 4, 4);
-  w.fixed(u.options().version, 2);
-  w.symbol({".debug_abbrev", 0}, 4);
-  w.u8(u.options().addressSize);
-  for (const Entry& e : L.entries) {
+  for (size_t i = first; i < last; ++i) {
+    const Entry& e = L.entries[i];
     if (e.die == kNoDie) {
       w.u8(0);
       continue;
@@ -559,14 +640,41 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
     w.uleb(e.code);
     if (e.sibling) w.fixed(L.nextSibling[e.die] - L.offset, 4);
     if (u.die(e.die).isEncoded()) {
-      emitEncoded(w, e.die, L);
+      emitEncoded(w, e, L);
       continue;
     }
     for (const AttributeView v : u.attributes(e.die)) emitValue(w, L.forms[form++], v, L, listOffsets);
   }
-  if (w.overflowed() || w.offset() != L.offset + L.size)
+  if (w.overflowed() || w.offset() != end)
     diags.error({}, "internal error: unit ends at " + std::to_string(w.overflowed() ? UINT64_MAX : w.offset()) +
-                        ", laid out to end at " + std::to_string(L.offset + L.size));
+                        ", laid out to end at " + std::to_string(end));
+}
+
+// A large unit is written in parts at once, each part's relocations (and
+// diagnostics) kept apart and joined in order after.
+void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_t>& listOffsets, Diagnostics& diags) {
+  if (info.bytes.size() != L.offset) {
+    diags.error({}, "internal error: unit laid out at " + std::to_string(L.offset) + ", emitted at " +
+                        std::to_string(info.bytes.size()));
+    return;
+  }
+  reserveUpTo(info.bytes, L.offset + L.size, L.offset + L.size >= kLargeSection);
+  info.bytes.resize(L.offset + L.size);
+  const size_t parts = L.parts.size();
+  if (parts == 1) return emitPart(info.bytes.data(), L, 0, listOffsets, info, diags);
+  std::vector<SectionImage> relocations(parts);
+  std::vector<Diagnostics> found(parts);
+  runTasks(parts, static_cast<unsigned>(parts), [&](size_t k) {
+    const uint32_t end = k + 1 < parts ? L.parts[k + 1].relocations : L.relocations;
+    relocations[k].relocations.reserve(end - L.parts[k].relocations);
+    emitPart(info.bytes.data(), L, k, listOffsets, relocations[k], found[k]);
+  });
+  for (size_t k = 0; k < parts; ++k) {
+    info.relocations.insert(info.relocations.end(), relocations[k].relocations.begin(),
+                            relocations[k].relocations.end());
+    info.names.adopt(std::move(relocations[k].names));
+    for (Diagnostic& d : found[k].items) diags.items.push_back(std::move(d));
+  }
 }
 
 void emitAbbrevs(SectionImage& img, const AbbrevInterner& abbrevs) {
@@ -680,6 +788,7 @@ std::vector<SectionImage> encode(std::span<const Unit* const> units, const Encod
   for (size_t i = 0; i < units.size(); ++i) {
     layouts[i].unit = units[i];
     layouts[i].siblings = options.siblings;
+    if (units[i]->dieCount() >= kLargeUnit) layouts[i].threads = threadCount(options.threads);
     orderAndIntern(layouts[i], interner, options, diags);
     layout(layouts[i], offset);
     offset += layouts[i].size;
@@ -687,6 +796,9 @@ std::vector<SectionImage> encode(std::span<const Unit* const> units, const Encod
   if (offset > UINT32_MAX)
     diags.error({}, ".debug_info would be " + std::to_string(offset) + " bytes: DWARF 32 ends at 4 GiB");
   if (diags.hasErrors()) return {};
+  size_t relocations = 0;
+  for (const UnitLayout& L : layouts) relocations += L.relocations;
+  info.relocations.reserve(relocations);
   for (const UnitLayout& L : layouts) {
     std::vector<uint64_t> lists = emitLocationLists(loc, *L.unit);
     emitUnit(info, L, lists, diags);

@@ -260,6 +260,7 @@ Unit::Unit(uint16_t rootTag, UnitOptions options) : options_(options) {
   if (options.addressSize != 4 && options.addressSize != 8)
     throw BuildError("address size must be 4 or 8, not " + std::to_string(options.addressSize));
   dies_.push_back(Die{.tag = rootTag});
+  dieCount_ = 1;
 }
 
 void Unit::badId(DieId id) const {
@@ -275,9 +276,11 @@ void Unit::reserve(size_t dies, size_t attributes) {
 
 DieId Unit::add(DieId parent, uint16_t tag) {
   if (parent != kDetached) check(parent);
+  if (parent != kDetached && dies_[parent].run) throw BuildError("DIE " + std::to_string(parent) + " is a run: it takes no children");
   if (tag == 0) throw BuildError("tag 0 is reserved for NULL entries");
   DieId id = static_cast<DieId>(dies_.size());
   dies_.push_back(Die{.tag = tag});
+  ++dieCount_;
   ++detached_;  // every DIE but the root starts outside the tree
   if (parent != kDetached) attach(parent, id);
   return id;
@@ -286,6 +289,7 @@ DieId Unit::add(DieId parent, uint16_t tag) {
 void Unit::attach(DieId parent, DieId child) {
   check(parent);
   check(child);
+  if (dies_[parent].run) throw BuildError("DIE " + std::to_string(parent) + " is a run: it takes no children");
   if (child == root()) throw BuildError("the unit DIE cannot be a child");
   if (dies_[child].parent != kNoDie)
     throw BuildError("DIE " + std::to_string(child) + " is already in the tree");
@@ -359,6 +363,11 @@ Unit::ReferencePlan Unit::referencePlanOf(std::span<const AttributeSpec> specs) 
 }
 
 DieId Unit::addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes) {
+  checkEncoded(shape, bytes);
+  return addEncodedUnchecked(parent, shape, bytes);
+}
+
+void Unit::checkEncoded(uint32_t shape, std::span<const uint8_t> bytes) const {
   if (shape >= shapes_.size()) throw BuildError("shape " + std::to_string(shape) + " does not exist");
   size_t at = 0;
   for (const AttributeSpec& a : shapes_[shape].specs) {
@@ -374,7 +383,6 @@ DieId Unit::addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> by
   }
   if (at != bytes.size())
     throw BuildError("encoded DIE: " + std::to_string(bytes.size() - at) + " bytes after the last value");
-  return addEncodedUnchecked(parent, shape, bytes);
 }
 
 DieId Unit::addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes) {
@@ -388,16 +396,55 @@ DieId Unit::addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const ui
   return id;
 }
 
+DieId Unit::addEncodedRun(DieId parent, uint32_t shape) {
+  if (shape >= shapes_.size()) throw BuildError("shape " + std::to_string(shape) + " does not exist");
+  DieId id = addEncodedUnchecked(parent, shape, {});
+  dies_[id].count = 0;
+  dies_[id].run = true;
+  --dieCount_;
+  return id;
+}
+
+void Unit::appendToRun(DieId run, std::span<const uint8_t> bytes) {
+  check(run);
+  if (!dies_[run].run) throw BuildError("DIE " + std::to_string(run) + " is not a run");
+  checkEncoded(dies_[run].shape - 1, bytes);
+  appendToRunUnchecked(run, bytes);
+}
+
+void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
+  Die& d = dies_[run];
+  if (d.firstAttribute + d.attributeCount != encoded_.size())
+    throw BuildError("DIE " + std::to_string(run) + " is not the last DIE added encoded: its run is closed");
+  if (encoded_.size() + bytes.size() > UINT32_MAX) throw BuildError("encoded DIEs exceed 4 GiB");
+  encoded_.insert(encoded_.end(), bytes.begin(), bytes.end());
+  d.attributeCount += static_cast<uint32_t>(bytes.size());
+  ++d.count;
+  ++dieCount_;
+}
+
+size_t Unit::encodedDieSize(uint32_t shape, std::span<const uint8_t> bytes) const {
+  size_t at = 0;
+  for (const AttributeSpec& a : shapes_[shape].specs) {
+    const size_t n = encodedValueSize(a.form, bytes.subspan(at));
+    if (n == 0) return 0;
+    at += n;
+  }
+  return at;
+}
+
 std::vector<Unit::EncodedValue> Unit::encodedValues(DieId id) const {
   std::vector<EncodedValue> values;
   const Die& d = die(id);
   if (!d.isEncoded()) return values;
   std::span<const uint8_t> bytes = encodedBytes(id);
   size_t at = 0;
-  for (const AttributeSpec& a : shapes_[d.shape - 1].specs) {
-    size_t n = encodedValueSize(a.form, bytes.subspan(at));
-    values.push_back({a.name, a.form, bytes.subspan(at, n)});
-    at += n;
+  for (uint32_t k = 0; k < d.count; ++k) {
+    for (const AttributeSpec& a : shapes_[d.shape - 1].specs) {
+      size_t n = encodedValueSize(a.form, bytes.subspan(at));
+      values.push_back({a.name, a.form, bytes.subspan(at, n)});
+      at += n;
+    }
   }
   return values;
 }

@@ -92,7 +92,8 @@ class Builder {
   DieId registerVariable(DieId scope, const RegisterVariableDesc& d);
   // registerVariable() for each register of a range, the shape and forms
   // chosen once and each name made from the last: what a `%r<N>`
-  // declaration takes. Throws BuildError when the last name would not fit
+  // declaration takes. The DIEs are one run (Unit::addEncodedRun): one
+  // record for the range. Throws BuildError when the last name would not fit
   // cuda-gdb's 8 bytes (give the count of those that do).
   void registerVariables(DieId scope, const RegisterRangeDesc& d);
   DieId lexicalBlock(DieId scope, SymbolRef begin, SymbolRef end);

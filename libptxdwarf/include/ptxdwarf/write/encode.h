@@ -25,6 +25,9 @@ struct EncodeOptions {
   UnitLengthConvention pubnamesLength = UnitLengthConvention::totalSize;
   // Adds DW_AT_sibling (ref4) to every DIE that has children and a next sibling.
   bool siblings = false;
+  // A unit of tens of thousands of DIEs is written in this many parts at
+  // once (0: one per CPU the process may use); the bytes are the same.
+  unsigned threads = 0;
 };
 
 // Encodes the units into .debug_abbrev, .debug_info, and as asked

@@ -165,6 +165,10 @@ struct Die {
   // Nonzero for a DIE added encoded (Unit::addEncoded): its shape's id + 1,
   // and firstAttribute/attributeCount are its bytes in the unit's encoded arena.
   uint32_t shape = 0;
+  // How many DIEs the record stands for: 1, or for a run (Unit::addEncodedRun)
+  // the leaves of one shape whose bytes lie back to back from firstAttribute.
+  uint32_t count = 1;
+  bool run = false;
   bool hasChildren() const { return firstChild != kNoDie; }
   bool isEncoded() const { return shape != 0; }
 };
@@ -310,6 +314,19 @@ class Unit {
   // Throws BuildError unless `bytes` hold exactly one value per spec, in its
   // form, and every reference names a DIE of this unit.
   DieId addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
+  // A run: leaf DIEs of one shape, last among `parent`'s children, in the
+  // order appendToRun adds them, kept as one record (one DieId, Die::count
+  // DIEs) instead of one each: what a register range's variables are
+  // (Builder::registerVariables), hundreds of thousands of DIEs that nothing
+  // refers to. A run takes no children; its DieId (as the target of a
+  // reference, say) is its first DIE. Empty, and written as nothing, until
+  // appended to.
+  DieId addEncodedRun(DieId parent, uint32_t shape);
+  // Adds one DIE's bytes to `run`, which must be the last DIE added encoded;
+  // checked as addEncoded checks them.
+  void appendToRun(DieId run, std::span<const uint8_t> bytes);
+  // The same unchecked, for bytes made in the shape's forms by construction.
+  void appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes);
   std::span<const uint8_t> encodedBytes(DieId id) const {
     const Die& d = die(id);
     if (!d.isEncoded()) return {};
@@ -319,15 +336,21 @@ class Unit {
     uint16_t name = 0, form = 0;
     std::span<const uint8_t> bytes{};
   };
-  // An encoded DIE's attribute values, in order (none for another DIE).
+  // An encoded DIE's attribute values, in order (none for another DIE); a
+  // run's, DIE after DIE.
   std::vector<EncodedValue> encodedValues(DieId id) const;
+  // The size of the first encoded DIE of a shape in `bytes` (0 when they
+  // end first): where the next DIE of a run starts.
+  size_t encodedDieSize(uint32_t shape, std::span<const uint8_t> bytes) const;
   // Room for this many bytes of encoded DIEs.
   void reserveEncoded(size_t bytes);
   const Die& die(DieId id) const {
     check(id);
     return dies_[id];
   }
-  size_t size() const { return dies_.size(); }
+  size_t size() const { return dies_.size(); }  // records: a run is one
+  // The DIEs the unit writes: a run counts its DIEs.
+  size_t dieCount() const { return dieCount_; }
   // Attribute records held, all DIEs together (at least their attributes).
   size_t attributeRecords() const { return records_.size(); }
   const UnitOptions& options() const { return options_; }
@@ -435,12 +458,15 @@ class Unit {
   std::vector<Shape> shapes_;
   std::vector<uint8_t> encoded_;  // the bytes of encoded DIEs
   uint32_t detached_ = 0;         // DIEs added detached and not attached yet
+  size_t dieCount_ = 0;           // see dieCount()
 
   // addEncoded without its checks, for the Builder, which writes the bytes
   // from the shape itself (registerVariable: hundreds of thousands).
   friend class Builder;
   DieId addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
   static ReferencePlan referencePlanOf(std::span<const AttributeSpec> specs);
+  // Throws BuildError unless `bytes` are one DIE of `shape` (see addEncoded).
+  void checkEncoded(uint32_t shape, std::span<const uint8_t> bytes) const;
 
  public:
   // Whether some DIE was added detached and never attached (the encoder
