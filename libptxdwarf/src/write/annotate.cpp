@@ -36,15 +36,16 @@ struct Insertion {
   uint64_t offset;
   uint32_t begin, size;  // in Edits::arena
   uint32_t erase = 0;
+  bool late = false;  // after a `.loc` at the same offset (see Edits::apply)
 };
 
 class Edits {
  public:
   // The text appended to `arena` since `mark` goes in at `offset`.
   size_t mark() const { return arena.size(); }
-  void insertSince(uint64_t offset, size_t mark) {
+  void insertSince(uint64_t offset, size_t mark, bool late = false) {
     if (arena.size() > mark)
-      items.push_back({offset, static_cast<uint32_t>(mark), static_cast<uint32_t>(arena.size() - mark)});
+      items.push_back({offset, static_cast<uint32_t>(mark), static_cast<uint32_t>(arena.size() - mark), 0, late});
   }
   void insert(uint64_t offset, std::string_view s) {
     size_t m = mark();
@@ -65,39 +66,45 @@ class Edits {
   }
   // Puts the edits made since `first` in order. Each function's edits lie in
   // its own body, so sorting them as each function ends leaves the whole
-  // list sorted. Those from `sortedFrom` on were made in order (a function's
-  // `.loc` lines): the few before it are sorted and merged in, in linear
-  // time, where sorting all would cost n log n per function.
-  void sortFrom(size_t first, size_t sortedFrom) {
+  // list sorted.
+  void sortFrom(size_t first) {
     auto begin = items.begin() + static_cast<ptrdiff_t>(first);
-    auto middle = items.begin() + static_cast<ptrdiff_t>(std::clamp(sortedFrom, first, items.size()));
-    if (!std::is_sorted(middle, items.end(), before)) middle = items.end();
-    if (!std::is_sorted(begin, middle, before)) std::stable_sort(begin, middle, before);
-    if (middle != items.end() && begin != middle && before(*middle, *(middle - 1)))
-      std::inplace_merge(begin, middle, items.end(), before);
+    if (!std::is_sorted(begin, items.end(), before)) std::stable_sort(begin, items.end(), before);
   }
-  void sortFrom(size_t first) { sortFrom(first, items.size()); }
 
-  // The edited text, piece by piece, to `out`.
-  template <class Out>
-  void apply(std::string_view text, Out&& out) {
+  // The edited text, piece by piece, to `out`, with the lines `locs` makes
+  // (`.loc`s, in offset order: next() is where the next goes, take() its
+  // text) merged in as they come, never held. At one offset a `.loc` goes
+  // after the lines inserted early, before those inserted late and before a
+  // replaced token.
+  template <class Out, class Locs>
+  void apply(std::string_view text, Out&& out, Locs& locs) {
     sortFrom(0);
     uint64_t at = 0;
+    auto locsUpTo = [&](uint64_t offset, bool atOffsetToo) {
+      for (uint64_t o; (o = locs.next()) < offset || (atOffsetToo && o == offset);) {
+        if (o > at) out(text.substr(at, o - at)), at = o;
+        out(locs.take());
+      }
+    };
     for (const Insertion& i : items) {
+      locsUpTo(i.offset, i.late || i.erase != 0);
       if (i.offset > at) out(text.substr(at, i.offset - at));
       out(std::string_view(arena).substr(i.begin, i.size));
       at = std::max(at, i.offset + i.erase);
     }
-    out(text.substr(at));
+    locsUpTo(UINT64_MAX, false);
+    out(text.substr(std::min<uint64_t>(at, text.size())));
   }
 
   std::string arena;
 
  private:
-  // At one offset, added lines go before a replaced token; otherwise the
-  // order they were added in (stable sorts).
+  // At one offset: lines inserted early, then late, then a replaced token;
+  // otherwise the order they were added in (stable sorts).
+  static int rank(const Insertion& i) { return i.erase != 0 ? 2 : i.late ? 1 : 0; }
   static bool before(const Insertion& a, const Insertion& b) {
-    return a.offset != b.offset ? a.offset < b.offset : (a.erase == 0 && b.erase != 0);
+    return a.offset != b.offset ? a.offset < b.offset : rank(a) < rank(b);
   }
   std::vector<Insertion> items;
 };
@@ -262,8 +269,8 @@ class Annotator {
     constexpr size_t kBytesPerRegister = 30;        // an encoded register variable: "%rd1234", 8, 4, 11, 1
     b_.unit().reserve(dies, kAttributesPerDie * dies);
     b_.unit().reserveEncoded(kBytesPerRegister * registers);
-    const size_t edits = m_.instructions.size() + 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;
-    edits_.reserve(edits, 20 * edits);
+    const size_t edits = 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;  // labels (renames grow it)
+    edits_.reserve(edits, 32 * edits);
   }
 
   // What annotate does not write over (unless asked to replace it).
@@ -338,12 +345,12 @@ class Annotator {
       pos = nl + 1;
     }
   }
-  void insertLines(uint64_t offset, std::string_view s) {
+  void insertLines(uint64_t offset, std::string_view s, bool late = false) {
     size_t mark = edits_.mark();
     // At the end of a text that does not end in a line break, start a new line first.
     if (offset == text_.size() && !text_.empty() && text_.back() != '\n') edits_.arena += eol();
     addLines(s);
-    edits_.insertSince(offset, mark);
+    edits_.insertSince(offset, mark, late);
   }
 
   // `.file 1` after the module header; `, debug` on `.target` where missing.
@@ -482,12 +489,12 @@ class Annotator {
     }
   }
 
-  // The lines a function's code gets: renamed tokens, labels, `.loc`s.
+  // The lines a function's code gets but its `.loc`s (LocStream makes
+  // those as the code is written): renamed tokens and labels.
   void functionEdits(int32_t index) {
     const ptx::Function& f = m_.functions[static_cast<size_t>(index)];
     const FunctionPlan& plan = plans_[static_cast<size_t>(index)];
     const size_t firstEdit = edits_.size();
-    lines_.beginFunction();
     renameRegisters(f, plan.renames);
     if (plan.pc) insertLines(lineStart(m_.instructions[f.firstInstruction].line), plan.pc->begin + ":\n");
     const std::vector<size_t>& blocks = blocksOf_[static_cast<size_t>(index)];
@@ -497,10 +504,8 @@ class Annotator {
       insertLines(lineStart(m_.instructions[blk.firstInstruction].line), plan.blocks[j]->first + ":\n");
       insertLines(lineStart(blk.close.line), plan.blocks[j]->second + ":\n");
     }
-    const size_t firstLoc = edits_.size();
-    if (!options_.keepLines) locs(f);
-    if (plan.pc) insertLines(lineStart(f.bodyEnd.line), plan.pc->end + ":\n");
-    edits_.sortFrom(firstEdit, firstLoc);
+    if (plan.pc) insertLines(lineStart(f.bodyEnd.line), plan.pc->end + ":\n", /*late=*/true);
+    edits_.sortFrom(firstEdit);
   }
 
   // A function's DIEs: its subprogram, parameters, registers and variables,
@@ -571,27 +576,70 @@ class Annotator {
     }
   }
 
-  // A `.loc` before each line holding an instruction (the first instruction's column).
-  void locs(const ptx::Function& f) {
-    uint32_t previous = 0;
-    std::string loc;
-    for (uint32_t k = f.firstInstruction; k < f.endInstruction; ++k) {
-      const ptx::Instruction& ins = m_.instructions[k];
-      if (ins.line == previous) continue;
-      previous = ins.line;
-      ++result_.stats.instructionLines;
-      if (ins.line <= f.bodyBegin.line) continue;  // on the line of the body's `{`: no line to put it before
-      if (crlf_) {
-        loc.clear();
-        lines_.loc(loc, {1, ins.line, ins.col});
-        insertLines(lineStart(ins.line), loc);
-      } else {  // the emitter's lines go straight into the arena (a line never starts at the text's end)
-        size_t mark = edits_.mark();
-        lines_.loc(edits_.arena, {1, ins.line, ins.col});
-        edits_.insertSince(lineStart(ins.line), mark);
-      }
-      ++result_.stats.locs;
+  // The `.loc` lines, made as the code is written (never held: one per line
+  // of code is most of the lines annotate adds): before each line holding an
+  // instruction, with the first instruction's column, function by function.
+  // None with keepLines.
+  class LocStream {
+   public:
+    explicit LocStream(Annotator& a) : a_(a) {
+      if (!a.options_.keepLines) advance();
     }
+    uint64_t next() const { return next_; }  // UINT64_MAX: no more
+    std::string_view take() {
+      std::swap(taken_, text_);
+      advance();
+      return taken_;
+    }
+
+   private:
+    void advance() {
+      next_ = UINT64_MAX;
+      text_.clear();
+      for (;;) {
+        if (k_ == end_ && !nextFunction()) return;
+        const ptx::Instruction& ins = a_.m_.instructions[k_++];
+        if (ins.line == previous_) continue;
+        previous_ = ins.line;
+        ++a_.result_.stats.instructionLines;
+        if (ins.line <= bodyLine_) continue;  // on the line of the body's `{`: no line to put it before
+        a_.lines_.loc(text_, {1, ins.line, ins.col});
+        ++a_.result_.stats.locs;
+        if (text_.empty()) continue;
+        a_.withFileLineEnds(text_);
+        next_ = a_.lineStart(ins.line);
+        return;
+      }
+    }
+    bool nextFunction() {
+      const std::vector<ptx::Function>& functions = a_.m_.functions;
+      while (f_ < functions.size() && !functions[f_].hasBody) ++f_;
+      if (f_ == functions.size()) return false;
+      const ptx::Function& f = functions[f_++];
+      a_.lines_.beginFunction();
+      k_ = f.firstInstruction;
+      end_ = f.endInstruction;
+      previous_ = 0;
+      bodyLine_ = f.bodyBegin.line;
+      return true;
+    }
+
+    Annotator& a_;
+    size_t f_ = 0;
+    uint32_t k_ = 0, end_ = 0, previous_ = 0, bodyLine_ = 0;
+    uint64_t next_ = UINT64_MAX;
+    std::string text_, taken_;
+  };
+
+  // "\n" line ends as the file has them.
+  void withFileLineEnds(std::string& s) const {
+    if (!crlf_) return;
+    std::string converted;
+    for (char c : s) {
+      if (c == '\n') converted += '\r';
+      converted += c;
+    }
+    s.swap(converted);
   }
 
   // ---- --rename-registers ----------------------------------------------------
@@ -746,7 +794,6 @@ class Annotator {
   void makeEdits() {
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) functionEdits(static_cast<int32_t>(f));
-    starts_ = {};  // every edit is placed
   }
 
   // The sections, encoded and checked for the file's version; the builder's
@@ -783,8 +830,10 @@ class Annotator {
       else
         buffer.append(piece);
     };
-    edits_.apply(text_, put);
+    LocStream locs(*this);
+    edits_.apply(text_, put, locs);
     edits_ = Edits();
+    starts_ = {};  // every line is placed
     if (!text_.empty() && text_.back() != '\n') put(eol());
     put(eol());
     if (!buffer.empty()) sink_(buffer);
