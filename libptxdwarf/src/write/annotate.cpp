@@ -109,22 +109,50 @@ class Edits {
   std::vector<Insertion> items;
 };
 
-// Offsets of the starts of the text's lines (line N starts at starts[N-1]).
-std::vector<uint64_t> lineStarts(std::string_view text) {
-  std::vector<uint64_t> starts;
-  // Room for a line of every 16 bytes (PTX lines are longer): filled once, in place.
-  reserveUpTo(starts, text.size() / 16 + 2, text.size() >= kLargeText);
-  starts.push_back(0);
-  const char* base = text.data();
-  const char* end = base + text.size();
-  for (const char* p = base; p < end;) {
-    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
-    if (!nl) break;
-    p = static_cast<const char*>(nl) + 1;
-    starts.push_back(static_cast<uint64_t>(p - base));
+// Where the text's lines start, found as far as they are asked for: the
+// edits ask in about increasing order, so the text is scanned once, as
+// they are made (on the thread that makes them, not before the threads
+// part).
+class LineStarts {
+ public:
+  explicit LineStarts(std::string_view text) : text_(text) {}
+
+  // Line N (from 1) starts at this offset; the text's size past its last line.
+  uint64_t operator()(uint32_t line) {
+    if (line == 0) return 0;
+    scanTo(line);
+    return line <= starts_.size() ? starts_[line - 1] : text_.size();
   }
-  return starts;
-}
+  bool has(uint32_t line) {
+    scanTo(line);
+    return line <= starts_.size();
+  }
+  void release() { starts_ = {}; }
+
+ private:
+  void scanTo(uint32_t line) {
+    if (starts_.empty()) {
+      // Room for a line of every 16 bytes (PTX lines are longer): filled once, in place.
+      reserveUpTo(starts_, text_.size() / 16 + 2, text_.size() >= kLargeText);
+      starts_.push_back(0);
+    }
+    const char* base = text_.data();
+    const char* end = base + text_.size();
+    while (starts_.size() < line && !done_) {
+      const char* p = base + starts_.back();
+      const void* nl = p < end ? std::memchr(p, '\n', static_cast<size_t>(end - p)) : nullptr;
+      if (!nl) {
+        done_ = true;
+        break;
+      }
+      starts_.push_back(static_cast<uint64_t>(static_cast<const char*>(nl) + 1 - base));
+    }
+  }
+
+  std::string_view text_;
+  std::vector<uint64_t> starts_;  // line N starts at starts_[N-1]
+  bool done_ = false;             // no line break after the last start
+};
 
 struct BaseType {
   const char* name;
@@ -187,7 +215,6 @@ class Annotator {
 
   void run() {
     if (!refuse()) return;
-    starts_ = lineStarts(text_);
     size_t firstBreak = text_.find('\n');
     crlf_ = firstBreak != std::string_view::npos && firstBreak > 0 && text_[firstBreak - 1] == '\r';
     chooseLabelPrefix();
@@ -302,7 +329,7 @@ class Annotator {
     if (options_.keepLines) return;
     auto eraseDirective = [&](SourceLoc at) {  // from the directive to the end of its line
       uint64_t begin = lineStart(at.line) + (at.col ? at.col - 1 : 0);
-      uint64_t end = at.line < starts_.size() ? lineStart(at.line + 1) - 1 : text_.size();
+      uint64_t end = starts_.has(at.line + 1) ? lineStart(at.line + 1) - 1 : text_.size();
       if (end > begin && text_[end - 1] == '\r') --end;
       if (end > begin) edits_.replace(begin, static_cast<uint32_t>(end - begin), "");
     };
@@ -323,11 +350,7 @@ class Annotator {
     }
   }
 
-  uint64_t lineStart(uint32_t line) const {
-    if (line == 0) return 0;
-    if (line > starts_.size()) return text_.size();
-    return starts_[line - 1];
-  }
+  uint64_t lineStart(uint32_t line) { return starts_(line); }
   std::string_view eol() const { return crlf_ ? "\r\n" : "\n"; }
 
   // Appends `s` (lines ending in '\n') to the arena with the file's line ending.
@@ -361,7 +384,7 @@ class Annotator {
     insertLines(header == 0 ? 0 : lineStart(header + 1), file);
     if (!m_.debug && m_.targetLoc.line != 0) {
       uint64_t begin = lineStart(m_.targetLoc.line) + (m_.targetLoc.col ? m_.targetLoc.col - 1 : 0);
-      uint64_t end = m_.targetLoc.line < starts_.size() ? lineStart(m_.targetLoc.line + 1) : text_.size();
+      uint64_t end = starts_.has(m_.targetLoc.line + 1) ? lineStart(m_.targetLoc.line + 1) : text_.size();
       std::string_view line = text_.substr(begin, end - begin);
       size_t comment = std::min({line.find("//"), line.find("/*"), line.find('\n')});
       if (comment != std::string_view::npos) line = line.substr(0, comment);
@@ -833,7 +856,7 @@ class Annotator {
     LocStream locs(*this);
     edits_.apply(text_, put, locs);
     edits_ = Edits();
-    starts_ = {};  // every line is placed
+    starts_.release();  // every line is placed
     if (!text_.empty() && text_.back() != '\n') put(eol());
     put(eol());
     if (!buffer.empty()) sink_(buffer);
@@ -870,7 +893,7 @@ class Annotator {
   Builder b_{UnitOptions{.policy = FormPolicy::compact}};
   Edits edits_;
   std::vector<SectionImage> sections_;
-  std::vector<uint64_t> starts_;
+  LineStarts starts_{text_};
   bool crlf_ = false;
   std::string sourceName_;
   // What both halves of a function's annotation (its edits, its DIEs) take
