@@ -189,6 +189,28 @@ TEST(PtxWriter, DenseChapter6PubnamesLiterally) {
   }
 }
 
+// Dense words at every length of their decimal digits, the edges of each:
+// the text is what std::to_chars writes, and the bytes read back the same.
+TEST(PtxWriter, DenseWordsOfEveryLength) {
+  std::vector<uint32_t> words{0, 1, 4294967295u};
+  for (uint64_t p = 10; p <= 4294967295u; p *= 10) words.insert(words.end(), {uint32_t(p - 1), uint32_t(p)});
+  std::vector<uint8_t> bytes;
+  for (uint32_t w : words)
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(w >> (8 * i)));
+  const SectionImage s = image(".debug_info", bytes);
+  WriteOptions o;
+  o.style = Style::dense;
+  o.bytesPerLine = 4;  // a word a line
+  o.version = version(7, 5);
+  Diagnostics diags;
+  std::string out;
+  ASSERT_TRUE(write::writeSection(out, s, o, diags)) << errorsOf(diags);
+  std::string expected = "\t.section\t.debug_info\n\t{\n";
+  for (uint32_t w : words) expected += ".b32 " + std::to_string(w) + "\n";
+  EXPECT_EQ(out, expected + "\t}\n");
+  expectSameImages({s}, roundTrip({s}, Style::dense));
+}
+
 TEST(PtxWriter, PackedHandMadeLayout) {
   const auto images = handMade();
   WriteOptions o;

@@ -338,7 +338,8 @@ uint32_t Unit::shape(uint16_t tag, std::span<const AttributeSpec> specs) {
   for (size_t i = 0; i < shapes_.size(); ++i)
     if (shapes_[i].tag == tag && std::equal(specs.begin(), specs.end(), shapes_[i].specs.begin(), shapes_[i].specs.end()))
       return static_cast<uint32_t>(i);
-  shapes_.push_back({tag, std::vector<AttributeSpec>(specs.begin(), specs.end()), referencePlanOf(specs)});
+  shapes_.push_back(
+      {tag, std::vector<AttributeSpec>(specs.begin(), specs.end()), referencePlanOf(specs), sizeStepsOf(specs)});
   return static_cast<uint32_t>(shapes_.size() - 1);
 }
 
@@ -423,10 +424,29 @@ void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
   ++dieCount_;
 }
 
+std::vector<Unit::SizeStep> Unit::sizeStepsOf(std::span<const AttributeSpec> specs) {
+  std::vector<SizeStep> steps(1);
+  for (const AttributeSpec& a : specs) {
+    static constexpr uint8_t kProbe[16] = {};  // a fixed form's size; string, block1 and LEB128s: 1
+    const bool variable = a.form == DW_FORM_string || a.form == DW_FORM_block1 || a.form == DW_FORM_udata ||
+                          a.form == DW_FORM_sdata;
+    if (!variable) {
+      steps.back().fixed += static_cast<uint32_t>(encodedValueSize(a.form, kProbe));
+      continue;
+    }
+    steps.back().variableForm = a.form;
+    steps.emplace_back();
+  }
+  return steps;
+}
+
 size_t Unit::encodedDieSize(uint32_t shape, std::span<const uint8_t> bytes) const {
   size_t at = 0;
-  for (const AttributeSpec& a : shapes_[shape].specs) {
-    const size_t n = encodedValueSize(a.form, bytes.subspan(at));
+  for (const SizeStep& step : shapes_[shape].sizeSteps) {
+    at += step.fixed;
+    if (at > bytes.size()) return 0;
+    if (step.variableForm == 0) continue;
+    const size_t n = encodedValueSize(step.variableForm, bytes.subspan(at));
     if (n == 0) return 0;
     at += n;
   }

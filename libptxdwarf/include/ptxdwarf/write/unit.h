@@ -450,11 +450,20 @@ class Unit {
   std::vector<std::vector<Location::ListEntry>> lists_;
   std::vector<Pubname> pubnames_;
   bool explicitPubnames_ = false;
+  // How a DIE of a shape is measured: runs of fixed-size values, each
+  // followed by one value whose size its bytes tell (0: none), so that a
+  // run's DIEs are measured without a look at every value.
+  struct SizeStep {
+    uint32_t fixed = 0;
+    uint16_t variableForm = 0;
+  };
   struct Shape {
     uint16_t tag = 0;
     std::vector<AttributeSpec> specs;
     ReferencePlan references;
+    std::vector<SizeStep> sizeSteps;
   };
+  static std::vector<SizeStep> sizeStepsOf(std::span<const AttributeSpec> specs);
   std::vector<Shape> shapes_;
   std::vector<uint8_t> encoded_;  // the bytes of encoded DIEs
   uint32_t detached_ = 0;         // DIEs added detached and not attached yet
