@@ -176,7 +176,7 @@ static int run(int argc, char** argv) {
   reformatCmd->add_option("file", reformat.file, "PTX file")->required();
   reformatCmd->add_option("-o,--output", reformat.output, "Output PTX file (default: stdout)");
   reformatCmd->add_option("--style", reformat.style, "packed, one-per-line, verbose or dense")
-      ->check(CLI::IsMember({"packed", "one-per-line", "verbose"}));
+      ->check(CLI::IsMember({"packed", "one-per-line", "verbose", "dense"}));
   reformatCmd->add_flag("--reencode", reformat.reencode,
                         "Re-encode through the canonical encoder (abbreviations re-interned, offsets recomputed)");
   reformatCmd->footer("Example:\n  ptxdump reformat fixtures/chapter6.ptx --reencode --style verbose");

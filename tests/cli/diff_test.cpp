@@ -253,7 +253,7 @@ TEST(PtxdumpDiff, UnreadableFileIsExit2) {
 }
 
 TEST(PtxdumpDiff, ReformattedChapter6IsEqual) {
-  for (const char* style : {"packed", "one-per-line", "verbose"}) {
+  for (const char* style : {"packed", "one-per-line", "verbose", "dense"}) {
     for (bool reencode : {false, true}) {
       SCOPED_TRACE(std::string(style) + (reencode ? " --reencode" : ""));
       std::string out = tempPath(std::string("reformat_") + style + (reencode ? "_re" : "") + ".ptx");
@@ -295,7 +295,7 @@ TEST(PtxdumpDiff, ReformattedNvccCorpusEntriesAreEqual) {
     ++ran;
     CommandResult self = runPtxdump({"diff", p.ptxPath, p.ptxPath});
     EXPECT_EQ(self.exitCode, 0) << self.out << self.err;
-    for (const char* style : {"packed", "one-per-line", "verbose"}) {
+    for (const char* style : {"packed", "one-per-line", "verbose", "dense"}) {
       for (bool reencode : {false, true}) {
         SCOPED_TRACE(std::string(style) + (reencode ? " --reencode" : ""));
         std::string out = tempPath(entry.id + "_" + style + (reencode ? "_re" : "") + ".ptx");

@@ -320,7 +320,7 @@ struct UnitLayout {
   const Unit* unit = nullptr;
   std::vector<Entry> entries;
   // emitUnit writes the unit in parts.size() parts at once (layout() sets
-  // them, about equal in entries, from `threads`); parts[0] is the start.
+  // them, about equal in bytes, from `threads`); parts[0] is the start.
   unsigned threads = 1;
   std::vector<PartStart> parts;
   uint32_t relocations = 0;  // at most this many in the unit
