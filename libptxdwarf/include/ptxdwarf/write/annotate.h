@@ -48,8 +48,8 @@ struct AnnotateOptions {
   // rest is annotated as a file without.
   bool replace = false;
   // The debug sections' text. Dense by default: the output is read by ptxas
-  // and debuggers, not by eye, and dense text is a quarter smaller (less to
-  // write) than packed.
+  // and debuggers, not by eye, and dense text is about a fifth smaller (less
+  // to write) than packed.
   Style style = Style::dense;
   // 1: everything on the calling thread. Otherwise (0: when the process may
   // use two CPUs) a large file's DWARF is built and encoded on a second

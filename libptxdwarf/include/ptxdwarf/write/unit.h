@@ -155,6 +155,7 @@ struct Value {
 struct Die {
   uint16_t tag = 0;
   bool forceChildren = false;  // DW_CHILDREN_yes even with no children
+  bool run = false;            // an encoded run of `count` leaves (Unit::addEncodedRun)
   DieId parent = kNoDie;
   DieId firstChild = kNoDie, lastChild = kNoDie, nextSibling = kNoDie;
   // The DIE's attributes: attributeCount records of the unit's table from
@@ -165,10 +166,9 @@ struct Die {
   // Nonzero for a DIE added encoded (Unit::addEncoded): its shape's id + 1,
   // and firstAttribute/attributeCount are its bytes in the unit's encoded arena.
   uint32_t shape = 0;
-  // How many DIEs the record stands for: 1, or for a run (Unit::addEncodedRun)
-  // the leaves of one shape whose bytes lie back to back from firstAttribute.
+  // How many DIEs the record stands for: 1, or for a run the leaves of one
+  // shape whose bytes lie back to back from firstAttribute.
   uint32_t count = 1;
-  bool run = false;
   bool hasChildren() const { return firstChild != kNoDie; }
   bool isEncoded() const { return shape != 0; }
 };
