@@ -220,7 +220,7 @@ char* appendWordDigits(char* p, uint32_t v) {
       "8081828384858687888990919293949596979899";
   static constexpr uint32_t kPow10[10] = {1,      10,      100,      1000,      10000,
                                           100000, 1000000, 10000000, 100000000, 1000000000};
-  char digits[16];
+  char digits[20] = {};  // ten digits, and ten bytes the fixed-size copy below may read past them
   const uint32_t high = v / 100000000, low = v % 100000000;  // 2 and 8 digits
   const uint32_t a = low / 10000, b = low % 10000;
   std::memcpy(digits + 0, kPairs + 2 * high, 2);
