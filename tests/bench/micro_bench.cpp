@@ -159,7 +159,10 @@ void BM_WritePtx(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
   state.SetLabel(std::string(write::styleName(options.style)));
 }
-BENCHMARK(BM_WritePtx)->Arg(0)->Arg(1);
+BENCHMARK(BM_WritePtx)
+    ->Arg(static_cast<int>(write::Style::packed))
+    ->Arg(static_cast<int>(write::Style::onePerLine))
+    ->Arg(static_cast<int>(write::Style::dense));
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 // written; verbose comments; reformat keeps every byte outside the blocks.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -156,9 +157,10 @@ TEST(PtxWriter, PackedChapter6PubnamesLiterally) {
   EXPECT_NE(one.find("\n.b32 .debug_info\n.b8 6\n.b8 1\n"), std::string::npos);
 }
 
-// Dense: whole words of data as little-endian `.b32` (6,1,0,0 is 262; the
-// name "_Z3f" is 0x66335a5f), the one to three bytes left before a
-// relocation or the end as `.b8`; relocations and labels as in packed.
+// Dense: whole words of data as little-endian `.b32` in hex (6,1,0,0 is
+// 0x106; the name "_Z3f" is 0x66335a5f; below 10 a decimal digit), the one
+// to three bytes left before a relocation or the end as `.b8`; relocations
+// and labels as in packed.
 TEST(PtxWriter, DenseChapter6PubnamesLiterally) {
   ptx::ReadResult r = ptx::read(readFixture("chapter6.ptx"), "chapter6.ptx");
   ASSERT_TRUE(r.ok());
@@ -173,11 +175,11 @@ TEST(PtxWriter, DenseChapter6PubnamesLiterally) {
   EXPECT_EQ(out,
             "\t.section\t.debug_pubnames\n"
             "\t{\n"
-            ".b32 41\n"
+            ".b32 0x29\n"
             ".b8 2, 0\n"
             ".b32 .debug_info\n"
-            ".b32 262, 69, 1714641503, 1768517487\n"
-            ".b32 44544, 878337792, 1953719668, 26960\n"
+            ".b32 0x106, 0x45, 0x66335a5f, 0x69696f6f\n"
+            ".b32 0xae00, 0x345a5f00, 0x74736574, 0x6950\n"
             ".b8 0, 0, 0\n"
             "\t}\n");
   // bytesPerLine rounds down to whole words, one at least.
@@ -185,15 +187,16 @@ TEST(PtxWriter, DenseChapter6PubnamesLiterally) {
     o.bytesPerLine = perLine;
     out.clear();
     ASSERT_TRUE(write::writeSection(out, *pubnames, o, diags));
-    EXPECT_NE(out.find("\n.b32 262\n.b32 69\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("\n.b32 0x106\n.b32 0x45\n"), std::string::npos) << out;
   }
 }
 
-// Dense words at every length of their decimal digits, the edges of each:
-// the text is what std::to_chars writes, and the bytes read back the same.
+// Dense words at every length of their hex digits, the edges of each, and
+// the decimal digits below 10: the text is the number as written here, and
+// the bytes read back the same.
 TEST(PtxWriter, DenseWordsOfEveryLength) {
-  std::vector<uint32_t> words{0, 1, 4294967295u};
-  for (uint64_t p = 10; p <= 4294967295u; p *= 10) words.insert(words.end(), {uint32_t(p - 1), uint32_t(p)});
+  std::vector<uint32_t> words{0, 1, 9, 10, 4294967295u};
+  for (uint64_t p = 16; p <= 4294967295u; p *= 16) words.insert(words.end(), {uint32_t(p - 1), uint32_t(p)});
   std::vector<uint8_t> bytes;
   for (uint32_t w : words)
     for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(w >> (8 * i)));
@@ -206,7 +209,11 @@ TEST(PtxWriter, DenseWordsOfEveryLength) {
   std::string out;
   ASSERT_TRUE(write::writeSection(out, s, o, diags)) << errorsOf(diags);
   std::string expected = "\t.section\t.debug_info\n\t{\n";
-  for (uint32_t w : words) expected += ".b32 " + std::to_string(w) + "\n";
+  for (uint32_t w : words) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%x", w);
+    expected += ".b32 " + (w < 10 ? std::to_string(w) : std::string(hex)) + "\n";
+  }
   EXPECT_EQ(out, expected + "\t}\n");
   expectSameImages({s}, roundTrip({s}, Style::dense));
 }

@@ -416,7 +416,7 @@ typedef enum {
   PTXDWARF_STYLE_PACKED = 0,       /* `.b8 a, b, c` runs */
   PTXDWARF_STYLE_ONE_PER_LINE = 1, /* one `.b8 N` per line (the nvcc/LLVM layout) */
   PTXDWARF_STYLE_VERBOSE = 2,      /* one DWARF field per line with a comment naming it */
-  PTXDWARF_STYLE_DENSE = 3         /* data as `.b32 w, x, y` little-endian words: the smallest text */
+  PTXDWARF_STYLE_DENSE = 3         /* data as `.b32 0x106, 0x45` little-endian hex words: the smallest text */
 } ptxdwarf_style;
 
 typedef struct {

@@ -207,33 +207,41 @@ constexpr SeparatedByteTable kSeparated;
 
 void appendByte(std::string& out, uint8_t b) { out.append(kBytes.t[b].text, kBytes.t[b].len); }
 
-// The decimal digits of a 32-bit word at `p`, which must have room for 10
-// bytes whatever the value; returns the end of the digits. All ten digits
-// are made two at a time and the leading zeros skipped, and the count comes
-// from the bit width: no branch on the value, whose length in dense data is
-// anyone's guess (std::to_chars mispredicts it; this takes about 60% of its
-// time).
-char* appendWordDigits(char* p, uint32_t v) {
-  static constexpr char kPairs[201] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  static constexpr uint32_t kPow10[10] = {1,      10,      100,      1000,      10000,
-                                          100000, 1000000, 10000000, 100000000, 1000000000};
-  char digits[20] = {};  // ten digits, and ten bytes the fixed-size copy below may read past them
-  const uint32_t high = v / 100000000, low = v % 100000000;  // 2 and 8 digits
-  const uint32_t a = low / 10000, b = low % 10000;
-  std::memcpy(digits + 0, kPairs + 2 * high, 2);
-  std::memcpy(digits + 2, kPairs + 2 * (a / 100), 2);
-  std::memcpy(digits + 4, kPairs + 2 * (a % 100), 2);
-  std::memcpy(digits + 6, kPairs + 2 * (b / 100), 2);
-  std::memcpy(digits + 8, kPairs + 2 * (b % 100), 2);
-  // floor(log10) from the bit width (1233/4096 ~ log10 2), one short at most;
-  // `| 1` makes 0 one digit and leaves every other count as it is.
-  const unsigned guess = (static_cast<unsigned>(std::bit_width(v | 1)) * 1233) >> 12;
-  const unsigned count = guess + ((v | 1) >= kPow10[guess] ? 1 : 0);
-  std::memcpy(p, digits + 10 - count, 10);
-  return p + count;
+// Two lowercase hex digits for every byte.
+struct HexPairs {
+  char text[512];
+  constexpr HexPairs() : text{} {
+    constexpr char kDigits[] = "0123456789abcdef";
+    for (unsigned v = 0; v < 256; ++v) {
+      text[2 * v] = kDigits[v >> 4];
+      text[2 * v + 1] = kDigits[v & 15];
+    }
+  }
+};
+constexpr HexPairs kHexPairs;
+
+// A 32-bit word of dense data at `p`, which must have room for 10 bytes
+// whatever the value; returns the end of it. Below 10 its decimal digit,
+// else `0x` and its hex digits without leading zeros: two digits a byte from
+// a table and the count from the bit width, no division and no branch on the
+// length. Decimal digits would be half a character shorter a word on
+// average, but making them (divisions, a length std::to_chars mispredicts
+// on such data) cost more than the longer text to write.
+char* appendWord(char* p, uint32_t v) {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  char digits[16] = {};  // eight digits, and eight bytes the fixed-size copy below may read past them
+  std::memcpy(digits + 0, kHexPairs.text + 2 * (v >> 24), 2);
+  std::memcpy(digits + 2, kHexPairs.text + 2 * ((v >> 16) & 0xff), 2);
+  std::memcpy(digits + 4, kHexPairs.text + 2 * ((v >> 8) & 0xff), 2);
+  std::memcpy(digits + 6, kHexPairs.text + 2 * (v & 0xff), 2);
+  const unsigned count = (static_cast<unsigned>(std::bit_width(v)) + 3) / 4;  // v >= 10: 1 to 8
+  p[0] = '0';
+  p[1] = 'x';
+  std::memcpy(p + 2, digits + 8 - count, 8);
+  return p + 2 + count;
 }
 
 void appendUnsigned(std::string& out, uint64_t v) {
@@ -460,7 +468,7 @@ class SectionWriter {
   }
 
   // `.b32 w, x, y` for `words` little-endian words from pos_: the same bytes
-  // in fewer characters (a word of zeros is "0", four letters ten digits).
+  // in fewer characters (a word of zeros is "0", four letters "0x64636261").
   void wordLine(uint64_t words) {
     const uint8_t* b = image_.bytes.data();
     char* p = lineBuffer();
@@ -470,7 +478,7 @@ class SectionWriter {
       if (i) *p++ = ',', *p++ = ' ';
       const uint32_t w = uint32_t(b[pos_]) | uint32_t(b[pos_ + 1]) << 8 | uint32_t(b[pos_ + 2]) << 16 |
                          uint32_t(b[pos_ + 3]) << 24;
-      p = appendWordDigits(p, w);
+      p = appendWord(p, w);
     }
     out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
   }

@@ -46,12 +46,12 @@ enum class Style : uint8_t {
   // attribute is written one byte per line.
   verbose,
   // As packed, but the data between labels and relocations goes as `.b32`
-  // words (little-endian: the same bytes), bytesPerLine / 4 a line, and only
-  // the last one to three bytes of a stretch as `.b8`: the smallest text
-  // ptxas reads (about 3 characters a byte against packed's 4), for output
-  // nobody reads by eye, such as annotate's. (`.b64` words would be smaller
-  // still, but ptxas 13 keeps only the low 32 bits of a non-negative `.b64`
-  // constant.)
+  // words in hex (little-endian: the same bytes; `.b32 0x106, 0x66335a5f`,
+  // below 10 a decimal digit), bytesPerLine / 4 a line, and only the last
+  // one to three bytes of a stretch as `.b8`: about 2.9 characters a byte
+  // against packed's 4.1 on annotate's DWARF, for output nobody reads byte
+  // by byte. (`.b64` words would be smaller still, but ptxas 13 keeps only
+  // the low 32 bits of a non-negative `.b64` constant.)
   dense,
 };
 
