@@ -823,7 +823,8 @@ class Annotator {
   // memory goes before the text is made.
   bool encodeDwarf() {
     Diagnostics& diags = result_.diagnostics;
-    sections_ = encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize}, diags);
+    sections_ =
+        encode(b_.unit(), {.pubnamesLength = UnitLengthConvention::totalSize, .threads = options_.threads}, diags);
     b_ = Builder();
     return !diags.hasErrors() && validate(sections_, writeOptions(), diags);
   }

@@ -53,9 +53,9 @@ struct AnnotateOptions {
   Style style = Style::dense;
   // 1: everything on the calling thread. Otherwise (0: when the process may
   // use two CPUs) a large file's DWARF is built and encoded on a second
-  // thread while the code's edits are made and the code is written on the
-  // caller's, and its largest section is rendered in two halves at once; the
-  // output is the same either way.
+  // thread (its unit written in parts at once) while the code's edits are
+  // made and the code is written on the caller's, and its largest section is
+  // rendered in parts on two threads; the output is the same either way.
   unsigned threads = 0;
 };
 

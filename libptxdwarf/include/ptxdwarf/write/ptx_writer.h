@@ -80,9 +80,9 @@ struct WriteOptions {
   unsigned bytesPerLine = 16;
   // Line ending; reformat() uses "\r\n" when the original text's first line ends so.
   bool crlf = false;
-  // streamSections: a section of megabytes is rendered in two halves at once
-  // when two CPUs may be used (0) or `threads` >= 2; 1 renders on the
-  // caller's thread only. The text is the same.
+  // streamSections: a section of megabytes is rendered in parts on two
+  // threads when two CPUs may be used (0) or `threads` >= 2; 1 renders on
+  // the caller's thread only. The text is the same.
   unsigned threads = 0;
 };
 
