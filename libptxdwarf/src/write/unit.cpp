@@ -275,8 +275,10 @@ void Unit::reserve(size_t dies, size_t attributes) {
 }
 
 DieId Unit::add(DieId parent, uint16_t tag) {
-  if (parent != kDetached) check(parent);
-  if (parent != kDetached && dies_[parent].run) throw BuildError("DIE " + std::to_string(parent) + " is a run: it takes no children");
+  if (parent != kDetached) {
+    check(parent);
+    checkTakesChildren(parent);  // before the DIE exists: a refusal leaves nothing behind
+  }
   if (tag == 0) throw BuildError("tag 0 is reserved for NULL entries");
   DieId id = static_cast<DieId>(dies_.size());
   dies_.push_back(Die{.tag = tag});
@@ -289,7 +291,7 @@ DieId Unit::add(DieId parent, uint16_t tag) {
 void Unit::attach(DieId parent, DieId child) {
   check(parent);
   check(child);
-  if (dies_[parent].run) throw BuildError("DIE " + std::to_string(parent) + " is a run: it takes no children");
+  checkTakesChildren(parent);
   if (child == root()) throw BuildError("the unit DIE cannot be a child");
   if (dies_[child].parent != kNoDie)
     throw BuildError("DIE " + std::to_string(child) + " is already in the tree");
@@ -343,6 +345,16 @@ uint32_t Unit::shape(uint16_t tag, std::span<const AttributeSpec> specs) {
   return static_cast<uint32_t>(shapes_.size() - 1);
 }
 
+// Whether every value of an encodable form has one size (string, block1 and
+// the LEB128 forms tell theirs in their bytes).
+bool Unit::hasFixedSize(uint16_t form) {
+  return form != DW_FORM_string && form != DW_FORM_block1 && form != DW_FORM_udata && form != DW_FORM_sdata;
+}
+
+void Unit::checkTakesChildren(DieId parent) const {
+  if (dies_[parent].run) throw BuildError("DIE " + std::to_string(parent) + " is a run: it takes no children");
+}
+
 Unit::ReferencePlan Unit::referencePlanOf(std::span<const AttributeSpec> specs) {
   const auto refs = std::count_if(specs.begin(), specs.end(), [](const AttributeSpec& a) { return a.form == DW_FORM_ref4; });
   if (refs == 0) return {ReferencePlan::none, 0};
@@ -355,9 +367,7 @@ Unit::ReferencePlan Unit::referencePlanOf(std::span<const AttributeSpec> specs) 
       plan.kind = ReferencePlan::afterString;  // its length varies; what follows it does not
       continue;
     }
-    const bool fixedSize = form != DW_FORM_string && form != DW_FORM_block1 && form != DW_FORM_udata &&
-                           form != DW_FORM_sdata;
-    if (!fixedSize) return {ReferencePlan::walk, 0};
+    if (!hasFixedSize(form)) return {ReferencePlan::walk, 0};
     plan.offset += static_cast<uint32_t>(encodedValueSize(form, kProbe));
   }
   return plan;
@@ -427,10 +437,8 @@ void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
 std::vector<Unit::SizeStep> Unit::sizeStepsOf(std::span<const AttributeSpec> specs) {
   std::vector<SizeStep> steps(1);
   for (const AttributeSpec& a : specs) {
-    static constexpr uint8_t kProbe[16] = {};  // a fixed form's size; string, block1 and LEB128s: 1
-    const bool variable = a.form == DW_FORM_string || a.form == DW_FORM_block1 || a.form == DW_FORM_udata ||
-                          a.form == DW_FORM_sdata;
-    if (!variable) {
+    static constexpr uint8_t kProbe[16] = {};  // a fixed form's size
+    if (hasFixedSize(a.form)) {
       steps.back().fixed += static_cast<uint32_t>(encodedValueSize(a.form, kProbe));
       continue;
     }

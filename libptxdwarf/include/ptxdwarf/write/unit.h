@@ -476,6 +476,8 @@ class Unit {
   static ReferencePlan referencePlanOf(std::span<const AttributeSpec> specs);
   // Throws BuildError unless `bytes` are one DIE of `shape` (see addEncoded).
   void checkEncoded(uint32_t shape, std::span<const uint8_t> bytes) const;
+  void checkTakesChildren(DieId parent) const;  // a run takes none
+  static bool hasFixedSize(uint16_t form);
 
  public:
   // Whether some DIE was added detached and never attached (the encoder
