@@ -38,6 +38,17 @@ void reserveUpTo(std::vector<T>& v, uint64_t items, bool large = false) {
   if (large && count * sizeof(T) >= kHugePage) adviseHugePages(v.data(), v.capacity() * sizeof(T));
 }
 
+// Gives back the memory of a reserved vector's unused tail: the whole pages
+// past its last element. Huge pages make a filled reservation hold up to
+// 2 MiB more than its elements; releasing the tail splits the last huge
+// page and returns what lies beyond them. The capacity stays (a later push
+// faults fresh zero pages in). A no-op for small reservations and off Linux.
+void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes);
+template <class T>
+void releaseUnusedTail(std::vector<T>& v) {
+  releaseUnusedTail(v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));
+}
+
 // Inputs from this size on are `large` for reserveUpTo: PTX text, and the
 // DWARF sections (a quarter of a megabyte of .debug_info is some 50,000
 // attribute values).

@@ -81,6 +81,17 @@ void SourceMap::reserve(size_t operands) {
   reserveUpTo(checkpoints_, operands / kStride + 1, large);
 }
 
+void SourceMap::releaseUnusedTails() {
+  releaseUnusedTail(deltas_);
+  releaseUnusedTail(checkpoints_);
+}
+
+void SectionImage::releaseUnusedTails() {
+  releaseUnusedTail(bytes);
+  releaseUnusedTail(relocations);
+  sourceMap.releaseUnusedTails();
+}
+
 void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
   if (count_ % kStride == 0) {
     checkpoints_.push_back({{offset, line, col}, static_cast<uint32_t>(deltas_.size())});

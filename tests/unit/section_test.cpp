@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "ptxdwarf/section.h"
 
@@ -87,6 +88,40 @@ TEST(StringStore, LongNamesGetAChunkOfTheirOwn) {
   EXPECT_EQ(b, huge);
   EXPECT_EQ(c, "after");
   EXPECT_TRUE(store.keep("").empty());
+}
+
+// A reader's image, reserved for far more than it holds, keeps every byte,
+// relocation and source position when the unused tails are given back, and
+// goes on growing afterwards.
+TEST(SectionImage, ReleasingUnusedTailsKeepsContentsAndRoomToGrow) {
+  SectionImage image;
+  image.name = ".debug_info";
+  image.bytes.reserve(size_t{16} << 20);
+  image.relocations.reserve(size_t{1} << 18);
+  image.sourceMap.reserve(size_t{16} << 20);
+  auto fill = [&image](uint32_t from, uint32_t to) {
+    for (uint32_t i = from; i < to; ++i) {
+      image.bytes.push_back(static_cast<uint8_t>(i * 7));
+      image.sourceMap.add(i, 100 + i, 5);
+      if (i % 16 == 0) image.addRelocation(i, 4, "sym" + std::to_string(i));
+    }
+  };
+  auto expectFilled = [&image](uint32_t to) {
+    ASSERT_EQ(image.bytes.size(), to);
+    for (uint32_t i = 0; i < to; ++i) {
+      ASSERT_EQ(image.bytes[i], static_cast<uint8_t>(i * 7)) << i;
+      ASSERT_EQ(image.locate(i).line, 100 + i) << i;
+    }
+    ASSERT_EQ(image.relocations.size(), (to + 15) / 16);
+    for (const Relocation& r : image.relocations) EXPECT_EQ(r.symbol, "sym" + std::to_string(r.offset));
+  };
+  fill(0, 300000);
+  const size_t capacity = image.bytes.capacity();
+  image.releaseUnusedTails();
+  expectFilled(300000);
+  EXPECT_EQ(image.bytes.capacity(), capacity);
+  fill(300000, 400000);  // into the released pages: they come back as zeros and are written over
+  expectFilled(400000);
 }
 
 }  // namespace

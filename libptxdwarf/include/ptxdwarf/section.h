@@ -106,6 +106,9 @@ class SourceMap {
   // Room for `operands` entries, reserved as address space (the reader knows
   // at most how many the rest of the text can hold).
   void reserve(size_t operands);
+  // Gives back the reservation's untouched memory once the map is complete
+  // (see SectionImage::releaseUnusedTails).
+  void releaseUnusedTails();
   // The position of the last operand starting at or before `offset`;
   // `fallback` when there is none.
   SourceLoc locate(uint64_t offset, SourceLoc fallback) const;
@@ -147,6 +150,12 @@ struct SectionImage {
   SourceLoc loc{};                           // the first `.section` line of this name
   std::vector<TextRange> blocks{};           // every block of this name, in file order
   std::vector<uint32_t> negativeOperands{};  // offsets of operands written as negative numbers
+
+  // A reader reserves the vectors for the most the rest of its text could
+  // hold; this gives back the whole pages past what they hold, which huge
+  // pages would otherwise keep (up to 2 MiB a vector). Contents and
+  // capacities are unchanged.
+  void releaseUnusedTails();
 
   // Appends a relocation whose names are copied into `names`.
   Relocation& addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,

@@ -914,6 +914,16 @@ bool append(Module& into, Module&& part) {
   return true;
 }
 
+// The vectors were reserved for the most the text could hold (reserve.h).
+void releaseUnusedTails(Module& m) {
+  releaseUnusedTail(m.instructions);
+  releaseUnusedTail(m.labels);
+  releaseUnusedTail(m.locs);
+  releaseUnusedTail(m.variables);
+  releaseUnusedTail(m.functions);
+  for (SectionImage& s : m.sections) s.releaseUnusedTails();
+}
+
 void readOnOneThread(std::string_view text, std::string_view filename, const ReadOptions& options,
                      ReadResult& result) {
   Reader reader(text, filename, options);
@@ -1008,6 +1018,7 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     std::erase_if(result.module.sections,
                   [](const SectionImage& s) { return !s.name.starts_with(".debug"); });
   }
+  releaseUnusedTails(result.module);
   if (options.index) result.module.reindex();
   return result;
 }

@@ -5,6 +5,8 @@
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
 
+#include "../reserve.h"
+
 namespace ptxdwarf::read {
 
 bool AttrValue::isReference() const {
@@ -102,6 +104,8 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
     else if (s.name == ".debug_line") dwarf.line = &s;
   }
   if (dwarf.info) decodeInfo(dwarf);
+  releaseUnusedTail(dwarf.dies);  // reserved for the most the section could hold (reserve.h)
+  releaseUnusedTail(dwarf.attrs);
   // Tables no unit names are decoded too, in section order: dumps list them
   // and preserve-mode encoding reproduces every byte of the section.
   for (uint64_t at = 0; dwarf.abbrev && at < dwarf.abbrev->size();) {

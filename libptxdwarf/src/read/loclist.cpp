@@ -190,6 +190,7 @@ void decodeLocLists(Dwarf& dwarf) {
     dwarf.locLists.push_back(std::move(list));
   }
   // Spans last: the entries grew while the lists were read.
+  releaseUnusedTail(entries);  // reserved for the most the section could hold
   dwarf.locEntries = std::make_shared<const std::vector<LocEntry>>(std::move(entries));
   for (size_t i = 0; i < placed.size(); ++i)
     dwarf.locLists[i].entries = dwarf.allLocEntries().subspan(placed[i].first, placed[i].count);
