@@ -902,8 +902,8 @@ ptxdwarf_status ptxdwarf_sections_relocation(const ptxdwarf_sections* sections, 
     out->offset = r.offset;
     out->size = r.size;
     // Names kept by a SectionImage are NUL-terminated (StringStore::keep).
-    out->symbol = r.symbol.empty() ? "" : r.symbol.data();
-    out->minus = r.minus.empty() ? "" : r.minus.data();
+    out->symbol = r.symbol.c_str();
+    out->minus = r.minus.c_str();
     out->addend = r.addend;
   });
 }

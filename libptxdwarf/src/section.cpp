@@ -1,6 +1,7 @@
 #include "ptxdwarf/section.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include "ptxdwarf/leb128.h"
 #include "reserve.h"
@@ -21,9 +22,12 @@ std::string_view StringStore::keep(std::string_view s) {
   return kept;
 }
 
+std::ostream& operator<<(std::ostream& os, SymbolName n) { return os << n.view(); }
+
 Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
                                         std::string_view minus, int64_t addend) {
-  return relocations.emplace_back(Relocation{offset, size, names.keep(symbol), names.keep(minus), addend});
+  return relocations.emplace_back(Relocation{static_cast<uint32_t>(offset), size, SymbolName::fromKept(names.keep(symbol)),
+                                             SymbolName::fromKept(names.keep(minus)), addend});
 }
 
 std::string Relocation::expression() const {

@@ -200,7 +200,7 @@ TEST_P(CorpusTest, ReaderMatchesPtxas) {
         }
         continue;
       }
-      if (r.symbol.rfind("__local_depot", 0) == 0 && r.size == 8 && r.offset >= 1 &&
+      if (r.symbol.starts_with("__local_depot") && r.size == 8 && r.offset >= 1 &&
           s.bytes[r.offset - 1] == kDwOpAddr) {
         ++t.depotRewrites;
         masked[r.offset - 1] = true;

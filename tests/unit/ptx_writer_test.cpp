@@ -81,8 +81,7 @@ SectionImage image(std::string name, std::vector<uint8_t> bytes) {
 }
 
 // Names are string literals: a Relocation views its names.
-Relocation reloc(uint64_t offset, uint8_t size, std::string_view symbol, int64_t addend = 0,
-                 std::string_view minus = {}) {
+Relocation reloc(uint32_t offset, uint8_t size, SymbolName symbol, int64_t addend = 0, SymbolName minus = {}) {
   return {offset, size, symbol, minus, addend};
 }
 
@@ -521,8 +520,8 @@ TEST(PtxWriter, ALargeSectionRenderedInPartsIsTheSameText) {
   for (uint64_t o = 100; o + 8 < s.bytes.size(); o += 997) {
     const uint8_t size = (o / 997) % 2 ? 8 : 4;
     for (uint64_t k = 0; k < size; ++k) s.bytes[o + k] = 0;
-    static constexpr const char* kNames[] = {"a", "b", ".debug_abbrev", "func_begin0"};  // a Relocation views its name
-    s.relocations.push_back(reloc(o, size, kNames[o % 4]));
+    static const SymbolName kNames[] = {"a", "b", ".debug_abbrev", "func_begin0"};  // a Relocation views its name
+    s.relocations.push_back(reloc(static_cast<uint32_t>(o), size, kNames[o % 4]));
   }
   // Two labels at every relocation (so at every cut), one inside some
   // stretches of data, and one at the end.

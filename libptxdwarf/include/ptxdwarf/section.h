@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <iosfwd>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -56,20 +57,57 @@ class StringStore {
   std::span<char> free_;  // the unused tail of this store's own last chunk
 };
 
-// `symbol + addend`, or the label difference `symbol - minus + addend`.
-// The names are views: of string literals, or of the owning SectionImage's
-// `names` (SectionImage::addRelocation keeps them there).
+// A relocation's name: a view of NUL-terminated characters, one pointer
+// where a std::string_view is two (a large file has hundreds of thousands of
+// relocations). Reads like a std::string_view; made only from characters
+// known to end in a NUL: those a StringStore keeps, or a string literal.
+class SymbolName {
+ public:
+  constexpr SymbolName() = default;
+  // A string literal (its NUL is the array's last element).
+  template <size_t N>
+  constexpr SymbolName(const char (&literal)[N]) : chars_(N > 1 ? literal : nullptr) {}
+  // `kept`: a view StringStore::keep returned (a NUL follows its characters).
+  static SymbolName fromKept(std::string_view kept) {
+    SymbolName n;
+    n.chars_ = kept.empty() ? nullptr : kept.data();
+    return n;
+  }
+
+  std::string_view view() const { return chars_ ? std::string_view(chars_) : std::string_view(); }
+  operator std::string_view() const { return view(); }
+  // NUL-terminated, "" when empty: what a C caller can take as it is.
+  const char* c_str() const { return chars_ ? chars_ : ""; }
+  const char* data() const { return c_str(); }
+  bool empty() const { return !chars_; }
+  size_t size() const { return view().size(); }
+  bool starts_with(std::string_view prefix) const { return view().starts_with(prefix); }
+
+  friend bool operator==(SymbolName a, SymbolName b) { return a.view() == b.view(); }
+  friend bool operator==(SymbolName a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(SymbolName a, const char* b) { return a.view() == std::string_view(b); }
+  friend std::ostream& operator<<(std::ostream& os, SymbolName n);
+
+ private:
+  const char* chars_ = nullptr;  // nullptr for the empty name
+};
+
+// `symbol + addend`, or the label difference `symbol - minus + addend`. The
+// names view characters that live as long as the owning SectionImage's
+// `names` (SectionImage::addRelocation keeps them there), or string
+// literals. 32 bytes: offsets are 32-bit, as a PTX file is at most 4 GiB.
 struct Relocation {
-  uint64_t offset = 0;
+  uint32_t offset = 0;
   uint8_t size = 0;  // 1, 2, 4 or 8 (the directive's width)
-  std::string_view symbol{};
-  std::string_view minus{};  // non-empty for `A-B`
+  SymbolName symbol{};
+  SymbolName minus{};  // non-empty for `A-B`
   int64_t addend = 0;
 
   bool isDifference() const { return !minus.empty(); }
   // "sym", "sym+8", "sym-4", "A-B"
   std::string expression() const;
 };
+static_assert(sizeof(void*) != 8 || sizeof(Relocation) == 32, "Relocation is one per symbolic operand: keep it small");
 
 // A label defined inside a section (`name:`), at the offset of the next byte.
 struct SectionLabel {

@@ -724,10 +724,10 @@ class Reader {
     if (width < 4)
       cur_.fail(at, "symbolic operand in " + std::string(directive) +
                         ": ptxas accepts symbols only in .b32 and .b64 (\"Illegal type for dwarf data\")");
-    Relocation r;
-    r.offset = image.bytes.size();
-    r.size = static_cast<uint8_t>(width);
-    r.symbol = symbolName();
+    const uint64_t offset = image.bytes.size();
+    const std::string_view symbol = symbolName();
+    std::string_view minus;
+    int64_t addend = 0;
     cur_.skipInlineSpace();
     char c = cur_.peek();
     if (c == '+' || c == '-') {
@@ -741,15 +741,15 @@ class Reader {
         if (n.overflow || n.value > static_cast<uint64_t>(INT64_MAX))
           cur_.fail(termLoc, "addend out of range");
         cur_.moveTo(n.end);
-        r.addend = c == '+' ? static_cast<int64_t>(n.value) : -static_cast<int64_t>(n.value);
+        addend = c == '+' ? static_cast<int64_t>(n.value) : -static_cast<int64_t>(n.value);
       } else if (c == '-' && isIdentStart(cur_.peek())) {
-        r.minus = symbolName();
+        minus = symbolName();
       } else {
         cur_.fail(termLoc, std::string("expected a number") + (c == '-' ? " or a label" : "") +
                                " after '" + c + "'");
       }
     }
-    image.addRelocation(r.offset, r.size, r.symbol, r.minus, r.addend);
+    image.addRelocation(offset, static_cast<uint8_t>(width), symbol, minus, addend);
     appendValue(image, width, 0);
   }
 

@@ -129,9 +129,10 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
       continue;
     }
     if (r.offset < prevEnd) fault(diags, image, r.offset, what() + ": overlaps or precedes the previous relocation");
-    if (r.offset + r.size > size || r.offset + r.size < r.offset)
+    const uint64_t end = uint64_t{r.offset} + r.size;
+    if (end > size)
       fault(diags, image, r.offset, what() + ": extends past the end of the section (" + std::to_string(size) + " bytes)");
-    prevEnd = std::max(prevEnd, r.offset + r.size);
+    prevEnd = std::max(prevEnd, end);
     if (!isSymbol(r.symbol) || (r.isDifference() && !isIdentifier(r.minus)))
       fault(diags, image, r.offset, what() + ": not a valid PTX symbol name");
     if (module)  // ptxas itself accepts an undefined label and writes 0 there

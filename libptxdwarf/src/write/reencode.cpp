@@ -64,7 +64,7 @@ class PreserveWriter {
     auto it = std::lower_bound(src_->relocations.begin(), src_->relocations.end(), from,
                                [](const Relocation& r, uint64_t o) { return r.offset < o; });
     for (; it != src_->relocations.end() && it->offset < from + size; ++it) {
-      out_.relocations.push_back(Relocation{at + (it->offset - from), it->size, it->symbol, it->minus, it->addend});
+      out_.relocations.push_back(Relocation{static_cast<uint32_t>(at + (it->offset - from)), it->size, it->symbol, it->minus, it->addend});
     }
   }
   uint64_t offset() const { return out_.bytes.size(); }
