@@ -183,7 +183,7 @@ struct Module {
     uint32_t next = kNone;   // the next definition of the same name
     uint32_t last = kNone;   // on a chain's first definition: the chain's tail, where reindex() appends
   };
-  // Eight bytes a slot: the table has twice as many slots as the module has names.
+  // Eight bytes a slot: the table has at least 4/3 as many slots as the module has names.
   struct Slot {
     uint32_t hash = 0;
     uint32_t first = kNone;  // kNone: empty slot
@@ -198,7 +198,7 @@ struct Module {
     return d.next == kNone ? nullptr : &definitions_[d.next];
   }
 
-  std::vector<Slot> slots_;  // a power of two in size, at most half full
+  std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
   std::vector<Definition> definitions_;
   std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
 };
