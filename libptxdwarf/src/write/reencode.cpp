@@ -166,6 +166,7 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   // sorted vector, so pointer order is offset order; lists that share
   // entries name the same ones twice.
   std::vector<const Relocation*> relocations;
+  relocations.reserve(dwarf.loc ? dwarf.loc->relocations.size() : 0);  // about the source's count: an entry is written once
   auto put = [&](uint64_t at, uint64_t v, unsigned n) { storeLittleEndian(std::span(out.bytes).subspan(at, n), v); };
   auto keep = [&](const Relocation* r) {
     if (r) relocations.push_back(r);
