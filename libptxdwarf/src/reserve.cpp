@@ -20,6 +20,22 @@ void adviseHugePages(const void* data, size_t bytes) {
 #endif
 }
 
+void prefault(const void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr size_t kWorthACall = size_t{64} << 10;  // below, the faults cost about what the call does
+  if (bytes < kWorthACall) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  // Whole pages only: the partly used first and last ones may hold other data
+  // (populating writes nothing, but the range must be whole pages).
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);  // advice
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes) {
 #if defined(__linux__)
   constexpr size_t kWorthIt = size_t{2} << 20;  // below a huge page there is no huge page to split

@@ -49,6 +49,25 @@ void releaseUnusedTail(std::vector<T>& v) {
   releaseUnusedTail(v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));
 }
 
+// Maps in the pages of [data, data + bytes) that are not mapped yet, in one
+// call, for memory about to be written whole. Where a page fault is dear
+// (a virtual machine takes an exit for each) this costs a fraction of
+// faulting the pages in one by one as the writes reach them: on the
+// machines this project is measured on, 10 MB take 5-7 ms this way and
+// 28-30 ms by faults. Advice, as adviseHugePages: a no-op below a few pages,
+// off Linux, and on kernels without MADV_POPULATE_WRITE (before 5.14).
+void prefault(const void* data, size_t bytes);
+
+// Reserves `v` for `size` elements and maps in the pages its elements from
+// v.size() to `size` will take: for a vector whose final size is known
+// before it is filled.
+template <class T>
+void reserveExactly(std::vector<T>& v, size_t size) {
+  if (size <= v.size()) return;
+  v.reserve(size);
+  prefault(v.data() + v.size(), (size - v.size()) * sizeof(T));
+}
+
 // Inputs from this size on are `large` for reserveUpTo: PTX text, and the
 // DWARF sections (a quarter of a megabyte of .debug_info is some 50,000
 // attribute values).

@@ -27,8 +27,8 @@ namespace {
 // for the most `textBytes` could hold, at `minItemBytes` of text an item
 // (see reserve.h).
 template <class T>
-void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes) {
-  reserveUpTo(v, textBytes / minItemBytes + 1, textBytes >= kLargeText);
+void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes, bool large) {
+  reserveUpTo(v, textBytes / minItemBytes + 1, large);
 }
 
 StateSpace spaceFromDirective(std::string_view d) {
@@ -90,11 +90,12 @@ class Reader {
     const uint64_t end = chunk.begin == 0 ? text.size() : std::min<uint64_t>(chunk.stop, text.size());
     begin_ = chunk.begin;
     remaining_ = end > chunk.begin ? end - chunk.begin : 0;
-    reserveForText(module_.instructions, remaining_, 4);  // `ret;`
-    reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
-    reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
-    reserveForText(module_.variables, remaining_, 16);    // `.shared .b8 a;`
-    reserveForText(module_.functions, remaining_, 12);    // `.func f(){}`
+    large_ = text.size() >= kLargeText;
+    reserveForText(module_.instructions, remaining_, 4, large_);  // `ret;`
+    reserveForText(module_.labels, remaining_, 4, large_);        // `$L:` and a newline
+    reserveForText(module_.locs, remaining_, 10, large_);         // `.loc 1 1 1`
+    reserveForText(module_.variables, remaining_, 16, large_);    // `.shared .b8 a;`
+    reserveForText(module_.functions, remaining_, 12, large_);    // `.func f(){}`
   }
 
   // Reads statements up to the stop or the end of the text; a syntax error
@@ -581,9 +582,9 @@ class Reader {
     s.name = std::string(name);
     s.loc = at;
     const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
-    reserveForText(s.bytes, rest, 2);        // `0,` a byte
+    reserveForText(s.bytes, rest, 2, large_);        // `0,` a byte
     s.sourceMap.reserve(rest / 2);           // an entry per operand
-    reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
+    reserveForText(s.relocations, rest, 4, large_);  // `.b32 a` and a newline
     return s;
   }
 
@@ -769,6 +770,7 @@ class Reader {
   uint64_t consumedFrom_;
   uint64_t begin_ = 0;      // where this reader starts in the text
   uint64_t remaining_ = 0;  // bytes of text from there that its module may hold items of
+  bool large_ = false;      // the whole text is large: megabyte vectors get huge pages (reserve.h)
   Module module_;
   std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
   Diagnostics diagnostics_;  // warnings, and the error that ended the read

@@ -658,7 +658,7 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
                         std::to_string(info.bytes.size()));
     return;
   }
-  reserveUpTo(info.bytes, L.offset + L.size, L.offset + L.size >= kLargeSection);
+  reserveExactly(info.bytes, L.offset + L.size);
   info.bytes.resize(L.offset + L.size);
   const size_t parts = L.parts.size();
   if (parts == 1) return emitPart(info.bytes.data(), L, 0, listOffsets, info, diags);
