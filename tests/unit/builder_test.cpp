@@ -5,7 +5,9 @@
 
 
 #include "corpus.h"
+#include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/builder.h"
@@ -666,30 +668,76 @@ TEST(Encoder, ALargeUnitWrittenInPartsIsTheSameAsInOne) {
   }
 }
 
+// A range is kept as its first register's DIE and a count (Unit::addRegisterRun)
+// and made one DIE after another as it is written: across the counts where a
+// name gains a digit and its packed name a ULEB byte, with and without a
+// type and a declaration line, and on one thread or in parts on several.
 TEST(Builder, RegisterRangesEncodeAsTheirRegistersOneByOne) {
-  for (uint32_t count : {1u, 10u, 11u, 101u, 1000u})
-    for (FormPolicy policy : {FormPolicy::chapter6, FormPolicy::compact}) {
-      auto build = [&](bool range) {
-        Builder b({.policy = policy});
-        b.compileUnit({.name = "k.ptx"});
-        DieId t = b.baseType("unsigned int", DW_ATE_unsigned, 4);
-        DieId sp = b.subprogram({.name = "k", .linkageName = "k"});
-        if (range) {
-          b.registerVariables(sp, {.stem = "%rd", .count = count, .declFile = 1, .declLine = 300, .type = t});
-        } else {
-          for (uint32_t k = 0; k < count; ++k)
-            b.registerVariable(sp, {.reg = "%rd" + std::to_string(k), .declFile = 1, .declLine = 300, .type = t});
+  for (uint32_t count : {1u, 10u, 11u, 101u, 1000u, 12345u})
+    for (FormPolicy policy : {FormPolicy::chapter6, FormPolicy::compact})
+      for (bool typed : {true, false})
+        for (unsigned declFile : {1u, 0u}) {
+          auto build = [&](bool range, unsigned threads) {
+            Builder b({.policy = policy});
+            b.compileUnit({.name = "k.ptx"});
+            DieId t = typed ? b.baseType("unsigned int", DW_ATE_unsigned, 4) : kNoDie;
+            DieId sp = b.subprogram({.name = "k", .linkageName = "k"});
+            const unsigned line = declFile ? 300 : 0;
+            if (range) {
+              b.registerVariables(sp, {.stem = "%rd", .count = count, .declFile = declFile, .declLine = line, .type = t});
+              EXPECT_EQ(b.unit().dieCount(), count + 2 + (typed ? 1 : 0));
+            } else {
+              for (uint32_t k = 0; k < count; ++k)
+                b.registerVariable(sp,
+                                   {.reg = "%rd" + std::to_string(k), .declFile = declFile, .declLine = line, .type = t});
+            }
+            b.registerVariable(sp, {.reg = "%p1", .declFile = declFile, .declLine = line, .type = t});  // after the run
+            Diagnostics diags;
+            std::vector<SectionImage> sections = encode(b.unit(), {.threads = threads}, diags);
+            EXPECT_FALSE(diags.hasErrors());
+            return sections;
+          };
+          std::vector<SectionImage> one = build(false, 1);
+          for (unsigned threads : {1u, 3u}) {
+            std::vector<SectionImage> range = build(true, threads);
+            ASSERT_EQ(one.size(), range.size());
+            for (size_t i = 0; i < one.size(); ++i)
+              EXPECT_EQ(one[i].bytes, range[i].bytes) << count << " " << typed << " " << declFile << " " << threads;
+          }
         }
-        Diagnostics diags;
-        return encode(b.unit(), {}, diags);
-      };
-      std::vector<SectionImage> one = build(false), range = build(true);
-      ASSERT_EQ(one.size(), range.size());
-      for (size_t i = 0; i < one.size(); ++i) EXPECT_EQ(one[i].bytes, range[i].bytes) << count;
-    }
   Builder b;
   DieId sp = b.subprogram({.name = "k", .linkageName = "k"});
   b.registerVariables(sp, {.stem = "%abcdef", .count = 10});  // %abcdef9: 8 bytes
   EXPECT_THROW(b.registerVariables(sp, {.stem = "%abcdef", .count = 11}), BuildError);  // %abcdef10: 9
   EXPECT_THROW(b.registerVariables(sp, {.stem = "r", .count = 2}), BuildError);          // no '%'
+}
+
+// A register run is checked when it is added: a first DIE whose name or
+// location is not what its registers are made from is refused.
+TEST(Unit, ARegisterRunIsCheckedAgainstItsFirstDie) {
+  Unit u;
+  const AttributeSpec specs[] = {{DW_AT_name, DW_FORM_string}, {DW_AT_location, DW_FORM_block1}};
+  const uint32_t shape = u.shape(DW_TAG_variable, specs);
+  const uint64_t stem = *cuda::packRegister("%r");
+  std::vector<uint8_t> good = {'%', 'r', '0', 0, 0, DW_OP_regx};
+  encodeUleb(stem << 8 | '0', [&](uint8_t b) { good.push_back(b); });
+  good[4] = static_cast<uint8_t>(good.size() - 5);
+  const DieId run = u.addRegisterRun(u.root(), shape, good, 2, stem, 120);
+  EXPECT_EQ(u.die(run).count, 120u);
+  EXPECT_EQ(u.dieCount(), 121u);
+  size_t dies = 0;
+  std::vector<uint8_t> last;
+  u.forEachEncodedDie(run, [&](std::span<const uint8_t> bytes) {
+    ++dies;
+    last.assign(bytes.begin(), bytes.end());
+  });
+  EXPECT_EQ(dies, 120u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(last.data())), "%r119");
+  std::vector<uint8_t> badName = good;
+  badName[2] = '1';  // %r1: not the first register
+  EXPECT_THROW(u.addRegisterRun(u.root(), shape, badName, 2, stem, 3), BuildError);
+  std::vector<uint8_t> badLocation = good;
+  badLocation.back() ^= 1;  // another register's packed name
+  EXPECT_THROW(u.addRegisterRun(u.root(), shape, badLocation, 2, stem, 3), BuildError);
+  EXPECT_THROW(u.addRegisterRun(u.root(), shape, good, 2, stem, 1000001), BuildError);  // %r1000000: 9 bytes
 }

@@ -288,16 +288,17 @@ class Annotator {
   // Room for what the module will make, so the large tables are allocated
   // once instead of doubling (each doubling copies, and touches new pages).
   void reserve() {
-    size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), registers = 0;
+    size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
     for (const ptx::Function& f : m_.functions) {
       dies += 1 + f.params.size() + f.registers.size();  // a declaration's registers are one record (a run)
-      for (const ptx::RegisterDecl& r : f.registers) registers += r.isRange() ? r.count : 1;
+      declarations += f.registers.size();
     }
-    registers = std::min(registers, text_.size());  // `%r<4000000000>` is a few bytes: grow as it goes
-    constexpr size_t kAttributesPerDie = 7;         // name, decl file and line, type, location, class, +1
-    constexpr size_t kBytesPerRegister = 30;        // an encoded register variable: "%rd1234", 8, 4, 11, 1
+    constexpr size_t kAttributesPerDie = 7;  // name, decl file and line, type, location, class, +1
+    // A declaration's encoded bytes are one register variable's ("%rd1234",
+    // 8, 4, 11, 1): a range keeps its first register's (Unit::addRegisterRun).
+    constexpr size_t kBytesPerDeclaration = 30;
     b_.unit().reserve(dies, kAttributesPerDie * dies);
-    b_.unit().reserveEncoded(kBytesPerRegister * registers);
+    b_.unit().reserveEncoded(kBytesPerDeclaration * declarations);
     const size_t edits = 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;  // labels (renames grow it)
     edits_.reserve(edits, 32 * edits);
   }

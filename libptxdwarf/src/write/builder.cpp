@@ -115,33 +115,16 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
   if (!stem || d.stem.size() + lastDigits > 8)
     throw BuildError(registerProblem(std::string(d.stem) + std::string(digits, lastDigits)));
   const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
-  // The decimal digits of k, counted up in place: "0", "1", ..., "9", "10", ...
-  char number[10] = {'0'};
-  size_t numberSize = 1;
+  // The first register's DIE; the unit makes the others from it as they are written.
   uint8_t bytes[64];
   std::memcpy(bytes, d.stem.data(), d.stem.size());
-  const DieId run = unit_.addEncodedRun(scope, layout.shape);
-  for (uint32_t k = 0; k < d.count; ++k) {
-    size_t size = d.stem.size();
-    uint64_t packed = *stem;
-    for (size_t i = 0; i < numberSize; ++i) {
-      bytes[size++] = static_cast<uint8_t>(number[i]);
-      packed = packed << 8 | static_cast<uint8_t>(number[i]);
-    }
-    bytes[size++] = 0;
-    std::memcpy(bytes + size, layout.common, layout.commonSize);
-    size += layout.commonSize;
-    size += registerLocation(bytes + size, packed);
-    unit_.appendToRunUnchecked(run, {bytes, size});
-    size_t i = numberSize;  // k + 1
-    while (i > 0 && number[i - 1] == '9') number[--i] = '0';
-    if (i > 0) {
-      ++number[i - 1];
-    } else {
-      std::memmove(number + 1, number, numberSize++);
-      number[0] = '1';
-    }
-  }
+  size_t size = d.stem.size();
+  bytes[size++] = '0';
+  bytes[size++] = 0;
+  std::memcpy(bytes + size, layout.common, layout.commonSize);
+  size += layout.commonSize;
+  size += registerLocation(bytes + size, *stem << 8 | '0');
+  unit_.addRegisterRun(scope, layout.shape, {bytes, size}, static_cast<uint32_t>(d.stem.size()), *stem, d.count);
 }
 
 Builder::RegisterLayout Builder::registerLayout(unsigned declFile, unsigned declLine, DieId type) {

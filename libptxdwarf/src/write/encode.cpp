@@ -350,23 +350,9 @@ void forEachReferenceIn(std::span<const AttributeSpec> specs, std::span<const ui
   }
 }
 
-// Calls f(bytes of one DIE) for each DIE of an encoded record (one, or a
-// run's), in order.
-template <class F>
-void forEachEncodedDie(const Unit& u, DieId id, F&& f) {
-  const Die& d = u.die(id);
-  const std::span<const uint8_t> all = u.encodedBytes(id);
-  size_t at = 0;
-  for (uint32_t k = 0; k < d.count; ++k) {
-    const size_t size = d.count == 1 ? all.size() : u.encodedDieSize(d.shape - 1, all.subspan(at));
-    f(all.subspan(at, size));
-    at += size;
-  }
-}
-
 void checkEncodedReferences(const Unit& u, DieId id, Diagnostics& diags) {
   const std::span<const AttributeSpec> specs = u.shapeSpecs(u.die(id).shape - 1);
-  forEachEncodedDie(u, id, [&](std::span<const uint8_t> bytes) {
+  u.forEachEncodedDie(id, [&](std::span<const uint8_t> bytes) {
     forEachReferenceIn(specs, bytes, [&](size_t, DieId target) {
       if (target != u.root() && u.die(target).parent == kNoDie)
         diags.error({}, "a reference of encoded DIE " + std::to_string(id) + " refers to DIE " +
@@ -506,7 +492,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
       at += ulebSize(e.code);
       if (e.sibling) at += 4;
       if (d.isEncoded()) {
-        at += u.encodedBytes(e.die).size() + (d.count - 1) * ulebSize(e.code);  // a run's DIEs after the first
+        at += u.encodedRecordBytes(e.die) + (d.count - 1) * ulebSize(e.code);  // a run's DIEs after the first
         if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
         else if (L.siblings) L.nextSibling[e.die] = static_cast<uint32_t>(at);
         continue;
@@ -586,7 +572,7 @@ void emitEncoded(PlacedWriter& w, const Entry& e, const UnitLayout& L) {
   const Unit::ReferencePlan plan = u.referencePlan(shape);
   const std::span<const AttributeSpec> specs = u.shapeSpecs(shape);
   bool first = true;
-  forEachEncodedDie(u, e.die, [&](std::span<const uint8_t> bytes) {
+  u.forEachEncodedDie(e.die, [&](std::span<const uint8_t> bytes) {
     if (!first) w.uleb(e.code);
     first = false;
     const uint64_t begin = w.offset();

@@ -1,6 +1,7 @@
 #include "ptxdwarf/write/unit.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <cstring>
 
@@ -434,6 +435,96 @@ void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
   ++dieCount_;
 }
 
+DieId Unit::addRegisterRun(DieId parent, uint32_t shape, std::span<const uint8_t> first, uint32_t stemSize,
+                           uint64_t stem, uint32_t count) {
+  checkEncoded(shape, first);
+  const std::span<const AttributeSpec> specs = shapes_[shape].specs;
+  // The name: the stem, then "0".
+  if (specs.empty() || specs[0].form != DW_FORM_string || first.size() < size_t{stemSize} + 2 ||
+      first[stemSize] != '0' || first[stemSize + 1] != 0)
+    throw BuildError("register run: the first DIE's name must be the stem and 0");
+  RegisterRun r;
+  r.stemSize = stemSize;
+  r.stem = stem;
+  size_t at = 0;
+  bool located = false;
+  for (const AttributeSpec& a : specs) {
+    if (a.name == DW_AT_location && a.form == DW_FORM_block1) {
+      r.locationAt = static_cast<uint32_t>(at);
+      located = true;
+      break;
+    }
+    at += encodedValueSize(a.form, first.subspan(at));
+  }
+  // The location: DW_OP_regx of the first name packed, nothing after it.
+  const size_t blockSize = located ? first[at] : 0;
+  const uint64_t packed = stem << 8 | '0';
+  auto regxOperand = [&] {
+    ByteReader operand(first.subspan(at + 2, blockSize - 1));
+    const uint64_t v = operand.uleb();
+    return operand.ok() && operand.atEnd() ? v : ~packed;
+  };
+  if (!located || blockSize != 1 + ulebSize(packed) || first[at + 1] != DW_OP_regx || regxOperand() != packed)
+    throw BuildError("register run: the first DIE's location must be DW_OP_regx of its packed name");
+  // Names of up to 8 bytes: the digits of count - 1 after the stem.
+  uint32_t digits = 1;
+  for (uint64_t p = 10; p < count; p *= 10) ++digits;
+  if (count > 0 && stemSize + digits > 8) throw BuildError("register run: names past 8 bytes cannot be packed");
+  // The bytes of all its DIEs, by the number of digits of k: a name is a
+  // byte longer, and its packed name a byte wider, for each digit past one.
+  for (uint64_t low = 0, high = 10, d = 1; low < count; low = high, high *= 10, ++d)
+    r.bytes += (std::min<uint64_t>(high, count) - low) *
+               (first.size() + (d - 1) + ulebSize(packed << (8 * (d - 1))) - ulebSize(packed));
+  const DieId id = addEncodedUnchecked(parent, shape, first);
+  Die& die = dies_[id];
+  die.run = true;
+  die.registerRun = true;
+  die.count = count;
+  dieCount_ += count;
+  --dieCount_;  // addEncodedUnchecked counted one
+  r.die = id;
+  registerRuns_.push_back(r);
+  return id;
+}
+
+const Unit::RegisterRun& Unit::registerRunOf(DieId id) const {
+  auto it = std::lower_bound(registerRuns_.begin(), registerRuns_.end(), id,
+                             [](const RegisterRun& r, DieId d) { return r.die < d; });
+  if (it == registerRuns_.end() || it->die != id)
+    throw BuildError("DIE " + std::to_string(id) + " is not a register run");
+  return *it;
+}
+
+size_t Unit::registerRunDie(const RegisterRun& r, std::span<const uint8_t> first, uint32_t k, uint8_t* out) {
+  char digits[10];
+  const size_t n = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, k).ptr - digits);
+  std::memcpy(out, first.data(), r.stemSize);
+  size_t size = r.stemSize;
+  uint64_t packed = r.stem;
+  for (size_t i = 0; i < n; ++i) {
+    out[size++] = static_cast<uint8_t>(digits[i]);
+    packed = packed << 8 | static_cast<uint8_t>(digits[i]);
+  }
+  out[size++] = 0;
+  // The values between the name and the location, as the first DIE has them.
+  const size_t between = r.stemSize + 2;
+  std::memcpy(out + size, first.data() + between, r.locationAt - between);
+  size += r.locationAt - between;
+  const size_t lengthAt = size++;
+  out[size++] = DW_OP_regx;
+  encodeUleb(packed, [&](uint8_t b) { out[size++] = b; });
+  out[lengthAt] = static_cast<uint8_t>(size - lengthAt - 1);
+  // The values after it (the address class), as the first DIE has them.
+  const size_t after = r.locationAt + 1 + size_t{first[r.locationAt]};
+  std::memcpy(out + size, first.data() + after, first.size() - after);
+  return size + first.size() - after;
+}
+
+uint64_t Unit::encodedRecordBytes(DieId id) const {
+  const Die& d = die(id);
+  return d.registerRun ? registerRunOf(id).bytes : encodedBytes(id).size();
+}
+
 std::vector<Unit::SizeStep> Unit::sizeStepsOf(std::span<const AttributeSpec> specs) {
   std::vector<SizeStep> steps(1);
   for (const AttributeSpec& a : specs) {
@@ -467,7 +558,7 @@ std::vector<Unit::EncodedValue> Unit::encodedValues(DieId id) const {
   if (!d.isEncoded()) return values;
   std::span<const uint8_t> bytes = encodedBytes(id);
   size_t at = 0;
-  for (uint32_t k = 0; k < d.count; ++k) {
+  for (uint32_t k = 0; k < (d.registerRun ? 1 : d.count); ++k) {
     for (const AttributeSpec& a : shapes_[d.shape - 1].specs) {
       size_t n = encodedValueSize(a.form, bytes.subspan(at));
       values.push_back({a.name, a.form, bytes.subspan(at, n)});
