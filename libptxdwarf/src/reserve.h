@@ -58,14 +58,16 @@ void releaseUnusedTail(std::vector<T>& v) {
 // off Linux, and on kernels without MADV_POPULATE_WRITE (before 5.14).
 void prefault(const void* data, size_t bytes);
 
-// Reserves `v` for `size` elements and maps in the pages its elements from
-// v.size() to `size` will take: for a vector whose final size is known
-// before it is filled.
+// Reserves `v` for `size` elements (huge pages from 2 MiB on, as
+// reserveUpTo gives them) and maps in the pages its elements from v.size()
+// to `size` will take: for a vector whose final size is known before it is
+// filled.
 template <class T>
 void reserveExactly(std::vector<T>& v, size_t size) {
   if (size <= v.size()) return;
-  v.reserve(size);
-  prefault(v.data() + v.size(), (size - v.size()) * sizeof(T));
+  reserveUpTo(v, size, true);
+  const size_t end = std::min(size, v.capacity());  // reserveUpTo stops at its cap
+  if (end > v.size()) prefault(v.data() + v.size(), (end - v.size()) * sizeof(T));
 }
 
 // Inputs from this size on are `large` for reserveUpTo: PTX text, and the

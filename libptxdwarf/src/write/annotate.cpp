@@ -248,7 +248,7 @@ class Annotator {
       if (m_.variables[v].function >= 0) variablesOf_[static_cast<size_t>(m_.variables[v].function)].push_back(v);
     for (size_t b = 0; b < m_.blocks.size(); ++b)
       if (m_.blocks[b].function >= 0) blocksOf_[static_cast<size_t>(m_.blocks[b].function)].push_back(b);
-    reserve();
+    reserveEdits();
     plans_.resize(m_.functions.size());
     for (size_t f = 0; f < m_.functions.size(); ++f)
       if (m_.functions[f].hasBody) planFunction(static_cast<int32_t>(f));
@@ -287,7 +287,14 @@ class Annotator {
 
   // Room for what the module will make, so the large tables are allocated
   // once instead of doubling (each doubling copies, and touches new pages).
-  void reserve() {
+  void reserveEdits() {
+    const size_t edits = 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;  // labels (renames grow it)
+    edits_.reserve(edits, 32 * edits);
+  }
+  // The unit's, on the thread that builds it: a large unit's tables take
+  // huge pages, whose first touch (the DIEs made so far move in) is
+  // milliseconds of zeroing better spent beside the code's edits.
+  void reserveDies() {
     size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
     for (const ptx::Function& f : m_.functions) {
       dies += 1 + f.params.size() + f.registers.size();  // a declaration's registers are one record (a run)
@@ -299,8 +306,6 @@ class Annotator {
     constexpr size_t kBytesPerDeclaration = 30;
     b_.unit().reserve(dies, kAttributesPerDie * dies);
     b_.unit().reserveEncoded(kBytesPerDeclaration * declarations);
-    const size_t edits = 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;  // labels (renames grow it)
-    edits_.reserve(edits, 32 * edits);
   }
 
   // What annotate does not write over (unless asked to replace it).
@@ -779,6 +784,7 @@ class Annotator {
   bool codeAndDwarf() {
     bool encoded = false;
     auto dwarf = [&] {
+      reserveDies();
       for (size_t f = 0; f < m_.functions.size(); ++f)
         if (m_.functions[f].hasBody) functionDies(static_cast<int32_t>(f));
       countRepeatedWarnings();
