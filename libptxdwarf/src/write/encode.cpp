@@ -179,6 +179,13 @@ class PlacedWriter {
     if (!b.empty()) std::memcpy(p_, b.data(), b.size());
     p_ += b.size();
   }
+  // `n` bytes to be written by the caller; null (and the writer failed) when they do not fit.
+  uint8_t* claim(uint64_t n) {
+    if (!room(n)) return nullptr;
+    uint8_t* at = p_;
+    p_ += n;
+    return at;
+  }
   void string(std::string_view s) {
     bytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
     u8(0);
@@ -571,6 +578,21 @@ void emitEncoded(PlacedWriter& w, const Entry& e, const UnitLayout& L) {
   const uint32_t shape = u.die(e.die).shape - 1;
   const Unit::ReferencePlan plan = u.referencePlan(shape);
   const std::span<const AttributeSpec> specs = u.shapeSpecs(shape);
+  if (u.die(e.die).registerRun) {
+    // Its DIEs hold the same references: turned into offsets once, in a copy
+    // of the first DIE the others are made from.
+    const std::span<const uint8_t> encoded = u.encodedBytes(e.die);
+    std::vector<uint8_t> first(encoded.begin(), encoded.end());
+    forEachReferenceIn(specs, first, [&](size_t at, DieId target) {
+      const uint32_t offset = static_cast<uint32_t>(L.dieOffset[target] - L.offset);
+      for (int i = 0; i < 4; ++i) first[at + static_cast<size_t>(i)] = static_cast<uint8_t>(offset >> (8 * i));
+    });
+    const uint64_t size = u.encodedRecordBytes(e.die) + (u.die(e.die).count - 1) * uint64_t{ulebSize(e.code)};
+    if (uint8_t* out = w.claim(size)) {
+      if (u.writeRegisterRun(e.die, first, e.code, out, size) != size) w.fail();  // emitUnit reports it
+    }
+    return;
+  }
   bool first = true;
   u.forEachEncodedDie(e.die, [&](std::span<const uint8_t> bytes) {
     if (!first) w.uleb(e.code);

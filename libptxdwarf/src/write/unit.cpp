@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "../reserve.h"
@@ -438,6 +439,7 @@ void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
 DieId Unit::addRegisterRun(DieId parent, uint32_t shape, std::span<const uint8_t> first, uint32_t stemSize,
                            uint64_t stem, uint32_t count) {
   checkEncoded(shape, first);
+  if (first.size() > 64) throw BuildError("register run: a DIE of over 64 bytes");  // makeRegisterRun's room
   const std::span<const AttributeSpec> specs = shapes_[shape].specs;
   // The name: the stem, then "0".
   if (specs.empty() || specs[0].form != DW_FORM_string || first.size() < size_t{stemSize} + 2 ||
@@ -495,29 +497,26 @@ const Unit::RegisterRun& Unit::registerRunOf(DieId id) const {
   return *it;
 }
 
-size_t Unit::registerRunDie(const RegisterRun& r, std::span<const uint8_t> first, uint32_t k, uint8_t* out) {
-  char digits[10];
-  const size_t n = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, k).ptr - digits);
-  std::memcpy(out, first.data(), r.stemSize);
-  size_t size = r.stemSize;
-  uint64_t packed = r.stem;
-  for (size_t i = 0; i < n; ++i) {
-    out[size++] = static_cast<uint8_t>(digits[i]);
-    packed = packed << 8 | static_cast<uint8_t>(digits[i]);
-  }
-  out[size++] = 0;
-  // The values between the name and the location, as the first DIE has them.
-  const size_t between = r.stemSize + 2;
-  std::memcpy(out + size, first.data() + between, r.locationAt - between);
-  size += r.locationAt - between;
-  const size_t lengthAt = size++;
-  out[size++] = DW_OP_regx;
-  encodeUleb(packed, [&](uint8_t b) { out[size++] = b; });
-  out[lengthAt] = static_cast<uint8_t>(size - lengthAt - 1);
-  // The values after it (the address class), as the first DIE has them.
-  const size_t after = r.locationAt + 1 + size_t{first[r.locationAt]};
-  std::memcpy(out + size, first.data() + after, first.size() - after);
-  return size + first.size() - after;
+size_t Unit::writeRegisterRun(DieId id, std::span<const uint8_t> first, uint32_t code, uint8_t* out,
+                              size_t room) const {
+  uint8_t* p = out;
+  uint8_t* const end = out + room;
+  bool firstDie = true, fits = true;
+  makeRegisterRun(registerRunOf(id), die(id).count, first, [&](std::span<const uint8_t> bytes) {
+    if (!fits || static_cast<size_t>(end - p) < bytes.size() + (firstDie ? 0 : ulebSize(code))) {
+      fits = false;
+      return;
+    }
+    if (!firstDie) encodeUleb(code, [&](uint8_t b) { *p++ = b; });
+    firstDie = false;
+    // A block of fixed size where the run's room allows (its bytes past the
+    // DIE are written over by the next), else exactly the DIE.
+    constexpr size_t kBlock = 80;
+    static_assert(kBlock >= 64 + 16, "a register run's DIE: under 64 bytes, and its name and ULEB grown");
+    std::memcpy(p, bytes.data(), static_cast<size_t>(end - p) >= kBlock ? kBlock : bytes.size());
+    p += bytes.size();
+  });
+  return fits ? static_cast<size_t>(p - out) : SIZE_MAX;
 }
 
 uint64_t Unit::encodedRecordBytes(DieId id) const {

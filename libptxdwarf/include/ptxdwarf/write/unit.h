@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -361,6 +362,14 @@ class Unit {
   void forEachEncodedDie(DieId id, F&& f) const;
   // The bytes the DIEs of an encoded record hold together (their codes apart).
   uint64_t encodedRecordBytes(DieId id) const;
+  // Writes the DIEs of register run `id` back to back from `out`, each after
+  // the first preceded by `code` (a ULEB), made from `first`: its first DIE's
+  // bytes as encodedBytes gives them, or a copy with its references turned
+  // into offsets, which all its DIEs then hold. Returns the bytes written,
+  // SIZE_MAX when they would pass `room` (encodedRecordBytes(id) and
+  // count - 1 codes is enough).
+  size_t writeRegisterRun(DieId id, std::span<const uint8_t> first, uint32_t code, uint8_t* out,
+                          size_t room) const;
   // The size of the first encoded DIE of a shape in `bytes` (0 when they
   // end first): where the next DIE of a run starts.
   size_t encodedDieSize(uint32_t shape, std::span<const uint8_t> bytes) const;
@@ -497,8 +506,10 @@ class Unit {
   };
   std::vector<RegisterRun> registerRuns_;  // by DieId
   const RegisterRun& registerRunOf(DieId id) const;
-  // DIE k of a register run into `out` (room for first.size() + 16 bytes); its size.
-  static size_t registerRunDie(const RegisterRun& r, std::span<const uint8_t> first, uint32_t k, uint8_t* out);
+  // Calls put(bytes) for each DIE of a register run made from `first`, in
+  // order: the name's digits counted up in place, the packed name from them.
+  template <class Put>
+  static void makeRegisterRun(const RegisterRun& r, uint32_t count, std::span<const uint8_t> first, Put&& put);
   uint32_t detached_ = 0;         // DIEs added detached and not attached yet
   size_t dieCount_ = 0;           // see dieCount()
 
@@ -518,15 +529,61 @@ class Unit {
   bool hasDetachedDies() const { return detached_ != 0; }
 };
 
+template <class Put>
+void Unit::makeRegisterRun(const RegisterRun& r, uint32_t count, std::span<const uint8_t> first, Put&& put) {
+  // DIE k: the stem, k's digits and a NUL; the values up to the location as
+  // the first DIE has them; the location (its size, DW_OP_regx, the packed
+  // name as a ULEB); the values after it as the first DIE has them. The
+  // parts that do not change are copied in blocks of fixed size (cheaper
+  // than a copy of each one's size), from buffers with room for them.
+  const size_t between = r.stemSize + 2, location = r.locationAt;
+  const size_t after = location + 1 + size_t{first[location]};
+  const size_t middleSize = location - between, tailSize = first.size() - after;
+  uint8_t middle[64] = {}, tail[64] = {};  // addRegisterRun: a DIE of under 64 bytes
+  std::memcpy(middle, first.data() + between, middleSize);
+  std::memcpy(tail, first.data() + after, tailSize);
+  uint8_t die[3 * 64];
+  std::memcpy(die, first.data(), r.stemSize);
+  uint8_t digits[10] = {'0'};
+  size_t digitCount = 1;
+  for (uint32_t k = 0; k < count; ++k) {
+    size_t size = r.stemSize;
+    uint64_t packed = r.stem;
+    for (size_t i = 0; i < digitCount; ++i) {
+      die[size++] = digits[i];
+      packed = packed << 8 | digits[i];
+    }
+    die[size++] = 0;
+    std::memcpy(die + size, middle, sizeof middle);
+    size += middleSize;
+    const size_t lengthAt = size++;
+    die[size++] = 0x90;  // DW_OP_regx
+    do {
+      const uint8_t low = packed & 0x7f;
+      packed >>= 7;
+      die[size++] = packed ? (low | 0x80) : low;
+    } while (packed);
+    die[lengthAt] = static_cast<uint8_t>(size - lengthAt - 1);
+    std::memcpy(die + size, tail, sizeof tail);
+    size += tailSize;
+    put(std::span<const uint8_t>(die, size));
+    size_t i = digitCount;  // k + 1
+    while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
+    if (i > 0) {
+      ++digits[i - 1];
+    } else {
+      std::memmove(digits + 1, digits, digitCount++);
+      digits[0] = '1';
+    }
+  }
+}
+
 template <class F>
 void Unit::forEachEncodedDie(DieId id, F&& f) const {
   const Die& d = die(id);
   const std::span<const uint8_t> all = encodedBytes(id);
   if (d.registerRun) {
-    const RegisterRun& r = registerRunOf(id);
-    std::vector<uint8_t> buffer(all.size() + 16);
-    for (uint32_t k = 0; k < d.count; ++k)
-      f(std::span<const uint8_t>(buffer.data(), registerRunDie(r, all, k, buffer.data())));
+    makeRegisterRun(registerRunOf(id), d.count, all, f);
     return;
   }
   size_t at = 0;
