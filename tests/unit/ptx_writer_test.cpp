@@ -190,12 +190,13 @@ TEST(PtxWriter, DenseChapter6PubnamesLiterally) {
   }
 }
 
-// Dense words at every length of their hex digits, the edges of each, and
-// the decimal digits below 10: the text is the number as written here, and
-// the bytes read back the same.
+// Dense words at every length of their hex digits, the edges of each, every
+// digit in every place, and the decimal digits below 10: the text is the
+// number as written here, and the bytes read back the same.
 TEST(PtxWriter, DenseWordsOfEveryLength) {
-  std::vector<uint32_t> words{0, 1, 9, 10, 4294967295u};
+  std::vector<uint32_t> words{0, 1, 9, 10, 4294967295u, 0x01234567u, 0x89abcdefu, 0xfedcba98u, 0x76543210u};
   for (uint64_t p = 16; p <= 4294967295u; p *= 16) words.insert(words.end(), {uint32_t(p - 1), uint32_t(p)});
+  for (uint32_t digit = 1; digit < 16; ++digit) words.push_back(digit * 0x11111111u);
   std::vector<uint8_t> bytes;
   for (uint32_t w : words)
     for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(w >> (8 * i)));
