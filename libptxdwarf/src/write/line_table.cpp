@@ -129,8 +129,7 @@ uint32_t LineEmitter::contextOf(uint32_t parent, std::string_view function, Sour
   return it->second;
 }
 
-void LineEmitter::checkFile(SourcePos pos, const char* role) const {
-  if (!files_.contains(pos.file))
+void LineEmitter::badFile(SourcePos pos, const char* role) const {
     throw BuildError(std::string(role) + " " + describe(pos) + " names file id " + std::to_string(pos.file) +
                      ", which is not in the file table (it has " + std::to_string(files_.size()) + " files)");
 }
@@ -175,15 +174,18 @@ void LineEmitter::write(std::string& out, SourcePos pos, uint32_t context) {
   p = std::to_chars(p, p + 10, pos.line).ptr;
   *p++ = ' ';
   p = std::to_chars(p, p + 10, pos.column).ptr;
-  out.append(buf, static_cast<size_t>(p - buf));
-  if (context != 0) {
+  if (context == 0) {
+    *p++ = '\n';
+    out.append(buf, static_cast<size_t>(p - buf));
+  } else {
+    out.append(buf, static_cast<size_t>(p - buf));
     const Context& c = contexts_[context - 1];
     out += ", function_name ";
     out += stringLabels_[c.function];
     out += ", inlined_at ";
     out += describe(c.callSite);
+    out += '\n';
   }
-  out += '\n';
   usedLog_.emplace_back(pos, context);
   current_ = {pos, context};
 }

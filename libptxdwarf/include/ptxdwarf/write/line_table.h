@@ -152,7 +152,11 @@ class LineEmitter {
     auto operator<=>(const Context&) const = default;
   };
   uint32_t contextOf(uint32_t parent, std::string_view function, SourcePos callSite);
-  void checkFile(SourcePos pos, const char* role) const;
+  // Throws unless the file table holds pos.file (inline: every `.loc` asks).
+  void checkFile(SourcePos pos, const char* role) const {
+    if (!files_.contains(pos.file)) badFile(pos, role);
+  }
+  [[noreturn]] void badFile(SourcePos pos, const char* role) const;
   void write(std::string& out, SourcePos pos, uint32_t context);
 
   const FileTable& files_;
