@@ -736,6 +736,9 @@ TEST(Unit, ARegisterRunIsCheckedAgainstItsFirstDie) {
   std::vector<uint8_t> badName = good;
   badName[2] = '1';  // %r1: not the first register
   EXPECT_THROW(u.addRegisterRun(u.root(), shape, badName, 2, stem, 3), BuildError);
+  std::vector<uint8_t> otherStem = good;
+  otherStem[1] = 'q';  // %q0, its operand %r0's
+  EXPECT_THROW(u.addRegisterRun(u.root(), shape, otherStem, 2, stem, 3), BuildError);
   std::vector<uint8_t> badLocation = good;
   badLocation.back() ^= 1;  // another register's packed name
   EXPECT_THROW(u.addRegisterRun(u.root(), shape, badLocation, 2, stem, 3), BuildError);

@@ -443,7 +443,8 @@ DieId Unit::addRegisterRun(DieId parent, uint32_t shape, std::span<const uint8_t
   const std::span<const AttributeSpec> specs = shapes_[shape].specs;
   // The name: the stem, then "0".
   if (specs.empty() || specs[0].form != DW_FORM_string || first.size() < size_t{stemSize} + 2 ||
-      first[stemSize] != '0' || first[stemSize + 1] != 0)
+      first[stemSize] != '0' || first[stemSize + 1] != 0 ||
+      cuda::packRegister({reinterpret_cast<const char*>(first.data()), stemSize}) != stem)
     throw BuildError("register run: the first DIE's name must be the stem and 0");
   RegisterRun r;
   r.stemSize = stemSize;

@@ -91,10 +91,10 @@ class Builder {
   // (registerProblem says why).
   DieId registerVariable(DieId scope, const RegisterVariableDesc& d);
   // registerVariable() for each register of a range, the shape and forms
-  // chosen once and each name made from the last: what a `%r<N>`
-  // declaration takes. The DIEs are one run (Unit::addEncodedRun): one
-  // record for the range. Throws BuildError when the last name would not fit
-  // cuda-gdb's 8 bytes (give the count of those that do).
+  // chosen once: what a `%r<N>` declaration takes. The DIEs are one register
+  // run (Unit::addRegisterRun): the first register's bytes and the count,
+  // the others made as they are encoded. Throws BuildError when the last
+  // name would not fit cuda-gdb's 8 bytes (give the count of those that do).
   void registerVariables(DieId scope, const RegisterRangeDesc& d);
   DieId lexicalBlock(DieId scope, SymbolRef begin, SymbolRef end);
   DieId inlinedSubroutine(DieId scope, DieId origin, SymbolRef begin, SymbolRef end, unsigned callFile,
