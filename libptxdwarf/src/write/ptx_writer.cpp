@@ -221,27 +221,48 @@ struct HexPairs {
 };
 constexpr HexPairs kHexPairs;
 
+// The same pairs as 16-bit values whose bytes, little-endian, are the two
+// characters: four of them make a word's eight digits in a 64-bit value.
+struct HexPairWords {
+  uint16_t pair[256];
+  constexpr HexPairWords() : pair{} {
+    for (unsigned v = 0; v < 256; ++v)
+      pair[v] = static_cast<uint16_t>(uint8_t(kHexPairs.text[2 * v]) | uint8_t(kHexPairs.text[2 * v + 1]) << 8);
+  }
+};
+constexpr HexPairWords kHexPairWords;
+
 // A 32-bit word of dense data at `p`, which must have room for 10 bytes
 // whatever the value; returns the end of it. Below 10 its decimal digit,
 // else `0x` and its hex digits without leading zeros: two digits a byte from
-// a table and the count from the bit width, no division and no branch on the
-// length. Decimal digits would be half a character shorter a word on
-// average, but making them (divisions, a length std::to_chars mispredicts
-// on such data) cost more than the longer text to write.
+// a table, put together in a 64-bit value, and the count from the bit width,
+// no division and no branch on the length. Decimal digits would be half a
+// character shorter a word on average, but making them (divisions, a length
+// std::to_chars mispredicts on such data) cost more than the longer text to
+// write.
 char* appendWord(char* p, uint32_t v) {
   if (v < 10) {
     *p = static_cast<char>('0' + v);
     return p + 1;
   }
-  char digits[16] = {};  // eight digits, and eight bytes the fixed-size copy below may read past them
-  std::memcpy(digits + 0, kHexPairs.text + 2 * (v >> 24), 2);
-  std::memcpy(digits + 2, kHexPairs.text + 2 * ((v >> 16) & 0xff), 2);
-  std::memcpy(digits + 4, kHexPairs.text + 2 * ((v >> 8) & 0xff), 2);
-  std::memcpy(digits + 6, kHexPairs.text + 2 * (v & 0xff), 2);
   const unsigned count = (static_cast<unsigned>(std::bit_width(v)) + 3) / 4;  // v >= 10: 1 to 8
   p[0] = '0';
   p[1] = 'x';
-  std::memcpy(p + 2, digits + 8 - count, 8);
+  if constexpr (std::endian::native == std::endian::little) {
+    // The eight digits in memory order, the leading zeros shifted out.
+    uint64_t digits = uint64_t{kHexPairWords.pair[v >> 24]} | uint64_t{kHexPairWords.pair[(v >> 16) & 0xff]} << 16 |
+                      uint64_t{kHexPairWords.pair[(v >> 8) & 0xff]} << 32 |
+                      uint64_t{kHexPairWords.pair[v & 0xff]} << 48;
+    digits >>= 8 * (8 - count);
+    std::memcpy(p + 2, &digits, 8);
+  } else {
+    char digits[16] = {};  // eight digits, and eight bytes the fixed-size copy below may read past them
+    std::memcpy(digits + 0, kHexPairs.text + 2 * (v >> 24), 2);
+    std::memcpy(digits + 2, kHexPairs.text + 2 * ((v >> 16) & 0xff), 2);
+    std::memcpy(digits + 4, kHexPairs.text + 2 * ((v >> 8) & 0xff), 2);
+    std::memcpy(digits + 6, kHexPairs.text + 2 * (v & 0xff), 2);
+    std::memcpy(p + 2, digits + 8 - count, 8);
+  }
   return p + 2 + count;
 }
 
@@ -477,8 +498,9 @@ class SectionWriter {
     p += 5;
     for (uint64_t i = 0; i < words; ++i, pos_ += 4) {
       if (i) *p++ = ',', *p++ = ' ';
-      const uint32_t w = uint32_t(b[pos_]) | uint32_t(b[pos_ + 1]) << 8 | uint32_t(b[pos_ + 2]) << 16 |
-                         uint32_t(b[pos_ + 3]) << 24;
+      uint32_t w;
+      std::memcpy(&w, b + pos_, 4);
+      if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap32(w);  // the bytes are little-endian
       p = appendWord(p, w);
     }
     out_.append(line_.data(), static_cast<size_t>(p - line_.data()));
