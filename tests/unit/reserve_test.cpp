@@ -15,7 +15,7 @@ namespace {
 TEST(Reserve, ReservingExactlyKeepsContentsAndFillsInPlace) {
   std::vector<uint32_t> v;
   for (uint32_t i = 0; i < 1000; ++i) v.push_back(i * 3);
-  const size_t size = size_t{4} << 20;  // 16 MB of elements: past the point where the pages are mapped in ahead
+  const size_t size = size_t{4} << 20;  // 16 MB: far past the 64 KB below which nothing is mapped in ahead
   reserveExactly(v, size);
   ASSERT_GE(v.capacity(), size);
   const uint32_t* data = v.data();

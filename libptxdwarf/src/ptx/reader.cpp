@@ -583,7 +583,7 @@ class Reader {
     s.loc = at;
     const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
     reserveForText(s.bytes, rest, 2, large_);        // `0,` a byte
-    s.sourceMap.reserve(rest / 2);           // an entry per operand
+    s.sourceMap.reserve(rest / 2);                   // an entry per operand
     reserveForText(s.relocations, rest, 4, large_);  // `.b32 a` and a newline
     return s;
   }

@@ -130,8 +130,8 @@ uint32_t LineEmitter::contextOf(uint32_t parent, std::string_view function, Sour
 }
 
 void LineEmitter::badFile(SourcePos pos, const char* role) const {
-    throw BuildError(std::string(role) + " " + describe(pos) + " names file id " + std::to_string(pos.file) +
-                     ", which is not in the file table (it has " + std::to_string(files_.size()) + " files)");
+  throw BuildError(std::string(role) + " " + describe(pos) + " names file id " + std::to_string(pos.file) +
+                   ", which is not in the file table (it has " + std::to_string(files_.size()) + " files)");
 }
 
 size_t LineEmitter::loc(std::string& out, SourcePos pos, std::span<const InlinedCall> inlined) {
