@@ -728,7 +728,7 @@ class Differ {
   struct AttrRef {
     uint16_t name;
     uint32_t occurrence;  // among attributes of this name in the DIE
-    const AttrValue* v;
+    AttrValue v;           // decoded: the model keeps no values to point at
   };
 
   static std::vector<AttrRef> attrList(const Side& s, const Die& die) {
@@ -737,7 +737,7 @@ class Differ {
       if (isSkipped(a.name)) continue;
       uint32_t occ = 0;
       for (const AttrRef& x : v) occ += x.name == a.name;
-      v.push_back({a.name, occ, &a});
+      v.push_back({a.name, occ, a});
     }
     return v;
   }
@@ -764,7 +764,7 @@ class Differ {
       while (j < ra.size() && (ra[j].name != a.name || ra[j].occurrence != a.occurrence)) ++j;
       std::string before;
       uint32_t refL;
-      L.value(before, dl, *a.v, refL, false);
+      L.value(before, dl, a.v, refL, false);
       if (j == ra.size()) {
         emit(DiffLine::Kind::removed, a.name, std::move(before), {});
         continue;
@@ -772,7 +772,7 @@ class Differ {
       used[j] = 1;
       std::string after;
       uint32_t refR;
-      R.value(after, dr, *ra[j].v, refR, false);
+      R.value(after, dr, ra[j].v, refR, false);
       bool same = refL != kNone && refR != kNone ? L.match[refL] == refR : before == after;
       if (!same) emit(DiffLine::Kind::changed, a.name, std::move(before), std::move(after));
     }
@@ -780,7 +780,7 @@ class Differ {
       if (used[j]) continue;
       std::string after;
       uint32_t ref;
-      R.value(after, dr, *ra[j].v, ref, false);
+      R.value(after, dr, ra[j].v, ref, false);
       emit(DiffLine::Kind::added, ra[j].name, {}, std::move(after));
     }
   }

@@ -330,7 +330,7 @@ void Renderer::typeName(std::string& out, const Die* die) const { ptxdwarf::view
 bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) const {
   if (unit.dieCount == 0) return false;
   const Die& cu = dwarf_.dies[unit.firstDie];
-  if (!dwarf_.attribute(cu, dw::DW_AT_stmt_list)) return false;  // no line table for the unit
+  if (!dwarf_.hasAttribute(cu, dw::DW_AT_stmt_list)) return false;  // no line table for the unit
   if (index > UINT32_MAX) return false;
   const ptxdwarf::ptx::FileEntry* f = module_.findFile(static_cast<unsigned>(index));
   if (!f) return false;
@@ -339,7 +339,7 @@ bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) cons
     return true;
   }
   std::string path;
-  if (const AttrValue* dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString()) path.assign(dir->string());
+  if (std::optional<AttrValue> dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString()) path.assign(dir->string());
   pathAppend(path, f->path);
   out += path;
   return true;
@@ -471,7 +471,7 @@ BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
   BaseAddress b;
   if (unit.dieCount == 0) return b;
   const Die& cu = d.dies[unit.firstDie];
-  const AttrValue* pc = d.attribute(cu, dw::DW_AT_low_pc);
+  std::optional<AttrValue> pc = d.attribute(cu, dw::DW_AT_low_pc);
   if (!pc) pc = d.attribute(cu, dw::DW_AT_entry_pc);
   if (pc && isAddressForm(pc->form)) {
     b.known = true;
@@ -653,30 +653,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
 
 // DWARFDie::getName(LinkageName) with findRecursively's worklist.
 std::string_view linkageOrName(const Dwarf& d, const Die* start) {
-  auto findRec = [&](std::initializer_list<uint16_t> attrs) -> const AttrValue* {
-    std::vector<const Die*> work{start}, seen{start};
-    while (!work.empty()) {
-      const Die* die = work.back();
-      work.pop_back();
-      if (!die) continue;
-      for (uint16_t a : attrs)
-        if (const AttrValue* v = d.attribute(*die, a)) return v;
-      for (uint16_t link : {dw::DW_AT_abstract_origin, dw::DW_AT_specification}) {
-        const AttrValue* r = d.attribute(*die, link);
-        if (!r || !r->isReference() || r->reloc) continue;
-        const Die* t = d.dieAt(r->value);
-        if (t && std::find(seen.begin(), seen.end(), t) == seen.end()) {
-          seen.push_back(t);
-          work.push_back(t);
-        }
-      }
-    }
-    return nullptr;
-  };
-  if (const AttrValue* v = findRec({dw::DW_AT_MIPS_linkage_name, dw::DW_AT_linkage_name}); v && v->isString())
-    return v->string();
-  if (const AttrValue* v = findRec({dw::DW_AT_name}); v && v->isString()) return v->string();
-  return {};
+  return start ? ptxdwarf::view::linkageOrShortName(d, *start) : std::string_view{};
 }
 }  // namespace
 
@@ -712,7 +689,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
              v.value == tombstone(unit.addressSize)) {
     out += "dead code";
   } else if (v.name == dw::DW_AT_high_pc && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
-    const AttrValue* low = dwarf_.attribute(die, dw::DW_AT_low_pc);
+    std::optional<AttrValue> low = dwarf_.attribute(die, dw::DW_AT_low_pc);
     if (low && isAddressForm(low->form) && (low->reloc || low->value != tombstone(unit.addressSize))) {
       BaseAddress b{true, low->value, low->reloc};
       appendBasedAddress(out, b, v.value, nullptr, unit.addressSize);

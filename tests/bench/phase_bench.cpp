@@ -89,7 +89,7 @@ void BM_PhaseDecode(benchmark::State& state) {
   for (auto _ : state) {
     read::Dwarf dwarf = read::decode(r.module.sections);
     dies = dwarf.dies.size();
-    attrs = dwarf.attrs.size();
+    attrs = dwarf.attrOffsets.size();
   }
   for (const SectionImage& s : r.module.sections) relocations += s.relocations.size();
   state.counters["dies"] = static_cast<double>(dies);

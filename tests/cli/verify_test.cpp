@@ -258,8 +258,8 @@ TEST(PtxdumpVerify, ReferenceIntoTheMiddleOfADieIsReported) {
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(read.module.sections);
   const ptxdwarf::read::Die* param = dwarf.dieAt(0x77);
   ASSERT_NE(param, nullptr);
-  const ptxdwarf::read::AttrValue* type = dwarf.attribute(*param, dw::DW_AT_type);
-  ASSERT_NE(type, nullptr);
+  std::optional<ptxdwarf::read::AttrValue> type = dwarf.attribute(*param, dw::DW_AT_type);
+  ASSERT_TRUE(type.has_value());
   ASSERT_EQ(type->value, 0xa4u);
   std::string path = tempPath("ref_mid_die.ptx");
   ASSERT_TRUE(ts::writeFile(path, withOperand(text, *dwarf.info, type->offset, 0xa5)));

@@ -121,8 +121,8 @@ TEST_F(AnnotateDsl, DescribesFunctionsParametersRegistersAndVariables) {
   ASSERT_FALSE(d.dies.empty());
   const read::Die& cu = d.dies[0];
   EXPECT_EQ(d.name(cu), "k.ptx");
-  const read::AttrValue* lang = d.attribute(cu, dw::DW_AT_language);
-  ASSERT_NE(lang, nullptr);
+  std::optional<read::AttrValue> lang = d.attribute(cu, dw::DW_AT_language);
+  ASSERT_TRUE(lang.has_value());
   EXPECT_EQ(lang->value, dw::DW_LANG_Mips_Assembler);
 
   uint32_t kernel = dieNamed(d, dw::DW_TAG_subprogram, "E_4_32");

@@ -130,10 +130,10 @@ TEST(Encoder, InternsAbbreviationsAndResolvesForwardReferences) {
   for (const read::Die& d : dwarf.dies)
     if (d.tag == DW_TAG_variable && dwarf.name(d) == "v0") v0 = &d;
   ASSERT_NE(v0, nullptr);
-  const read::AttrValue* line = dwarf.attribute(*v0, DW_AT_decl_line);
+  std::optional<read::AttrValue> line = dwarf.attribute(*v0, DW_AT_decl_line);
   EXPECT_EQ(line->form, DW_FORM_data2);  // compact: smallest data form for 300
   EXPECT_EQ(line->value, 300u);
-  const read::AttrValue* type = dwarf.attribute(*v0, DW_AT_type);
+  std::optional<read::AttrValue> type = dwarf.attribute(*v0, DW_AT_type);
   ASSERT_NE(dwarf.dieAt(type->value), nullptr);
   EXPECT_EQ(dwarf.name(*dwarf.dieAt(type->value)), "int");
 }

@@ -77,19 +77,19 @@ TEST(Decoder, Chapter6Tree) {
   ASSERT_NE(foo, nullptr);
   EXPECT_EQ(dw.name(*foo), "_Z3fooii");
   EXPECT_EQ(dw.linkageName(*foo), "_Z3fooii");
-  const read::AttrValue* low = dw.attribute(*foo, DW_AT_low_pc);
-  ASSERT_NE(low, nullptr);
+  std::optional<read::AttrValue> low = dw.attribute(*foo, DW_AT_low_pc);
+  ASSERT_TRUE(low.has_value());
   ASSERT_NE(low->reloc, nullptr);
   EXPECT_EQ(low->reloc->symbol, "func_begin0");
-  const read::AttrValue* type = dw.attribute(*foo, DW_AT_type);
-  ASSERT_NE(type, nullptr);
+  std::optional<read::AttrValue> type = dw.attribute(*foo, DW_AT_type);
+  ASSERT_TRUE(type.has_value());
   EXPECT_EQ(type->form, DW_FORM_ref4);
   EXPECT_EQ(type->value, 0xa4u);  // relative 164 plus unit offset 0
   EXPECT_EQ(dw.name(*dw.dieAt(type->value)), "int");
 
   const read::Die* i = dw.dieAt(0x77);
-  const read::AttrValue* loc = dw.attribute(*i, DW_AT_location);
-  ASSERT_NE(loc, nullptr);
+  std::optional<read::AttrValue> loc = dw.attribute(*i, DW_AT_location);
+  ASSERT_TRUE(loc.has_value());
   read::Expression e = read::decodeExpression(loc->block(), {8, 4, dw.info, loc->value});
   ASSERT_TRUE(e.ok);
   ASSERT_EQ(e.ops.size(), 1u);
@@ -98,7 +98,7 @@ TEST(Decoder, Chapter6Tree) {
   EXPECT_EQ(dw.attribute(*i, DW_AT_address_class)->value, cuda::ADDR_reg_space);
 
   const read::Die* p = dw.dieAt(0xe2);
-  const read::AttrValue* ploc = dw.attribute(*p, DW_AT_location);
+  std::optional<read::AttrValue> ploc = dw.attribute(*p, DW_AT_location);
   read::Expression pe = read::decodeExpression(ploc->block(), {8, 4, dw.info, ploc->value});
   ASSERT_EQ(pe.ops.size(), 1u);
   EXPECT_EQ(pe.ops[0].op, DW_OP_addr);

@@ -106,6 +106,10 @@ constexpr bool isUnsignedConstantForm(uint16_t form) {
          form == DW_FORM_udata || form == DW_FORM_flag || form == DW_FORM_flag_present;
 }
 constexpr bool isConstantForm(uint16_t form) { return isUnsignedConstantForm(form) || form == DW_FORM_sdata; }
+constexpr bool isReferenceForm(uint16_t form) {
+  return form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
+         form == DW_FORM_ref_udata || form == DW_FORM_ref_addr;
+}
 
 // The byte after an abbreviation's tag.
 enum Children : uint8_t { DW_CHILDREN_no = 0x00, DW_CHILDREN_yes = 0x01 };

@@ -184,26 +184,26 @@ class Checker {
   // first DW_AT_name along the same chain (LLVM's concrete out-of-line instance
   // of an inlined kernel, as Triton writes it, names itself only through
   // DW_AT_abstract_origin). `attr` receives the attribute the name came from.
-  std::string_view ptxName(const read::Die& die, const read::AttrValue** attr = nullptr) const {
-    const read::AttrValue* plainName = nullptr;
+  std::string_view ptxName(const read::Die& die, std::optional<read::AttrValue>* attr = nullptr) const {
+    std::optional<read::AttrValue> plainName;
     bool ownName = false;
     const read::Die* d = &die;
     for (int hop = 0; d && hop < 4; ++hop) {
       for (uint16_t at : {uint16_t(DW_AT_linkage_name), uint16_t(DW_AT_MIPS_linkage_name)}) {
-        if (const read::AttrValue* v = d_.attribute(*d, at); v && v->isString()) {
-          if (attr) *attr = d == &die ? v : nullptr;
+        if (std::optional<read::AttrValue> v = d_.attribute(*d, at); v && v->isString()) {
+          if (attr && d == &die) *attr = v;
           return v->string();
         }
       }
-      if (const read::AttrValue* n = d_.attribute(*d, DW_AT_name); !plainName && n && n->isString()) {
+      if (std::optional<read::AttrValue> n = d_.attribute(*d, DW_AT_name); !plainName && n && n->isString()) {
         plainName = n;
         ownName = d == &die;
       }
-      const read::AttrValue* next = d_.attribute(*d, DW_AT_specification);
+      std::optional<read::AttrValue> next = d_.attribute(*d, DW_AT_specification);
       if (!next) next = d_.attribute(*d, DW_AT_abstract_origin);
       d = next && next->isReference() ? d_.dieAt(next->value) : nullptr;
     }
-    if (attr) *attr = ownName ? plainName : nullptr;
+    if (attr && ownName) *attr = plainName;
     return plainName ? plainName->string() : std::string_view{};
   }
 
@@ -226,7 +226,7 @@ class Checker {
 
   const ptx::Function* functionOf(const read::Die& subprogram) const {
     if (const ptx::Function* f = m_.findFunction(ptxName(subprogram))) return f;
-    const read::AttrValue* lo = d_.attribute(subprogram, DW_AT_low_pc);
+    std::optional<read::AttrValue> lo = d_.attribute(subprogram, DW_AT_low_pc);
     const ptx::Label* l = lo && lo->reloc ? m_.findLabel(lo->reloc->symbol) : nullptr;
     return l && l->function >= 0 ? &m_.functions[static_cast<size_t>(l->function)] : nullptr;
   }
@@ -304,7 +304,10 @@ class Checker {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
       const read::Unit& u = d_.unitOf(die);
-      for (const read::AttrValue& v : d_.attributes(die)) {
+      const read::AttrRange attrs = d_.attributes(die);
+      for (size_t i = 0; i < attrs.size(); ++i) {
+        if (!dw::isReferenceForm(attrs.declaredFormAt(i)) && attrs.declaredFormAt(i) != DW_FORM_indirect) continue;
+        const read::AttrValue v = attrs[i];
         if (!v.isReference()) continue;
         bool unitRelative = v.form != DW_FORM_ref_addr;
         if (unitRelative && (v.value < u.offset || v.value >= u.end)) {
@@ -516,8 +519,8 @@ class Checker {
       work::step(work::arangeMatch);
       const read::Die& die = d_.dies[u.firstDie + i];
       if (die.isNull()) continue;
-      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
-      const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
+      std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
+      std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
       if (lo && hi && lo->reloc && hi->reloc) pairs.emplace_back(lo->reloc->symbol, hi->reloc->symbol);
     }
     std::sort(pairs.begin(), pairs.end());
@@ -542,16 +545,18 @@ class Checker {
   void locations() {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
-      const read::AttrValue* cls = d_.attribute(die, DW_AT_address_class);
-      for (const read::AttrValue& v : d_.attributes(die)) {
-        if (!read::isLocationAttribute(v.name)) continue;
+      std::optional<read::AttrValue> cls = d_.attribute(die, DW_AT_address_class);
+      const read::AttrRange attrs = d_.attributes(die);
+      for (size_t i = 0; i < attrs.size(); ++i) {
+        if (!read::isLocationAttribute(attrs.nameAt(i))) continue;
+        const read::AttrValue v = attrs[i];
         if (v.isBlock()) {
           checkExpression(die, v.block(), d_.info, v.value, d_.unitOf(die).addressSize,
-                          v.name == DW_AT_location ? cls : nullptr);
+                          v.name == DW_AT_location ? cls : std::nullopt);
         } else if (v.reloc && v.reloc->symbol == ".debug_loc") {
           const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend));
           if (!list) continue;
-          const read::AttrValue* classHere = v.name == DW_AT_location ? cls : nullptr;
+          const std::optional<read::AttrValue> classHere = v.name == DW_AT_location ? cls : std::nullopt;
           const int64_t classValue = classHere ? static_cast<int64_t>(classHere->value) : -1;
           for (const read::LocEntry& e : list->entries) {
             // Lists share tails: each expression is checked once per address
@@ -565,7 +570,7 @@ class Checker {
   }
 
   void checkExpression(const read::Die& die, std::span<const uint8_t> bytes, const SectionImage* sec, uint64_t at,
-                       uint8_t addressSize, const read::AttrValue* addressClass) {
+                       uint8_t addressSize, const std::optional<read::AttrValue>& addressClass) {
     read::Expression e = read::decodeExpression(bytes, {addressSize, 4, sec, at});
     if (!e.ok) {
       error(sec, at + e.errorOffset, "expression", "location expression: " + e.error, &die);
@@ -579,7 +584,7 @@ class Checker {
   }
 
   void checkRegister(const read::Die& die, uint64_t packed, const SectionImage* sec, uint64_t at,
-                     const read::AttrValue* addressClass) {
+                     const std::optional<read::AttrValue>& addressClass) {
     std::optional<std::string> reg = cuda::unpackRegister(packed);
     if (!reg) {
       error(sec, at, "register-name",
@@ -626,15 +631,17 @@ class Checker {
   void declFiles() {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
-      for (const read::AttrValue& v : d_.attributes(die)) {
-        if (v.name != DW_AT_decl_file && v.name != DW_AT_call_file) continue;
+      const read::AttrRange attrs = d_.attributes(die);
+      for (size_t i = 0; i < attrs.size(); ++i) {
+        if (attrs.nameAt(i) != DW_AT_decl_file && attrs.nameAt(i) != DW_AT_call_file) continue;
+        const read::AttrValue v = attrs[i];
         if (!v.isConstant() || v.value == 0) continue;
         if (!m_.findFile(static_cast<unsigned>(v.value)) || v.value > UINT32_MAX)
           error(d_.info, v.offset, "decl-file",
                 std::string(attributeName(v.name)) + " " + std::to_string(v.value) + " has no `.file " +
                     std::to_string(v.value) + "` in the PTX", &die);
       }
-      if (const read::AttrValue* s = d_.attribute(die, DW_AT_stmt_list)) {
+      if (std::optional<read::AttrValue> s = d_.attribute(die, DW_AT_stmt_list)) {
         if (!s->reloc || s->reloc->symbol != ".debug_line" || s->reloc->addend != 0)
           error(d_.info, s->offset, "stmt-list",
                 "DW_AT_stmt_list must be `.b32 .debug_line` (ptxas builds the line table), not " +
@@ -647,8 +654,8 @@ class Checker {
   void pcRanges() {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
-      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
-      const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
+      std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
+      std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
       if (!lo || !hi || !lo->reloc || !hi->reloc || hi->form != DW_FORM_addr) continue;
       const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
       const ptx::Label* end = m_.findLabel(hi->reloc->symbol);
@@ -677,8 +684,8 @@ class Checker {
     std::vector<std::pair<uint32_t, Scope>> scopes;  // (parent index, scope)
     for (const read::Die& die : d_.dies) {
       if (die.isNull() || die.parent == read::kNone) continue;
-      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
-      const read::AttrValue* hi = d_.attribute(die, DW_AT_high_pc);
+      std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
+      std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
       if (!lo || !hi || !lo->reloc || !hi->reloc || hi->form != DW_FORM_addr) continue;
       if (lo->reloc->addend || hi->reloc->addend) continue;
       const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
@@ -697,7 +704,7 @@ class Checker {
       const Scope& cur = scopes[i].second;
       if (i == 0 || scopes[i].first != scopes[i - 1].first) widest = nullptr;
       if (widest && cur.begin < widest->end) {
-        const read::AttrValue* lo = d_.attribute(*cur.die, DW_AT_low_pc);
+        std::optional<read::AttrValue> lo = d_.attribute(*cur.die, DW_AT_low_pc);
         report(Severity::note, d_.info, lo->offset, "scope-overlap",
                "[" + cur.low->name + ", " + cur.high->name + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
                    std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) + " [" +
@@ -713,9 +720,9 @@ class Checker {
   void subprograms() {
     for (const read::Die& die : d_.dies) {
       if (die.tag != DW_TAG_subprogram) continue;
-      const read::AttrValue* lo = d_.attribute(die, DW_AT_low_pc);
+      std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
       if (!lo) continue;  // declarations and abstract instances name no PTX code
-      const read::AttrValue* from = nullptr;
+      std::optional<read::AttrValue> from;
       std::string_view name = ptxName(die, &from);
       const ptx::Function* f = m_.findFunction(name);
       if (!f) {
@@ -725,7 +732,7 @@ class Checker {
                     "; cuda-gdb looks registers up by it" + nearestFunction(name), &die);
         continue;
       }
-      for (const read::AttrValue* pc : {lo, d_.attribute(die, DW_AT_high_pc)}) {
+      for (const std::optional<read::AttrValue>& pc : {lo, d_.attribute(die, DW_AT_high_pc)}) {
         if (!pc || !pc->reloc) continue;
         const ptx::Label* l = m_.findLabel(pc->reloc->symbol);
         if (!l) continue;  // symbol-defined reports it
@@ -803,7 +810,7 @@ class Checker {
     for (const ptx::LocRecord& r : m_.locs)
       if (r.function >= 0) hasLoc[static_cast<size_t>(r.function)] = true;
     for (const read::Die& die : d_.dies) {
-      if (die.tag != DW_TAG_subprogram || !d_.attribute(die, DW_AT_low_pc)) continue;
+      if (die.tag != DW_TAG_subprogram || !d_.hasAttribute(die, DW_AT_low_pc)) continue;
       const ptx::Function* f = m_.findFunction(ptxName(die));
       if (!f || !f->hasBody || hasLoc[static_cast<size_t>(f - m_.functions.data())]) continue;
       warning(d_.info, die.offset, "subprogram-lines",
@@ -833,9 +840,9 @@ class Checker {
     if (sites.empty()) return;
     for (const read::Die& die : d_.dies) {
       if (die.tag != DW_TAG_inlined_subroutine) continue;
-      const read::AttrValue* file = d_.attribute(die, DW_AT_call_file);
-      const read::AttrValue* line = d_.attribute(die, DW_AT_call_line);
-      const read::AttrValue* col = d_.attribute(die, DW_AT_call_column);
+      std::optional<read::AttrValue> file = d_.attribute(die, DW_AT_call_file);
+      std::optional<read::AttrValue> line = d_.attribute(die, DW_AT_call_line);
+      std::optional<read::AttrValue> col = d_.attribute(die, DW_AT_call_column);
       if (!file || !line || !file->isConstant() || !line->isConstant()) continue;
       bool withColumn = col && col->isConstant();
       Site s{file->value, line->value, withColumn ? col->value : 0};

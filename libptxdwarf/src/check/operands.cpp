@@ -40,7 +40,10 @@ bool isDebugSectionName(std::string_view name) { return name.starts_with(".debug
 void stringOffsets(const read::Dwarf& d, const Report& report) {
   for (const read::Die& die : d.dies) {
     if (die.isNull()) continue;
-    for (const read::AttrValue& v : d.attributes(die)) {
+    const read::AttrRange attrs = d.attributes(die);
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      if (attrs.declaredFormAt(i) != DW_FORM_strp && attrs.declaredFormAt(i) != DW_FORM_indirect) continue;
+      const read::AttrValue v = attrs[i];
       if (v.form != DW_FORM_strp) continue;
       std::string what = std::string(attributeName(v.name)) + " (DW_FORM_strp)";
       if (v.reloc && (v.reloc->symbol != ".debug_str" || v.reloc->isDifference())) {
@@ -124,7 +127,7 @@ void typeCycles(const read::Dwarf& d, const Report& report) {
   for (size_t i = 0; i < d.dies.size(); ++i) {
     const read::Die& die = d.dies[i];
     if (die.isNull()) continue;
-    const read::AttrValue* t = d.attribute(die, DW_AT_type);
+    std::optional<read::AttrValue> t = d.attribute(die, DW_AT_type);
     if (!t || !t->isReference()) continue;
     if (const read::Die* target = d.dieAt(t->value)) typeOf[i] = static_cast<uint32_t>(target - d.dies.data());
   }
@@ -150,7 +153,7 @@ void typeCycles(const read::Dwarf& d, const Report& report) {
       for (uint32_t k : cycle) chain += typeText(d, d.dies[k]) + " -> ";
       chain += "back to " + hex(d.dies[cycle.front()].offset);
       const read::Die& at = d.dies[cycle.front()];
-      const read::AttrValue* t = d.attribute(at, DW_AT_type);
+      std::optional<read::AttrValue> t = d.attribute(at, DW_AT_type);
       report(d.info, t ? t->offset : at.offset, "type-cycle",
              "DW_AT_type loops: " + chain +
                  " (no type contains or points to itself through DW_AT_type; llvm-dwarfdump 14 dies of SIGSEGV "

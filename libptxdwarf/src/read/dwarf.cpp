@@ -9,19 +9,7 @@
 
 namespace ptxdwarf::read {
 
-bool AttrValue::isReference() const {
-  switch (form) {
-    case dw::DW_FORM_ref1:
-    case dw::DW_FORM_ref2:
-    case dw::DW_FORM_ref4:
-    case dw::DW_FORM_ref8:
-    case dw::DW_FORM_ref_udata:
-    case dw::DW_FORM_ref_addr:
-      return true;
-    default:
-      return false;
-  }
-}
+bool AttrValue::isReference() const { return dw::isReferenceForm(form); }
 
 bool AttrValue::isBlock() const {
   switch (form) {
@@ -52,10 +40,40 @@ bool AttrValue::isConstant() const {
   }
 }
 
-const AttrValue* Dwarf::attribute(const Die& d, uint16_t name) const {
-  for (const AttrValue& v : attributes(d))
-    if (v.name == name) return &v;
-  return nullptr;
+AttrValue AttrRange::operator[](size_t i) const {
+  // The decoder read this value once without a problem; reading it again
+  // from the same bytes, unit and relocations gives the same value.
+  AttrValue v;
+  v.name = specs_[i].name;
+  const SectionImage& info = *dwarf_->info;
+  ByteReader r(info.data(), offsets_[i]);
+  r.limit(unit_->end);
+  RelocationCursor relocs(info, firstReloc_, offsets_.front());
+  AttrProblem unused;
+  readAttrValue(*dwarf_, *unit_, r, relocs, specs_[i].form, v, unused);
+  return v;
+}
+
+AttrRange Dwarf::attributes(const Die& d) const {
+  if (d.attrCount == 0) return {};
+  const Unit& u = units[d.unit];
+  const AbbrevTable& table = abbrevTables[u.abbrevTable];
+  return AttrRange(*this, u, table.specsOf(table.abbrevs[d.abbrevIndex]),
+                   std::span<const uint32_t>(attrOffsets).subspan(d.firstAttr, d.attrCount), d.firstReloc);
+}
+
+std::optional<AttrValue> Dwarf::attribute(const Die& d, uint16_t name) const {
+  const AttrRange attrs = attributes(d);
+  for (size_t i = 0; i < attrs.size(); ++i)
+    if (attrs.nameAt(i) == name) return attrs[i];
+  return std::nullopt;
+}
+
+bool Dwarf::hasAttribute(const Die& d, uint16_t name) const {
+  const AttrRange attrs = attributes(d);
+  for (size_t i = 0; i < attrs.size(); ++i)
+    if (attrs.nameAt(i) == name) return true;
+  return false;
 }
 
 const Die* Dwarf::dieAt(uint64_t offset) const {
@@ -65,12 +83,12 @@ const Die* Dwarf::dieAt(uint64_t offset) const {
 }
 
 std::string_view Dwarf::name(const Die& d) const {
-  const AttrValue* v = attribute(d, dw::DW_AT_name);
+  std::optional<AttrValue> v = attribute(d, dw::DW_AT_name);
   return v && v->isString() ? v->string() : std::string_view{};
 }
 
 std::string_view Dwarf::linkageName(const Die& d) const {
-  const AttrValue* v = attribute(d, dw::DW_AT_linkage_name);
+  std::optional<AttrValue> v = attribute(d, dw::DW_AT_linkage_name);
   if (!v) v = attribute(d, dw::DW_AT_MIPS_linkage_name);
   return v && v->isString() ? v->string() : std::string_view{};
 }
@@ -105,7 +123,7 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
   }
   if (dwarf.info) decodeInfo(dwarf);
   releaseUnusedTail(dwarf.dies);  // reserved for the most the section could hold (reserve.h)
-  releaseUnusedTail(dwarf.attrs);
+  releaseUnusedTail(dwarf.attrOffsets);
   // Tables no unit names are decoded too, in section order: dumps list them
   // and preserve-mode encoding reproduces every byte of the section.
   for (uint64_t at = 0; dwarf.abbrev && at < dwarf.abbrev->size();) {

@@ -29,18 +29,20 @@ uint64_t fixedField(RelocationCursor& relocs, ByteReader& r, unsigned size, Attr
 
 }  // namespace
 
-bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCursor& relocs, uint16_t form,
-                   AttrValue& out) {
-  const SectionImage& sec = *dwarf.info;
+bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCursor& relocs, uint16_t form,
+                   AttrValue& out, AttrProblem& problem) {
   uint64_t start = r.offset();
+  auto fail = [&](std::string message, const char* rule) {
+    problem = {start, std::move(message), rule};
+    return false;
+  };
   out.form = form;
   out.offset = static_cast<uint32_t>(start);
   switch (form) {
     case dw::DW_FORM_addr:
       if (unit.addressSize != 1 && unit.addressSize != 2 && unit.addressSize != 4 && unit.addressSize != 8) {
-        dwarf.error(&sec, start, "DW_FORM_addr with unsupported address size " +
-                                     std::to_string(unit.addressSize)).rule = "unit-header";
-        return false;
+        return fail("DW_FORM_addr with unsupported address size " + std::to_string(unit.addressSize),
+                    "unit-header");
       }
       out.value = fixedField(relocs, r, unit.addressSize, out);
       break;
@@ -80,10 +82,7 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
       break;
     case dw::DW_FORM_string:
       out.setString(r.cstring());
-      if (!r.ok()) {
-        dwarf.error(&sec, start, "string attribute is not NUL-terminated inside the unit").rule = "string-bounds";
-        return false;
-      }
+      if (!r.ok()) return fail("string attribute is not NUL-terminated inside the unit", "string-bounds");
       break;
     case dw::DW_FORM_block1:
     case dw::DW_FORM_block2:
@@ -95,11 +94,9 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
                      : form == dw::DW_FORM_block4 ? r.u32()
                                                   : r.uleb();
       if (!r.ok()) break;
-      if (len > r.remaining()) {
-        dwarf.error(&sec, start, formLabel(form) + " length " + std::to_string(len) +
-                                     " runs past the end of the unit").rule = "block-bounds";
-        return false;
-      }
+      if (len > r.remaining())
+        return fail(formLabel(form) + " length " + std::to_string(len) + " runs past the end of the unit",
+                    "block-bounds");
       out.value = r.offset();  // where the block's bytes start
       out.setBlock(r.bytes(len));
       break;
@@ -107,25 +104,19 @@ bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCurs
     case dw::DW_FORM_indirect: {
       uint64_t actual = r.uleb();
       if (!r.ok()) break;
-      if (actual == dw::DW_FORM_indirect || actual > 0xffff) {
-        dwarf.error(&sec, start, "DW_FORM_indirect names an invalid form " + hex(actual)).rule = "form";
-        return false;
-      }
-      bool ok = readAttrValue(dwarf, unit, r, relocs, static_cast<uint16_t>(actual), out);
+      if (actual == dw::DW_FORM_indirect || actual > 0xffff)
+        return fail("DW_FORM_indirect names an invalid form " + hex(actual), "form");
+      bool ok = readAttrValue(dwarf, unit, r, relocs, static_cast<uint16_t>(actual), out, problem);
       out.indirect = true;
       out.formCodeSize = static_cast<uint8_t>(out.offset - start);
       return ok;
     }
     default:
-      dwarf.error(&sec, start, "unknown form " + hex(form) + "; cannot decode the rest of the unit").rule = "form";
-      return false;
+      return fail("unknown form " + hex(form) + "; cannot decode the rest of the unit", "form");
   }
   if (!r.ok()) {
-    if (r.overlong())
-      dwarf.error(&sec, start, formLabel(form) + " value is a LEB128 longer than 10 bytes").rule = "leb128";
-    else
-      dwarf.error(&sec, start, formLabel(form) + " value runs past the end of the unit").rule = "unit-bounds";
-    return false;
+    if (r.overlong()) return fail(formLabel(form) + " value is a LEB128 longer than 10 bytes", "leb128");
+    return fail(formLabel(form) + " value runs past the end of the unit", "unit-bounds");
   }
   out.size = static_cast<uint32_t>(r.offset() - out.offset);
   // Unit-relative references become absolute .debug_info offsets.
@@ -205,18 +196,23 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
     die.abbrevIndex = static_cast<uint32_t>(a - table.abbrevs.data());
     die.tag = a->tag;
     die.hasChildren = a->hasChildren;
-    die.firstAttr = static_cast<uint32_t>(dwarf.attrs.size());
+    die.firstAttr = static_cast<uint32_t>(dwarf.attrOffsets.size());
+    die.firstReloc = static_cast<uint32_t>(relocs.next());
     bool ok = true;
     for (const AttrSpec& spec : table.specsOf(*a)) {
+      // Every value is read once here, for its checks and its size; only
+      // where it starts is kept (AttrRange decodes it again when asked).
       AttrValue v;
-      v.name = spec.name;
-      if (!readAttrValue(dwarf, unit, r, relocs, spec.form, v)) {
+      AttrProblem problem;
+      const uint32_t at = static_cast<uint32_t>(r.offset());
+      if (!readAttrValue(dwarf, unit, r, relocs, spec.form, v, problem)) {
+        dwarf.error(&sec, problem.offset, std::move(problem.message)).rule = problem.rule;
         ok = false;
         break;
       }
-      dwarf.attrs.push_back(v);
+      dwarf.attrOffsets.push_back(at);
     }
-    die.attrCount = static_cast<uint32_t>(dwarf.attrs.size() - die.firstAttr);
+    die.attrCount = static_cast<uint32_t>(dwarf.attrOffsets.size() - die.firstAttr);
     uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
     dwarf.dies.push_back(die);
     sawUnitDie = true;
@@ -239,7 +235,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
   const bool large = sectionSize >= kLargeSection;
   reserveUpTo(dwarf.dies, sectionSize + 1, large);
-  reserveUpTo(dwarf.attrs, sectionSize + 1, large);
+  reserveUpTo(dwarf.attrOffsets, sectionSize + 1, large);
 }
 
 void decodeInfo(Dwarf& dwarf) {

@@ -80,8 +80,10 @@ std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
   std::vector<std::pair<uint64_t, uint8_t>> offsets;
   for (const Die& d : dwarf.dies) {
     if (d.isNull()) continue;
-    for (const AttrValue& v : dwarf.attributes(d)) {
-      if (!isLocationAttribute(v.name)) continue;
+    const AttrRange attrs = dwarf.attributes(d);
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      if (!isLocationAttribute(attrs.nameAt(i))) continue;
+      const AttrValue v = attrs[i];
       if (v.form != dw::DW_FORM_sec_offset && v.form != dw::DW_FORM_data4 && v.form != dw::DW_FORM_data8) continue;
       uint64_t offset = v.value;
       if (v.reloc) {

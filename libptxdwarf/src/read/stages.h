@@ -14,10 +14,18 @@ void decodePubnames(Dwarf& dwarf);
 void decodeAranges(Dwarf& dwarf);
 void decodeLocLists(Dwarf& dwarf);
 
-// Reads one attribute value of `form` at the reader's position.
-// Returns false (and leaves a diagnostic) when the value cannot be read.
+// Why an attribute value could not be read, and where.
+struct AttrProblem {
+  uint64_t offset = 0;
+  std::string message;
+  const char* rule = "";
+};
+
+// Reads one attribute value of `form` at the reader's position: the
+// decoder's check of every value, and AttrRange's decode of one on demand.
+// Returns false (and says why in `problem`) when the value cannot be read.
 // `relocs` finds the relocations of fixed-size values as the reader moves on.
-bool readAttrValue(Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCursor& relocs, uint16_t form,
-                   AttrValue& out);
+bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCursor& relocs, uint16_t form,
+                   AttrValue& out, AttrProblem& problem);
 
 }  // namespace ptxdwarf::read

@@ -19,12 +19,12 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 
-std::optional<uint64_t> constant(const AttrValue* v) {
+std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
   if (!v || !v->isConstant() || v->reloc) return std::nullopt;
   return v->value;
 }
 
-std::string_view stringValue(const AttrValue* v) { return v && v->isString() ? v->string() : std::string_view{}; }
+std::string_view stringValue(const std::optional<AttrValue>& v) { return v && v->isString() ? v->string() : std::string_view{}; }
 
 // A location expression in PTX terms: registers by name, symbols as the PTX
 // writes them, offsets added on.
@@ -208,7 +208,7 @@ class Lookup {
     v.die = die.offset;
     v.declLine = constant(findRecursively(d_, die, {dw::DW_AT_decl_line})).value_or(0);
     v.addressClass = constant(findRecursively(d_, die, {dw::DW_AT_address_class})).value_or(0);
-    if (const AttrValue* t = findRecursively(d_, die, {dw::DW_AT_type}); t && t->isReference())
+    if (std::optional<AttrValue> t = findRecursively(d_, die, {dw::DW_AT_type}); t && t->isReference())
       v.type = typeName(d_, d_.dieAt(t->value));
     else
       v.type = "void";
@@ -217,7 +217,7 @@ class Lookup {
   }
 
   void location(const Die& die, uint32_t instruction, VariableInfo& v) const {
-    const AttrValue* loc = d_.attribute(die, dw::DW_AT_location);
+    std::optional<AttrValue> loc = d_.attribute(die, dw::DW_AT_location);
     const read::Unit& unit = d_.unitOf(die);
     read::ExpressionContext ctx;
     ctx.addressSize = unit.addressSize;

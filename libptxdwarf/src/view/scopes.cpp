@@ -18,8 +18,8 @@ bool isDeclarationTag(uint16_t tag) { return tag == dw::DW_TAG_formal_parameter 
 
 // low_pc/high_pc labels -> [begin, end) of instructions of one function.
 bool ScopeTree::rangeOf(const read::Die& die, uint32_t& begin, uint32_t& end, int32_t& function) const {
-  const read::AttrValue* lo = dwarf_.attribute(die, dw::DW_AT_low_pc);
-  const read::AttrValue* hi = dwarf_.attribute(die, dw::DW_AT_high_pc);
+  std::optional<read::AttrValue> lo = dwarf_.attribute(die, dw::DW_AT_low_pc);
+  std::optional<read::AttrValue> hi = dwarf_.attribute(die, dw::DW_AT_high_pc);
   if (!lo || !hi || !lo->reloc || !hi->reloc || lo->reloc->isDifference() || hi->reloc->isDifference()) return false;
   const ptx::Label* b = module_.findLabel(lo->reloc->symbol);
   const ptx::Label* e = module_.findLabel(hi->reloc->symbol);

@@ -95,7 +95,7 @@ class Collector {
   };
   std::vector<Frame> stack_;
 
-  const AttrValue* attr(const Die& die, uint16_t a) const { return d_.attribute(die, a); }
+  std::optional<AttrValue> attr(const Die& die, uint16_t a) const { return d_.attribute(die, a); }
 
   uint32_t subtreeEnd(uint32_t i) const {
     uint32_t depth = d_.dies[i].depth;
@@ -114,8 +114,8 @@ class Collector {
 
   // DWARFDie::getAddressRanges from low_pc/high_pc, in instructions.
   std::vector<InstructionRange> ranges(const Die& die) const {
-    const AttrValue* low = attr(die, dw::DW_AT_low_pc);
-    const AttrValue* high = attr(die, dw::DW_AT_high_pc);
+    std::optional<AttrValue> low = attr(die, dw::DW_AT_low_pc);
+    std::optional<AttrValue> high = attr(die, dw::DW_AT_high_pc);
     if (!low || !high || low->form != dw::DW_FORM_addr) return {};
     std::optional<uint64_t> first = instructionOf(low->reloc), end;
     if (high->form == dw::DW_FORM_addr) end = instructionOf(high->reloc);
@@ -130,7 +130,7 @@ class Collector {
   }
 
   std::string fileBasename(const Die& die) const {
-    const AttrValue* f = findRecursively(d_, die, {dw::DW_AT_decl_file});
+    std::optional<AttrValue> f = findRecursively(d_, die, {dw::DW_AT_decl_file});
     if (!f || !f->isConstant() || f->reloc) return "/";
     const ptx::FileEntry* e = m_.findFile(static_cast<unsigned>(f->value));
     if (!e || f->value > UINT32_MAX || e->path.empty()) return "/";
@@ -147,7 +147,7 @@ class Collector {
     id += ':';
     id += fileBasename(die);
     id += ':';
-    const AttrValue* line = findRecursively(d_, die, {dw::DW_AT_decl_line});
+    std::optional<AttrValue> line = findRecursively(d_, die, {dw::DW_AT_decl_line});
     id += std::to_string(line && line->isConstant() ? line->value : 0);
     return id;
   }
@@ -191,7 +191,7 @@ class Collector {
   // DWARFDie::getLocations(DW_AT_location) and the coverage of its entries.
   Location location(const Die& die) const {
     Location loc;
-    const AttrValue* v = attr(die, dw::DW_AT_location);
+    std::optional<AttrValue> v = attr(die, dw::DW_AT_location);
     if (!v) return loc;
     if (v->isBlock()) {
       loc.has = loc.wholeScope = true;
@@ -210,7 +210,7 @@ class Collector {
     if (!list || !list->terminated) return loc;
     // A DWARF 4 entry is an offset from the base address: the unit's low_pc
     // or a base address selection before it; LLVM fails the list without one.
-    bool base = d_.attribute(d_.dies[unit.firstDie], dw::DW_AT_low_pc) != nullptr;
+    bool base = d_.hasAttribute(d_.dies[unit.firstDie], dw::DW_AT_low_pc);
     std::vector<InstructionRange> parent;
     if (const Die* p = d_.parentOf(die)) parent = ranges(*p);
     for (const read::LocEntry& e : list->entries) {
@@ -284,9 +284,9 @@ class Collector {
     PerFunction& fn = functions_[f.fnPrefix];
 
     bool hasSrcLoc = findRecursively(d_, die, {dw::DW_AT_decl_file}) && findRecursively(d_, die, {dw::DW_AT_decl_line});
-    bool hasType = findRecursively(d_, die, {dw::DW_AT_type}) != nullptr;
+    bool hasType = findRecursively(d_, die, {dw::DW_AT_type}).has_value();
     bool deferLocStats = false;
-    if (const AttrValue* ao = attr(die, dw::DW_AT_abstract_origin)) {
+    if (std::optional<AttrValue> ao = attr(die, dw::DW_AT_abstract_origin)) {
       if (attr(die, dw::DW_AT_location) || attr(die, dw::DW_AT_const_value)) {
         if (f.aoOwner >= 0) {
           std::vector<uint64_t>& vars = stack_[static_cast<size_t>(f.aoOwner)].aoVars;
@@ -369,7 +369,7 @@ class Collector {
     const Die& die = d_.dies[f.die];
     uint16_t tag = die.tag;
     if (tag == dw::DW_TAG_subroutine_type) return false;
-    const AttrValue* ao = attr(die, dw::DW_AT_abstract_origin);
+    std::optional<AttrValue> ao = attr(die, dw::DW_AT_abstract_origin);
     bool isFunction = tag == dw::DW_TAG_subprogram;
     bool isBlock = tag == dw::DW_TAG_lexical_block;
     bool isInlined = tag == dw::DW_TAG_inlined_subroutine;
@@ -491,12 +491,12 @@ class Collector {
   void zeroCoverageForDeferred() {
     for (uint32_t fnIndex : deferredFunctions_) {
       const Die& fn = d_.dies[fnIndex];
-      const AttrValue* ao = attr(fn, dw::DW_AT_abstract_origin);
+      std::optional<AttrValue> ao = attr(fn, dw::DW_AT_abstract_origin);
       if (!ao) continue;
       std::vector<uint64_t> vars = abstractOriginVars_[rawReference(d_, fn, *ao)];
       forEachScopeVariable(fnIndex, [&](const Die& c) {
         if (!attr(c, dw::DW_AT_location) && !attr(c, dw::DW_AT_const_value)) return;
-        if (const AttrValue* origin = attr(c, dw::DW_AT_abstract_origin))
+        if (std::optional<AttrValue> origin = attr(c, dw::DW_AT_abstract_origin))
           std::erase(vars, rawReference(d_, c, *origin));
       });
       for (uint64_t offset : vars) {

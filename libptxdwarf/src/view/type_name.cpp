@@ -114,20 +114,22 @@ class TypePrinter {
 
   const Die* parent(const Die* D) const { return D ? d_.parentOf(*D) : nullptr; }
   uint16_t tag(const Die* D) const { return D ? D->tag : 0; }
-  const AttrValue* find(const Die* D, uint16_t attr) const { return D ? d_.attribute(*D, attr) : nullptr; }
+  std::optional<AttrValue> find(const Die* D, uint16_t attr) const {
+    return D ? d_.attribute(*D, attr) : std::nullopt;
+  }
 
   // DWARFDie::getAttributeValueAsReferencedDie
   const Die* resolve(const Die* D, uint16_t attr = dw::DW_AT_type) const {
-    const AttrValue* v = find(D, attr);
+    std::optional<AttrValue> v = find(D, attr);
     if (!v || !v->isReference() || v->reloc) return nullptr;
     return d_.dieAt(v->value);
   }
 
-  static std::optional<uint64_t> unsignedConstant(const AttrValue* v) {
+  static std::optional<uint64_t> unsignedConstant(const std::optional<AttrValue>& v) {
     if (!v || !dw::isUnsignedConstantForm(v->form)) return std::nullopt;
     return v->value;
   }
-  static std::optional<int64_t> signedConstant(const AttrValue* v) {
+  static std::optional<int64_t> signedConstant(const std::optional<AttrValue>& v) {
     if (!v || !dw::isConstantForm(v->form)) return std::nullopt;
     switch (v->form) {
       case dw::DW_FORM_data4:
@@ -143,7 +145,7 @@ class TypePrinter {
     }
   }
   const char* nameOf(const Die* D, std::string_view& name) const {
-    const AttrValue* v = find(D, dw::DW_AT_name);
+    std::optional<AttrValue> v = find(D, dw::DW_AT_name);
     if (!v || !v->isString()) return nullptr;
     name = v->string();
     return "";
@@ -399,7 +401,7 @@ class TypePrinter {
         if (tag(T) == dw::DW_TAG_pointer_type) return true;
         std::string_view name;
         nameOf(T, name);
-        const AttrValue* V = find(C, dw::DW_AT_const_value);
+        std::optional<AttrValue> V = find(C, dw::DW_AT_const_value);
         auto sv = signedConstant(V);
         auto uv = unsignedConstant(V);
         bool isQualifiedChar = false;
@@ -481,13 +483,13 @@ class TypePrinter {
         return true;
       }
       if (C->tag == dw::DW_TAG_GNU_template_template_param) {
-        const AttrValue* n = find(C, dw::DW_AT_GNU_template_name);
+        std::optional<AttrValue> n = find(C, dw::DW_AT_GNU_template_name);
         sep();
         if (n && n->isString()) out_ += n->string();
         return true;
       }
       if (C->tag != dw::DW_TAG_template_type_parameter) return true;
-      const AttrValue* typeAttr = find(C, dw::DW_AT_type);
+      std::optional<AttrValue> typeAttr = find(C, dw::DW_AT_type);
       sep();
       appendQualifiedName(typeAttr ? resolve(C) : nullptr);
       return true;

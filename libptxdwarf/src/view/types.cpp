@@ -22,7 +22,7 @@ using read::Dwarf;
 
 constexpr int kMaxTypeChain = 64;  // typedef/qualifier/array chains a crafted file could make cycle
 
-std::optional<uint64_t> unsignedValue(const AttrValue* v) {
+std::optional<uint64_t> unsignedValue(const std::optional<AttrValue>& v) {
   if (!v || v->reloc) return std::nullopt;
   switch (v->form) {
     case dw::DW_FORM_data1:
@@ -38,7 +38,7 @@ std::optional<uint64_t> unsignedValue(const AttrValue* v) {
   }
 }
 
-std::optional<int64_t> signedValue(const AttrValue* v) {
+std::optional<int64_t> signedValue(const std::optional<AttrValue>& v) {
   if (!v || v->reloc) return std::nullopt;
   switch (v->form) {
     case dw::DW_FORM_data1:
@@ -87,7 +87,7 @@ std::vector<uint64_t> arrayDimensions(const Dwarf& d, const Die& array) {
 // DW_AT_data_member_location: a constant, or an expression that is a single
 // DW_OP_plus_uconst (or DW_OP_constu) from the start of the object.
 std::optional<uint64_t> memberOffset(const Dwarf& d, const Die& member) {
-  const AttrValue* v = d.attribute(member, dw::DW_AT_data_member_location);
+  std::optional<AttrValue> v = d.attribute(member, dw::DW_AT_data_member_location);
   if (!v) return std::nullopt;
   if (auto c = unsignedValue(v)) return c;
   if (!v->isBlock()) return std::nullopt;
@@ -170,7 +170,7 @@ MemberLayout memberLayout(const Dwarf& d, const Die& m) {
 bool isDataMember(const Dwarf& d, const Die& c) {
   if (c.tag == dw::DW_TAG_inheritance) return true;
   if (c.tag != dw::DW_TAG_member) return false;
-  return !d.attribute(c, dw::DW_AT_declaration) && !d.attribute(c, dw::DW_AT_external);
+  return !d.hasAttribute(c, dw::DW_AT_declaration) && !d.hasAttribute(c, dw::DW_AT_external);
 }
 
 void computeHoles(TypeLayout& t) {

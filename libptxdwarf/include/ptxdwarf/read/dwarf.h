@@ -4,7 +4,9 @@
 // an operand that was `.b64 func_begin0` in the PTX decodes as symbolic.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,11 +53,11 @@ struct AbbrevTable {
 };
 
 // One attribute value, decoded. `form` is the actual form (DW_FORM_indirect
-// resolved; `indirect` remembers it was indirect). Dwarf::attrs holds one per
-// attribute of every DIE -- hundreds of thousands in a large program -- so
-// the value is kept small (48 bytes): offsets are 32-bit (a PTX file is at
-// most 4 GiB), and a string's characters and a block's bytes share one view
-// into the section bytes, read through string() and block().
+// resolved; `indirect` remembers it was indirect). Values are not stored:
+// Dwarf::attributes() decodes them from the section bytes when asked (see
+// AttrRange), so an AttrValue is a temporary. Offsets are 32-bit (a PTX file
+// is at most 4 GiB), and a string's characters and a block's bytes share one
+// view into the section bytes, read through string() and block().
 struct AttrValue {
   uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references,
                          // .debug_str offset for strp, section offset for sec_offset, the
@@ -97,7 +99,6 @@ struct AttrValue {
   const uint8_t* data_ = nullptr;  // the string's characters or the block's bytes
   uint32_t dataSize_ = 0;
 };
-static_assert(sizeof(void*) != 8 || sizeof(AttrValue) <= 48, "AttrValue is one per attribute: keep it small");
 
 struct Die {
   uint64_t offset = 0;
@@ -105,14 +106,17 @@ struct Die {
   uint32_t parent = kNone;     // index into Dwarf::dies
   uint32_t depth = 0;          // 0 for the unit DIE
   uint32_t abbrevIndex = kNone;  // into the unit's table; kNone for a NULL entry
-  uint32_t firstAttr = 0;      // into Dwarf::attrs
-  uint32_t attrCount = 0;
+  uint32_t firstAttr = 0;      // into Dwarf::attrOffsets
+  uint32_t attrCount = 0;      // the abbreviation's, or fewer where decoding stopped
+  uint32_t firstReloc = 0;     // the first relocation of .debug_info at or after `offset`
   uint16_t tag = 0;            // 0 for a NULL entry
   bool hasChildren = false;
   uint64_t code = 0;           // the abbreviation code as written
 
   bool isNull() const { return tag == 0 && abbrevIndex == kNone; }
 };
+
+static_assert(sizeof(void*) != 8 || sizeof(Die) <= 48, "Die is one per DIE: keep it small");
 
 struct Unit {
   uint64_t offset = 0;
@@ -201,6 +205,71 @@ struct DecodeOptions {
   bool locationLists = true;
 };
 
+class Dwarf;
+
+// The attributes of one DIE, decoded on demand from .debug_info (LLVM's
+// DWARFDebugInfoEntry model): the model keeps where each attribute starts,
+// four bytes, not its decoded value. Random access; iterators and
+// operator[] yield values, so a `const AttrValue&` bound to one lives as long
+// as the loop variable or reference. Valid while the Dwarf lives.
+class AttrRange {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;  // values, not references
+    using iterator_concept = std::forward_iterator_tag;
+    using value_type = AttrValue;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = AttrValue;
+    iterator() = default;
+    iterator(const AttrRange* range, size_t index) : range_(range), index_(index) {}
+    AttrValue operator*() const { return (*range_)[index_]; }
+    iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++index_;
+      return old;
+    }
+    difference_type operator-(const iterator& o) const {
+      return static_cast<difference_type>(index_) - static_cast<difference_type>(o.index_);
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.index_ == b.index_; }
+
+   private:
+    const AttrRange* range_ = nullptr;
+    size_t index_ = 0;
+  };
+
+  AttrRange() = default;
+  AttrRange(const Dwarf& dwarf, const Unit& unit, std::span<const AttrSpec> specs, std::span<const uint32_t> offsets,
+            uint32_t firstReloc)
+      : dwarf_(&dwarf), unit_(&unit), specs_(specs), offsets_(offsets), firstReloc_(firstReloc) {}
+
+  size_t size() const { return offsets_.size(); }
+  bool empty() const { return offsets_.empty(); }
+  // The attribute's name and where its bytes start: no decoding.
+  uint16_t nameAt(size_t i) const { return specs_[i].name; }
+  // The form the abbreviation declares: DW_FORM_indirect where the value
+  // names its own (a loop that wants one kind of form skips the rest unread).
+  uint16_t declaredFormAt(size_t i) const { return specs_[i].form; }
+  uint32_t offsetAt(size_t i) const { return offsets_[i]; }
+  AttrValue operator[](size_t i) const;
+  AttrValue front() const { return (*this)[0]; }
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size()); }
+
+ private:
+  const Dwarf* dwarf_ = nullptr;
+  const Unit* unit_ = nullptr;
+  std::span<const AttrSpec> specs_;  // at least size() of them
+  std::span<const uint32_t> offsets_;
+  uint32_t firstReloc_ = 0;
+};
+
 class Dwarf {
  public:
   const SectionImage* info = nullptr;
@@ -218,7 +287,9 @@ class Dwarf {
   std::map<uint64_t, uint32_t, work::CountingLess<work::abbrevTableLookup>> abbrevTableAtOffset;
   std::vector<Unit> units;
   std::vector<Die> dies;
-  std::vector<AttrValue> attrs;
+  // Where each attribute of every DIE starts in .debug_info (its DW_FORM_indirect
+  // form code, if any, included): a DIE's are [firstAttr, firstAttr + attrCount).
+  std::vector<uint32_t> attrOffsets;
   std::vector<NameSet> pubnameSets;
   std::vector<ArangeSet> arangeSets;
   std::vector<LocList> locLists;  // sorted by offset
@@ -232,10 +303,11 @@ class Dwarf {
   }
   Diagnostics diagnostics;
 
-  std::span<const AttrValue> attributes(const Die& d) const {
-    return std::span<const AttrValue>(attrs).subspan(d.firstAttr, d.attrCount);
-  }
-  const AttrValue* attribute(const Die& d, uint16_t name) const;
+  // The DIE's attributes, decoded as they are read (see AttrRange).
+  AttrRange attributes(const Die& d) const;
+  // The first attribute named `name`, decoded; nullopt when the DIE has none.
+  std::optional<AttrValue> attribute(const Die& d, uint16_t name) const;
+  bool hasAttribute(const Die& d, uint16_t name) const;
   const Die* dieAt(uint64_t offset) const;  // the DIE starting exactly there (not NULL entries)
   const Die* parentOf(const Die& d) const { return d.parent == kNone ? nullptr : &dies[d.parent]; }
   const Unit& unitOf(const Die& d) const { return units[d.unit]; }

@@ -11,9 +11,9 @@
 namespace ptxdwarf::view {
 
 // The first of `attrs` found on `die` or on the DIEs its abstract origin and
-// specification chains lead to (each DIE visited once); nullptr when none.
-const read::AttrValue* findRecursively(const read::Dwarf& dwarf, const read::Die& die,
-                                       std::initializer_list<uint16_t> attrs);
+// specification chains lead to (each DIE visited once); nullopt when none.
+std::optional<read::AttrValue> findRecursively(const read::Dwarf& dwarf, const read::Die& die,
+                                               std::initializer_list<uint16_t> attrs);
 
 // DW_AT_name, found recursively; empty when none.
 std::string_view shortName(const read::Dwarf& dwarf, const read::Die& die);
