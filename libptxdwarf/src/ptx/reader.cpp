@@ -952,6 +952,19 @@ uint32_t countNewlines(std::string_view text) {
   return static_cast<uint32_t>(count);
 }
 
+// Sets each chunk's first line: the newlines of the chunks before it, each
+// chunk's counted on its own (on the threads) and summed. Counted before any
+// chunk is read: a reader releases the text behind it as it goes
+// (ReadOptions::consumed), and a later chunk counting from the start of the
+// text would map all of that in again.
+void numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsigned threads) {
+  std::vector<uint32_t> newlines(chunks.size());
+  runTasks(chunks.size() - 1, threads, [&](size_t i) {
+    newlines[i] = countNewlines(text.substr(chunks[i].begin, chunks[i + 1].begin - chunks[i].begin));
+  });
+  for (size_t i = 1; i < chunks.size(); ++i) chunks[i].line = chunks[i - 1].line + newlines[i - 1];
+}
+
 // The joined module's vectors, sized once for every part: appending part
 // after part would grow them by doubling, to up to twice what they hold.
 // `into` holds the first part; `readers` from the second on hold the rest.
@@ -976,12 +989,11 @@ void reserveForJoin(const std::vector<std::unique_ptr<Reader>>& readers, Module&
 // Reads the chunks on up to `threads` threads and joins them. False when
 // they do not join into what one reader would have read.
 bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
-                  const std::vector<Chunk>& chunks, unsigned threads, ReadResult& result) {
+                  std::vector<Chunk> chunks, unsigned threads, ReadResult& result) {
+  numberFirstLines(text, chunks, threads);
   std::vector<std::unique_ptr<Reader>> readers(chunks.size());
   runTasks(chunks.size(), threads, [&](size_t i) {
-    Chunk c = chunks[i];
-    if (i > 0) c.line = 1 + countNewlines(text.substr(0, c.begin));
-    readers[i] = std::make_unique<Reader>(text, filename, options, c);
+    readers[i] = std::make_unique<Reader>(text, filename, options, chunks[i]);
     readers[i]->run();
   });
 
