@@ -157,6 +157,45 @@ TEST(Decoder, EveryFixedAndVariableForm) {
   EXPECT_EQ(a[12].value, 1u);
 }
 
+// Values are decoded when read (AttrRange): in any order, through
+// attribute() as through the range, each read gives the same value,
+// relocation included.
+static void expectAttributesDecodeAlike(const char* fixture) {
+  SCOPED_TRACE(fixture);
+  auto d = decodeText(ptxdwarf::testsupport::readFixture(fixture));
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
+  auto same = [](const read::AttrValue& x, const read::AttrValue& y) {
+    return x.name == y.name && x.form == y.form && x.value == y.value && x.reloc == y.reloc &&
+           x.offset == y.offset && x.size == y.size && x.string() == y.string() &&
+           x.block().data() == y.block().data() && x.block().size() == y.block().size();
+  };
+  size_t values = 0, relocated = 0;
+  for (const read::Die& die : dw.dies) {
+    const read::AttrRange attrs = dw.attributes(die);
+    std::vector<read::AttrValue> forward(attrs.begin(), attrs.end());
+    ASSERT_EQ(forward.size(), attrs.size());
+    for (size_t i = attrs.size(); i-- > 0;) {  // backwards: the relocation cursor starts over
+      EXPECT_TRUE(same(attrs[i], forward[i])) << "DIE " << die.offset << " attribute " << i;
+      EXPECT_EQ(attrs.nameAt(i), forward[i].name);
+      EXPECT_EQ(attrs.offsetAt(i), forward[i].offset - forward[i].formCodeSize);
+      EXPECT_TRUE(dw.attribute(die, attrs.nameAt(i)).has_value());
+      EXPECT_TRUE(dw.hasAttribute(die, attrs.nameAt(i)));
+      ++values;
+      relocated += forward[i].reloc != nullptr;
+    }
+  }
+  EXPECT_EQ(values, dw.attrOffsets.size());
+  EXPECT_GE(relocated, 4u);  // low_pc, high_pc, ... name labels
+  EXPECT_FALSE(dw.attribute(dw.dies[0], DW_AT_bit_size).has_value());
+  EXPECT_FALSE(dw.hasAttribute(dw.dies[0], DW_AT_bit_size));
+}
+
+TEST(Decoder, AttributesDecodeAlikeInAnyOrder) {
+  expectAttributesDecodeAlike("chapter6.ptx");
+  expectAttributesDecodeAlike("producers/nvcc_G_locals_main.ptx");  // nvcc -G: hundreds of relocated values
+}
+
 TEST(DecoderErrors, UnitLengthPastSection) {
   std::vector<int> info = header(100);
   info.push_back(0);
