@@ -540,16 +540,42 @@ class Checker {
     }
   }
 
-  std::set<std::pair<const read::LocEntry*, int64_t>> checkedLocExprs;
+  // Lists share tails: each expression is checked once per address class it
+  // is held against, not once per attribute naming it. The class an entry is
+  // first checked with is kept in a flat vector by entry (tens of thousands
+  // of entries in a large nvcc -G file: a set of them took megabytes); the
+  // rare further classes, and entries outside Dwarf::locEntries, in a set.
+  static constexpr int64_t kUnchecked = INT64_MIN;
+  std::vector<int64_t> firstClassChecked;
+  std::set<std::pair<const read::LocEntry*, int64_t>> moreClassesChecked;
+
+  bool firstCheckOf(const read::LocEntry& e, int64_t cls) {
+    const std::span<const read::LocEntry> all = d_.allLocEntries();
+    const auto at = reinterpret_cast<uintptr_t>(&e), begin = reinterpret_cast<uintptr_t>(all.data());
+    if (cls == kUnchecked || at < begin || at >= begin + all.size_bytes())
+      return moreClassesChecked.emplace(&e, cls).second;
+    if (firstClassChecked.empty()) firstClassChecked.assign(all.size(), kUnchecked);
+    int64_t& first = firstClassChecked[static_cast<size_t>(&e - all.data())];
+    if (first == kUnchecked) {
+      first = cls;
+      return true;
+    }
+    return first != cls && moreClassesChecked.emplace(&e, cls).second;
+  }
 
   void locations() {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
-      std::optional<read::AttrValue> cls = d_.attribute(die, DW_AT_address_class);
       const read::AttrRange attrs = d_.attributes(die);
+      std::optional<read::AttrValue> cls;  // DW_AT_address_class, decoded at the first location
+      bool clsRead = false;
       for (size_t i = 0; i < attrs.size(); ++i) {
         if (!read::isLocationAttribute(attrs.nameAt(i))) continue;
         const read::AttrValue v = attrs[i];
+        if (!clsRead) {
+          cls = d_.attribute(die, DW_AT_address_class);
+          clsRead = true;
+        }
         if (v.isBlock()) {
           checkExpression(die, v.block(), d_.info, v.value, d_.unitOf(die).addressSize,
                           v.name == DW_AT_location ? cls : std::nullopt);
@@ -559,9 +585,7 @@ class Checker {
           const std::optional<read::AttrValue> classHere = v.name == DW_AT_location ? cls : std::nullopt;
           const int64_t classValue = classHere ? static_cast<int64_t>(classHere->value) : -1;
           for (const read::LocEntry& e : list->entries) {
-            // Lists share tails: each expression is checked once per address
-            // class it is held against, not once per attribute naming it.
-            if (e.kind != read::LocEntry::range || !checkedLocExprs.emplace(&e, classValue).second) continue;
+            if (e.kind != read::LocEntry::range || !firstCheckOf(e, classValue)) continue;
             checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize, classHere);
           }
         }

@@ -146,8 +146,8 @@ void preserveInfo(const read::Dwarf& dwarf, SectionImage& out, Diagnostics& diag
     for (uint32_t i = 0; i < u.dieCount; ++i) {
       const read::Die& d = dwarf.dies[u.firstDie + i];
       uint64_t end = i + 1 < u.dieCount ? dwarf.dies[u.firstDie + i + 1].offset : u.end;
-      auto attrs = dwarf.attributes(d);
-      uint64_t codeEnd = attrs.empty() ? end : attrs[0].offset - attrs[0].formCodeSize;
+      const read::AttrRange attrs = dwarf.attributes(d);
+      uint64_t codeEnd = attrs.empty() ? end : attrs.offsetAt(0);
       w.uleb(d.code, codeEnd > d.offset ? codeEnd - d.offset : 1);
       for (const read::AttrValue& v : attrs) preserveValue(w, v, u);
     }
