@@ -529,11 +529,20 @@ class Checker {
 
   // ---- DWARF against the PTX -------------------------------------------------
   void symbols() {
+    // A location list's entries chain their labels (one range ends where the
+    // next begins), so the name just found defined is often the next one
+    // asked about: compared first, it spares a lookup in the name index
+    // (cache misses in a table of 150,000 names).
+    std::string_view lastDefined;
     for (const SectionImage& s : m_.sections) {
       if (!s.name.starts_with(".debug")) continue;
       for (const Relocation& r : s.relocations) {
         for (std::string_view name : {r.symbol, r.minus}) {
-          if (name.empty() || name.starts_with(".debug") || m_.definesSymbol(name)) continue;
+          if (name.empty() || name.starts_with(".debug") || name == lastDefined) continue;
+          if (m_.definesSymbol(name)) {
+            lastDefined = name;
+            continue;
+          }
           error(&s, r.offset, "symbol-defined", "'" + std::string(name) + "' is not defined in this PTX file");
         }
       }
