@@ -4,9 +4,11 @@
 
 #include <string>
 
+#include "corpus.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/write/reencode.h"
 
 using namespace ptxdwarf;
 
@@ -46,4 +48,59 @@ TEST(CheckLocations, ASharedListIsJudgedOncePerAddressClass) {
   EXPECT_NE(classErrors[0].find("8 ADDR_shared_space"), std::string::npos) << classErrors[0];
   EXPECT_EQ(classErrors[1].substr(0, 3), "41 ") << classErrors[1];
   EXPECT_NE(classErrors[1].find("6 ADDR_local_space"), std::string::npos) << classErrors[1];
+}
+
+// The round trip `check` runs compares as it re-encodes (relocations referred
+// to, not copied): it finds what comparing the whole re-encoded image finds,
+// section by section, where the round trip holds and where it does not.
+TEST(CheckRoundTrip, ComparedAsEncodedItSaysWhatTheImagesSay) {
+  size_t differences = 0, relocated = 0;
+  for (const char* fixture : {"chapter6.ptx", "producers/nvcc_G_locals_main.ptx", "producers/triton_matmul.ptx",
+                              "faults/round_trip.ptx"}) {
+    SCOPED_TRACE(fixture);
+    ptx::ReadResult r = ptx::read(ptxdwarf::testsupport::readFixture(fixture), fixture);
+    ASSERT_TRUE(r.ok());
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    for (const SectionImage& s : r.module.sections) {
+      Diagnostics a, b;
+      SectionImage again = write::encodePreserve(dwarf, s, a);
+      std::optional<write::ImageDifference> whole = write::compareImages(std::span(&s, 1), std::span(&again, 1));
+      std::optional<write::ImageDifference> streamed = write::preserveDifference(dwarf, s, b);
+      ASSERT_EQ(whole.has_value(), streamed.has_value()) << s.name;
+      EXPECT_EQ(a.items.size(), b.items.size()) << s.name;
+      relocated += s.relocations.size();
+      if (!whole) continue;
+      ++differences;
+      EXPECT_EQ(whole->section, streamed->section);
+      EXPECT_EQ(whole->offset, streamed->offset);
+      EXPECT_EQ(whole->message, streamed->message);
+    }
+  }
+  EXPECT_GE(differences, 1u);  // the fault fixture's
+  EXPECT_GE(relocated, 100u);
+}
+
+// Where the decoder stopped (an unknown form), the bytes it did not reach are
+// written as zeros: a relocated operand there (zeros in the image too) is the
+// first difference, and both comparisons name it alike.
+TEST(CheckRoundTrip, ALostRelocationIsNamedAlike) {
+  const std::string text =
+      ".version 7.5\n.target sm_75\n.address_size 64\n.global .b32 g;\n"
+      ".section .debug_abbrev {\n.b8 1, 17, 0, 19, 11, 3, 127, 0, 0, 0\n}\n"  // language data1, name of form 127
+      ".section .debug_info {\n.b32 17\n.b8 2, 0\n.b32 0\n.b8 8, 1, 4\n.b64 g\n}\n";
+  ptx::ReadResult r = ptx::read(text, "lost.ptx");
+  ASSERT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  ASSERT_FALSE(dwarf.diagnostics.items.empty());  // the unknown form
+  const SectionImage& info = *dwarf.info;
+  Diagnostics a, b;
+  SectionImage again = write::encodePreserve(dwarf, info, a);
+  std::optional<write::ImageDifference> whole = write::compareImages(std::span(&info, 1), std::span(&again, 1));
+  std::optional<write::ImageDifference> streamed = write::preserveDifference(dwarf, info, b);
+  ASSERT_TRUE(whole.has_value());
+  ASSERT_TRUE(streamed.has_value());
+  EXPECT_EQ(whole->message, "relocation lost: g");
+  EXPECT_EQ(streamed->message, whole->message);
+  EXPECT_EQ(streamed->offset, 13u);
+  EXPECT_EQ(whole->offset, 13u);
 }

@@ -14,6 +14,21 @@ using namespace dw;
 
 namespace {
 
+// A re-encoded relocation as a reference to the source relocation it copies:
+// 8 bytes, not a 32-byte copy. A round trip that only compares keeps these.
+struct RelocationRef {
+  uint32_t offset = 0;  // in the re-encoded section
+  uint32_t source = 0;  // index into the source section's relocations
+};
+
+// What preserve-mode encoding makes of one section: its bytes, and its
+// relocations either copied into `image` or referred to in `refs`.
+struct PreserveOutput {
+  std::vector<uint8_t>& bytes;
+  SectionImage* image = nullptr;              // relocations copied here ...
+  std::vector<RelocationRef>* refs = nullptr;  // ... or referred to here
+};
+
 // Appends bytes and copies relocations of the source section that fall in
 // the copied range, so symbolic operands survive re-encoding.
 class PreserveWriter {
@@ -21,16 +36,16 @@ class PreserveWriter {
   // The output is the source's size when the round trip holds, and its
   // relocations name the same symbols: reserve that, and share the source's
   // name store instead of copying every name.
-  PreserveWriter(SectionImage& out, const SectionImage* source) : out_(out), src_(source) {
+  PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_) return;
     out_.bytes.reserve(src_->bytes.size());
-    out_.relocations.reserve(src_->relocations.size());
-    out_.names = src_->names;
+    if (out_.refs) out_.refs->reserve(src_->relocations.size());
+    if (!out_.image) return;
+    out_.image->relocations.reserve(src_->relocations.size());
+    out_.image->names = src_->names;
   }
 
-  void fixed(uint64_t v, unsigned size) {
-    appendLittleEndian(out_.bytes, v, size);
-  }
+  void fixed(uint64_t v, unsigned size) { appendLittleEndian(out_.bytes, v, size); }
   // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
   void uleb(uint64_t v, uint64_t width) {
     for (uint64_t i = 0; i + 1 < width; ++i) {
@@ -64,17 +79,19 @@ class PreserveWriter {
     auto it = std::lower_bound(src_->relocations.begin(), src_->relocations.end(), from,
                                [](const Relocation& r, uint64_t o) { return r.offset < o; });
     for (; it != src_->relocations.end() && it->offset < from + size; ++it) {
-      out_.relocations.push_back(Relocation{static_cast<uint32_t>(at + (it->offset - from)), it->size, it->symbol, it->minus, it->addend});
+      const auto offset = static_cast<uint32_t>(at + (it->offset - from));
+      if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(it - src_->relocations.begin())});
+      else out_.image->relocations.push_back(Relocation{offset, it->size, it->symbol, it->minus, it->addend});
     }
   }
   uint64_t offset() const { return out_.bytes.size(); }
 
  private:
-  SectionImage& out_;
+  PreserveOutput out_;
   const SectionImage* src_;
 };
 
-void preserveAbbrevs(const read::Dwarf& dwarf, SectionImage& out) {
+void preserveAbbrevs(const read::Dwarf& dwarf, PreserveOutput out) {
   PreserveWriter w(out, dwarf.abbrev);
   for (const read::AbbrevTable* t : dwarf.tablesInOrder()) {
     while (w.offset() < t->offset) w.fixed(0, 1);  // bytes no unit uses: unknown, zero
@@ -130,7 +147,7 @@ void preserveValue(PreserveWriter& w, const read::AttrValue& v, const read::Unit
   w.relocationsOf(v.offset, v.size, valueAt);
 }
 
-void preserveInfo(const read::Dwarf& dwarf, SectionImage& out, Diagnostics& diags) {
+void preserveInfo(const read::Dwarf& dwarf, PreserveOutput out, Diagnostics& diags) {
   PreserveWriter w(out, dwarf.info);
   for (const read::Unit& u : dwarf.units) {
     if (w.offset() != u.offset) {
@@ -158,7 +175,7 @@ void preserveInfo(const read::Dwarf& dwarf, SectionImage& out, Diagnostics& diag
 
 // Lists may share bytes (one starting inside another), so each entry is
 // written at its own offset into one image, not appended list after list.
-void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
+void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
   uint64_t size = 0;
   for (const read::LocList& list : dwarf.locLists) size = std::max(size, list.end);
   out.bytes.assign(size, 0);
@@ -199,12 +216,18 @@ void preserveLoc(const read::Dwarf& dwarf, SectionImage& out) {
   }
   std::sort(relocations.begin(), relocations.end());
   relocations.erase(std::unique(relocations.begin(), relocations.end()), relocations.end());
-  out.relocations.reserve(relocations.size());
-  if (dwarf.loc) out.names = dwarf.loc->names;  // the names stay where the source keeps them
-  for (const Relocation* r : relocations) out.relocations.push_back(*r);
+  if (out.refs) {  // the entries were written at their own offsets: the source's
+    out.refs->reserve(relocations.size());
+    for (const Relocation* r : relocations)
+      out.refs->push_back({r->offset, static_cast<uint32_t>(r - dwarf.loc->relocations.data())});
+    return;
+  }
+  out.image->relocations.reserve(relocations.size());
+  if (dwarf.loc) out.image->names = dwarf.loc->names;  // the names stay where the source keeps them
+  for (const Relocation* r : relocations) out.image->relocations.push_back(*r);
 }
 
-void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
+void preservePubnames(const read::Dwarf& dwarf, PreserveOutput out) {
   PreserveWriter w(out, dwarf.pubnames);
   for (const read::NameSet& s : dwarf.pubnameSets) {
     uint64_t at = w.offset();
@@ -222,7 +245,7 @@ void preservePubnames(const read::Dwarf& dwarf, SectionImage& out) {
   }
 }
 
-void preserveAranges(const read::Dwarf& dwarf, SectionImage& out) {
+void preserveAranges(const read::Dwarf& dwarf, PreserveOutput out) {
   PreserveWriter w(out, dwarf.aranges);
   for (const read::ArangeSet& s : dwarf.arangeSets) {
     uint64_t at = w.offset();
@@ -245,19 +268,76 @@ void preserveAranges(const read::Dwarf& dwarf, SectionImage& out) {
   }
 }
 
+// Whether preserve-mode encoding models `in` (else it copies it).
+bool isModelled(const read::Dwarf& dwarf, const SectionImage& in) {
+  return &in == dwarf.abbrev || &in == dwarf.info || &in == dwarf.loc || &in == dwarf.pubnames ||
+         &in == dwarf.aranges;
+}
+
+void preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput out, Diagnostics& diags) {
+  if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, out);
+  else if (&in == dwarf.info) preserveInfo(dwarf, out, diags);
+  else if (&in == dwarf.loc) preserveLoc(dwarf, out);
+  else if (&in == dwarf.pubnames) preservePubnames(dwarf, out);
+  else if (&in == dwarf.aranges) preserveAranges(dwarf, out);
+}
+
+// compareImages() for one section, whose re-encoded relocations are given by
+// count and index: copies or references, the same differences in the same words.
+template <typename ActualRelocation>
+std::optional<ImageDifference> compareSection(const SectionImage& e, std::span<const uint8_t> actualBytes,
+                                              size_t actualRelocations, ActualRelocation actualRelocation) {
+  size_t n = std::min(e.bytes.size(), actualBytes.size());
+  auto mismatch = std::mismatch(e.bytes.begin(), e.bytes.begin() + static_cast<ptrdiff_t>(n), actualBytes.begin());
+  if (mismatch.first != e.bytes.begin() + static_cast<ptrdiff_t>(n)) {
+    uint64_t off = static_cast<uint64_t>(mismatch.first - e.bytes.begin());
+    return ImageDifference{e.name, off, "byte " + std::to_string(*mismatch.first) + " re-encoded as " +
+                                            std::to_string(*mismatch.second)};
+  }
+  if (e.bytes.size() != actualBytes.size())
+    return ImageDifference{e.name, n, "size " + std::to_string(e.bytes.size()) + " re-encoded as " +
+                                          std::to_string(actualBytes.size())};
+  size_t m = std::min(e.relocations.size(), actualRelocations);
+  for (size_t i = 0; i < m; ++i) {
+    const Relocation& x = e.relocations[i];
+    const Relocation y = actualRelocation(i);
+    if (x.offset != y.offset || x.size != y.size || x.symbol != y.symbol || x.minus != y.minus ||
+        x.addend != y.addend)
+      return ImageDifference{e.name, std::min(x.offset, y.offset),
+                             "relocation " + x.expression() + " re-encoded as " + y.expression() + " at offset " +
+                                 std::to_string(y.offset)};
+  }
+  if (e.relocations.size() != actualRelocations) {
+    const Relocation r = e.relocations.size() > m ? e.relocations[m] : actualRelocation(m);
+    return ImageDifference{e.name, r.offset,
+                           std::string(e.relocations.size() > m ? "relocation lost: " : "relocation added: ") +
+                               r.expression()};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Diagnostics& diags) {
+  if (!isModelled(dwarf, in)) return in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
   SectionImage img;
   img.name = in.name;
-  if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, img);
-  else if (&in == dwarf.info) preserveInfo(dwarf, img, diags);
-  else if (&in == dwarf.loc) preserveLoc(dwarf, img);
-  else if (&in == dwarf.pubnames) preservePubnames(dwarf, img);
-  else if (&in == dwarf.aranges) preserveAranges(dwarf, img);
-  else img = in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
+  preserve(dwarf, in, PreserveOutput{img.bytes, &img, nullptr}, diags);
   img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
   return img;
+}
+
+std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, const SectionImage& in,
+                                                  Diagnostics& diags) {
+  if (!isModelled(dwarf, in)) return std::nullopt;  // copied: the same
+  std::vector<uint8_t> bytes;
+  std::vector<RelocationRef> refs;
+  preserve(dwarf, in, PreserveOutput{bytes, nullptr, &refs}, diags);
+  return compareSection(in, bytes, refs.size(), [&](size_t i) {
+    Relocation r = in.relocations[refs[i].source];
+    r.offset = refs[i].offset;
+    return r;
+  });
 }
 
 std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags) {
@@ -274,32 +354,8 @@ std::optional<ImageDifference> compareImages(std::span<const SectionImage> expec
     for (const SectionImage& s : actual)
       if (s.name == e.name) a = &s;
     if (!a) return ImageDifference{e.name, 0, "section missing after re-encoding"};
-    size_t n = std::min(e.bytes.size(), a->bytes.size());
-    auto mismatch = std::mismatch(e.bytes.begin(), e.bytes.begin() + static_cast<ptrdiff_t>(n), a->bytes.begin());
-    if (mismatch.first != e.bytes.begin() + static_cast<ptrdiff_t>(n)) {
-      uint64_t off = static_cast<uint64_t>(mismatch.first - e.bytes.begin());
-      return ImageDifference{e.name, off, "byte " + std::to_string(*mismatch.first) + " re-encoded as " +
-                                              std::to_string(*mismatch.second)};
-    }
-    if (e.bytes.size() != a->bytes.size())
-      return ImageDifference{e.name, n, "size " + std::to_string(e.bytes.size()) + " re-encoded as " +
-                                            std::to_string(a->bytes.size())};
-    size_t m = std::min(e.relocations.size(), a->relocations.size());
-    for (size_t i = 0; i < m; ++i) {
-      const Relocation& x = e.relocations[i];
-      const Relocation& y = a->relocations[i];
-      if (x.offset != y.offset || x.size != y.size || x.symbol != y.symbol || x.minus != y.minus ||
-          x.addend != y.addend)
-        return ImageDifference{e.name, std::min(x.offset, y.offset),
-                               "relocation " + x.expression() + " re-encoded as " + y.expression() + " at offset " +
-                                   std::to_string(y.offset)};
-    }
-    if (e.relocations.size() != a->relocations.size()) {
-      const Relocation& r = e.relocations.size() > m ? e.relocations[m] : a->relocations[m];
-      return ImageDifference{e.name, r.offset,
-                             std::string(e.relocations.size() > m ? "relocation lost: " : "relocation added: ") +
-                                 r.expression()};
-    }
+    if (auto diff = compareSection(e, a->bytes, a->relocations.size(), [&](size_t i) { return a->relocations[i]; }))
+      return diff;
   }
   return std::nullopt;
 }

@@ -35,4 +35,11 @@ struct ImageDifference {
 std::optional<ImageDifference> compareImages(std::span<const SectionImage> expected,
                                              std::span<const SectionImage> actual);
 
+// The round trip of one of `dwarf.sections` (by address), compared as it is
+// encoded: compareImages(that section, encodePreserve(dwarf, it)), without a
+// copy of its relocations (the re-encoding refers to the section's own, eight
+// bytes each instead of 32: tens of thousands in a large file).
+std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, const SectionImage& section,
+                                                  Diagnostics& diags);
+
 }  // namespace ptxdwarf::write
