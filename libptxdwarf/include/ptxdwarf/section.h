@@ -227,11 +227,14 @@ const SectionImage* findSection(std::span<const SectionImage> images, std::strin
 class RelocationCursor {
  public:
   explicit RelocationCursor(const SectionImage& image) : image_(&image) {}
-  // Starting at relocation `next`, the first at or after `offset`.
+  // Starting at relocation `next`, which must be at or before the first one
+  // at or after `offset` (lookups walk forward from it).
   RelocationCursor(const SectionImage& image, size_t next, uint64_t offset)
       : image_(&image), next_(next), offset_(offset) {}
   const Relocation* at(uint64_t offset, uint8_t size);
-  size_t next() const { return next_; }  // the first relocation at or after the last lookup
+  // Where the next lookup starts: at or before the first relocation at or
+  // after any offset not behind the last lookup.
+  size_t next() const { return next_; }
 
  private:
   const SectionImage* image_;

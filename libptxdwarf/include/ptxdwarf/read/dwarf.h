@@ -108,7 +108,8 @@ struct Die {
   uint32_t abbrevIndex = kNone;  // into the unit's table; kNone for a NULL entry
   uint32_t firstAttr = 0;      // into Dwarf::attrOffsets
   uint32_t attrCount = 0;      // the abbreviation's, or fewer where decoding stopped
-  uint32_t firstReloc = 0;     // the first relocation of .debug_info at or after `offset`
+  uint32_t firstReloc = 0;     // where a relocation lookup for its values starts: a relocation of
+                               // .debug_info at or before the first one at or after `offset`
   uint16_t tag = 0;            // 0 for a NULL entry
   bool hasChildren = false;
   uint64_t code = 0;           // the abbreviation code as written
@@ -258,7 +259,6 @@ class AttrRange {
   uint16_t declaredFormAt(size_t i) const { return specs_[i].form; }
   uint32_t offsetAt(size_t i) const { return offsets_[i]; }
   AttrValue operator[](size_t i) const;
-  AttrValue front() const { return (*this)[0]; }
   iterator begin() const { return iterator(this, 0); }
   iterator end() const { return iterator(this, size()); }
 
