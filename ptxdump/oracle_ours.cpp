@@ -24,7 +24,7 @@ constexpr uint64_t kLineSpacing = 256;
 
 Linker::Linker(std::span<const SectionImage> sections, const ptx::Module* module)
     : sections_(sections), module_(module) {
-  auto place = [&](const std::string& name, uint64_t address) { addresses_.try_emplace(name, address); };
+  auto place = [&](std::string_view name, uint64_t address) { addresses_.try_emplace(std::string(name), address); };
   for (const SectionImage& s : sections) place(s.name, 0);
   for (const SectionImage& s : sections)
     for (const SectionLabel& l : s.labels) place(l.name, l.offset);

@@ -133,7 +133,7 @@ size_t packableRegisters(const ptx::Module& m) {
     if (!f.hasBody) continue;
     for (const ptx::RegisterDecl& r : f.registers) {
       if (!r.isRange()) {
-        n += r.name.starts_with('%') && r.name.size() <= 8;
+        n += r.name.starts_with("%") && r.name.size() <= 8;
         continue;
       }
       for (uint32_t k = 0; k < r.count; ++k) n += r.name.size() + std::to_string(k).size() <= 8;

@@ -8,7 +8,7 @@ namespace {
 std::string at(SourceLoc l) { return "@" + std::to_string(l.line) + ":" + std::to_string(l.col); }
 
 void variable(std::string& out, const ptx::Variable& v) {
-  out += "  var " + v.name + " " + std::string(ptx::stateSpaceName(v.space)) + " " + v.type +
+  out += "  var " + v.name.str() + " " + std::string(ptx::stateSpaceName(v.space)) + " " + v.type.str() +
          " align=" + std::to_string(v.align) + " linkage=" + std::to_string(static_cast<int>(v.linkage)) +
          " function=" + std::to_string(v.function) + " block=" + std::to_string(v.block) + " dims=";
   for (uint64_t d : v.dims) out += std::to_string(d) + ",";
@@ -62,13 +62,13 @@ std::string moduleText(const ptx::ReadResult& result) {
     for (const ptx::Variable& v : f.returns) variable(out, v);
     for (const ptx::Variable& v : f.params) variable(out, v);
     for (const ptx::RegisterDecl& r : f.registers)
-      out += "  reg " + r.name + " " + r.type + " " + std::to_string(r.count) + " block=" + std::to_string(r.block) +
+      out += "  reg " + r.name.str() + " " + r.type.str() + " " + std::to_string(r.count) + " block=" + std::to_string(r.block) +
              at(r.loc) + "\n";
-    for (uint32_t l : f.labels) out += "  label " + m.labels.at(l).name + "\n";
+    for (uint32_t l : f.labels) out += "  label " + m.labels.at(l).name.str() + "\n";
   }
   for (const ptx::Variable& v : m.variables) variable(out, v);
   for (const ptx::Label& l : m.labels)
-    out += "label " + l.name + " function=" + std::to_string(l.function) + " instruction=" +
+    out += "label " + l.name.str() + " function=" + std::to_string(l.function) + " instruction=" +
            std::to_string(l.instruction) + at(l.loc) +
            (m.findLabel(l.name) ? "" : " NOT INDEXED") + "\n";
   for (const SectionImage& s : m.sections) section(out, s);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bit>
+#include <compare>
 #include <cstdint>
 #include <iosfwd>
 #include <iterator>
@@ -57,9 +58,9 @@ class StringStore {
   std::span<char> free_;  // the unused tail of this store's own last chunk
 };
 
-// A relocation's name: a view of NUL-terminated characters, one pointer
-// where a std::string_view is two (a large file has hundreds of thousands of
-// relocations). Reads like a std::string_view; made only from characters
+// A name: a view of NUL-terminated characters, one pointer where a
+// std::string_view is two and a std::string four (a large file has hundreds
+// of thousands of relocations, labels and declarations). Reads like a std::string_view; made only from characters
 // known to end in a NUL: those a StringStore keeps, or a string literal.
 class SymbolName {
  public:
@@ -76,6 +77,7 @@ class SymbolName {
 
   std::string_view view() const { return chars_ ? std::string_view(chars_) : std::string_view(); }
   operator std::string_view() const { return view(); }
+  std::string str() const { return std::string(view()); }
   // NUL-terminated, "" when empty: what a C caller can take as it is.
   const char* c_str() const { return chars_ ? chars_ : ""; }
   const char* data() const { return c_str(); }
@@ -86,6 +88,8 @@ class SymbolName {
   friend bool operator==(SymbolName a, SymbolName b) { return a.view() == b.view(); }
   friend bool operator==(SymbolName a, std::string_view b) { return a.view() == b; }
   friend bool operator==(SymbolName a, const char* b) { return a.view() == std::string_view(b); }
+  friend std::strong_ordering operator<=>(SymbolName a, SymbolName b) { return a.view() <=> b.view(); }
+  friend std::strong_ordering operator<=>(SymbolName a, std::string_view b) { return a.view() <=> b; }
   friend std::ostream& operator<<(std::ostream& os, SymbolName n);
 
  private:

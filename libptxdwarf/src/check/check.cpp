@@ -739,9 +739,9 @@ class Checker {
       if (widest && cur.begin < widest->end) {
         std::optional<read::AttrValue> lo = d_.attribute(*cur.die, DW_AT_low_pc);
         report(Severity::note, d_.info, lo->offset, "scope-overlap",
-               "[" + cur.low->name + ", " + cur.high->name + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
+               "[" + cur.low->name.str() + ", " + cur.high->name.str() + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
                    std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) + " [" +
-                   widest->low->name + ", " + widest->high->name + ") (lines " + std::to_string(widest->low->loc.line) +
+                   widest->low->name.str() + ", " + widest->high->name.str() + ") (lines " + std::to_string(widest->low->loc.line) +
                    "-" + std::to_string(widest->high->loc.line) +
                    "); LLVM's verifier reports \"DIEs have overlapping address ranges\"",
                cur.die);
@@ -772,7 +772,7 @@ class Checker {
         int32_t fi = static_cast<int32_t>(f - m_.functions.data());
         if (l->function != fi)
           error(d_.info, pc->offset, "subprogram-pc",
-                std::string(attributeName(pc->name)) + " label " + l->name + " is " +
+                std::string(attributeName(pc->name)) + " label " + l->name.str() + " is " +
                     (l->function < 0 ? std::string("outside every function")
                                      : "in " + m_.functions[static_cast<size_t>(l->function)].name) +
                     ", not in " + f->name, &die);

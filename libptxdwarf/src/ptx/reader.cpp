@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -369,7 +370,7 @@ class Reader {
         uint64_t a = cur_.unsignedNumber("an alignment");
         if (!afterPtr) v.align = static_cast<uint32_t>(a);
       } else if (isTypeDirective(d)) {
-        v.type = std::string(d);
+        v.type = keepType(d);
       } else if (StateSpace s = spaceFromDirective(d); s != StateSpace::none && !afterPtr) {
         v.space = s;
       }
@@ -377,7 +378,7 @@ class Reader {
     SourceLoc nameLoc = cur_.loc();
     std::string_view name = cur_.identifier();
     if (name.empty()) cur_.fail(nameLoc, "expected a parameter name");
-    v.name = std::string(name);
+    v.name = keepName(name);
     v.loc = nameLoc;
     dimensions(v);
     return v;
@@ -411,7 +412,7 @@ class Reader {
         cur_.skipSpace();
         proto.align = static_cast<uint32_t>(cur_.unsignedNumber("an alignment"));
       } else if (isTypeDirective(d)) {
-        proto.type = std::string(d);
+        proto.type = keepType(d);
       } else if (Linkage l = linkageFromDirective(d); l != Linkage::none) {
         proto.linkage = l;
       }
@@ -427,7 +428,7 @@ class Reader {
         registerRange(function, name, proto.type, nameLoc);
       } else {
         Variable v = proto;
-        v.name = std::string(name);
+        v.name = keepName(name);
         v.loc = nameLoc;
         dimensions(v);
         if (space == StateSpace::reg && function >= 0) {
@@ -449,8 +450,7 @@ class Reader {
     }
   }
 
-  void registerRange(int32_t function, std::string_view prefix, const std::string& type,
-                     SourceLoc loc) {
+  void registerRange(int32_t function, std::string_view prefix, SymbolName type, SourceLoc loc) {
     cur_.expect('<', "");
     cur_.skipSpace();
     uint64_t n = cur_.unsignedNumber("a register count");
@@ -459,7 +459,7 @@ class Reader {
     if (n == 0 || n > UINT32_MAX) cur_.fail(loc, "register count out of range");
     if (function < 0) cur_.fail(loc, ".reg declarations belong inside a function body");
     module_.functions[static_cast<size_t>(function)].registers.push_back(
-        {std::string(prefix), type, static_cast<uint32_t>(n), block_, loc});
+        {keepName(prefix), type, static_cast<uint32_t>(n), block_, loc});
   }
 
   void body(int32_t function) {
@@ -541,7 +541,7 @@ class Reader {
     if (cur_.peek() == ':' && cur_.peekAt(1) != ':') {
       cur_.advance();
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
-      module_.labels.push_back({std::string(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
+      module_.labels.push_back({keepName(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
       module_.functions[static_cast<size_t>(function)].labels.push_back(index);
       return;
     }
@@ -764,6 +764,15 @@ class Reader {
     appendLittleEndian(image.bytes, value, width);
   }
 
+  SymbolName keepName(std::string_view name) { return SymbolName::fromKept(module_.names.keep(name)); }
+  // A file has a handful of distinct types and tens of thousands of
+  // declarations: each type is kept once.
+  SymbolName keepType(std::string_view type) {
+    for (SymbolName t : types_)
+      if (t == type) return t;
+    return types_.emplace_back(keepName(type));
+  }
+
   Cursor cur_;
   uint64_t stop_;
   const ReadOptions& options_;
@@ -778,6 +787,7 @@ class Reader {
   int32_t function_ = -1;  // the function whose body is being read
   int32_t block_ = -1;     // the innermost open `{ }` block of the body being read
   std::unordered_map<std::string, uint32_t> locFunctionNameIndex_;
+  std::vector<SymbolName> types_;  // kept by keepType, in order of first use
 };
 
 
@@ -846,24 +856,50 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
   return chunks;
 }
 
-// Appends `part`, read from the text after `into`'s, to `into`: what one
-// reader would have built from both. False (and `into` unchanged) when a
-// section has blocks in both: joining those needs the one-reader path.
-bool append(Module& into, Module&& part) {
+// Whether no section has blocks in two of the modules: joining those needs
+// the one-reader path.
+bool sectionsDisjoint(const Module& into, std::span<const Module> parts) {
   std::set<std::string_view> names;  // not Module::section per name: a scan each
   for (const SectionImage& s : into.sections) names.insert(s.name);
-  for (const SectionImage& s : part.sections) {
-    work::step(work::sectionLookup);
-    if (names.count(s.name)) return false;
+  for (const Module& part : parts)
+    for (const SectionImage& s : part.sections) {
+      work::step(work::sectionLookup);
+      if (!names.insert(s.name).second) return false;
+    }
+  return true;
+}
+
+// Where a part's items go in the joined module: how many the module and the
+// parts before it hold.
+struct PartBase {
+  int32_t function = 0;
+  int32_t block = 0;
+  uint32_t label = 0;
+  uint32_t instruction = 0;
+  uint32_t locFunctionName = 0;
+};
+
+std::vector<PartBase> partBases(const Module& into, std::span<const Module> parts) {
+  std::vector<PartBase> bases(parts.size());
+  PartBase next{static_cast<int32_t>(into.functions.size()), static_cast<int32_t>(into.blocks.size()),
+                static_cast<uint32_t>(into.labels.size()), static_cast<uint32_t>(into.instructions.size()),
+                static_cast<uint32_t>(into.locFunctionNames.size())};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    bases[i] = next;
+    next.function += static_cast<int32_t>(parts[i].functions.size());
+    next.block += static_cast<int32_t>(parts[i].blocks.size());
+    next.label += static_cast<uint32_t>(parts[i].labels.size());
+    next.instruction += static_cast<uint32_t>(parts[i].instructions.size());
+    next.locFunctionName += static_cast<uint32_t>(parts[i].locFunctionNames.size());
   }
-  const auto functionBase = static_cast<int32_t>(into.functions.size());
-  const auto labelBase = static_cast<uint32_t>(into.labels.size());
-  const auto instructionBase = static_cast<uint32_t>(into.instructions.size());
-  const auto blockBase = static_cast<int32_t>(into.blocks.size());
-  const auto nameBase = static_cast<uint32_t>(into.locFunctionNames.size());
-  auto shift = [&](int32_t function) { return function < 0 ? function : function + functionBase; };
-  auto shiftBlock = [&](int32_t block) { return block < 0 ? block : block + blockBase; };
-  auto shiftIndex = [](uint32_t index, uint32_t base) { return index == kNoIndex ? index : index + base; };
+  return bases;
+}
+
+int32_t shifted(int32_t index, int32_t base) { return index < 0 ? index : index + base; }
+uint32_t shifted(uint32_t index, uint32_t base) { return index == kNoIndex ? index : index + base; }
+
+// The module-scope facts and the items no other item points into.
+void appendModuleScope(Module& into, Module& part) {
   if (part.version.present) {
     into.version = part.version;
     into.versionLoc = part.versionLoc;
@@ -878,42 +914,73 @@ bool append(Module& into, Module&& part) {
     into.addressSizeLoc = part.addressSizeLoc;
   }
   std::move(part.files.begin(), part.files.end(), std::back_inserter(into.files));
+  std::move(part.sections.begin(), part.sections.end(), std::back_inserter(into.sections));
+  into.names.adopt(std::move(part.names));
+}
+
+void appendLocs(Module& into, Module& part, const PartBase& base) {
   for (LocRecord& r : part.locs) {
-    r.function = shift(r.function);
-    r.instruction = shiftIndex(r.instruction, instructionBase);
-    r.functionName = shiftIndex(r.functionName, nameBase);
+    r.function = shifted(r.function, base.function);
+    r.instruction = shifted(r.instruction, base.instruction);
+    r.functionName = shifted(r.functionName, base.locFunctionName);
     into.locs.push_back(r);
   }
   // Names are interned per part; a name two parts share is listed twice,
   // which changes no record's meaning.
   std::move(part.locFunctionNames.begin(), part.locFunctionNames.end(), std::back_inserter(into.locFunctionNames));
+}
+
+void appendCode(Module& into, Module& part, const PartBase& base) {
   into.instructions.insert(into.instructions.end(), part.instructions.begin(), part.instructions.end());
   for (Block& b : part.blocks) {
-    b.function = shift(b.function);
-    b.parent = shiftBlock(b.parent);
-    b.firstInstruction += instructionBase;
-    b.endInstruction += instructionBase;
+    b.function = shifted(b.function, base.function);
+    b.parent = shifted(b.parent, base.block);
+    b.firstInstruction += base.instruction;
+    b.endInstruction += base.instruction;
     into.blocks.push_back(b);
   }
+}
+
+void appendFunctions(Module& into, Module& part, const PartBase& base) {
   for (Function& f : part.functions) {
-    for (uint32_t& label : f.labels) label += labelBase;
-    for (RegisterDecl& r : f.registers) r.block = shiftBlock(r.block);
-    f.firstInstruction += instructionBase;
-    f.endInstruction += instructionBase;
+    for (uint32_t& label : f.labels) label += base.label;
+    for (RegisterDecl& r : f.registers) r.block = shifted(r.block, base.block);
+    f.firstInstruction += base.instruction;
+    f.endInstruction += base.instruction;
     into.functions.push_back(std::move(f));
   }
+}
+
+void appendVariables(Module& into, Module& part, const PartBase& base) {
   for (Variable& v : part.variables) {
-    v.function = shift(v.function);
-    v.block = shiftBlock(v.block);
+    v.function = shifted(v.function, base.function);
+    v.block = shifted(v.block, base.block);
     into.variables.push_back(std::move(v));
   }
+}
+
+void appendLabels(Module& into, Module& part, const PartBase& base) {
   for (Label& l : part.labels) {
-    l.function = shift(l.function);
-    l.instruction = shiftIndex(l.instruction, instructionBase);
+    l.function = shifted(l.function, base.function);
+    l.instruction = shifted(l.instruction, base.instruction);
     into.labels.push_back(std::move(l));
   }
-  std::move(part.sections.begin(), part.sections.end(), std::back_inserter(into.sections));
-  return true;
+}
+
+// Appends `parts`, read in this order from the text after `into`'s, to
+// `into`: what one reader would have built from all of it. Each kind of item
+// is one task over all the parts (each writes only its own vectors), so that
+// several threads share the copying: megabytes, into pages faulted in as it goes.
+void appendParts(Module& into, std::span<Module> parts, unsigned threads) {
+  const std::vector<PartBase> bases = partBases(into, parts);
+  using Append = void (*)(Module&, Module&, const PartBase&);
+  static constexpr Append kAppends[] = {appendLocs, appendCode, appendFunctions, appendVariables, appendLabels};
+  runTasks(std::size(kAppends) + 1, threads, [&](size_t task) {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (task == std::size(kAppends)) appendModuleScope(into, parts[i]);
+      else kAppends[task](into, parts[i], bases[i]);
+    }
+  });
 }
 
 // The vectors were reserved for the most the text could hold (reserve.h).
@@ -967,12 +1034,10 @@ void numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsigne
 
 // The joined module's vectors, sized once for every part: appending part
 // after part would grow them by doubling, to up to twice what they hold.
-// `into` holds the first part; `readers` from the second on hold the rest.
-void reserveForJoin(const std::vector<std::unique_ptr<Reader>>& readers, Module& into) {
+void reserveForJoin(std::span<const Module> parts, Module& into) {
   size_t functions = into.functions.size(), variables = into.variables.size();
   size_t labels = into.labels.size(), locs = into.locs.size(), instructions = into.instructions.size();
-  for (size_t i = 1; i < readers.size(); ++i) {
-    const Module& part = readers[i]->module();
+  for (const Module& part : parts) {
     functions += part.functions.size();
     variables += part.variables.size();
     labels += part.labels.size();
@@ -997,18 +1062,23 @@ bool readInChunks(std::string_view text, std::string_view filename, const ReadOp
     readers[i]->run();
   });
 
+  // The parts up to the first that failed: one reader would have stopped there too.
+  size_t joined = 1;
+  for (; joined < chunks.size() && !readers[joined - 1]->failed(); ++joined)
+    if (readers[joined - 1]->offset() != chunks[joined - 1].stop) return false;  // the cut was not a statement boundary
   result.module = readers[0]->take();
-  reserveForJoin(readers, result.module);
+  std::vector<Module> parts;
+  parts.reserve(joined - 1);
+  for (size_t i = 1; i < joined; ++i) parts.push_back(readers[i]->take());
+  if (!sectionsDisjoint(result.module, parts)) return false;
+  reserveForJoin(parts, result.module);
+  appendParts(result.module, parts, threads);
   result.diagnostics = std::move(readers[0]->diagnostics());
-  for (size_t i = 1; i < chunks.size(); ++i) {
-    const Reader& before = *readers[i - 1];
-    if (before.failed()) break;  // one reader would have stopped there too
-    if (before.offset() != chunks[i - 1].stop) return false;  // the cut was not a statement boundary
-    if (!append(result.module, readers[i]->take())) return false;
+  for (size_t i = 1; i < joined; ++i) {
     auto& items = readers[i]->diagnostics().items;
     std::move(items.begin(), items.end(), std::back_inserter(result.diagnostics.items));
-    result.parts = static_cast<unsigned>(i + 1);
   }
+  result.parts = static_cast<unsigned>(joined);
   return true;
 }
 

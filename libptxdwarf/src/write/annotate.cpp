@@ -405,7 +405,7 @@ class Annotator {
     }
   }
 
-  DieId typeOf(const std::string& ptxType) {
+  DieId typeOf(std::string_view ptxType) {
     auto it = types_.find(ptxType);
     if (it != types_.end()) return it->second;
     DieId t = kNoDie;
@@ -414,7 +414,7 @@ class Annotator {
       t = named != typesByName_.end() ? named->second : b_.baseType(bt->name, bt->encoding, bt->size);
       typesByName_[bt->name] = t;
     }
-    types_[ptxType] = t;
+    types_.emplace(std::string(ptxType), t);
     return t;
   }
 
@@ -444,11 +444,11 @@ class Annotator {
       default:
         return;
     }
-    b_.variable(scope, {.name = v.name,
+    b_.variable(scope, {.name = v.name.str(),
                         .declFile = declFile(),
                         .declLine = declFile() ? v.loc.line : 0,
                         .type = arrayOf(v),
-                        .location = Location::symbol({v.name}, v.space, addressSize()),
+                        .location = Location::symbol({v.name.str()}, v.space, addressSize()),
                         .external = v.function < 0 && isExternal(v.linkage)});
     ++result_.stats.variables;
   }
@@ -486,7 +486,7 @@ class Annotator {
     if (fit == r.count) return;
     const std::string from = std::string(stem) + std::to_string(fit), to = std::string(stem) + std::to_string(r.count - 1);
     warn(r.loc, (fit + 1 == r.count ? "register " + from + " gets no variable: "
-                                     : "registers " + from + " .. " + to + " of " + r.name + "<" +
+                                     : "registers " + from + " .. " + to + " of " + r.name.str() + "<" +
                                            std::to_string(r.count) + "> get no variables: ") +
                     registerProblem(from));
     result_.stats.skippedRegisters += r.count - fit;
@@ -558,11 +558,11 @@ class Annotator {
                               .highPc = pc ? std::optional<SymbolRef>(SymbolRef{pc->end}) : std::nullopt});
     ++result_.stats.subprograms;
     for (const ptx::Variable& p : f.params) {
-      b_.formalParameter(sp, {.name = p.name,
+      b_.formalParameter(sp, {.name = p.name.str(),
                               .declFile = declFile(),
                               .declLine = declFile() ? p.loc.line : 0,
                               .type = arrayOf(p),
-                              .location = Location::symbol({p.name}, ptx::StateSpace::param, addressSize())});
+                              .location = Location::symbol({p.name.str()}, ptx::StateSpace::param, addressSize())});
       ++result_.stats.parameters;
     }
     // The function's own registers and variables, then each `{ }` block's in
@@ -716,10 +716,10 @@ class Annotator {
     for (const ptx::RegisterDecl& r : f.registers) {
       if (renames.count(r.name)) continue;  // the same name declared in another block
       size_t digits = r.isRange() ? std::to_string(r.count - 1).size() : 0;
-      if (packable(r.name + std::string(digits, '0'))) continue;
+      if (packable(r.name.str() + std::string(digits, '0'))) continue;
       std::string to = tag(next++);
       if (to.size() + digits > 8) {
-        warn(r.loc, "registers " + r.name + "<" + std::to_string(r.count) + "> are too many to rename to 8 bytes");
+        warn(r.loc, "registers " + r.name.str() + "<" + std::to_string(r.count) + "> are too many to rename to 8 bytes");
         continue;
       }
       renames.emplace(r.name, Rename{to, r.count});
@@ -920,7 +920,7 @@ class Annotator {
   std::vector<FunctionPlan> plans_;
   std::string stem_;
   std::vector<std::vector<size_t>> variablesOf_, blocksOf_;  // by function
-  std::map<std::string, DieId> types_;
+  std::map<std::string, DieId, std::less<>> types_;
   std::map<std::string, DieId, std::less<>> typesByName_;
 };
 
