@@ -169,3 +169,23 @@ TEST(ReaderThreads, AFailedTargetInALaterPartMovesTheTargetLocation) {
   EXPECT_FALSE(r.ok());
   expectSameAsOneThread(text, 4);
 }
+
+TEST(ReaderThreads, ANulByteIsFoundInAnyPartAndReportedOnce) {
+  // The byte sits at each offset of an 8-byte word in turn, in the first,
+  // a middle and the last part (the scan reads words), and in a short tail.
+  const std::string text = program(40);
+  for (size_t at : {size_t{30}, text.size() / 2, text.size() / 2 + 1, text.size() / 2 + 3, text.size() / 2 + 7,
+                    text.size() - 12, text.size() - 1}) {
+    SCOPED_TRACE(at);
+    std::string withNul = text;
+    withNul[at] = '\0';
+    ReadResult one = readInParts(withNul, 1), parts = readInParts(withNul, 4);
+    ASSERT_EQ(parts.diagnostics.items.size(), 1u);
+    EXPECT_EQ(moduleText(one), moduleText(parts));
+    const size_t lineStart = withNul.rfind('\n', at - 1);
+    const auto line = static_cast<uint32_t>(std::count(withNul.begin(), withNul.begin() + static_cast<ptrdiff_t>(at), '\n') + 1);
+    EXPECT_EQ(parts.diagnostics.items[0].loc.line, line);
+    EXPECT_EQ(parts.diagnostics.items[0].loc.col, static_cast<uint32_t>(at - lineStart));
+    EXPECT_NE(parts.diagnostics.items[0].message.find("NUL byte"), std::string::npos);
+  }
+}

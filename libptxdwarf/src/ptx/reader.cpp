@@ -791,16 +791,14 @@ class Reader {
 };
 
 
-// PTX is text: a NUL byte means a binary or corrupted file. Report where it is.
-bool rejectNulBytes(std::string_view text, Diagnostics& diags) {
-  size_t nul = text.find('\0');
-  if (nul == std::string_view::npos) return false;
+// PTX is text: a NUL byte means a binary or corrupted file. Reports where
+// the one at `nul` is.
+void reportNulByte(std::string_view text, size_t nul, Diagnostics& diags) {
   std::string_view before = text.substr(0, nul);
   size_t lines = static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
   size_t lineStart = before.rfind('\n');
   uint32_t col = static_cast<uint32_t>(lineStart == std::string_view::npos ? nul + 1 : nul - lineStart);
   diags.error({static_cast<uint32_t>(lines + 1), col}, "NUL byte in the input: this is not PTX text");
-  return true;
 }
 
 // Two ways a text editor makes PTX that ptxas refuses ("Unexpected non-ASCII
@@ -811,8 +809,10 @@ bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
     diags.error({1, 1}, "the file starts with a UTF-8 byte order mark, which ptxas rejects; save it without one");
     return true;
   }
-  const size_t cr = text.find('\r');
-  if (cr != std::string_view::npos && cr < text.find('\n') && (cr + 1 == text.size() || text[cr + 1] != '\n')) {
+  // Only a carriage return before the first newline tells (a scan of the
+  // line, not of the whole text).
+  const size_t cr = text.substr(0, text.find('\n')).find('\r');
+  if (cr != std::string_view::npos && (cr + 1 == text.size() || text[cr + 1] != '\n')) {
     diags.error({1, static_cast<uint32_t>(cr + 1)},
                 "lines end in a carriage return alone (classic Mac OS line endings), which ptxas reads as one line; "
                 "convert them to \\n or \\r\\n");
@@ -1001,35 +1001,55 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   result.module = reader.take();
 }
 
-// Eight bytes at a time: a chunk's first line number is the count of the
-// newlines before it, tens of megabytes of them.
-uint32_t countNewlines(std::string_view text) {
+// What one pass over a chunk finds: its newlines (the next chunk's first
+// line is theirs and the chunks' before) and its first NUL byte. Eight bytes
+// at a time: tens of megabytes of text.
+struct ChunkScan {
+  uint32_t newlines = 0;
+  size_t firstNul = std::string_view::npos;  // from the chunk's start
+};
+
+// The last chunk's newlines count for no chunk: `countNewlines` false, it is
+// only searched for a NUL.
+ChunkScan scanChunk(std::string_view text, bool countNewlines) {
+  ChunkScan scan;
+  if (!countNewlines) {
+    scan.firstNul = text.find('\0');
+    return scan;
+  }
   constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
-  uint64_t count = 0;
+  // The high bit of each byte of `word` that is zero.
+  auto zeroBytes = [](uint64_t word) { return ~(((word & kLow7) + kLow7) | word) & ~kLow7; };
+  uint64_t count = 0, nuls = 0;
   size_t i = 0;
   for (; i + 8 <= text.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, 8);
-    const uint64_t x = word ^ (kOnes * '\n');  // zero bytes where the newlines are
-    const uint64_t nonzero = ((x & kLow7) + kLow7) | x;  // high bit set in each non-zero byte
-    const uint64_t newlines = (~nonzero & ~kLow7) >> 7;    // 1 in each newline byte
-    count += (newlines * kOnes) >> 56;                     // their sum, in the top byte
+    nuls |= zeroBytes(word);
+    count += ((zeroBytes(word ^ (kOnes * '\n')) >> 7) * kOnes) >> 56;  // the newlines, summed in the top byte
   }
-  for (; i < text.size(); ++i) count += text[i] == '\n';
-  return static_cast<uint32_t>(count);
+  const std::string_view tail = text.substr(i);
+  scan.newlines = static_cast<uint32_t>(count + static_cast<uint64_t>(std::count(tail.begin(), tail.end(), '\n')));
+  // Rare: found again where it is (the words only say whether there is one).
+  if (nuls || tail.find('\0') != std::string_view::npos) scan.firstNul = text.find('\0');
+  return scan;
 }
 
-// Sets each chunk's first line: the newlines of the chunks before it, each
-// chunk's counted on its own (on the threads) and summed. Counted before any
-// chunk is read: a reader releases the text behind it as it goes
-// (ReadOptions::consumed), and a later chunk counting from the start of the
-// text would map all of that in again.
-void numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsigned threads) {
-  std::vector<uint32_t> newlines(chunks.size());
-  runTasks(chunks.size() - 1, threads, [&](size_t i) {
-    newlines[i] = countNewlines(text.substr(chunks[i].begin, chunks[i + 1].begin - chunks[i].begin));
+// Sets each chunk's first line and returns the offset of the text's first
+// NUL byte (npos when it has none): one pass over the text, a chunk a task.
+// Done before any chunk is read: a reader releases the text behind it as it
+// goes (ReadOptions::consumed), and a later chunk counting from the start of
+// the text would map all of that in again.
+size_t numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsigned threads) {
+  std::vector<ChunkScan> scans(chunks.size());
+  runTasks(chunks.size(), threads, [&](size_t i) {
+    const uint64_t end = i + 1 < chunks.size() ? chunks[i + 1].begin : text.size();
+    scans[i] = scanChunk(text.substr(chunks[i].begin, end - chunks[i].begin), i + 1 < chunks.size());
   });
-  for (size_t i = 1; i < chunks.size(); ++i) chunks[i].line = chunks[i - 1].line + newlines[i - 1];
+  for (size_t i = 1; i < chunks.size(); ++i) chunks[i].line = chunks[i - 1].line + scans[i - 1].newlines;
+  for (size_t i = 0; i < chunks.size(); ++i)
+    if (scans[i].firstNul != std::string_view::npos) return chunks[i].begin + scans[i].firstNul;
+  return std::string_view::npos;
 }
 
 // The joined module's vectors, sized once for every part: appending part
@@ -1054,8 +1074,7 @@ void reserveForJoin(std::span<const Module> parts, Module& into) {
 // Reads the chunks on up to `threads` threads and joins them. False when
 // they do not join into what one reader would have read.
 bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
-                  std::vector<Chunk> chunks, unsigned threads, ReadResult& result) {
-  numberFirstLines(text, chunks, threads);
+                  const std::vector<Chunk>& chunks, unsigned threads, ReadResult& result) {
   std::vector<std::unique_ptr<Reader>> readers(chunks.size());
   runTasks(chunks.size(), threads, [&](size_t i) {
     readers[i] = std::make_unique<Reader>(text, filename, options, chunks[i]);
@@ -1090,10 +1109,14 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
     return result;
   }
-  if (rejectNulBytes(text, result.diagnostics) || rejectBomOrCrLines(text, result.diagnostics)) return result;
   // Twice as many chunks as threads: a thread that finishes early takes another.
   const unsigned threads = threadCount(options.threads);
   std::vector<Chunk> chunks = chunksOf(text, threads == 1 ? 1 : 2 * threads, options.minChunk);
+  if (const size_t nul = numberFirstLines(text, chunks, threads); nul != std::string_view::npos) {
+    reportNulByte(text, nul, result.diagnostics);
+    return result;
+  }
+  if (rejectBomOrCrLines(text, result.diagnostics)) return result;
   if (chunks.size() == 1 || !readInChunks(text, filename, options, chunks, threads, result)) {
     result = {};
     readOnOneThread(text, filename, options, result);
