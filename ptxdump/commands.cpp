@@ -19,6 +19,7 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -358,6 +359,20 @@ bool writeFileReplacing(const std::string& path, std::string_view data, std::str
   return file.commit(error);
 }
 
+// A parallel read builds its parts on worker threads, in their malloc arenas,
+// and frees them once they are joined. The allocator keeps freed memory
+// (tuneAllocator, main.cpp), and the main thread, which allocates from here
+// on, does not reuse another thread's arena: given back, the parts no longer
+// count towards the peak (6-8 MB of 55 for a 20 MB nvcc -G file's check; the
+// call takes 1.5 ms).
+namespace {
+void returnPartsMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+}  // namespace
+
 constexpr const char* kShrankMessage = "cannot read file: it shrank while it was being read";
 
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load) {
@@ -375,6 +390,7 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
   if (!load.keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
   if (!load.keepText) file.text.release(0, UINT64_MAX);
+  if (threads > 1) returnPartsMemory();
   if (file.text.shrank()) {
     err += path + ": error: " + kShrankMessage + "\n";
     return std::nullopt;
