@@ -235,4 +235,9 @@ const FileEntry* Module::findFile(unsigned index) const {
 
 bool Module::definesSymbol(std::string_view name) const { return firstDefinition(name) != nullptr; }
 
+void Module::prefetchName(std::string_view name) const {
+  if (slots_.empty()) return;
+  __builtin_prefetch(&slots_[hashName(name) & (slots_.size() - 1)]);
+}
+
 }  // namespace ptxdwarf::ptx

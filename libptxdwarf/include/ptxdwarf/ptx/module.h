@@ -174,6 +174,10 @@ struct Module {
   // Any definition a symbolic operand may name: label, function, variable,
   // parameter, or a section name.
   bool definesSymbol(std::string_view name) const;
+  // Starts bringing the name index's entry for `name` into the cache. In a
+  // large module each lookup is a cache miss; a caller about to look up many
+  // names asks a few names ahead, so that the misses overlap.
+  void prefetchName(std::string_view name) const;
   // Builds the name index (and indexFiles()); the reader calls it, callers
   // that edit a Module call it again.
   void reindex();
