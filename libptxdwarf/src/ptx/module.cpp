@@ -129,28 +129,47 @@ void Module::reindex() {
   // a first one of the same kind and name answers no lookup: the lookups
   // return the first. It stays out of the chain, so that a file of many
   // duplicate `.extern` declarations does not make each lookup walk them all.
-  auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0,
-                    uint8_t declaration = 0) {
+  struct Pending {
+    std::string_view name;
+    uint32_t hash;
+    DefinitionKind kind;
+    uint8_t declaration;
+    uint32_t index, sub;
+  };
+  auto insert = [&](const Pending& p) {
     const uint32_t id = static_cast<uint32_t>(definitions_.size());
-    const uint32_t hash = hashName(name);
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    for (size_t i = p.hash & mask;; i = (i + 1) & mask) {
       work::step(work::nameIndexProbe);
       Slot& slot = slots_[i];
       if (slot.first == kNone) {
-        slot = {hash, id};
-        definitions_.push_back({kind, declaration, index, sub, kNone, id});
+        slot = {p.hash, id};
+        definitions_.push_back({p.kind, p.declaration, p.index, p.sub, kNone, id});
         return;
       }
-      if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) {
+      if (slot.hash == p.hash && nameOf(definitions_[slot.first]) == p.name) {
         Definition& head = definitions_[slot.first];
-        if (declaration & head.declared) return;
-        head.declared |= declaration;
+        if (p.declaration & head.declared) return;
+        head.declared |= p.declaration;
         definitions_[head.last].next = id;  // chains keep file order
         head.last = id;
-        definitions_.push_back({kind, 0, index, sub, kNone, kNone});
+        definitions_.push_back({p.kind, 0, p.index, p.sub, kNone, kNone});
         return;
       }
     }
+  };
+  // Each insertion is a cache miss in a large table: a name's slot is
+  // fetched when it is defined and the name inserted kAhead names later, in
+  // the same order (chains keep file order), while the misses overlap.
+  constexpr size_t kAhead = 16;
+  std::array<Pending, kAhead> pending;
+  size_t defined = 0;
+  auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0,
+                    uint8_t declaration = 0) {
+    const uint32_t hash = hashName(name);
+    __builtin_prefetch(&slots_[hash & mask]);
+    Pending& next = pending[defined++ % kAhead];
+    if (defined > kAhead) insert(next);
+    next = {name, hash, kind, declaration, index, sub};
   };
   for (uint32_t i = 0; i < functions.size(); ++i) {
     const Function& f = functions[i];
@@ -166,6 +185,7 @@ void Module::reindex() {
     for (uint32_t l = 0; l < sections[i].labels.size(); ++l)
       define(sections[i].labels[l].name, DefinitionKind::sectionLabel, i, l);
   }
+  for (size_t i = defined > kAhead ? defined - kAhead : 0; i < defined; ++i) insert(pending[i % kAhead]);
 }
 
 const Module::Definition* Module::firstDefinition(std::string_view name) const {
