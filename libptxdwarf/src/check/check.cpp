@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <mutex>
 #include <set>
 #include <span>
 #include <cstdio>
@@ -112,9 +113,25 @@ bool isVersion4Form(uint16_t form) {
          form == DW_FORM_ref_sig8;
 }
 
+// The code labels that DIEs' DW_AT_low_pc and DW_AT_high_pc relocations
+// name, looked up once for the three rules that hold scopes against the PTX
+// (subprograms, pcRanges, scopeOverlaps): in a large file each lookup is a
+// few cache misses in the name index. Built by the first rule that asks,
+// while the others run.
+struct PcLabels {
+  struct Entry {
+    uint32_t die;             // index into Dwarf::dies
+    const ptx::Label* low;    // nullptr: no relocated low_pc, or no label of its name
+    const ptx::Label* high;
+  };
+  std::vector<Entry> entries;  // the DIEs with a relocated low_pc or high_pc, in DIE order
+  std::once_flag built;
+};
+
 class Checker {
  public:
-  Checker(const ptx::Module& m, const read::Dwarf& d, Diagnostics& out) : m_(m), d_(d), out_(out) {}
+  Checker(const ptx::Module& m, const read::Dwarf& d, Diagnostics& out, PcLabels& pcLabels)
+      : m_(m), d_(d), out_(out), pcLabels_(pcLabels) {}
 
   // Decodes nothing and builds the preserve-mode images again: run last, and
   // only on DWARF the rules found no error in.
@@ -692,14 +709,12 @@ class Checker {
 
   // Labels are in file order, and code addresses follow it.
   void pcRanges() {
-    for (const read::Die& die : d_.dies) {
-      if (die.isNull()) continue;
+    for (const auto& [dieIndex, begin, end] : pcLabels()) {
+      if (!begin || !end || begin->function != end->function) continue;
+      const read::Die& die = d_.dies[dieIndex];
       std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
       std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
-      if (!lo || !hi || !lo->reloc || !hi->reloc || hi->form != DW_FORM_addr) continue;
-      const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
-      const ptx::Label* end = m_.findLabel(hi->reloc->symbol);
-      if (!begin || !end || begin->function != end->function) continue;
+      if (hi->form != DW_FORM_addr) continue;
       if (end < begin || (end == begin && hi->reloc->addend < lo->reloc->addend))
         error(d_.info, hi->offset, "pc-range",
               "DW_AT_high_pc " + hi->reloc->expression() + " (line " + std::to_string(end->loc.line) +
@@ -722,15 +737,13 @@ class Checker {
       const ptx::Label* high;
     };
     std::vector<std::pair<uint32_t, Scope>> scopes;  // (parent index, scope)
-    for (const read::Die& die : d_.dies) {
-      if (die.isNull() || die.parent == read::kNone) continue;
+    for (const auto& [dieIndex, begin, end] : pcLabels()) {
+      if (!begin || !end || begin->function != end->function || end <= begin) continue;
+      const read::Die& die = d_.dies[dieIndex];
+      if (die.parent == read::kNone) continue;
       std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
       std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
-      if (!lo || !hi || !lo->reloc || !hi->reloc || hi->form != DW_FORM_addr) continue;
-      if (lo->reloc->addend || hi->reloc->addend) continue;
-      const ptx::Label* begin = m_.findLabel(lo->reloc->symbol);
-      const ptx::Label* end = m_.findLabel(hi->reloc->symbol);
-      if (!begin || !end || begin->function != end->function || end <= begin) continue;
+      if (hi->form != DW_FORM_addr || lo->reloc->addend || hi->reloc->addend) continue;
       scopes.push_back(
           {die.parent, {size_t(begin - m_.labels.data()), size_t(end - m_.labels.data()), &die, begin, end}});
     }
@@ -758,7 +771,10 @@ class Checker {
   }
 
   void subprograms() {
-    for (const read::Die& die : d_.dies) {
+    const std::vector<PcLabels::Entry>& pcs = pcLabels();
+    auto pc = pcs.begin();  // the entries are in DIE order, as this walk
+    for (uint32_t dieIndex = 0; dieIndex < d_.dies.size(); ++dieIndex) {
+      const read::Die& die = d_.dies[dieIndex];
       if (die.tag != DW_TAG_subprogram) continue;
       std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
       if (!lo) continue;  // declarations and abstract instances name no PTX code
@@ -772,14 +788,16 @@ class Checker {
                     "; cuda-gdb looks registers up by it" + nearestFunction(name), &die);
         continue;
       }
-      for (const std::optional<read::AttrValue>& pc : {lo, d_.attribute(die, DW_AT_high_pc)}) {
-        if (!pc || !pc->reloc) continue;
-        const ptx::Label* l = m_.findLabel(pc->reloc->symbol);
-        if (!l) continue;  // symbol-defined reports it
+      while (pc != pcs.end() && pc->die < dieIndex) ++pc;
+      if (pc == pcs.end() || pc->die != dieIndex) continue;  // neither pc is relocated
+      const std::pair<std::optional<read::AttrValue>, const ptx::Label*> pcLabelPairs[] = {
+          {lo, pc->low}, {d_.attribute(die, DW_AT_high_pc), pc->high}};
+      for (const auto& [value, l] : pcLabelPairs) {
+        if (!l) continue;  // not relocated, or symbol-defined reports it
         int32_t fi = static_cast<int32_t>(f - m_.functions.data());
         if (l->function != fi)
-          error(d_.info, pc->offset, "subprogram-pc",
-                std::string(attributeName(pc->name)) + " label " + l->name.str() + " is " +
+          error(d_.info, value->offset, "subprogram-pc",
+                std::string(attributeName(value->name)) + " label " + l->name.str() + " is " +
                     (l->function < 0 ? std::string("outside every function")
                                      : "in " + m_.functions[static_cast<size_t>(l->function)].name) +
                     ", not in " + f->name, &die);
@@ -907,9 +925,26 @@ class Checker {
     detail::sectionLabels(m_, toError);
   }
 
+  const std::vector<PcLabels::Entry>& pcLabels() const {
+    std::call_once(pcLabels_.built, [this] {
+      auto labelOf = [this](const std::optional<read::AttrValue>& pc) {
+        return pc && pc->reloc ? m_.findLabel(pc->reloc->symbol) : nullptr;
+      };
+      for (uint32_t i = 0; i < d_.dies.size(); ++i) {
+        const read::Die& die = d_.dies[i];
+        if (die.isNull()) continue;
+        std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
+        std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
+        if ((lo && lo->reloc) || (hi && hi->reloc)) pcLabels_.entries.push_back({i, labelOf(lo), labelOf(hi)});
+      }
+    });
+    return pcLabels_.entries;
+  }
+
   const ptx::Module& m_;
   const read::Dwarf& d_;
   Diagnostics& out_;
+  PcLabels& pcLabels_;
   mutable const read::Die* lastSubprogram_ = nullptr;  // enclosingFunction()'s last answer
   mutable const ptx::Function* lastFunction_ = nullptr;
 
@@ -1014,9 +1049,10 @@ Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Optio
   // speculatively: its result is dropped when a rule finds an error.
   const bool speculate = options.roundTrip && threads > 1;
   std::vector<Diagnostics> found(kRuleCount + 1);  // per rule, then the round trip
+  PcLabels pcLabels;
   runTasks(kRuleCount + (speculate ? 1 : 0), threads, [&](size_t task) {
     size_t rule = speculate ? (task == 0 ? kRuleCount : task - 1) : task;
-    Checker checker(module, dwarf, found[rule]);
+    Checker checker(module, dwarf, found[rule], pcLabels);
     if (rule == kRuleCount) checker.roundTrip();
     else (checker.*Checker::kRuleOrder[rule])();
   });
@@ -1024,7 +1060,7 @@ Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Optio
   for (size_t rule = 0; rule < kRuleCount; ++rule)
     std::move(found[rule].items.begin(), found[rule].items.end(), std::back_inserter(out.items));
   if (options.roundTrip && !out.hasErrors()) {
-    if (!speculate) Checker(module, dwarf, found[kRuleCount]).roundTrip();
+    if (!speculate) Checker(module, dwarf, found[kRuleCount], pcLabels).roundTrip();
     std::move(found[kRuleCount].items.begin(), found[kRuleCount].items.end(), std::back_inserter(out.items));
   }
   std::stable_sort(out.items.begin(), out.items.end(), [](const Diagnostic& a, const Diagnostic& b) {
