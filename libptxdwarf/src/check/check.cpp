@@ -730,41 +730,46 @@ class Checker {
   // ranges". A note: it is what the producer wrote, and cuda-gdb reads such
   // scopes; only which of them a PC is in is ambiguous.
   void scopeOverlaps() {
+    // 16 bytes a scope: a large nvcc -G file has tens of thousands.
     struct Scope {
-      size_t begin, end;  // label indices: PTX order
-      const read::Die* die;
-      const ptx::Label* low;
-      const ptx::Label* high;
+      uint32_t parent;      // index into Dwarf::dies
+      uint32_t begin, end;  // label indices: PTX order
+      uint32_t die;
     };
-    std::vector<std::pair<uint32_t, Scope>> scopes;  // (parent index, scope)
-    for (const auto& [dieIndex, begin, end] : pcLabels()) {
+    const std::vector<PcLabels::Entry>& pcs = pcLabels();
+    std::vector<Scope> scopes;
+    scopes.reserve(pcs.size());
+    for (const auto& [dieIndex, begin, end] : pcs) {
       if (!begin || !end || begin->function != end->function || end <= begin) continue;
       const read::Die& die = d_.dies[dieIndex];
       if (die.parent == read::kNone) continue;
       std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
       std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
       if (hi->form != DW_FORM_addr || lo->reloc->addend || hi->reloc->addend) continue;
-      scopes.push_back(
-          {die.parent, {size_t(begin - m_.labels.data()), size_t(end - m_.labels.data()), &die, begin, end}});
+      scopes.push_back({die.parent, static_cast<uint32_t>(begin - m_.labels.data()),
+                        static_cast<uint32_t>(end - m_.labels.data()), dieIndex});
     }
-    std::stable_sort(scopes.begin(), scopes.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first < b.first : a.second.begin < b.second.begin;
+    std::stable_sort(scopes.begin(), scopes.end(), [](const Scope& a, const Scope& b) {
+      return a.parent != b.parent ? a.parent < b.parent : a.begin < b.begin;
     });
     // In start order, each scope is compared with the sibling reaching furthest
     // among those that started before it.
+    auto lines = [this](const Scope& s) {
+      const ptx::Label &low = m_.labels[s.begin], &high = m_.labels[s.end];
+      return "[" + low.name.str() + ", " + high.name.str() + ") (lines " + std::to_string(low.loc.line) + "-" +
+             std::to_string(high.loc.line) + ")";
+    };
     const Scope* widest = nullptr;
     for (size_t i = 0; i < scopes.size(); ++i) {
-      const Scope& cur = scopes[i].second;
-      if (i == 0 || scopes[i].first != scopes[i - 1].first) widest = nullptr;
+      const Scope& cur = scopes[i];
+      if (i == 0 || cur.parent != scopes[i - 1].parent) widest = nullptr;
       if (widest && cur.begin < widest->end) {
-        std::optional<read::AttrValue> lo = d_.attribute(*cur.die, DW_AT_low_pc);
+        const read::Die& die = d_.dies[cur.die];
+        std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
         report(Severity::note, d_.info, lo->offset, "scope-overlap",
-               "[" + cur.low->name.str() + ", " + cur.high->name.str() + ") (lines " + std::to_string(cur.low->loc.line) + "-" +
-                   std::to_string(cur.high->loc.line) + ") starts inside its sibling " + describe(*widest->die) + " [" +
-                   widest->low->name.str() + ", " + widest->high->name.str() + ") (lines " + std::to_string(widest->low->loc.line) +
-                   "-" + std::to_string(widest->high->loc.line) +
-                   "); LLVM's verifier reports \"DIEs have overlapping address ranges\"",
-               cur.die);
+               lines(cur) + " starts inside its sibling " + describe(d_.dies[widest->die]) + " " + lines(*widest) +
+                   "; LLVM's verifier reports \"DIEs have overlapping address ranges\"",
+               &die);
       }
       if (!widest || cur.end > widest->end) widest = &cur;
     }
