@@ -64,7 +64,7 @@ std::string moduleText(const ptx::ReadResult& result) {
     for (const ptx::RegisterDecl& r : f.registers)
       out += "  reg " + r.name.str() + " " + r.type.str() + " " + std::to_string(r.count) + " block=" + std::to_string(r.block) +
              at(r.loc) + "\n";
-    for (uint32_t l : f.labels) out += "  label " + m.labels.at(l).name.str() + "\n";
+    for (uint32_t l = f.firstLabel; l < f.endLabel; ++l) out += "  label " + m.labels.at(l).name.str() + "\n";
   }
   for (const ptx::Variable& v : m.variables) variable(out, v);
   for (const ptx::Label& l : m.labels)

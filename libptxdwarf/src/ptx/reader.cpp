@@ -332,8 +332,9 @@ class Reader {
       if (cur_.atEnd()) cur_.fail("expected '{' or ';' after the declaration of " + f.name);
       cur_.fail(std::string("unexpected '") + c + "' in the declaration of " + f.name);
     }
-    // A declaration's empty range sits where its text does: ranges stay in order.
+    // A declaration's empty ranges sit where its text does: ranges stay in order.
     f.firstInstruction = f.endInstruction = static_cast<uint32_t>(module_.instructions.size());
+    f.firstLabel = f.endLabel = static_cast<uint32_t>(module_.labels.size());
     int32_t index = static_cast<int32_t>(module_.functions.size());
     module_.functions.push_back(std::move(f));
     if (module_.functions.back().hasBody) body(index);
@@ -542,7 +543,7 @@ class Reader {
       cur_.advance();
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
       module_.labels.push_back({keepName(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
-      module_.functions[static_cast<size_t>(function)].labels.push_back(index);
+      module_.functions[static_cast<size_t>(function)].endLabel = index + 1;
       return;
     }
     instruction(at);
@@ -943,7 +944,8 @@ void appendCode(Module& into, Module& part, const PartBase& base) {
 
 void appendFunctions(Module& into, Module& part, const PartBase& base) {
   for (Function& f : part.functions) {
-    for (uint32_t& label : f.labels) label += base.label;
+    f.firstLabel += base.label;
+    f.endLabel += base.label;
     for (RegisterDecl& r : f.registers) r.block = shifted(r.block, base.block);
     f.firstInstruction += base.instruction;
     f.endInstruction += base.instruction;

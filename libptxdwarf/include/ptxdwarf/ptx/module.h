@@ -133,7 +133,8 @@ struct Function {
   std::vector<Variable> returns;   // .func return parameters
   std::vector<Variable> params;
   std::vector<RegisterDecl> registers;
-  std::vector<uint32_t> labels;    // indices into Module::labels
+  uint32_t firstLabel = 0;         // [first, end) into Module::labels: a body's labels are contiguous
+  uint32_t endLabel = 0;
   uint32_t firstInstruction = 0;   // [first, end) into Module::instructions
   uint32_t endInstruction = 0;
   SourceLoc loc;                   // the `.entry`/`.func` directive
