@@ -387,6 +387,7 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
   ptx::ReadOptions options;
   options.threads = threads;
   options.index = false;  // built below, while the sections decode
+  options.bodies = load.bodies;
   if (!load.keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
   if (!load.keepText) file.text.release(0, UINT64_MAX);
@@ -426,8 +427,15 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     err += "ptxdump: " + error + "\n";
     return kUnreadable;
   }
+  // The DIE tree, the location lists and the other sections need nothing
+  // of the code; the line table and the statistics need all of it.
+  const bool bodies = request.statistics || request.sections.line;
   for (const std::string& path : request.files) {
-    std::optional<LoadedFile> file = loadFile(path, err, {.nameIndex = request.statistics});
+    std::optional<LoadedFile> file = loadFile(path, err, {.nameIndex = request.statistics, .bodies = bodies});
+    // Without .debug_info a plain dump may show the line table instead, or
+    // say there is nothing to show: both depend on the `.loc` lines.
+    if (file && !bodies && !file->read.module.section(".debug_info"))
+      file = loadFile(path, err, {.nameIndex = false});
     if (!file) {
       status = kUnreadable;
       continue;

@@ -77,6 +77,9 @@ struct LoadOptions {
   // statistics resolve symbols with. A plain dump resolves none, and the
   // index of a large file is megabytes it would only touch.
   bool nameIndex = true;
+  // What function bodies hold (ReadOptions::bodies): the line table, the
+  // statistics and every command but a dump of the DWARF sections read it.
+  bool bodies = true;
 };
 
 // Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines

@@ -189,3 +189,48 @@ TEST(ReaderThreads, ANulByteIsFoundInAnyPartAndReportedOnce) {
     EXPECT_NE(parts.diagnostics.items[0].message.find("NUL byte"), std::string::npos);
   }
 }
+
+// ReadOptions::bodies off: the same sections, module scope and diagnostics,
+// nothing of the bodies, on one thread and in parts.
+TEST(ReaderThreads, BodiesOffKeepsTheSectionsAndTheErrors) {
+  std::string text = program(40);
+  std::string broken = text;
+  broken.insert(broken.find("\tret;"), "\t.reg .b32 %bad<0>;\n");  // an error inside a body
+  for (unsigned threads : {1u, 4u}) {
+    SCOPED_TRACE(threads);
+    ReadOptions options;
+    options.threads = threads;
+    options.minChunk = 256;
+    ReadResult all = read(text, "t.ptx", options);
+    options.bodies = false;
+    ReadResult sectionsOnly = read(text, "t.ptx", options);
+    ASSERT_TRUE(sectionsOnly.ok());
+    EXPECT_TRUE(sectionsOnly.module.instructions.empty());
+    EXPECT_TRUE(sectionsOnly.module.labels.empty());
+    EXPECT_TRUE(sectionsOnly.module.locs.empty());
+    ASSERT_EQ(all.module.sections.size(), sectionsOnly.module.sections.size());
+    for (size_t i = 0; i < all.module.sections.size(); ++i) {
+      const SectionImage &a = all.module.sections[i], &b = sectionsOnly.module.sections[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.bytes, b.bytes);
+      ASSERT_EQ(a.relocations.size(), b.relocations.size());
+      for (size_t r = 0; r < a.relocations.size(); ++r)
+        EXPECT_EQ(a.relocations[r].expression(), b.relocations[r].expression());
+    }
+    ASSERT_EQ(all.module.functions.size(), sectionsOnly.module.functions.size());
+    for (const Function& f : sectionsOnly.module.functions) {
+      EXPECT_TRUE(f.registers.empty());
+      EXPECT_EQ(f.firstLabel, f.endLabel);
+    }
+    size_t moduleScope = 0;
+    for (const Variable& v : all.module.variables) moduleScope += v.function < 0;
+    EXPECT_EQ(sectionsOnly.module.variables.size(), moduleScope);
+
+    ReadResult brokenAll = readInParts(broken, threads);
+    options.bodies = false;
+    ReadResult brokenSectionsOnly = read(broken, "t.ptx", options);
+    ASSERT_FALSE(brokenAll.ok());
+    ASSERT_EQ(brokenSectionsOnly.diagnostics.items.size(), brokenAll.diagnostics.items.size());
+    EXPECT_EQ(brokenSectionsOnly.diagnostics.items[0].format("t.ptx"), brokenAll.diagnostics.items[0].format("t.ptx"));
+  }
+}

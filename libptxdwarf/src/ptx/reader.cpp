@@ -92,9 +92,11 @@ class Reader {
     begin_ = chunk.begin;
     remaining_ = end > chunk.begin ? end - chunk.begin : 0;
     large_ = text.size() >= kLargeText;
-    reserveForText(module_.instructions, remaining_, 4, large_);  // `ret;`
-    reserveForText(module_.labels, remaining_, 4, large_);        // `$L:` and a newline
-    reserveForText(module_.locs, remaining_, 10, large_);         // `.loc 1 1 1`
+    if (options.bodies) {
+      reserveForText(module_.instructions, remaining_, 4, large_);  // `ret;`
+      reserveForText(module_.labels, remaining_, 4, large_);        // `$L:` and a newline
+      reserveForText(module_.locs, remaining_, 10, large_);         // `.loc 1 1 1`
+    }
     reserveForText(module_.variables, remaining_, 16, large_);    // `.shared .b8 a;`
     reserveForText(module_.functions, remaining_, 12, large_);    // `.func f(){}`
   }
@@ -240,6 +242,7 @@ class Reader {
   // `, function_name LABEL, inlined_at FILE LINE [COL]` (both, in this order:
   // ptxas reports anything else as a syntax error).
   void locDirective(SourceLoc at, int32_t function) {
+    const bool recorded = options_.bodies || function < 0;
     LocRecord r;
     r.loc = at;
     r.function = function;
@@ -258,7 +261,7 @@ class Reader {
       SourceLoc labelLoc = cur_.loc();
       std::string_view label = cur_.identifier();
       if (label.empty()) cur_.fail(labelLoc, "expected a label after function_name");
-      r.functionName = internLocFunctionName(label);
+      if (recorded) r.functionName = internLocFunctionName(label);
       cur_.skipInlineSpace();
       if (!cur_.consume(','))
         cur_.fail("expected ', inlined_at FILE LINE COL' after function_name (ptxas needs both)");
@@ -268,7 +271,7 @@ class Reader {
       cur_.skipInlineSpace();
       r.inlinedAt = sourcePosition();
     }
-    module_.locs.push_back(r);
+    if (recorded) module_.locs.push_back(r);
   }
 
   SourcePosition sourcePosition() {
@@ -429,13 +432,15 @@ class Reader {
         registerRange(function, name, proto.type, nameLoc);
       } else {
         Variable v = proto;
-        v.name = keepName(name);
         v.loc = nameLoc;
         dimensions(v);
-        if (space == StateSpace::reg && function >= 0) {
+        if (function >= 0 && !options_.bodies) {
+          // read, not recorded (ReadOptions::bodies)
+        } else if (space == StateSpace::reg && function >= 0) {
           module_.functions[static_cast<size_t>(function)].registers.push_back(
-              {v.name, v.type, 0, block_, nameLoc});
+              {keepName(name), v.type, 0, block_, nameLoc});
         } else {
+          v.name = keepName(name);
           if (function >= 0) v.block = block_;
           module_.variables.push_back(std::move(v));
         }
@@ -459,6 +464,7 @@ class Reader {
     cur_.expect('>', "to close a register range");
     if (n == 0 || n > UINT32_MAX) cur_.fail(loc, "register count out of range");
     if (function < 0) cur_.fail(loc, ".reg declarations belong inside a function body");
+    if (!options_.bodies) return;
     module_.functions[static_cast<size_t>(function)].registers.push_back(
         {keepName(prefix), type, static_cast<uint32_t>(n), block_, loc});
   }
@@ -521,6 +527,7 @@ class Reader {
   // Extends the function's range; a block's is set when it closes (a block
   // left open by a syntax error keeps an empty range).
   void instruction(SourceLoc at) {
+    if (!options_.bodies) return;
     module_.instructions.push_back({at.line, at.col});
     module_.functions[static_cast<size_t>(function_)].endInstruction =
         static_cast<uint32_t>(module_.instructions.size());
@@ -541,6 +548,7 @@ class Reader {
     cur_.skipInlineSpace();
     if (cur_.peek() == ':' && cur_.peekAt(1) != ':') {
       cur_.advance();
+      if (!options_.bodies) return;
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
       module_.labels.push_back({keepName(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
       module_.functions[static_cast<size_t>(function)].endLabel = index + 1;

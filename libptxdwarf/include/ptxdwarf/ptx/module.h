@@ -242,6 +242,13 @@ struct ReadOptions {
   // turn this off to build it later, e.g. on another thread while it decodes
   // the sections; the find* functions find nothing until it is built.
   bool index = true;
+  // Record what function bodies hold: instructions, code labels, `.loc`
+  // records, and the variables and registers they declare. Bodies are read
+  // (and their errors reported) either way; a caller that only looks at the
+  // debug sections and the module scope turns this off and saves most of
+  // the memory of a large nvcc -G file. Off, those vectors stay empty and a
+  // function's instruction and label ranges are empty.
+  bool bodies = true;
 };
 
 struct ReadResult {
