@@ -467,7 +467,8 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
 }
 
 int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
-  std::optional<LoadedFile> file = loadFile(request.file, err);
+  // Type layouts are the DWARF's alone: no code, no symbols.
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});
   if (!file) return kUnreadable;
   std::vector<ptxdwarf::view::TypeLayout> types = ptxdwarf::view::typeLayouts(file->dwarf);
   if (!request.names.empty()) {
@@ -503,7 +504,7 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     err += request.output + ": error: -o names the input file; the section's bytes would replace the PTX\n";
     return kUnreadable;
   }
-  std::optional<LoadedFile> file = loadFile(request.file, err);
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});  // the bytes only
   if (!file) return kUnreadable;
   std::string name = request.section;
   if (!name.starts_with('.')) name.insert(0, ".");
