@@ -124,5 +124,30 @@ TEST(SectionImage, ReleasingUnusedTailsKeepsContentsAndRoomToGrow) {
   expectFilled(400000);
 }
 
+TEST(SectionImage, ANameOfTheLastTwoRelocationsIsKeptOnce) {
+  // A location list's labels chain: [a, b) [b, c) ...; a difference names
+  // two. Names seen in the last two relocations are shared, not kept again,
+  // and every relocation still reads as written.
+  SectionImage image;
+  image.addRelocation(0, 8, "$L__a");
+  image.addRelocation(8, 8, "$L__b");
+  image.addRelocation(16, 8, "$L__b");            // the last one's
+  image.addRelocation(24, 8, "$L__c");
+  image.addRelocation(32, 8, "$L__b");            // the one before the last
+  image.addRelocation(40, 4, "$L__d", "$L__c");   // a difference, its minus the one before the last
+  image.addRelocation(44, 4, "$L__c", "", 12);    // the last one's minus, with an addend
+  image.addRelocation(48, 8, "$L__a");            // further back: kept again
+  const std::vector<Relocation>& r = image.relocations;
+  const std::vector<std::string> expected = {"$L__a", "$L__b", "$L__b", "$L__c", "$L__b", "$L__d-$L__c", "$L__c+12", "$L__a"};
+  ASSERT_EQ(r.size(), expected.size());
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i].expression(), expected[i]) << i;
+  EXPECT_EQ(r[2].symbol.data(), r[1].symbol.data());
+  EXPECT_EQ(r[4].symbol.data(), r[1].symbol.data());
+  EXPECT_EQ(r[5].minus.data(), r[3].symbol.data());
+  EXPECT_EQ(r[6].symbol.data(), r[3].symbol.data());
+  EXPECT_NE(r[7].symbol.data(), r[0].symbol.data());
+  EXPECT_TRUE(r[0].minus.empty());
+}
+
 }  // namespace
 }  // namespace ptxdwarf
