@@ -820,8 +820,9 @@ std::vector<DiffLine> diffDwarf(const Module& oldModule, const Dwarf& oldDwarf, 
 }
 
 int runDiff(const DiffRequest& request, std::string& out, std::string& err) {
-  std::optional<LoadedFile> a = loadFile(request.oldFile, err);
-  std::optional<LoadedFile> b = loadFile(request.newFile, err);
+  // The DWARF of each side, its files for DW_AT_decl_file: no code, no symbols.
+  std::optional<LoadedFile> a = loadFile(request.oldFile, err, {.nameIndex = false, .bodies = false});
+  std::optional<LoadedFile> b = loadFile(request.newFile, err, {.nameIndex = false, .bodies = false});
   if (!a || !b) return kUnreadable;
   bool broken = false;
   for (const LoadedFile* f : {&*a, &*b})
