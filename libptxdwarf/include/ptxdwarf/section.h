@@ -60,8 +60,9 @@ class StringStore {
 
 // A name: a view of NUL-terminated characters, one pointer where a
 // std::string_view is two and a std::string four (a large file has hundreds
-// of thousands of relocations, labels and declarations). Reads like a std::string_view; made only from characters
-// known to end in a NUL: those a StringStore keeps, or a string literal.
+// of thousands of relocations, labels and declarations). Reads like a
+// std::string_view; made only from characters known to end in a NUL: those
+// a StringStore keeps, or a string literal.
 class SymbolName {
  public:
   constexpr SymbolName() = default;
