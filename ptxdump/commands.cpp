@@ -431,11 +431,15 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
   // of the code; the line table and the statistics need all of it.
   const bool bodies = request.statistics || request.sections.line;
   for (const std::string& path : request.files) {
-    std::optional<LoadedFile> file = loadFile(path, err, {.nameIndex = request.statistics, .bodies = bodies});
+    std::string readErr;  // the read's warnings: said once, by the read that is kept
+    std::optional<LoadedFile> file = loadFile(path, readErr, {.nameIndex = request.statistics, .bodies = bodies});
     // Without .debug_info a plain dump may show the line table instead, or
     // say there is nothing to show: both depend on the `.loc` lines.
-    if (file && !bodies && !file->read.module.section(".debug_info"))
-      file = loadFile(path, err, {.nameIndex = false});
+    if (file && !bodies && !file->read.module.section(".debug_info")) {
+      readErr.clear();
+      file = loadFile(path, readErr, {.nameIndex = false});
+    }
+    err += readErr;
     if (!file) {
       status = kUnreadable;
       continue;

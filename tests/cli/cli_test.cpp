@@ -106,6 +106,19 @@ TEST(PtxdumpCli, FileWithoutDebugSectionsIsNotAnError) {
   std::filesystem::remove(path);
 }
 
+TEST(PtxdumpCli, AReadWarningIsSaidOnceWhenTheDumpReadsTheFileAgain) {
+  // No .debug_info: dump reads the file again with the code, and the
+  // reader's warning comes from one of the two reads only.
+  std::string path = tempPath("wide.ptx");
+  ASSERT_TRUE(ptxdwarf::testsupport::writeFile(path, ".version 7.5\n.target sm_75\n.address_size 64\n"
+                                                     ".section .debug_str\n{\n.b64 0x1122334455667788\n}\n"));
+  CommandResult r = ptxdump({"dump", path});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(countLines(r.err, "[wide-constant]"), 1u) << r.err;
+  EXPECT_NE(r.err.find(path + ":6:6: warning: .b64 0x1122334455667788"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
 TEST(PtxdumpCli, UnreadableFile) {
   CommandResult r = ptxdump({kFixtures + "/does-not-exist.ptx"});
   EXPECT_EQ(r.exitCode, 2);
