@@ -36,6 +36,12 @@ void prefault(const void* data, size_t bytes) {
 #endif
 }
 
+void mapNextStep(const void* end, const void* limit) {
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(end) & ~(kFillStep - 1)) + kFillStep;
+  const uintptr_t to = std::min(from + kFillStep, reinterpret_cast<uintptr_t>(limit));
+  if (to > from) prefault(reinterpret_cast<const void*>(from), to - from);
+}
+
 void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes) {
 #if defined(__linux__)
   constexpr size_t kWorthIt = size_t{2} << 20;  // below a huge page there is no huge page to split

@@ -11,7 +11,10 @@ namespace ptxdwarf {
 std::string_view StringStore::keep(std::string_view s) {
   if (s.empty()) return {};
   if (s.size() + 1 > free_.size()) {
-    const size_t size = std::max(kChunkSize, s.size() + 1);
+    // Chunks double up to kMaxChunkSize: a store of a few names stays small,
+    // one of a megabyte of names is a few chunks, filled through fillAhead.
+    const size_t grown = kChunkSize << std::min<size_t>(chunks_.size(), kDoublings);
+    const size_t size = std::max(grown, s.size() + 1);
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
     free_ = {chunks_.back().get(), size};
   }
@@ -19,6 +22,7 @@ std::string_view StringStore::keep(std::string_view s) {
   free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)
   std::string_view kept(free_.data(), s.size());
   free_ = free_.subspan(s.size() + 1);
+  fillAhead(free_, s.size() + 1);
   return kept;
 }
 
@@ -38,8 +42,10 @@ Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::stri
     return SymbolName::fromKept(names.keep(name));
   };
   const SymbolName kept = keep(symbol);
-  return relocations.emplace_back(
+  Relocation& added = relocations.emplace_back(
       Relocation{static_cast<uint32_t>(offset), size, kept, minus.empty() ? SymbolName() : keep(minus), addend});
+  fillAhead(relocations);
+  return added;
 }
 
 std::string Relocation::expression() const {
@@ -92,9 +98,8 @@ int shortStep(uint32_t offsetStep) {
 }  // namespace
 
 void SourceMap::reserve(size_t operands) {
-  const bool large = operands >= kLargeText / 2;  // the reader reserves an entry per two bytes of text
-  reserveUpTo(deltas_, operands, large);
-  reserveUpTo(checkpoints_, operands / kStride + 1, large);
+  reserveUpTo(deltas_, operands);
+  reserveUpTo(checkpoints_, operands / kStride + 1);
 }
 
 void SourceMap::releaseUnusedTails() {

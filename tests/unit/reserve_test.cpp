@@ -4,8 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace ptxdwarf {
 namespace {
@@ -37,6 +44,54 @@ TEST(Reserve, PrefaultingWrittenMemoryLeavesItAsItWas) {
   prefault(bytes.data(), 100);  // below the size worth a call
   for (size_t i = 0; i < bytes.size(); ++i) ASSERT_EQ(bytes[i], static_cast<uint8_t>(i * 13 + 1)) << i;
 }
+
+#if defined(__linux__)
+// How many of the whole pages in [begin, end) are resident.
+size_t residentPages(const void* begin, const void* end) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  const uintptr_t to = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+  if (to <= from) return 0;
+  std::vector<unsigned char> in((to - from) / page);
+  if (mincore(reinterpret_cast<void*>(from), to - from, in.data()) != 0) return 0;
+  size_t n = 0;
+  for (unsigned char c : in) n += c & 1;
+  return n;
+}
+
+// A reservation filled through fillAhead holds what was pushed, and nothing
+// past a step beyond its end is mapped in: the reservation (64 MB here, as
+// the reader makes them for the most a text could hold) costs its contents.
+TEST(Reserve, FillingAheadMapsAtMostAStepPastTheEnd) {
+  std::vector<uint64_t> v;
+  reserveUpTo(v, size_t{8} << 20);
+  ASSERT_GE(v.capacity(), size_t{8} << 20);
+  const uint64_t* data = v.data();
+  const size_t items = (size_t{3} << 20) / sizeof(uint64_t) + 17;  // 3 MB and a bit
+  for (size_t i = 0; i < items; ++i) {
+    v.push_back(i * 7);
+    fillAhead(v);
+  }
+  EXPECT_EQ(v.data(), data);
+  for (size_t i = 0; i < items; i += 997) ASSERT_EQ(v[i], i * 7) << i;
+  const char* end = reinterpret_cast<const char*>(v.data() + v.size());
+  const char* limit = reinterpret_cast<const char*>(v.data() + v.capacity());
+  // Past two steps, and past a huge page for kernels that give them unasked.
+  EXPECT_EQ(residentPages(end + 2 * kFillStep + (size_t{2} << 20), limit), 0u);
+}
+
+// The same for a buffer filled front to back (StringStore's chunks).
+TEST(Reserve, FillingAheadABufferStaysInsideIt) {
+  std::vector<char> buffer(size_t{2} << 20);  // written whole: resident, but only its own pages
+  std::span<char> rest(buffer);
+  for (size_t i = 0; rest.size() >= 100; ++i) {
+    std::fill(rest.begin(), rest.begin() + 100, static_cast<char>(i));
+    rest = rest.subspan(100);
+    fillAhead(rest, 100);  // never maps past the buffer's end
+  }
+  for (size_t i = 0; i + 100 <= buffer.size(); i += 100) ASSERT_EQ(buffer[i], static_cast<char>(i / 100)) << i;
+}
+#endif
 
 }  // namespace
 }  // namespace ptxdwarf

@@ -54,6 +54,7 @@ class StringStore {
 
  private:
   static constexpr size_t kChunkSize = 16384;
+  static constexpr size_t kDoublings = 6;  // to 1 MiB chunks
   std::vector<std::shared_ptr<char[]>> chunks_;
   std::span<char> free_;  // the unused tail of this store's own last chunk
 };

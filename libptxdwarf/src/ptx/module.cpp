@@ -6,6 +6,7 @@
 
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/work.h"
+#include "../reserve.h"
 
 namespace ptxdwarf::ptx {
 
@@ -120,9 +121,12 @@ void Module::reindex() {
   // of a half-full one (2 MB, not 4, for a 20 MB nvcc -G file's 155,000 names).
   size_t capacity = 16;
   while (3 * capacity < 4 * count) capacity *= 2;
-  slots_.assign(capacity, Slot{});
+  // Both filled at once: their pages mapped in with a call each (reserve.h).
+  slots_.clear();
+  reserveExactly(slots_, capacity);
+  slots_.resize(capacity);
   definitions_.clear();
-  definitions_.reserve(count);
+  reserveExactly(definitions_, count);
   const size_t mask = capacity - 1;
 
   // A declaration (a function without a body, a module-scope variable) after

@@ -28,8 +28,8 @@ namespace {
 // for the most `textBytes` could hold, at `minItemBytes` of text an item
 // (see reserve.h).
 template <class T>
-void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes, bool large) {
-  reserveUpTo(v, textBytes / minItemBytes + 1, large);
+void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes) {
+  reserveUpTo(v, textBytes / minItemBytes + 1);  // filled through fillAhead, not in huge pages
 }
 
 StateSpace spaceFromDirective(std::string_view d) {
@@ -91,14 +91,13 @@ class Reader {
     const uint64_t end = chunk.begin == 0 ? text.size() : std::min<uint64_t>(chunk.stop, text.size());
     begin_ = chunk.begin;
     remaining_ = end > chunk.begin ? end - chunk.begin : 0;
-    large_ = text.size() >= kLargeText;
     if (options.bodies) {
-      reserveForText(module_.instructions, remaining_, 4, large_);  // `ret;`
-      reserveForText(module_.labels, remaining_, 4, large_);        // `$L:` and a newline
-      reserveForText(module_.locs, remaining_, 10, large_);         // `.loc 1 1 1`
+      reserveForText(module_.instructions, remaining_, 4);  // `ret;`
+      reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
+      reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
     }
-    reserveForText(module_.variables, remaining_, 16, large_);    // `.shared .b8 a;`
-    reserveForText(module_.functions, remaining_, 12, large_);    // `.func f(){}`
+    reserveForText(module_.variables, remaining_, 16);  // `.shared .b8 a;`
+    reserveForText(module_.functions, remaining_, 12);  // `.func f(){}`
   }
 
   // Reads statements up to the stop or the end of the text; a syntax error
@@ -271,7 +270,10 @@ class Reader {
       cur_.skipInlineSpace();
       r.inlinedAt = sourcePosition();
     }
-    if (recorded) module_.locs.push_back(r);
+    if (recorded) {
+      module_.locs.push_back(r);
+      fillAhead(module_.locs);
+    }
   }
 
   SourcePosition sourcePosition() {
@@ -340,6 +342,7 @@ class Reader {
     f.firstLabel = f.endLabel = static_cast<uint32_t>(module_.labels.size());
     int32_t index = static_cast<int32_t>(module_.functions.size());
     module_.functions.push_back(std::move(f));
+    fillAhead(module_.functions);
     if (module_.functions.back().hasBody) body(index);
   }
 
@@ -443,6 +446,7 @@ class Reader {
           v.name = keepName(name);
           if (function >= 0) v.block = block_;
           module_.variables.push_back(std::move(v));
+          fillAhead(module_.variables);
         }
       }
       cur_.skipSpace();
@@ -529,6 +533,7 @@ class Reader {
   void instruction(SourceLoc at) {
     if (!options_.bodies) return;
     module_.instructions.push_back({at.line, at.col});
+    fillAhead(module_.instructions);
     module_.functions[static_cast<size_t>(function_)].endInstruction =
         static_cast<uint32_t>(module_.instructions.size());
   }
@@ -551,6 +556,7 @@ class Reader {
       if (!options_.bodies) return;
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
       module_.labels.push_back({keepName(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
+      fillAhead(module_.labels);
       module_.functions[static_cast<size_t>(function)].endLabel = index + 1;
       return;
     }
@@ -591,9 +597,9 @@ class Reader {
     s.name = std::string(name);
     s.loc = at;
     const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
-    reserveForText(s.bytes, rest, 2, large_);        // `0,` a byte
-    s.sourceMap.reserve(rest / 2);                   // an entry per operand
-    reserveForText(s.relocations, rest, 4, large_);  // `.b32 a` and a newline
+    reserveForText(s.bytes, rest, 2);        // `0,` a byte
+    s.sourceMap.reserve(rest / 2);           // an entry per operand
+    reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
   }
 
@@ -771,6 +777,7 @@ class Reader {
 
   static void appendValue(SectionImage& image, unsigned width, uint64_t value) {
     appendLittleEndian(image.bytes, value, width);
+    fillAhead(image.bytes, width);
   }
 
   SymbolName keepName(std::string_view name) { return SymbolName::fromKept(module_.names.keep(name)); }
@@ -788,7 +795,6 @@ class Reader {
   uint64_t consumedFrom_;
   uint64_t begin_ = 0;      // where this reader starts in the text
   uint64_t remaining_ = 0;  // bytes of text from there that its module may hold items of
-  bool large_ = false;      // the whole text is large: megabyte vectors get huge pages (reserve.h)
   Module module_;
   std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
@@ -1062,8 +1068,9 @@ size_t numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsig
   return std::string_view::npos;
 }
 
-// The joined module's vectors, sized once for every part: appending part
-// after part would grow them by doubling, to up to twice what they hold.
+// The joined module's vectors, sized once for every part (appending part
+// after part would grow them by doubling, to up to twice what they hold),
+// and the pages the parts will fill mapped in with one call each.
 void reserveForJoin(std::span<const Module> parts, Module& into) {
   size_t functions = into.functions.size(), variables = into.variables.size();
   size_t labels = into.labels.size(), locs = into.locs.size(), instructions = into.instructions.size();
@@ -1074,11 +1081,11 @@ void reserveForJoin(std::span<const Module> parts, Module& into) {
     locs += part.locs.size();
     instructions += part.instructions.size();
   }
-  into.instructions.reserve(instructions);
-  into.functions.reserve(functions);
-  into.variables.reserve(variables);
-  into.labels.reserve(labels);
-  into.locs.reserve(locs);
+  reserveExactly(into.instructions, instructions);
+  reserveExactly(into.functions, functions);
+  reserveExactly(into.variables, variables);
+  reserveExactly(into.labels, labels);
+  reserveExactly(into.locs, locs);
 }
 
 // Reads the chunks on up to `threads` threads and joins them. False when

@@ -175,6 +175,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
     }
     if (die.code == 0) {
       dwarf.dies.push_back(die);
+      fillAhead(dwarf.dies);
       if (parents.empty()) {
         // Padding after the unit DIE: legal, but nothing may follow but more padding.
         continue;
@@ -211,10 +212,12 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
         break;
       }
       dwarf.attrOffsets.push_back(at);
+      fillAhead(dwarf.attrOffsets);
     }
     die.attrCount = static_cast<uint32_t>(dwarf.attrOffsets.size() - die.firstAttr);
     uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
     dwarf.dies.push_back(die);
+    fillAhead(dwarf.dies);
     sawUnitDie = true;
     if (!ok) break;
     if (die.hasChildren) parents.push_back(index);
@@ -233,9 +236,8 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 // Every DIE takes at least one byte of .debug_info, and every attribute but
 // a flag_present one takes another: reserved for that many (see reserve.h).
 static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
-  const bool large = sectionSize >= kLargeSection;
-  reserveUpTo(dwarf.dies, sectionSize + 1, large);
-  reserveUpTo(dwarf.attrOffsets, sectionSize + 1, large);
+  reserveUpTo(dwarf.dies, sectionSize + 1);  // filled through fillAhead
+  reserveUpTo(dwarf.attrOffsets, sectionSize + 1);
 }
 
 void decodeInfo(Dwarf& dwarf) {

@@ -53,6 +53,7 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
     if (e.begin == 0 && e.end == 0 && !e.beginReloc && !e.endReloc) {
       e.kind = LocEntry::endOfList;
       storage.push_back(e);
+      fillAhead(storage);
       list.terminated = true;
       list.end = r.offset();
       break;
@@ -60,6 +61,7 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
     if (e.begin == allOnes && !e.beginReloc) {
       e.kind = LocEntry::baseAddress;
       storage.push_back(e);
+      fillAhead(storage);
       list.end = r.offset();
       continue;
     }
@@ -68,6 +70,7 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
     e.expr = r.bytes(len);
     if (!r.ok()) break;
     storage.push_back(e);
+    fillAhead(storage);
     list.end = r.offset();
   }
   return done();
@@ -162,7 +165,7 @@ void decodeLocLists(Dwarf& dwarf) {
   std::vector<LocEntry> entries;
   // Every entry takes at least two address-sized words, four bytes each at
   // the least: reserved for that many (see reserve.h).
-  reserveUpTo(entries, dwarf.loc->size() / 8 + 1, dwarf.loc->size() >= kLargeSection);
+  reserveUpTo(entries, dwarf.loc->size() / 8 + 1);  // filled through fillAhead
   DecodedEntries decoded(entries);
   for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
     LocList list;
