@@ -17,6 +17,9 @@ std::string_view StringStore::keep(std::string_view s) {
     const size_t size = std::max(grown, s.size() + 1);
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
     free_ = {chunks_.back().get(), size};
+    // A chunk is filled before the next is made: its first step is mapped
+    // in now (fillAhead maps the steps after it).
+    if (size >= 2 * kFillStep) prefault(free_.data(), kFillStep);
   }
   std::copy(s.begin(), s.end(), free_.begin());
   free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)

@@ -95,6 +95,7 @@ class Reader {
       reserveForText(module_.instructions, remaining_, 4);  // `ret;`
       reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
       reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
+      reserveForText(module_.blocks, remaining_, 2);        // `{}`
     }
     reserveForText(module_.variables, remaining_, 16);  // `.shared .b8 a;`
     reserveForText(module_.functions, remaining_, 12);  // `.func f(){}`
@@ -519,6 +520,7 @@ class Reader {
     b.firstInstruction = b.endInstruction = static_cast<uint32_t>(module_.instructions.size());
     block_ = static_cast<int32_t>(module_.blocks.size());
     module_.blocks.push_back(b);
+    fillAhead(module_.blocks);
   }
 
   void closeBlock(SourceLoc at) {
@@ -1006,6 +1008,7 @@ void releaseUnusedTails(Module& m) {
   releaseUnusedTail(m.locs);
   releaseUnusedTail(m.variables);
   releaseUnusedTail(m.functions);
+  releaseUnusedTail(m.blocks);
   for (SectionImage& s : m.sections) s.releaseUnusedTails();
 }
 
@@ -1074,8 +1077,10 @@ size_t numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsig
 void reserveForJoin(std::span<const Module> parts, Module& into) {
   size_t functions = into.functions.size(), variables = into.variables.size();
   size_t labels = into.labels.size(), locs = into.locs.size(), instructions = into.instructions.size();
+  size_t blocks = into.blocks.size();
   for (const Module& part : parts) {
     functions += part.functions.size();
+    blocks += part.blocks.size();
     variables += part.variables.size();
     labels += part.labels.size();
     locs += part.locs.size();
@@ -1086,6 +1091,7 @@ void reserveForJoin(std::span<const Module> parts, Module& into) {
   reserveExactly(into.variables, variables);
   reserveExactly(into.labels, labels);
   reserveExactly(into.locs, locs);
+  reserveExactly(into.blocks, blocks);
 }
 
 // Reads the chunks on up to `threads` threads and joins them. False when

@@ -167,7 +167,10 @@ void decodeLocLists(Dwarf& dwarf) {
   // the least: reserved for that many (see reserve.h).
   reserveUpTo(entries, dwarf.loc->size() / 8 + 1);  // filled through fillAhead
   DecodedEntries decoded(entries);
-  for (auto [offset, addressSize] : namedListOffsets(dwarf)) {
+  const auto offsets = namedListOffsets(dwarf);
+  reserveExactly(dwarf.locLists, dwarf.locLists.size() + offsets.size());
+  placed.reserve(offsets.size());
+  for (auto [offset, addressSize] : offsets) {
     LocList list;
     list.offset = offset;
     list.addressSize = addressSize;

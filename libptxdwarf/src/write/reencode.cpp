@@ -7,6 +7,7 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
+#include "../reserve.h"
 
 namespace ptxdwarf::write {
 
@@ -34,14 +35,15 @@ struct PreserveOutput {
 class PreserveWriter {
  public:
   // The output is the source's size when the round trip holds, and its
-  // relocations name the same symbols: reserve that, and share the source's
-  // name store instead of copying every name.
+  // relocations name the same symbols: reserve that, its pages mapped in
+  // with a call each (reserve.h), and share the source's name store instead
+  // of copying every name.
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_) return;
-    out_.bytes.reserve(src_->bytes.size());
-    if (out_.refs) out_.refs->reserve(src_->relocations.size());
+    reserveExactly(out_.bytes, src_->bytes.size());
+    if (out_.refs) reserveExactly(*out_.refs, src_->relocations.size());
     if (!out_.image) return;
-    out_.image->relocations.reserve(src_->relocations.size());
+    reserveExactly(out_.image->relocations, src_->relocations.size());
     out_.image->names = src_->names;
   }
 
@@ -178,12 +180,14 @@ void preserveInfo(const read::Dwarf& dwarf, PreserveOutput out, Diagnostics& dia
 void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
   uint64_t size = 0;
   for (const read::LocList& list : dwarf.locLists) size = std::max(size, list.end);
-  out.bytes.assign(size, 0);
+  out.bytes.clear();
+  reserveExactly(out.bytes, size);  // written whole: mapped in with one call (reserve.h)
+  out.bytes.resize(size);
   // The source's relocations the lists cover. They all point into the one
   // sorted vector, so pointer order is offset order; lists that share
   // entries name the same ones twice.
   std::vector<const Relocation*> relocations;
-  relocations.reserve(dwarf.loc ? dwarf.loc->relocations.size() : 0);  // about the source's count: an entry is written once
+  reserveExactly(relocations, dwarf.loc ? dwarf.loc->relocations.size() : 0);  // about the source's count: an entry is written once
   auto put = [&](uint64_t at, uint64_t v, unsigned n) { storeLittleEndian(std::span(out.bytes).subspan(at, n), v); };
   auto keep = [&](const Relocation* r) {
     if (r) relocations.push_back(r);
@@ -217,7 +221,7 @@ void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
   std::sort(relocations.begin(), relocations.end());
   relocations.erase(std::unique(relocations.begin(), relocations.end()), relocations.end());
   if (out.refs) {  // the entries were written at their own offsets: the source's
-    out.refs->reserve(relocations.size());
+    reserveExactly(*out.refs, relocations.size());
     for (const Relocation* r : relocations)
       out.refs->push_back({r->offset, static_cast<uint32_t>(r - dwarf.loc->relocations.data())});
     return;
