@@ -115,6 +115,71 @@ TEST(PtxReader, Chapter6Module) {
   EXPECT_FALSE(m.definesSymbol("func_begin2"));
 }
 
+// The name index keeps a name defined once in its slot and chains the rest:
+// each way a name can be shared finds what the scan of the vectors would.
+TEST(PtxReader, NameIndexSharedNames) {
+  const ReadResult r = readOk(R"(.version 7.5
+.target sm_75
+.address_size 64
+.extern .shared .align 4 .b8 buf[];
+.extern .func (.param .b32 r) twice (.param .b32 a);
+.extern .func (.param .b32 r) twice (.param .b32 a);
+.func (.param .b32 r) twice (.param .b32 a)
+{
+  .local .b32 x;
+dup:
+  ret;
+}
+.extern .shared .align 4 .b8 buf[];
+.visible .entry k (.param .u64 k_p)
+{
+  .reg .b32 %r<2>;
+  .local .b32 x;
+  {
+  .param .b32 param0;
+  }
+  {
+  .param .b32 param0;
+  }
+dup:
+twice:
+  ret;
+}
+.section .debug_str {
+dup:
+  .b8 0
+}
+)");
+  const Module& m = r.module;
+  // A function declared twice and then defined: the definition wins.
+  ASSERT_NE(m.findFunction("twice"), nullptr);
+  EXPECT_TRUE(m.findFunction("twice")->hasBody);
+  EXPECT_EQ(m.findFunction("twice"), &m.functions[2]);
+  // The same name as a label of another function: each lookup finds its kind.
+  ASSERT_NE(m.findLabel("twice"), nullptr);
+  EXPECT_EQ(m.findLabel("twice")->function, 3);
+  // A label name in two functions and a section: the first label.
+  ASSERT_NE(m.findLabel("dup"), nullptr);
+  EXPECT_EQ(m.findLabel("dup")->function, 2);
+  EXPECT_TRUE(m.definesSymbol("dup"));
+  // Locals of the same name in two functions; a module-scope declaration twice.
+  ASSERT_NE(m.findVariable("x", 2), nullptr);
+  EXPECT_EQ(m.findVariable("x", 2)->function, 2);
+  EXPECT_EQ(m.findVariable("x", 3)->function, 3);
+  EXPECT_EQ(m.findVariable("x"), nullptr);  // no module-scope x
+  ASSERT_NE(m.findVariable("buf", 3), nullptr);
+  EXPECT_EQ(m.findVariable("buf", 3)->function, -1);
+  EXPECT_EQ(m.findVariable("buf", 3)->loc.line, 4u);  // the first declaration
+  EXPECT_EQ(m.findVariable("param0", 3)->loc.line, 19u);
+  // Parameters: chained from the start (they need their index in the function).
+  ASSERT_NE(m.findParameter("k_p"), nullptr);
+  EXPECT_EQ(m.findParameter("a"), &m.functions[0].params[0]);
+  EXPECT_TRUE(m.definesSymbol(".debug_str"));
+  EXPECT_FALSE(m.definesSymbol("nothing"));
+  EXPECT_EQ(m.findFunction("dup"), nullptr);
+  EXPECT_EQ(m.findLabel("k_p"), nullptr);
+}
+
 TEST(PtxReader, OperandSyntax) {
   ReadResult r = readOk(section(
       ".b8 0x1F, 0X2a, 0b101, 0B11, 017, 00, 255U, 0xffU\n"

@@ -91,17 +91,25 @@ uint32_t hashName(std::string_view name) {
 
 }  // namespace
 
-std::string_view Module::nameOf(const Definition& d) const {
-  switch (d.kind) {
-    case DefinitionKind::function: return functions[d.index].name;
-    case DefinitionKind::parameter: return functions[d.index].params[d.sub].name;
-    case DefinitionKind::returnValue: return functions[d.index].returns[d.sub].name;
-    case DefinitionKind::variable: return variables[d.index].name;
-    case DefinitionKind::label: return labels[d.index].name;
-    case DefinitionKind::section: return sections[d.index].name;
-    case DefinitionKind::sectionLabel: return sections[d.index].labels[d.sub].name;
+std::string_view Module::nameOf(DefinitionKind kind, uint32_t index, uint32_t sub) const {
+  switch (kind) {
+    case DefinitionKind::function: return functions[index].name;
+    case DefinitionKind::parameter: return functions[index].params[sub].name;
+    case DefinitionKind::returnValue: return functions[index].returns[sub].name;
+    case DefinitionKind::variable: return variables[index].name;
+    case DefinitionKind::label: return labels[index].name;
+    case DefinitionKind::section: return sections[index].name;
+    case DefinitionKind::sectionLabel: return sections[index].labels[sub].name;
   }
   return {};
+}
+
+std::string_view Module::nameOf(uint32_t ref) const {
+  if (ref & kChained) {
+    const Definition& d = definitions_[ref & ~kChained];
+    return nameOf(d.kind, d.index, d.sub);
+  }
+  return nameOf(static_cast<DefinitionKind>(ref >> kIndexBits), ref & kIndexMask, 0);
 }
 
 void Module::indexFiles() {
@@ -121,12 +129,13 @@ void Module::reindex() {
   // of a half-full one (2 MB, not 4, for a 20 MB nvcc -G file's 155,000 names).
   size_t capacity = 16;
   while (3 * capacity < 4 * count) capacity *= 2;
-  // Both filled at once: their pages mapped in with a call each (reserve.h).
+  // The slots are filled at once: their pages mapped in with one call
+  // (reserve.h). The chained definitions, at most one per name, are few.
   slots_.clear();
   reserveExactly(slots_, capacity);
   slots_.resize(capacity);
   definitions_.clear();
-  reserveExactly(definitions_, count);
+  reserveUpTo(definitions_, count);
   const size_t mask = capacity - 1;
 
   // A declaration (a function without a body, a module-scope variable) after
@@ -140,23 +149,49 @@ void Module::reindex() {
     uint8_t declaration;
     uint32_t index, sub;
   };
+  auto chain = [&](const Pending& p) {
+    definitions_.push_back({p.kind, p.declaration, p.index, p.sub, kNone, kNone});
+    fillAhead(definitions_);
+    const auto id = static_cast<uint32_t>(definitions_.size() - 1);
+    definitions_[id].last = id;
+    return kChained | id;
+  };
+  // A name's first definition goes in its slot, packed, where it can.
+  auto firstRef = [&](const Pending& p) {
+    const bool packable = p.sub == 0 && p.index <= kIndexMask &&
+                          (p.kind == DefinitionKind::function || p.kind == DefinitionKind::variable ||
+                           p.kind == DefinitionKind::label || p.kind == DefinitionKind::section);
+    return packable ? static_cast<uint32_t>(p.kind) << kIndexBits | p.index : chain(p);
+  };
+  // A second definition of a name: a packed first one moves to a chain.
+  auto append = [&](Slot& slot, const Pending& p) {
+    if (!(slot.ref & kChained)) {
+      const auto kind = static_cast<DefinitionKind>(slot.ref >> kIndexBits);
+      const uint32_t index = slot.ref & kIndexMask;
+      uint8_t declared = 0;
+      if (kind == DefinitionKind::function && !functions[index].hasBody) declared = kFunctionDeclared;
+      if (kind == DefinitionKind::variable && variables[index].function < 0) declared = kModuleVariableDeclared;
+      slot.ref = chain({{}, 0, kind, declared, index, 0});
+    }
+    const uint32_t head = slot.ref & ~kChained;
+    if (p.declaration & definitions_[head].declared) return;
+    definitions_[head].declared |= p.declaration;
+    const auto id = static_cast<uint32_t>(definitions_.size());
+    definitions_.push_back({p.kind, 0, p.index, p.sub, kNone, kNone});
+    fillAhead(definitions_);
+    definitions_[definitions_[head].last].next = id;  // chains keep file order
+    definitions_[head].last = id;
+  };
   auto insert = [&](const Pending& p) {
-    const uint32_t id = static_cast<uint32_t>(definitions_.size());
     for (size_t i = p.hash & mask;; i = (i + 1) & mask) {
       work::step(work::nameIndexProbe);
       Slot& slot = slots_[i];
-      if (slot.first == kNone) {
-        slot = {p.hash, id};
-        definitions_.push_back({p.kind, p.declaration, p.index, p.sub, kNone, id});
+      if (slot.ref == kNone) {
+        slot = {p.hash, firstRef(p)};
         return;
       }
-      if (slot.hash == p.hash && nameOf(definitions_[slot.first]) == p.name) {
-        Definition& head = definitions_[slot.first];
-        if (p.declaration & head.declared) return;
-        head.declared |= p.declaration;
-        definitions_[head.last].next = id;  // chains keep file order
-        head.last = id;
-        definitions_.push_back({p.kind, 0, p.index, p.sub, kNone, kNone});
+      if (slot.hash == p.hash && nameOf(slot.ref) == p.name) {
+        append(slot, p);
         return;
       }
     }
@@ -192,54 +227,78 @@ void Module::reindex() {
   for (size_t i = defined > kAhead ? defined - kAhead : 0; i < defined; ++i) insert(pending[i % kAhead]);
 }
 
-const Module::Definition* Module::firstDefinition(std::string_view name) const {
+const Module::Slot* Module::slotOf(std::string_view name) const {
   if (slots_.empty()) return nullptr;
   const uint32_t hash = hashName(name);
   const size_t mask = slots_.size() - 1;
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     work::step(work::nameIndexProbe);
     const Slot& slot = slots_[i];
-    if (slot.first == kNone) return nullptr;
-    if (slot.hash == hash && nameOf(definitions_[slot.first]) == name) return &definitions_[slot.first];
+    if (slot.ref == kNone) return nullptr;
+    if (slot.hash == hash && nameOf(slot.ref) == name) return &slot;
+  }
+}
+
+template <class Visit>
+void Module::visitDefinitions(std::string_view name, Visit visit) const {
+  const Slot* slot = slotOf(name);
+  if (!slot) return;
+  if (!(slot->ref & kChained)) {
+    visit(static_cast<DefinitionKind>(slot->ref >> kIndexBits), slot->ref & kIndexMask, uint32_t{0});
+    return;
+  }
+  for (uint32_t at = slot->ref & ~kChained; at != kNone; at = definitions_[at].next) {
+    work::step(work::nameIndexProbe);
+    const Definition& d = definitions_[at];
+    if (visit(d.kind, d.index, d.sub)) return;
   }
 }
 
 const Function* Module::findFunction(std::string_view name) const {
   // A definition wins over the declarations (prototypes) of the same name.
-  const Function* declared = nullptr;
-  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d)) {
-    work::step(work::nameIndexProbe);
-    if (d->kind != DefinitionKind::function) continue;
-    const Function& f = functions[d->index];
-    if (f.hasBody) return &f;
-    if (!declared) declared = &f;
-  }
-  return declared;
+  const Function* found = nullptr;
+  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t) {
+    if (kind != DefinitionKind::function) return false;
+    const Function& f = functions[index];
+    if (!found || (f.hasBody && !found->hasBody)) found = &f;
+    return f.hasBody;
+  });
+  return found;
 }
 
 const Variable* Module::findVariable(std::string_view name, int32_t function) const {
   // A variable of `function` shadows a module-scope one of the same name.
   const Variable* moduleScope = nullptr;
-  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d)) {
-    work::step(work::nameIndexProbe);
-    if (d->kind != DefinitionKind::variable) continue;
-    const Variable& v = variables[d->index];
-    if (function >= 0 && v.function == function) return &v;
+  const Variable* local = nullptr;
+  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t) {
+    if (kind != DefinitionKind::variable) return false;
+    const Variable& v = variables[index];
+    if (function >= 0 && v.function == function) {
+      local = &v;
+      return true;
+    }
     if (v.function < 0 && !moduleScope) moduleScope = &v;
-  }
-  return moduleScope;
+    return false;
+  });
+  return local ? local : moduleScope;
 }
 
 const Variable* Module::findParameter(std::string_view name) const {
-  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d))
-    if (d->kind == DefinitionKind::parameter) return &functions[d->index].params[d->sub];
-  return nullptr;
+  const Variable* found = nullptr;
+  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t sub) {
+    if (kind == DefinitionKind::parameter) found = &functions[index].params[sub];
+    return found != nullptr;
+  });
+  return found;
 }
 
 const Label* Module::findLabel(std::string_view name) const {
-  for (const Definition* d = firstDefinition(name); d; d = nextDefinition(*d))
-    if (d->kind == DefinitionKind::label) return &labels[d->index];
-  return nullptr;
+  const Label* found = nullptr;
+  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t) {
+    if (kind == DefinitionKind::label) found = &labels[index];
+    return found != nullptr;
+  });
+  return found;
 }
 
 const FileEntry* Module::findFile(unsigned index) const {
@@ -257,7 +316,7 @@ const FileEntry* Module::findFile(unsigned index) const {
   return nullptr;
 }
 
-bool Module::definesSymbol(std::string_view name) const { return firstDefinition(name) != nullptr; }
+bool Module::definesSymbol(std::string_view name) const { return slotOf(name) != nullptr; }
 
 void Module::prefetchName(std::string_view name) const {
   if (slots_.empty()) return;

@@ -186,10 +186,15 @@ struct Module {
   void indexFiles();
 
  private:
-  // Every name the module defines, in one open-addressing table: a slot holds the
-  // name's hash and the first of its definitions; definitions of one name are
-  // chained (a label and a function may share a name, and so may locals of
-  // different functions). Slots hold indices, not views, so copies stay valid.
+  // Every name the module defines, in one open-addressing table. A slot holds
+  // the name's hash and, for a name defined once as a function, variable,
+  // label or section, that definition itself (kind and index packed in 32
+  // bits): the 100,000 labels of a 20 MB nvcc -G file are found without a
+  // second cache miss and take no other memory. Any other name's slot holds
+  // the first of its definitions in `definitions_`, chained in file order (a
+  // label and a function may share a name, and so may locals of different
+  // functions; a parameter or section label needs its `sub`). Slots hold
+  // indices, not views, so copies stay valid.
   enum class DefinitionKind : uint8_t { function, parameter, returnValue, variable, label, section, sectionLabel };
   struct Definition {
     DefinitionKind kind;
@@ -202,17 +207,22 @@ struct Module {
   // Eight bytes a slot: the table has at least 4/3 as many slots as the module has names.
   struct Slot {
     uint32_t hash = 0;
-    uint32_t first = kNone;  // kNone: empty slot
+    uint32_t ref = kNone;  // kNone: empty; kChained | position in definitions_; else packed (kind, index)
   };
   static constexpr uint8_t kFunctionDeclared = 1, kModuleVariableDeclared = 2;
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kChained = uint32_t{1} << 31;
+  static constexpr unsigned kIndexBits = 28;  // a packed index; larger ones are chained
+  static constexpr uint32_t kIndexMask = (uint32_t{1} << kIndexBits) - 1;
 
-  std::string_view nameOf(const Definition& d) const;
-  // The first definition of `name`, or nullptr; walk the rest through `next`.
-  const Definition* firstDefinition(std::string_view name) const;
-  const Definition* nextDefinition(const Definition& d) const {
-    return d.next == kNone ? nullptr : &definitions_[d.next];
-  }
+  std::string_view nameOf(DefinitionKind kind, uint32_t index, uint32_t sub) const;
+  std::string_view nameOf(uint32_t ref) const;  // of a slot's definition
+  // The slot of `name`, or nullptr.
+  const Slot* slotOf(std::string_view name) const;
+  // Calls visit(kind, index, sub) for each definition of `name`, in file
+  // order, until it returns true.
+  template <class Visit>
+  void visitDefinitions(std::string_view name, Visit visit) const;
 
   std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
   std::vector<Definition> definitions_;
