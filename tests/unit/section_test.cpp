@@ -93,6 +93,28 @@ TEST(StringStore, LongNamesGetAChunkOfTheirOwn) {
 // A reader's image, reserved for far more than it holds, keeps every byte,
 // relocation and source position when the unused tails are given back, and
 // goes on growing afterwards.
+// A kept name compared with a view: equal only to exactly its characters,
+// whatever the view's length (a prefix, a longer name, an embedded NUL).
+TEST(SymbolName, ComparesWithViewsOfEveryLength) {
+  StringStore store;
+  const SymbolName name = SymbolName::fromKept(store.keep("$L__tmp12"));
+  EXPECT_TRUE(name == std::string_view("$L__tmp12"));
+  EXPECT_FALSE(name == std::string_view("$L__tmp1"));
+  EXPECT_FALSE(name == std::string_view("$L__tmp123"));
+  EXPECT_FALSE(name == std::string_view("$L__tmp13"));
+  EXPECT_FALSE(name == std::string_view(""));
+  EXPECT_FALSE(name == std::string_view("$L__tmp12\0x", 11));
+  EXPECT_FALSE(name == std::string_view("$L__tmp12\0", 10));
+  EXPECT_TRUE(SymbolName() == std::string_view(""));
+  EXPECT_FALSE(SymbolName() == std::string_view("a"));
+  // The last name of a chunk: nothing past its NUL is read (ASan holds it).
+  StringStore tight;
+  const std::string longName(40000, 'x');
+  const SymbolName last = SymbolName::fromKept(tight.keep(longName));
+  EXPECT_TRUE(last == std::string_view(longName));
+  EXPECT_FALSE(last == std::string_view(longName + "y"));
+}
+
 TEST(SectionImage, ReleasingUnusedTailsKeepsContentsAndRoomToGrow) {
   SectionImage image;
   image.name = ".debug_info";

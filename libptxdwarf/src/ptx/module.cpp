@@ -91,25 +91,25 @@ uint32_t hashName(std::string_view name) {
 
 }  // namespace
 
-std::string_view Module::nameOf(DefinitionKind kind, uint32_t index, uint32_t sub) const {
+bool Module::isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const {
   switch (kind) {
-    case DefinitionKind::function: return functions[index].name;
-    case DefinitionKind::parameter: return functions[index].params[sub].name;
-    case DefinitionKind::returnValue: return functions[index].returns[sub].name;
-    case DefinitionKind::variable: return variables[index].name;
-    case DefinitionKind::label: return labels[index].name;
-    case DefinitionKind::section: return sections[index].name;
-    case DefinitionKind::sectionLabel: return sections[index].labels[sub].name;
+    case DefinitionKind::function: return functions[index].name == name;
+    case DefinitionKind::parameter: return functions[index].params[sub].name == name;
+    case DefinitionKind::returnValue: return functions[index].returns[sub].name == name;
+    case DefinitionKind::variable: return variables[index].name == name;
+    case DefinitionKind::label: return labels[index].name == name;
+    case DefinitionKind::section: return sections[index].name == name;
+    case DefinitionKind::sectionLabel: return sections[index].labels[sub].name == name;
   }
-  return {};
+  return false;
 }
 
-std::string_view Module::nameOf(uint32_t ref) const {
+bool Module::isNamed(uint32_t ref, std::string_view name) const {
   if (ref & kChained) {
     const Definition& d = definitions_[ref & ~kChained];
-    return nameOf(d.kind, d.index, d.sub);
+    return isNamed(d.kind, d.index, d.sub, name);
   }
-  return nameOf(static_cast<DefinitionKind>(ref >> kIndexBits), ref & kIndexMask, 0);
+  return isNamed(static_cast<DefinitionKind>(ref >> kIndexBits), ref & kIndexMask, 0, name);
 }
 
 void Module::indexFiles() {
@@ -190,7 +190,7 @@ void Module::reindex() {
         slot = {p.hash, firstRef(p)};
         return;
       }
-      if (slot.hash == p.hash && nameOf(slot.ref) == p.name) {
+      if (slot.hash == p.hash && isNamed(slot.ref, p.name)) {
         append(slot, p);
         return;
       }
@@ -235,7 +235,7 @@ const Module::Slot* Module::slotOf(std::string_view name) const {
     work::step(work::nameIndexProbe);
     const Slot& slot = slots_[i];
     if (slot.ref == kNone) return nullptr;
-    if (slot.hash == hash && nameOf(slot.ref) == name) return &slot;
+    if (slot.hash == hash && isNamed(slot.ref, name)) return &slot;
   }
 }
 

@@ -215,8 +215,8 @@ struct Module {
   static constexpr unsigned kIndexBits = 28;  // a packed index; larger ones are chained
   static constexpr uint32_t kIndexMask = (uint32_t{1} << kIndexBits) - 1;
 
-  std::string_view nameOf(DefinitionKind kind, uint32_t index, uint32_t sub) const;
-  std::string_view nameOf(uint32_t ref) const;  // of a slot's definition
+  bool isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const;
+  bool isNamed(uint32_t ref, std::string_view name) const;  // a slot's definition
   // The slot of `name`, or nullptr.
   const Slot* slotOf(std::string_view name) const;
   // Calls visit(kind, index, sub) for each definition of `name`, in file
