@@ -318,7 +318,7 @@ class JsonDumper {
   void dieFields(const Die& die) {
     num("offset", die.offset);
     out_ += ',';
-    num("code", die.code);
+    num("code", d_.abbrevCode(die));
     out_ += ',';
     scratch_.clear();
     appendTagName(scratch_, die.tag);

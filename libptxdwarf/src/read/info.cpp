@@ -166,14 +166,14 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
     die.unit = unitIndex;
     die.depth = static_cast<uint32_t>(parents.size());
     die.parent = parents.empty() ? kNone : parents.back();
-    die.code = r.uleb();
+    const uint64_t code = r.uleb();
     if (!r.ok()) {
       dwarf.error(&sec, die.offset, r.overlong() ? "abbreviation code is a LEB128 longer than 10 bytes"
                                                  : "abbreviation code runs past the end of the unit")
           .rule = r.overlong() ? "leb128" : "unit-bounds";
       break;
     }
-    if (die.code == 0) {
+    if (code == 0) {
       dwarf.dies.push_back(die);
       fillAhead(dwarf.dies);
       if (parents.empty()) {
@@ -187,9 +187,9 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
       dwarf.error(&sec, die.offset, "DIE after the unit DIE's children ended (a second top-level DIE)")
           .rule = "children-terminated";
     }
-    const Abbrev* a = table.find(die.code);
+    const Abbrev* a = table.find(code);
     if (!a) {
-      dwarf.error(&sec, die.offset, "abbreviation code " + std::to_string(die.code) +
+      dwarf.error(&sec, die.offset, "abbreviation code " + std::to_string(code) +
                                         " is not defined in the table at .debug_abbrev+" +
                                         std::to_string(table.offset)).rule = "abbrev-code";
       break;

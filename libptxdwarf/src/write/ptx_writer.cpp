@@ -683,7 +683,7 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
       const uint64_t codeSize = fb.ulebSize(d.offset);
       if (codeSize == 0) break;
       std::string c = "Abbrev [";
-      appendUnsigned(c, d.code);
+      appendUnsigned(c, dwarf.abbrevCode(d));
       c += "] ";
       appendHex(c, d.offset);
       c += ':';

@@ -112,12 +112,12 @@ struct Die {
                                // .debug_info at or before the first one at or after `offset`
   uint16_t tag = 0;            // 0 for a NULL entry
   bool hasChildren = false;
-  uint64_t code = 0;           // the abbreviation code as written
+  // (The abbreviation code as written is its abbreviation's: Dwarf::abbrevCode.)
 
   bool isNull() const { return tag == 0 && abbrevIndex == kNone; }
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(Die) <= 48, "Die is one per DIE: keep it small");
+static_assert(sizeof(void*) != 8 || sizeof(Die) <= 40, "Die is one per DIE: keep it small");
 
 struct Unit {
   uint64_t offset = 0;
@@ -315,6 +315,11 @@ class Dwarf {
     return u.abbrevTable == kNone ? nullptr : &abbrevTables[u.abbrevTable];
   }
   const LocList* locListAt(uint64_t offset) const;
+  // The abbreviation code the DIE was written with; 0 for a NULL entry.
+  uint64_t abbrevCode(const Die& d) const {
+    const AbbrevTable* t = d.isNull() ? nullptr : tableOf(unitOf(d));
+    return t ? t->abbrevs[d.abbrevIndex].code : 0;
+  }
   // Every abbreviation table, by offset in .debug_abbrev.
   std::vector<const AbbrevTable*> tablesInOrder() const;
   // DW_AT_name, else empty.
