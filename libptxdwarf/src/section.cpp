@@ -102,7 +102,7 @@ int shortStep(uint32_t offsetStep) {
 
 void SourceMap::reserve(size_t operands) {
   reserveUpTo(deltas_, operands);
-  reserveUpTo(checkpoints_, operands / kStride + 1);
+  reserveUpTo(checkpoints_, operands / 4 + 1);  // a long entry takes at most 16 bytes of deltas
 }
 
 void SourceMap::releaseUnusedTails() {
@@ -117,19 +117,24 @@ void SectionImage::releaseUnusedTails() {
 }
 
 void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
-  if (count_ % kStride == 0) {
-    checkpoints_.push_back({{offset, line, col}, static_cast<uint32_t>(deltas_.size())});
+  if (count_ == 0 || deltas_.size() - checkpointPos_ >= kCheckpointBytes) {
+    checkpointPos_ = static_cast<uint32_t>(deltas_.size());
+    checkpoints_.push_back({{offset, line, col}, checkpointPos_});
+    runByte_ = kNoRun;  // a run does not cross a checkpoint
+    repeatAt_ = kNoRepeat;
   } else {
     const uint32_t lineStep = line - last_.line;  // lines only grow: operands are read in file order
     const uint32_t colField = lineStep == 0 ? col - last_.col : col;
     const int step = shortStep(offset - last_.offset);
     if (step >= 0 && lineStep <= 1 && colField < 16 && (lineStep == 1 || col >= last_.col)) {
-      deltas_.push_back(static_cast<uint8_t>(step << 5 | lineStep << 4 | colField));
+      putShort(static_cast<uint8_t>(step << 5 | lineStep << 4 | colField));
     } else {
       deltas_.push_back(kLongEntry);
       putUleb(deltas_, offset - last_.offset);
       putUleb(deltas_, lineStep);
       putUleb(deltas_, col);
+      runByte_ = kNoRun;
+      repeatAt_ = kNoRepeat;
     }
   }
   last_ = {offset, line, col};
@@ -141,25 +146,35 @@ SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
                              [](uint64_t o, const Checkpoint& c) { return o < c.entry.offset; });
   if (it == checkpoints_.begin()) return fallback;
   --it;
-  Entry e = it->entry;
-  const uint32_t index = static_cast<uint32_t>(it - checkpoints_.begin()) * kStride;
-  const uint32_t end = std::min(count_, index + kStride);
+  Entry e = it->entry;  // at or before `offset`
   const uint8_t* p = deltas_.data() + it->pos;
-  for (uint32_t i = index + 1; i < end; ++i) {
-    Entry next;
+  const uint8_t* end = std::next(it) == checkpoints_.end() ? deltas_.data() + deltas_.size()
+                                                           : deltas_.data() + std::next(it)->pos;
+  uint8_t run = kNoRun;  // the last short delta
+  while (p < end) {
     const uint8_t b = *p++;
     if (b == kLongEntry) {
+      Entry next;
       next.offset = e.offset + getUleb(p);
       next.line = e.line + getUleb(p);
       next.col = getUleb(p);
-    } else {
-      next.offset = e.offset + (1u << (b >> 5));
-      const bool newLine = b & 0x10;
-      next.line = e.line + newLine;
-      next.col = newLine ? (b & 0xfu) : e.col + (b & 0xfu);
+      if (next.offset > offset) break;
+      e = next;
+      continue;
     }
-    if (next.offset > offset) break;
-    e = next;
+    // A short delta once, or a repeat byte's count of the last one.
+    const uint8_t delta = b < kLongEntry ? b : run;
+    const uint32_t times = b < kLongEntry ? 1 : b & 0x7fu;
+    run = delta;
+    const uint32_t step = 1u << (delta >> 5);
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(times, (offset - e.offset) / step));
+    const bool newLine = delta & 0x10;
+    if (n > 0) {
+      e.offset += n * step;
+      e.line += newLine ? n : 0;
+      e.col = newLine ? (delta & 0xfu) : e.col + n * (delta & 0xfu);
+    }
+    if (n < times) break;  // the next entry lies past `offset`
   }
   return {e.line, e.col};
 }

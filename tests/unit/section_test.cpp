@@ -57,6 +57,44 @@ TEST(SourceMap, AgreesWithAPlainListOnShortAndLongEntries) {
   EXPECT_EQ(map.last().line, entries.back().line);
 }
 
+// nvcc's sections: runs of thousands of `.b8 N` lines (the same one-byte
+// delta), broken by other entries. Every offset, on and between entries,
+// locates as the plain list says, and the runs take almost nothing.
+TEST(SourceMap, RunsOfTheSameStepLocateExactlyAndTakeLittle) {
+  std::mt19937 random(11);
+  std::vector<Entry> entries;
+  Entry e{0, 3, 1};
+  entries.push_back(e);
+  while (entries.size() < 200000) {
+    const uint32_t run = 1 + static_cast<uint32_t>(random() % 3000);
+    switch (random() % 4) {
+      case 0:  // `.b8 N` line after line
+        for (uint32_t i = 0; i < run; ++i) entries.push_back(e = {e.offset + 1, e.line + 1, 6});
+        break;
+      case 1:  // `.b64 label` line after line
+        for (uint32_t i = 0; i < run; ++i) entries.push_back(e = {e.offset + 8, e.line + 1, 7});
+        break;
+      case 2:  // `.b8 1,2,3,...` on one line
+        for (uint32_t i = 0; i < run % 200; ++i) entries.push_back(e = {e.offset + 1, e.line, e.col + 3});
+        break;
+      default:  // something else: a long entry
+        entries.push_back(e = {e.offset + 1 + static_cast<uint32_t>(random() % 50), e.line + 2, 40});
+    }
+  }
+  SourceMap map;
+  for (const Entry& x : entries) map.add(x.offset, x.line, x.col);
+  ASSERT_EQ(map.size(), entries.size());
+  const SourceLoc fallback{1, 1};
+  size_t next = 0;  // the plain list's answer, walked along with the probes
+  for (uint64_t probe = 0; probe <= entries.back().offset + 3; ++probe) {
+    while (next + 1 < entries.size() && entries[next + 1].offset <= probe) ++next;
+    const SourceLoc got = map.locate(probe, fallback);
+    ASSERT_EQ(got.line, entries[next].line) << "offset " << probe;
+    ASSERT_EQ(got.col, entries[next].col) << "offset " << probe;
+  }
+  EXPECT_LT(map.encodedBytes(), entries.size() / 8);  // a byte an entry before runs were encoded
+}
+
 TEST(StringStore, KeptNamesOutliveTheStoreThroughCopies) {
   std::string_view kept;
   SectionImage copy;

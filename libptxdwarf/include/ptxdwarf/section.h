@@ -132,22 +132,26 @@ struct SectionLabel {
 
 // Where each operand's bytes came from: (section offset, line, column) for
 // every directive operand, in offset order. nvcc writes one byte per line, so
-// this has an entry per DWARF byte; it is stored delta-encoded with a
-// checkpoint every 64 entries for lookup. An entry is one byte when it is the
-// usual next operand (1, 2, 4 or 8 bytes on, on the same or the next line, at
-// a small column or column step), else a marker byte and three ULEB128s.
+// this has an entry per DWARF byte (a million for a 20 MB nvcc -G file); it
+// is stored delta-encoded and run-length encoded, with a checkpoint every 64
+// bytes of deltas for lookup. An entry is one byte when it is the usual next
+// operand (1, 2, 4 or 8 bytes on, on the same or the next line, at a small
+// column or column step), else a marker byte and three ULEB128s; and a run
+// of entries with the same one-byte delta -- line after line of `.b8 N` --
+// is that byte and a byte per 127 repeats (the million entries take 20 KB,
+// not 1.5 MB).
 class SourceMap {
  public:
   // Offsets must not decrease. Inline for the usual entry (a million calls
   // for a large nvcc -G file): the next operand 1, 2, 4 or 8 bytes on.
   void add(uint32_t offset, uint32_t line, uint32_t col) {
-    if (count_ % kStride != 0) {
+    if (count_ != 0 && deltas_.size() - checkpointPos_ < kCheckpointBytes) {
       const uint32_t lineStep = line - last_.line;  // lines only grow: operands are read in file order
       const uint32_t colField = lineStep == 0 ? col - last_.col : col;
       const uint32_t step = offset - last_.offset;
       if (lineStep <= 1 && colField < 16 && (lineStep == 1 || col >= last_.col) && step != 0 &&
           (step & (step - 1)) == 0 && step <= 8) {  // 1, 2, 4 or 8 (std::has_single_bit may be a libgcc call)
-        deltas_.push_back(static_cast<uint8_t>(std::countr_zero(step) << 5 | lineStep << 4 | colField));
+        putShort(static_cast<uint8_t>(std::countr_zero(step) << 5 | lineStep << 4 | colField));
         last_ = {offset, line, col};
         ++count_;
         return;
@@ -167,6 +171,8 @@ class SourceMap {
   SourceLoc last() const { return {last_.line, last_.col}; }
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
+  // The bytes the encoded entries take (what the compact encoding is for).
+  size_t encodedBytes() const { return deltas_.size() + checkpoints_.size() * sizeof(Checkpoint); }
 
  private:
   struct Entry {
@@ -176,12 +182,33 @@ class SourceMap {
     Entry entry;
     uint32_t pos = 0;  // of the next entry's deltas in deltas_
   };
-  static constexpr uint32_t kStride = 64;
+  static constexpr uint32_t kCheckpointBytes = 64;
+  static constexpr uint8_t kNoRun = 0xff;    // no short delta to repeat
+  static constexpr uint8_t kRepeat = 0x81;   // 0x81..0xff: the last short delta, 1..127 more times
+  static constexpr uint32_t kNoRepeat = UINT32_MAX;
+  // A one-byte delta: the last one's repeat count goes up where it can.
+  void putShort(uint8_t delta) {
+    if (delta != runByte_) {
+      deltas_.push_back(delta);
+      runByte_ = delta;
+      repeatAt_ = kNoRepeat;
+    } else if (repeatAt_ != kNoRepeat && deltas_[repeatAt_] != 0xff) {
+      ++deltas_[repeatAt_];
+    } else {
+      repeatAt_ = static_cast<uint32_t>(deltas_.size());
+      deltas_.push_back(kRepeat);
+    }
+  }
   void addEntry(uint32_t offset, uint32_t line, uint32_t col);  // any entry
   std::vector<Checkpoint> checkpoints_;
-  std::vector<uint8_t> deltas_;  // per entry after a checkpoint: one short byte, or kLongEntry and three ULEBs
+  // After each checkpoint, its entries': a short byte, a repeat byte, or
+  // kLongEntry and three ULEBs.
+  std::vector<uint8_t> deltas_;
   Entry last_;
   uint32_t count_ = 0;
+  uint32_t checkpointPos_ = 0;     // where the last checkpoint's deltas start
+  uint32_t repeatAt_ = kNoRepeat;  // the repeat byte of the current run, if any
+  uint8_t runByte_ = kNoRun;       // the short delta a repeat byte would repeat
 };
 
 // Where one `.section NAME { ... }` block stands in the PTX text: from the
