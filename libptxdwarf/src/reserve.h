@@ -42,8 +42,9 @@ void reserveUpTo(std::vector<T>& v, uint64_t items, bool large = false) {
 // Gives back the memory of a reserved vector's unused tail: the whole pages
 // past its last element. Huge pages make a filled reservation hold up to
 // 2 MiB more than its elements, fillAhead up to a step; releasing the tail
-// splits the last huge page and returns what lies beyond them. The capacity stays (a later push
-// faults fresh zero pages in). A no-op for small reservations and off Linux.
+// splits the last huge page and returns what lies beyond them. The capacity
+// stays (a later push faults fresh zero pages in). A no-op for small
+// reservations and off Linux.
 void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes);
 template <class T>
 void releaseUnusedTail(std::vector<T>& v) {

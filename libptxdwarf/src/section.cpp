@@ -11,8 +11,9 @@ namespace ptxdwarf {
 std::string_view StringStore::keep(std::string_view s) {
   if (s.empty()) return {};
   if (s.size() + 1 > free_.size()) {
-    // Chunks double up to kMaxChunkSize: a store of a few names stays small,
-    // one of a megabyte of names is a few chunks, filled through fillAhead.
+    // Chunks double up to 1 MiB (kDoublings): a store of a few names stays
+    // small, one of a megabyte of names is a few chunks, filled through
+    // fillAhead.
     const size_t grown = kChunkSize << std::min<size_t>(chunks_.size(), kDoublings);
     const size_t size = std::max(grown, s.size() + 1);
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));

@@ -130,7 +130,8 @@ void Module::reindex() {
   size_t capacity = 16;
   while (3 * capacity < 4 * count) capacity *= 2;
   // The slots are filled at once: their pages mapped in with one call
-  // (reserve.h). The chained definitions, at most one per name, are few.
+  // (reserve.h). Chained definitions (parameters, names defined more than
+  // once) are a fraction of the names: reserved for all, filled ahead.
   slots_.clear();
   reserveExactly(slots_, capacity);
   slots_.resize(capacity);
