@@ -101,10 +101,8 @@ inline void fillAhead(std::span<T> rest, size_t appended) {
     mapNextStep(rest.data(), rest.data() + rest.size());
 }
 
-// Inputs from this size on are `large` for reserveUpTo: PTX text, and the
-// DWARF sections (a quarter of a megabyte of .debug_info is some 50,000
-// attribute values).
+// PTX text from this size on is `large` for reserveUpTo (annotate's line
+// starts; the reader fills its vectors through fillAhead instead).
 inline constexpr uint64_t kLargeText = uint64_t{4} << 20;
-inline constexpr uint64_t kLargeSection = uint64_t{256} << 10;
 
 }  // namespace ptxdwarf

@@ -150,10 +150,13 @@ void Module::reindex() {
     uint8_t declaration;
     uint32_t index, sub;
   };
-  auto chain = [&](const Pending& p) {
-    definitions_.push_back({p.kind, p.declaration, p.index, p.sub, kNone, kNone});
+  auto push = [&](const Definition& d) {
+    definitions_.push_back(d);
     fillAhead(definitions_);
-    const auto id = static_cast<uint32_t>(definitions_.size() - 1);
+    return static_cast<uint32_t>(definitions_.size() - 1);
+  };
+  auto chain = [&](const Pending& p) {
+    const uint32_t id = push({p.kind, p.declaration, p.index, p.sub, kNone, kNone});
     definitions_[id].last = id;
     return kChained | id;
   };
@@ -177,9 +180,7 @@ void Module::reindex() {
     const uint32_t head = slot.ref & ~kChained;
     if (p.declaration & definitions_[head].declared) return;
     definitions_[head].declared |= p.declaration;
-    const auto id = static_cast<uint32_t>(definitions_.size());
-    definitions_.push_back({p.kind, 0, p.index, p.sub, kNone, kNone});
-    fillAhead(definitions_);
+    const uint32_t id = push({p.kind, 0, p.index, p.sub, kNone, kNone});
     definitions_[definitions_[head].last].next = id;  // chains keep file order
     definitions_[head].last = id;
   };
