@@ -193,6 +193,38 @@ TEST(PtxReader, OperandSyntax) {
   EXPECT_EQ(bytesOf(r, ".debug_str"), expected);
 }
 
+// nvcc's `.b8 N` a line is read by a fast path (Cursor::byteLine); every
+// line here is read again with a comment after it, which the fast path
+// leaves to the general one: the bytes and the source map must not differ.
+TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
+  const std::vector<std::string> lines = {".b8 0",    "\t.b8\t255", ".b8 7  ", "  .b8 10", ".b8 012",
+                                          ".b8 00",   ".b8 100",    ".b8 0x1F", ".b8 1, 2", ".b8 99",
+                                          ".b16 258", ".b8 3"};
+  std::string fast, general;
+  for (const std::string& line : lines) {
+    fast += line + "\n";
+    general += line + " /* general */\n";
+  }
+  ReadResult a = readOk(section(fast)), b = readOk(section(general));
+  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3};
+  EXPECT_EQ(bytesOf(a, ".debug_str"), expected);
+  EXPECT_EQ(bytesOf(b, ".debug_str"), expected);
+  const SectionImage& sa = *a.module.section(".debug_str");
+  const SectionImage& sb = *b.module.section(".debug_str");
+  EXPECT_EQ(sa.sourceMap.size(), sb.sourceMap.size());
+  for (uint64_t offset = 0; offset < expected.size(); ++offset) {
+    EXPECT_EQ(sa.locate(offset).line, sb.locate(offset).line) << offset;
+    EXPECT_EQ(sa.locate(offset).col, sb.locate(offset).col) << offset;
+  }
+  EXPECT_EQ(sa.locate(1).line, 6u);  // `\t.b8\t255`: the value's column
+  EXPECT_EQ(sa.locate(1).col, 6u);
+  EXPECT_EQ(sa.locate(3).col, 7u);  // `  .b8 10`
+  // What the fast path declines is still checked by the general one.
+  EXPECT_EQ(firstError(section(".b8 7\n.b8 256")), "6:5: value out of range for type .b8: 256");
+  EXPECT_EQ(firstError(section(".b8 7\n.b8 1000")), "6:5: value out of range for type .b8: 1000");
+  EXPECT_EQ(firstError(section(".b8 7\n.b8 09")), "6:5: invalid number in .b8 operand");
+}
+
 TEST(PtxReader, SymbolicOperands) {
   ReadResult r = readOk(section(
       ".b32 .debug_abbrev\n.b64 $L__func_begin0+16\n.b32 .debug_loc+138, sym-4\n.b64 $L__end-$L__begin\n"

@@ -104,6 +104,27 @@ bool Cursor::skipComment() {
   return false;
 }
 
+std::optional<Cursor::ByteLine> Cursor::byteLine() {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  const char* q = p_;
+  while (q < end_ && blank(*q)) ++q;
+  if (end_ - q < 6 || q[0] != '.' || q[1] != 'b' || q[2] != '8' || !blank(q[3])) return std::nullopt;
+  q += 4;
+  while (q < end_ && blank(*q)) ++q;
+  const char* digits = q;
+  unsigned value = 0;
+  while (q < end_ && q - digits < 4 && isDigit(*q)) value = value * 10 + static_cast<unsigned>(*q++ - '0');
+  const auto length = q - digits;
+  // A leading 0 makes an octal literal: the general path reads it.
+  if (length == 0 || length > 3 || (length > 1 && *digits == '0') || value > 255) return std::nullopt;
+  while (q < end_ && blank(*q)) ++q;
+  if (q >= end_ || *q != '\n') return std::nullopt;
+  const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(digits - lineStart_ + 1)}};
+  newline(q);
+  p_ = q + 1;
+  return line;
+}
+
 void Cursor::skipInlineSpace() {
   while (p_ < end_) {
     char c = *p_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -95,6 +96,17 @@ class Cursor {
       }
     }
   }
+  // A line of exactly `.b8 N` (blanks around, N decimal and at most 255):
+  // how nvcc writes a debug section, a byte a line (a million lines in a
+  // 20 MB nvcc -G file). At one, moves past its newline and returns N and
+  // where N stood; else returns nothing and stays (the general path reads
+  // the line, and reports what is wrong with it).
+  struct ByteLine {
+    uint8_t value;
+    SourceLoc at;
+  };
+  std::optional<ByteLine> byteLine();
+
   // Skips blanks and /* */ comments that stay on this line; stops at a newline or `//`.
   void skipInlineSpace();
   // Skips a statement up to and including the next `;` outside strings and comments.

@@ -621,6 +621,7 @@ class Reader {
       SourceLoc at = cur_.loc();
       if (c == '.') {
         consumed();
+        if (byteLines(image)) continue;
         unsigned width = dataDirective();
         if (width != 0) {
           dataOperands(image, width, kDataDirectives[width]);
@@ -646,6 +647,22 @@ class Reader {
       }
       cur_.fail(at, std::string("unexpected '") + c + "' in section " + image.name);
     }
+  }
+
+  // A run of `.b8 N` lines (Cursor::byteLine), read without the general
+  // path's per-operand checks: what the run stores is what dataOperands
+  // would have. False when the cursor is not at one.
+  bool byteLines(SectionImage& image) {
+    bool any = false;
+    while (const std::optional<Cursor::ByteLine> line = cur_.byteLine()) {
+      const uint64_t offset = image.bytes.size();
+      if (offset + 1 > UINT32_MAX) cur_.fail(line->at, "section " + image.name + " exceeds 4 GiB");
+      image.sourceMap.add(static_cast<uint32_t>(offset), line->at.line, line->at.col);
+      appendValue(image, 1, line->value);
+      consumed();
+      any = true;
+    }
+    return any;
   }
 
   // `.b8`, `.b16`, `.b32` or `.b64` at the cursor (nearly every line of a

@@ -78,19 +78,39 @@ class PreserveWriter {
   // relative place after `at` (the output offset the range was written to).
   void relocationsOf(uint64_t from, uint64_t size, uint64_t at) {
     if (!src_) return;
-    auto it = std::lower_bound(src_->relocations.begin(), src_->relocations.end(), from,
-                               [](const Relocation& r, uint64_t o) { return r.offset < o; });
-    for (; it != src_->relocations.end() && it->offset < from + size; ++it) {
-      const auto offset = static_cast<uint32_t>(at + (it->offset - from));
-      if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(it - src_->relocations.begin())});
-      else out_.image->relocations.push_back(Relocation{offset, it->size, it->symbol, it->minus, it->addend});
+    const std::vector<Relocation>& source = src_->relocations;
+    for (next_ = firstAtOrAfter(from); next_ < source.size() && source[next_].offset < from + size; ++next_) {
+      const Relocation& r = source[next_];
+      const auto offset = static_cast<uint32_t>(at + (r.offset - from));
+      if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(next_)});
+      else out_.image->relocations.push_back(Relocation{offset, r.size, r.symbol, r.minus, r.addend});
     }
   }
   uint64_t offset() const { return out_.bytes.size(); }
 
  private:
+  // The index of the first source relocation at or after `from`. Values are
+  // written in offset order, a few bytes apart: a step or two on from the
+  // last one found, not a binary search per value (300,000 of them in a
+  // 20 MB nvcc -G file's .debug_info). A range further on, or behind, is
+  // searched for.
+  size_t firstAtOrAfter(uint64_t from) const {
+    const std::vector<Relocation>& source = src_->relocations;
+    size_t i = next_;
+    if (i > source.size() || (i > 0 && source[i - 1].offset >= from)) i = 0;  // behind: search it all
+    for (unsigned steps = 0; i < source.size() && source[i].offset < from; ++i) {
+      if (++steps == kSteps)
+        return static_cast<size_t>(std::lower_bound(source.begin() + static_cast<ptrdiff_t>(i), source.end(), from,
+                                                    [](const Relocation& r, uint64_t o) { return r.offset < o; }) -
+                                   source.begin());
+    }
+    return i;
+  }
+  static constexpr unsigned kSteps = 8;
+
   PreserveOutput out_;
   const SectionImage* src_;
+  size_t next_ = 0;  // where the last range's relocations ended
 };
 
 void preserveAbbrevs(const read::Dwarf& dwarf, PreserveOutput out) {
