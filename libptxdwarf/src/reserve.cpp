@@ -42,6 +42,12 @@ void mapNextStep(const void* end, const void* limit) {
   if (to > from) prefault(reinterpret_cast<const void*>(from), to - from);
 }
 
+void mapThroughNextStep(const void* end, const void* limit) {
+  const uintptr_t to = std::min((reinterpret_cast<uintptr_t>(end) & ~(kFillStep - 1)) + 2 * kFillStep,
+                                reinterpret_cast<uintptr_t>(limit));
+  if (to > reinterpret_cast<uintptr_t>(end)) prefault(end, to - reinterpret_cast<uintptr_t>(end));
+}
+
 void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes) {
 #if defined(__linux__)
   constexpr size_t kWorthIt = size_t{2} << 20;  // below a huge page there is no huge page to split

@@ -80,6 +80,35 @@ TEST(Reserve, FillingAheadMapsAtMostAStepPastTheEnd) {
   EXPECT_EQ(residentPages(end + 2 * kFillStep + (size_t{2} << 20), limit), 0u);
 }
 
+// A vector is left to faults while it is small; once it holds
+// kFaultedBytes, the rest of its step and the next are mapped in at once.
+TEST(Reserve, FillingAheadMapsTheFirstStepOnceAVectorIsNoLongerSmall) {
+  std::vector<uint64_t> v;
+  reserveUpTo(v, size_t{8} << 20);
+  const uintptr_t step = kFillStep;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  auto push = [&](size_t bytes) {
+    while (v.size() * sizeof(uint64_t) < bytes) {
+      v.push_back(v.size());
+      fillAhead(v);
+    }
+  };
+  push(kFaultedBytes - sizeof(uint64_t));
+  const char* end = reinterpret_cast<const char*>(v.data() + v.size());
+  const uintptr_t stepEnd = (reinterpret_cast<uintptr_t>(end) & ~(step - 1)) + step;
+  // Not mapped ahead yet, unless the vector's start lay in the step before
+  // (entering this step mapped the next one, as it always does).
+  if ((reinterpret_cast<uintptr_t>(v.data()) & ~(step - 1)) + step > reinterpret_cast<uintptr_t>(end)) {
+    EXPECT_EQ(residentPages(end + 2 * page, reinterpret_cast<const char*>(stepEnd)), 0u);
+  }
+  push(kFaultedBytes + sizeof(uint64_t));
+  end = reinterpret_cast<const char*>(v.data() + v.size());
+  const char* through = reinterpret_cast<const char*>((reinterpret_cast<uintptr_t>(end) & ~(step - 1)) + 2 * step);
+  const uintptr_t firstWhole = (reinterpret_cast<uintptr_t>(end) + page - 1) & ~(page - 1);
+  EXPECT_EQ(residentPages(end, through), (reinterpret_cast<uintptr_t>(through) - firstWhole) / page);
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i);
+}
+
 // The same for a buffer filled front to back (StringStore's chunks).
 TEST(Reserve, FillingAheadABufferStaysInsideIt) {
   std::vector<char> buffer(size_t{2} << 20);  // written whole: resident, but only its own pages
