@@ -131,7 +131,7 @@ size_t packableRegisters(const ptx::Module& m) {
   size_t n = 0;
   for (const ptx::Function& f : m.functions) {
     if (!f.hasBody) continue;
-    for (const ptx::RegisterDecl& r : f.registers) {
+    for (const ptx::RegisterDecl& r : m.registersOf(f)) {
       if (!r.isRange()) {
         n += r.name.starts_with("%") && r.name.size() <= 8;
         continue;
@@ -146,14 +146,14 @@ size_t allRegisters(const ptx::Module& m) {
   size_t n = 0;
   for (const ptx::Function& f : m.functions)
     if (f.hasBody)
-      for (const ptx::RegisterDecl& r : f.registers) n += r.isRange() ? r.count : 1;
+      for (const ptx::RegisterDecl& r : m.registersOf(f)) n += r.isRange() ? r.count : 1;
   return n;
 }
 
 size_t parameters(const ptx::Module& m) {
   size_t n = 0;
   for (const ptx::Function& f : m.functions)
-    if (f.hasBody) n += f.params.size();
+    if (f.hasBody) n += m.paramsOf(f).size();
   return n;
 }
 

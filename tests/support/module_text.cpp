@@ -59,9 +59,12 @@ std::string moduleText(const ptx::ReadResult& result) {
            std::to_string(static_cast<int>(f.linkage)) + (f.hasBody ? " body" : "") + at(f.loc) + at(f.bodyBegin) +
            at(f.bodyEnd) + " instructions [" + std::to_string(f.firstInstruction) + "," +
            std::to_string(f.endInstruction) + ")" + (m.findFunction(f.name) ? " indexed" : " NOT INDEXED") + "\n";
-    for (const ptx::Variable& v : f.returns) variable(out, v);
-    for (const ptx::Variable& v : f.params) variable(out, v);
-    for (const ptx::RegisterDecl& r : f.registers)
+    out += "  parameters [" + std::to_string(f.firstReturn) + "," + std::to_string(f.firstParam) + "," +
+           std::to_string(f.endParam) + ") registers [" + std::to_string(f.firstRegister) + "," +
+           std::to_string(f.endRegister) + ")\n";
+    for (const ptx::Variable& v : m.returnsOf(f)) variable(out, v);
+    for (const ptx::Variable& v : m.paramsOf(f)) variable(out, v);
+    for (const ptx::RegisterDecl& r : m.registersOf(f))
       out += "  reg " + r.name.str() + " " + r.type.str() + " " + std::to_string(r.count) + " block=" + std::to_string(r.block) +
              at(r.loc) + "\n";
     for (uint32_t l = f.firstLabel; l < f.endLabel; ++l) out += "  label " + m.labels.at(l).name.str() + "\n";

@@ -73,7 +73,7 @@ TEST(CodePositions, InstructionsLabelsAndBlocks) {
   EXPECT_EQ(m.blocks[0].endInstruction, 4u);
   EXPECT_EQ(m.blocks[0].open.line, 14u);
   EXPECT_EQ(m.blocks[0].close.line, 20u);
-  const auto& regs = m.functions[0].registers;
+  const auto regs = m.registersOf(m.functions[0]);
   ASSERT_EQ(regs.size(), 3u);
   EXPECT_EQ(regs[0].block, -1);
   EXPECT_EQ(regs[1].block, -1);
@@ -88,7 +88,7 @@ TEST(CodePositions, NestedBlocks) {
   EXPECT_EQ(r.module.blocks[1].parent, 0);
   EXPECT_EQ(r.module.blocks[1].firstInstruction, 0u);
   EXPECT_EQ(r.module.blocks[1].endInstruction, 1u);
-  EXPECT_EQ(r.module.functions[0].registers[1].block, 1);
+  EXPECT_EQ(r.module.registersOf(r.module.functions[0])[1].block, 1);
 }
 
 TEST(LocDirective, InlinedOperands) {

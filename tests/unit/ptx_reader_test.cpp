@@ -89,19 +89,19 @@ TEST(PtxReader, Chapter6Module) {
   EXPECT_EQ(foo.name, "_Z3fooi");
   EXPECT_FALSE(foo.isEntry);
   EXPECT_EQ(foo.linkage, Linkage::visible);
-  ASSERT_EQ(foo.returns.size(), 1u);
-  EXPECT_EQ(foo.returns[0].name, "func_retval0");
-  ASSERT_EQ(foo.params.size(), 2u);
-  EXPECT_EQ(foo.params[1].name, "_Z3fooi_param_1");
-  EXPECT_EQ(foo.params[1].type, ".b32");
-  EXPECT_EQ(foo.params[1].space, StateSpace::param);
-  EXPECT_TRUE(foo.declaresRegister("%r3"));
-  EXPECT_FALSE(foo.declaresRegister("%r4"));
-  EXPECT_FALSE(foo.declaresRegister("%rd1"));
+  ASSERT_EQ(m.returnsOf(foo).size(), 1u);
+  EXPECT_EQ(m.returnsOf(foo)[0].name, "func_retval0");
+  ASSERT_EQ(m.paramsOf(foo).size(), 2u);
+  EXPECT_EQ(m.paramsOf(foo)[1].name, "_Z3fooi_param_1");
+  EXPECT_EQ(m.paramsOf(foo)[1].type, ".b32");
+  EXPECT_EQ(m.paramsOf(foo)[1].space, StateSpace::param);
+  EXPECT_TRUE(m.declaresRegister(foo, "%r3"));
+  EXPECT_FALSE(m.declaresRegister(foo, "%r4"));
+  EXPECT_FALSE(m.declaresRegister(foo, "%rd1"));
   const Function& test = m.functions[1];
   EXPECT_TRUE(test.isEntry);
-  EXPECT_TRUE(test.declaresRegister("%rd1"));
-  EXPECT_FALSE(test.declaresRegister("%rd2"));
+  EXPECT_TRUE(m.declaresRegister(test, "%rd1"));
+  EXPECT_FALSE(m.declaresRegister(test, "%rd2"));
   // Labels and the function each lies in.
   ASSERT_NE(m.findLabel("func_end1"), nullptr);
   EXPECT_EQ(m.findLabel("func_end1")->function, 1);
@@ -171,9 +171,9 @@ dup:
   EXPECT_EQ(m.findVariable("buf", 3)->function, -1);
   EXPECT_EQ(m.findVariable("buf", 3)->loc.line, 4u);  // the first declaration
   EXPECT_EQ(m.findVariable("param0", 3)->loc.line, 19u);
-  // Parameters: chained from the start (they need their index in the function).
+  // Parameters: where their functions' ranges say.
   ASSERT_NE(m.findParameter("k_p"), nullptr);
-  EXPECT_EQ(m.findParameter("a"), &m.functions[0].params[0]);
+  EXPECT_EQ(m.findParameter("a"), &m.paramsOf(m.functions[0])[0]);
   EXPECT_TRUE(m.definesSymbol(".debug_str"));
   EXPECT_FALSE(m.definesSymbol("nothing"));
   EXPECT_EQ(m.findFunction("dup"), nullptr);
@@ -295,17 +295,17 @@ TEST(PtxReader, ModuleIndex) {
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->hasBody);
   EXPECT_EQ(f->linkage, Linkage::weak);
-  ASSERT_EQ(f->params.size(), 2u);
-  EXPECT_EQ(f->params[0].align, 0u);  // .align after .ptr describes the pointee
-  EXPECT_EQ(f->params[1].space, StateSpace::reg);
+  ASSERT_EQ(m.paramsOf(*f).size(), 2u);
+  EXPECT_EQ(m.paramsOf(*f)[0].align, 0u);  // .align after .ptr describes the pointee
+  EXPECT_EQ(m.paramsOf(*f)[1].space, StateSpace::reg);
   const Function* k = m.findFunction("k");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->params[0].dims, (std::vector<uint64_t>{24}));
-  EXPECT_TRUE(k->declaresRegister("%p2"));
-  EXPECT_TRUE(k->declaresRegister("%SPL"));
-  EXPECT_TRUE(k->declaresRegister("inner"));
-  EXPECT_FALSE(k->declaresRegister("%p3"));
-  EXPECT_FALSE(k->declaresRegister("%p01"));
+  EXPECT_EQ(m.paramsOf(*k)[0].dims, (std::vector<uint64_t>{24}));
+  EXPECT_TRUE(m.declaresRegister(*k, "%p2"));
+  EXPECT_TRUE(m.declaresRegister(*k, "%SPL"));
+  EXPECT_TRUE(m.declaresRegister(*k, "inner"));
+  EXPECT_FALSE(m.declaresRegister(*k, "%p3"));
+  EXPECT_FALSE(m.declaresRegister(*k, "%p01"));
   EXPECT_EQ(m.findVariable("__local_depot0", 1)->space, StateSpace::local);
   EXPECT_EQ(m.findVariable("k_sh", 1)->space, StateSpace::shared);
   ASSERT_NE(m.findLabel("$L__BB0_1"), nullptr);

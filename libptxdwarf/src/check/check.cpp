@@ -647,7 +647,7 @@ class Checker {
             "DW_OP_regx operand " + hex(packed) + " is not a packed PTX register name ('%' and at most 8 bytes)", &die);
       return;
     }
-    if (const ptx::Function* f = enclosingFunction(die); f && !f->declaresRegister(*reg))
+    if (const ptx::Function* f = enclosingFunction(die); f && !m_.declaresRegister(*f, *reg))
       error(sec, at, "register-name", "register " + *reg + " is not declared in " + f->name, &die);
     if (addressClass && addressClass->value != cuda::ADDR_reg_space && sec == d_.info)
       error(d_.info, addressClass->offset, "address-class",

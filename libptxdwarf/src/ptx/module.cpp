@@ -28,8 +28,8 @@ std::string_view stateSpaceName(StateSpace s) {
   return "";
 }
 
-bool Function::declaresRegister(std::string_view reg) const {
-  for (const RegisterDecl& d : registers) {
+bool Module::declaresRegister(const Function& f, std::string_view reg) const {
+  for (const RegisterDecl& d : registersOf(f)) {
     if (!d.isRange()) {
       if (d.name == reg) return true;
       continue;
@@ -94,8 +94,8 @@ uint32_t hashName(std::string_view name) {
 bool Module::isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const {
   switch (kind) {
     case DefinitionKind::function: return functions[index].name == name;
-    case DefinitionKind::parameter: return functions[index].params[sub].name == name;
-    case DefinitionKind::returnValue: return functions[index].returns[sub].name == name;
+    case DefinitionKind::parameter:
+    case DefinitionKind::returnValue: return parameters[index].name == name;
     case DefinitionKind::variable: return variables[index].name == name;
     case DefinitionKind::label: return labels[index].name == name;
     case DefinitionKind::section: return sections[index].name == name;
@@ -121,8 +121,7 @@ void Module::indexFiles() {
 
 void Module::reindex() {
   indexFiles();
-  size_t count = labels.size() + functions.size() + variables.size() + sections.size();
-  for (const Function& f : functions) count += f.params.size() + f.returns.size();
+  size_t count = labels.size() + functions.size() + variables.size() + parameters.size() + sections.size();
   for (const SectionImage& s : sections) count += s.labels.size();
   // At most three quarters full (less where names repeat: a chain takes one
   // slot): a lookup probes a few slots, and the table is up to half the size
@@ -163,8 +162,7 @@ void Module::reindex() {
   // A name's first definition goes in its slot, packed, where it can.
   auto firstRef = [&](const Pending& p) {
     const bool packable = p.sub == 0 && p.index <= kIndexMask &&
-                          (p.kind == DefinitionKind::function || p.kind == DefinitionKind::variable ||
-                           p.kind == DefinitionKind::label || p.kind == DefinitionKind::section);
+                          p.kind != DefinitionKind::sectionLabel;
     return packable ? static_cast<uint32_t>(p.kind) << kIndexBits | p.index : chain(p);
   };
   // A second definition of a name: a packed first one moves to a chain.
@@ -215,8 +213,8 @@ void Module::reindex() {
   for (uint32_t i = 0; i < functions.size(); ++i) {
     const Function& f = functions[i];
     define(f.name, DefinitionKind::function, i, 0, f.hasBody ? 0 : kFunctionDeclared);
-    for (uint32_t p = 0; p < f.params.size(); ++p) define(f.params[p].name, DefinitionKind::parameter, i, p);
-    for (uint32_t p = 0; p < f.returns.size(); ++p) define(f.returns[p].name, DefinitionKind::returnValue, i, p);
+    for (uint32_t p = f.firstParam; p < f.endParam; ++p) define(parameters[p].name, DefinitionKind::parameter, p);
+    for (uint32_t p = f.firstReturn; p < f.firstParam; ++p) define(parameters[p].name, DefinitionKind::returnValue, p);
   }
   for (uint32_t i = 0; i < variables.size(); ++i)
     define(variables[i].name, DefinitionKind::variable, i, 0, variables[i].function < 0 ? kModuleVariableDeclared : 0);
@@ -287,8 +285,8 @@ const Variable* Module::findVariable(std::string_view name, int32_t function) co
 
 const Variable* Module::findParameter(std::string_view name) const {
   const Variable* found = nullptr;
-  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t sub) {
-    if (kind == DefinitionKind::parameter) found = &functions[index].params[sub];
+  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t) {
+    if (kind == DefinitionKind::parameter) found = &parameters[index];
     return found != nullptr;
   });
   return found;

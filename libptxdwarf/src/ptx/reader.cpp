@@ -96,7 +96,9 @@ class Reader {
       reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
       reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
       reserveForText(module_.blocks, remaining_, 2);        // `{}`
+      reserveForText(module_.registers, remaining_, 8);     // `.reg .b8 a;` (`,b` for another)
     }
+    reserveForText(module_.parameters, remaining_, 6);  // `.b8 a,` in a parameter list
     reserveForText(module_.variables, remaining_, 16);  // `.shared .b8 a;`
     reserveForText(module_.functions, remaining_, 12);  // `.func f(){}`
   }
@@ -305,14 +307,17 @@ class Reader {
     f.linkage = linkage;
     f.loc = at;
     cur_.skipSpace();
-    if (!isEntry && cur_.peek() == '(') parameterList(f.returns);
+    f.firstReturn = f.firstParam = f.endParam = static_cast<uint32_t>(module_.parameters.size());
+    if (!isEntry && cur_.peek() == '(') parameterList();
+    f.firstParam = f.endParam = static_cast<uint32_t>(module_.parameters.size());
     cur_.skipSpace();
     SourceLoc nameLoc = cur_.loc();
     std::string_view name = cur_.identifier();
     if (name.empty()) cur_.fail(nameLoc, "expected a function name");
     f.name = std::string(name);
     cur_.skipSpace();
-    if (cur_.peek() == '(') parameterList(f.params);
+    if (cur_.peek() == '(') parameterList();
+    f.endParam = static_cast<uint32_t>(module_.parameters.size());
     // Performance directives (.maxntid 1, 1, 1 / .noreturn / .pragma "..."), then body or ';'.
     for (;;) {
       cur_.skipSpace();
@@ -341,19 +346,22 @@ class Reader {
     // A declaration's empty ranges sit where its text does: ranges stay in order.
     f.firstInstruction = f.endInstruction = static_cast<uint32_t>(module_.instructions.size());
     f.firstLabel = f.endLabel = static_cast<uint32_t>(module_.labels.size());
+    f.firstRegister = f.endRegister = static_cast<uint32_t>(module_.registers.size());
     int32_t index = static_cast<int32_t>(module_.functions.size());
     module_.functions.push_back(std::move(f));
     fillAhead(module_.functions);
     if (module_.functions.back().hasBody) body(index);
   }
 
-  void parameterList(std::vector<Variable>& out) {
+  // Appends the list's parameters to Module::parameters.
+  void parameterList() {
     cur_.expect('(', "to open a parameter list");
     cur_.skipSpace();
     if (cur_.consume(')')) return;
     for (;;) {
       cur_.skipSpace();
-      out.push_back(declarator());
+      module_.parameters.push_back(declarator());
+      fillAhead(module_.parameters);
       cur_.skipSpace();
       if (cur_.consume(')')) return;
       if (!cur_.consume(',')) cur_.fail("expected ',' or ')' in a parameter list");
@@ -441,8 +449,7 @@ class Reader {
         if (function >= 0 && !options_.bodies) {
           // read, not recorded (ReadOptions::bodies)
         } else if (space == StateSpace::reg && function >= 0) {
-          module_.functions[static_cast<size_t>(function)].registers.push_back(
-              {keepName(name), v.type, 0, block_, nameLoc});
+          addRegister(function, {keepName(name), v.type, 0, block_, nameLoc});
         } else {
           v.name = keepName(name);
           if (function >= 0) v.block = block_;
@@ -470,8 +477,14 @@ class Reader {
     if (n == 0 || n > UINT32_MAX) cur_.fail(loc, "register count out of range");
     if (function < 0) cur_.fail(loc, ".reg declarations belong inside a function body");
     if (!options_.bodies) return;
-    module_.functions[static_cast<size_t>(function)].registers.push_back(
-        {keepName(prefix), type, static_cast<uint32_t>(n), block_, loc});
+    addRegister(function, {keepName(prefix), type, static_cast<uint32_t>(n), block_, loc});
+  }
+
+  // Bodies do not nest: the function's registers so far end the vector.
+  void addRegister(int32_t function, const RegisterDecl& r) {
+    module_.registers.push_back(r);
+    fillAhead(module_.registers);
+    module_.functions[static_cast<size_t>(function)].endRegister = static_cast<uint32_t>(module_.registers.size());
   }
 
   void body(int32_t function) {
@@ -911,13 +924,16 @@ struct PartBase {
   uint32_t label = 0;
   uint32_t instruction = 0;
   uint32_t locFunctionName = 0;
+  uint32_t parameter = 0;
+  uint32_t reg = 0;  // into Module::registers
 };
 
 std::vector<PartBase> partBases(const Module& into, std::span<const Module> parts) {
   std::vector<PartBase> bases(parts.size());
   PartBase next{static_cast<int32_t>(into.functions.size()), static_cast<int32_t>(into.blocks.size()),
                 static_cast<uint32_t>(into.labels.size()), static_cast<uint32_t>(into.instructions.size()),
-                static_cast<uint32_t>(into.locFunctionNames.size())};
+                static_cast<uint32_t>(into.locFunctionNames.size()), static_cast<uint32_t>(into.parameters.size()),
+                static_cast<uint32_t>(into.registers.size())};
   for (size_t i = 0; i < parts.size(); ++i) {
     bases[i] = next;
     next.function += static_cast<int32_t>(parts[i].functions.size());
@@ -925,6 +941,8 @@ std::vector<PartBase> partBases(const Module& into, std::span<const Module> part
     next.label += static_cast<uint32_t>(parts[i].labels.size());
     next.instruction += static_cast<uint32_t>(parts[i].instructions.size());
     next.locFunctionName += static_cast<uint32_t>(parts[i].locFunctionNames.size());
+    next.parameter += static_cast<uint32_t>(parts[i].parameters.size());
+    next.reg += static_cast<uint32_t>(parts[i].registers.size());
   }
   return bases;
 }
@@ -979,7 +997,11 @@ void appendFunctions(Module& into, Module& part, const PartBase& base) {
   for (Function& f : part.functions) {
     f.firstLabel += base.label;
     f.endLabel += base.label;
-    for (RegisterDecl& r : f.registers) r.block = shifted(r.block, base.block);
+    f.firstReturn += base.parameter;
+    f.firstParam += base.parameter;
+    f.endParam += base.parameter;
+    f.firstRegister += base.reg;
+    f.endRegister += base.reg;
     f.firstInstruction += base.instruction;
     f.endInstruction += base.instruction;
     into.functions.push_back(std::move(f));
@@ -991,6 +1013,17 @@ void appendVariables(Module& into, Module& part, const PartBase& base) {
     v.function = shifted(v.function, base.function);
     v.block = shifted(v.block, base.block);
     into.variables.push_back(std::move(v));
+  }
+}
+
+// Parameters are where their functions say (appendFunctions); registers
+// name their blocks.
+void appendDeclarations(Module& into, Module& part, const PartBase& base) {
+  into.parameters.insert(into.parameters.end(), std::make_move_iterator(part.parameters.begin()),
+                         std::make_move_iterator(part.parameters.end()));
+  for (RegisterDecl& r : part.registers) {
+    r.block = shifted(r.block, base.block);
+    into.registers.push_back(r);
   }
 }
 
@@ -1009,7 +1042,8 @@ void appendLabels(Module& into, Module& part, const PartBase& base) {
 void appendParts(Module& into, std::span<Module> parts, unsigned threads) {
   const std::vector<PartBase> bases = partBases(into, parts);
   using Append = void (*)(Module&, Module&, const PartBase&);
-  static constexpr Append kAppends[] = {appendLocs, appendCode, appendFunctions, appendVariables, appendLabels};
+  static constexpr Append kAppends[] = {appendLocs,      appendCode,   appendFunctions,
+                                        appendVariables, appendLabels, appendDeclarations};
   runTasks(std::size(kAppends) + 1, threads, [&](size_t task) {
     for (size_t i = 0; i < parts.size(); ++i) {
       if (task == std::size(kAppends)) appendModuleScope(into, parts[i]);
@@ -1026,6 +1060,8 @@ void releaseUnusedTails(Module& m) {
   releaseUnusedTail(m.variables);
   releaseUnusedTail(m.functions);
   releaseUnusedTail(m.blocks);
+  releaseUnusedTail(m.parameters);
+  releaseUnusedTail(m.registers);
   for (SectionImage& s : m.sections) s.releaseUnusedTails();
 }
 
@@ -1094,9 +1130,11 @@ size_t numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsig
 void reserveForJoin(std::span<const Module> parts, Module& into) {
   size_t functions = into.functions.size(), variables = into.variables.size();
   size_t labels = into.labels.size(), locs = into.locs.size(), instructions = into.instructions.size();
-  size_t blocks = into.blocks.size();
+  size_t blocks = into.blocks.size(), parameters = into.parameters.size(), registers = into.registers.size();
   for (const Module& part : parts) {
     functions += part.functions.size();
+    parameters += part.parameters.size();
+    registers += part.registers.size();
     blocks += part.blocks.size();
     variables += part.variables.size();
     labels += part.labels.size();
@@ -1109,6 +1147,8 @@ void reserveForJoin(std::span<const Module> parts, Module& into) {
   reserveExactly(into.labels, labels);
   reserveExactly(into.locs, locs);
   reserveExactly(into.blocks, blocks);
+  reserveExactly(into.parameters, parameters);
+  reserveExactly(into.registers, registers);
 }
 
 // Reads the chunks on up to `threads` threads and joins them. False when

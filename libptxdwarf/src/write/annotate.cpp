@@ -296,10 +296,8 @@ class Annotator {
   // milliseconds of zeroing better spent beside the code's edits.
   void reserveDies() {
     size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
-    for (const ptx::Function& f : m_.functions) {
-      dies += 1 + f.params.size() + f.registers.size();  // a declaration's registers are one record (a run)
-      declarations += f.registers.size();
-    }
+    dies += m_.functions.size() + m_.parameters.size() + m_.registers.size();  // a declaration's registers are one record (a run)
+    declarations += m_.registers.size();
     constexpr size_t kAttributesPerDie = 7;  // name, decl file and line, type, location, class, +1
     // A declaration's encoded bytes are one register variable's ("%rd1234",
     // 8, 4, 11, 1): a range keeps its first register's (Unit::addRegisterRun).
@@ -557,7 +555,7 @@ class Annotator {
                               .lowPc = pc ? std::optional<SymbolRef>(SymbolRef{pc->begin}) : std::nullopt,
                               .highPc = pc ? std::optional<SymbolRef>(SymbolRef{pc->end}) : std::nullopt});
     ++result_.stats.subprograms;
-    for (const ptx::Variable& p : f.params) {
+    for (const ptx::Variable& p : m_.paramsOf(f)) {
       b_.formalParameter(sp, {.name = p.name.str(),
                               .declFile = declFile(),
                               .declLine = declFile() ? p.loc.line : 0,
@@ -571,12 +569,13 @@ class Annotator {
     // blocks-times-declarations walk.
     const std::vector<size_t>& variables = variablesOf_[static_cast<size_t>(index)];
     std::vector<std::pair<int32_t, uint32_t>> regsByBlock, varsByBlock;  // (block, index)
-    work::step(work::annotatePlacement, f.registers.size() + variables.size());
-    for (uint32_t i = 0; i < f.registers.size(); ++i) {
-      if (f.registers[i].block < 0)
-        registers(sp, f.registers[i], plan.renames);
+    const std::span<const ptx::RegisterDecl> regs = m_.registersOf(f);
+    work::step(work::annotatePlacement, regs.size() + variables.size());
+    for (uint32_t i = 0; i < regs.size(); ++i) {
+      if (regs[i].block < 0)
+        registers(sp, regs[i], plan.renames);
       else
-        regsByBlock.emplace_back(f.registers[i].block, i);
+        regsByBlock.emplace_back(regs[i].block, i);
     }
     for (uint32_t i = 0; i < variables.size(); ++i) {
       const ptx::Variable& v = m_.variables[variables[i]];
@@ -602,7 +601,7 @@ class Annotator {
       const std::pair<int32_t, uint32_t> key{static_cast<int32_t>(k), 0};
       for (auto [it, end] = std::equal_range(regsByBlock.begin(), regsByBlock.end(), key, byBlock); it != end; ++it) {
         work::step(work::annotatePlacement);
-        registers(scope, f.registers[it->second], plan.renames);
+        registers(scope, regs[it->second], plan.renames);
       }
       for (auto [it, end] = std::equal_range(varsByBlock.begin(), varsByBlock.end(), key, byBlock); it != end; ++it) {
         work::step(work::annotatePlacement);
@@ -690,9 +689,8 @@ class Annotator {
   void chooseStem() {
     stem_ = "%_";
     auto taken = [&] {
-      for (const ptx::Function& f : m_.functions)
-        for (const ptx::RegisterDecl& r : f.registers)
-          if (r.name.starts_with(stem_)) return true;
+      for (const ptx::RegisterDecl& r : m_.registers)
+        if (r.name.starts_with(stem_)) return true;
       return false;
     };
     while (taken()) stem_ += '_';
@@ -713,7 +711,7 @@ class Annotator {
   Renames planRenames(const ptx::Function& f) {
     Renames renames;
     size_t next = 0;
-    for (const ptx::RegisterDecl& r : f.registers) {
+    for (const ptx::RegisterDecl& r : m_.registersOf(f)) {
       if (renames.count(r.name)) continue;  // the same name declared in another block
       size_t digits = r.isRange() ? std::to_string(r.count - 1).size() : 0;
       if (packable(r.name.str() + std::string(digits, '0'))) continue;
