@@ -39,7 +39,7 @@ void appendPosition(std::string& out, const ptx::LineTable& t, const ptx::Source
   appendDec(out, p.col);
 }
 
-std::string calleeName(const ptx::Module& m, const ptx::LineTable& t, const ptx::LocRecord& r) {
+std::string calleeName(const ptx::Module& m, const ptx::LineTable& t, const ptx::LocInlining& r) {
   if (const auto& name = t.functionNames[r.functionName]) return demangle(*name);
   return m.locFunctionNames[r.functionName] + " (no string in .debug_str)";
 }
@@ -93,9 +93,9 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     const ptx::LocRecord& frame = m.locs[t.rows[stack[k]].loc];
     if (!frame.isInlined()) break;  // the outermost row: the function itself
     out += "                   inlined: ";
-    out += calleeName(m, t, frame);
+    out += calleeName(m, t, m.inliningOf(frame));
     out += " at ";
-    appendPosition(out, t, frame.inlinedAt);
+    appendPosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
     out += '\n';
   }
@@ -134,14 +134,15 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   appendDec(out, r.col);
   if (r.isInlined()) {
     out += ",\"function_name\":";
-    detail::appendJsonString(out, m.locFunctionNames[r.functionName]);
+    detail::appendJsonString(out, m.locFunctionNames[m.inliningOf(r).functionName]);
     out += ",\"inlined_at\":";
-    positionJson(out, r.inlinedAt);
+    positionJson(out, m.inliningOf(r).inlinedAt);
     out += ",\"inline_stack\":[";
     bool first = true;
     for (uint32_t k : t.inlineStack(row)) {
-      const ptx::LocRecord& frame = m.locs[t.rows[k].loc];
-      if (!frame.isInlined()) break;
+      const ptx::LocRecord& record = m.locs[t.rows[k].loc];
+      if (!record.isInlined()) break;
+      const ptx::LocInlining& frame = m.inliningOf(record);
       if (!first) out += ',';
       first = false;
       out += "{\"function_name\":";

@@ -114,7 +114,8 @@ TEST_P(LineTableCorpus, RowsAndFilesAgreeWithPtxasAndTheText) {
     if (!r.isInlined()) continue;
     ++inlined;
     EXPECT_NE(row.caller, ptx::kNoIndex) << "line " << r.loc.line;
-    EXPECT_TRUE(table.functionNames[r.functionName].has_value()) << m.locFunctionNames[r.functionName];
+    const uint32_t name = m.inliningOf(r).functionName;
+    EXPECT_TRUE(table.functionNames[name].has_value()) << m.locFunctionNames[name];
   }
   if (entry.producer == Producer::nvccLineinfo && entry.program == "calls_inline") {
     EXPECT_GT(inlined, 0u) << "nvcc -lineinfo -O3 inlines shade() and the Vec3 methods";

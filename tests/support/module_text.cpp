@@ -40,14 +40,17 @@ std::string moduleText(const ptx::ReadResult& result) {
   for (const ptx::FileEntry& f : m.files)
     out += "file " + std::to_string(f.index) + " " + f.path + " " + std::to_string(f.timestamp.value_or(0)) + " " +
            std::to_string(f.size.value_or(0)) + at(f.loc) + "\n";
+  auto inlining = [&](const ptx::LocRecord& l) {
+    if (!l.isInlined()) return std::string();
+    const ptx::LocInlining& i = m.locInlinings.at(l.inlining);
+    return " function_name=" + m.locFunctionNames.at(i.functionName) + " inlined_at=" +
+           std::to_string(i.inlinedAt.file) + ":" + std::to_string(i.inlinedAt.line) + ":" +
+           std::to_string(i.inlinedAt.col) + at(i.functionNameLoc) + at(i.inlinedAtLoc);
+  };
   for (const ptx::LocRecord& l : m.locs)
     out += "loc " + std::to_string(l.file) + " " + std::to_string(l.line) + " " + std::to_string(l.col) +
            " function=" + std::to_string(l.function) + " instruction=" + std::to_string(l.instruction) +
-           (l.isInlined() ? " function_name=" + m.locFunctionNames.at(l.functionName) + " inlined_at=" +
-                                std::to_string(l.inlinedAt.file) + ":" + std::to_string(l.inlinedAt.line) + ":" +
-                                std::to_string(l.inlinedAt.col) + at(l.functionNameLoc) + at(l.inlinedAtLoc)
-                          : "") +
-           at(l.loc) + "\n";
+           inlining(l) + at(l.loc) + "\n";
   for (size_t i = 0; i < m.instructions.size(); ++i)
     out += "instruction " + std::to_string(i) + at({m.instructions[i].line, m.instructions[i].col}) + "\n";
   for (const ptx::Block& b : m.blocks)

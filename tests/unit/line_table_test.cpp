@@ -101,12 +101,15 @@ TEST(LocDirective, InlinedOperands) {
   EXPECT_EQ(m.locs[1].instruction, 2u);
   EXPECT_EQ(m.locs[2].instruction, 3u);
   ASSERT_TRUE(m.locs[1].isInlined());
-  EXPECT_EQ(m.locFunctionNames[m.locs[1].functionName], "$L__s0");
-  EXPECT_EQ(m.locs[1].inlinedAt, (SourcePosition{1, 10, 3}));
-  EXPECT_EQ(m.locs[1].functionNameLoc.line, 16u);
-  EXPECT_EQ(m.locs[1].functionNameLoc.col, 17u);
-  EXPECT_EQ(m.locs[1].inlinedAtLoc.col, 39u);
+  const LocInlining& inlining = m.inliningOf(m.locs[1]);
+  EXPECT_EQ(m.locFunctionNames[inlining.functionName], "$L__s0");
+  EXPECT_EQ(inlining.inlinedAt, (SourcePosition{1, 10, 3}));
+  EXPECT_EQ(inlining.functionNameLoc.line, 16u);
+  EXPECT_EQ(inlining.functionNameLoc.col, 17u);
+  EXPECT_EQ(inlining.inlinedAtLoc.col, 39u);
   EXPECT_EQ(m.locFunctionNames.size(), 2u);
+  EXPECT_EQ(m.locInlinings.size(), 2u);  // the inlined records' only
+  EXPECT_EQ(m.locs[2].inlining, 1u);
 }
 
 // ptxas: function_name and inlined_at come together, in this order.

@@ -153,6 +153,30 @@ TEST(SymbolName, ComparesWithViewsOfEveryLength) {
   EXPECT_FALSE(last == std::string_view(longName + "y"));
 }
 
+// Names and C strings compare up to the first difference, without being
+// measured: equal characters, a prefix either way, the empty name.
+TEST(SymbolName, ComparesWithNamesAndCStrings) {
+  StringStore store;
+  const SymbolName loc = SymbolName::fromKept(store.keep(".debug_loc"));
+  const SymbolName again = SymbolName::fromKept(store.keep(".debug_loc"));
+  EXPECT_TRUE(loc == again);
+  EXPECT_TRUE(loc == SymbolName(".debug_loc"));
+  EXPECT_FALSE(loc == SymbolName(".debug_lo"));
+  EXPECT_FALSE(loc == SymbolName(".debug_locx"));
+  EXPECT_FALSE(loc == SymbolName());
+  EXPECT_TRUE(SymbolName() == SymbolName(""));
+  EXPECT_TRUE(loc == ".debug_loc");
+  EXPECT_TRUE(loc != ".debug_str");
+  EXPECT_FALSE(loc == ".debug_lo");
+  EXPECT_FALSE(loc == ".debug_loc+");
+  EXPECT_FALSE(loc == "");
+  const char* none = nullptr;
+  EXPECT_FALSE(loc == none);
+  EXPECT_TRUE(SymbolName() == "");
+  EXPECT_TRUE(SymbolName() == none);
+  EXPECT_FALSE(SymbolName() == "a");
+}
+
 TEST(SectionImage, ReleasingUnusedTailsKeepsContentsAndRoomToGrow) {
   SectionImage image;
   image.name = ".debug_info";

@@ -894,8 +894,7 @@ class Checker {
       size_t operator()(const Site& s) const { return std::hash<uint64_t>()((s.file << 40) ^ (s.line << 12) ^ s.col); }
     };
     std::unordered_set<Site, SiteHash> sites, sitesAnyColumn;
-    for (const ptx::LocRecord& r : m_.locs) {
-      if (!r.isInlined()) continue;
+    for (const ptx::LocInlining& r : m_.locInlinings) {
       sites.insert({r.inlinedAt.file, r.inlinedAt.line, r.inlinedAt.col});
       sitesAnyColumn.insert({r.inlinedAt.file, r.inlinedAt.line, 0});
     }

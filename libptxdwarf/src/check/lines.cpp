@@ -54,7 +54,8 @@ class LineChecker {
     inlined(r, t_.rows[index]);
   }
 
-  void inlined(const ptx::LocRecord& r, const ptx::LineRow& row) {
+  void inlined(const ptx::LocRecord& record, const ptx::LineRow& row) {
+    const ptx::LocInlining& r = m_.inliningOf(record);
     if (!t_.functionNames[r.functionName])
       report(Severity::error, r.functionNameLoc, "loc-function-name", whyNoString(r.functionName));
     if (!t_.file(r.inlinedAt.file))
@@ -69,7 +70,7 @@ class LineChecker {
   }
 
   // The PTX ISA asks for 7.2; ptxas 13 accepts 7.0 and rejects anything older.
-  void versionRule(const ptx::LocRecord& r) {
+  void versionRule(const ptx::LocInlining& r) {
     const ptx::Version& v = m_.version;
     if (!v.present || v.atLeast(7, 2)) return;
     std::string have = std::to_string(v.major) + "." + std::to_string(v.minor);

@@ -49,13 +49,12 @@ void addFiles(const Module& m, LineTable& t) {
 // names are tracked, so the map stays as small as the set of call sites.
 void resolveCallers(const Module& m, LineTable& t) {
   std::unordered_map<SourcePosition, uint32_t, PositionHash> lastUse;
-  for (const LocRecord& r : m.locs)
-    if (r.isInlined()) lastUse.emplace(r.inlinedAt, kNoIndex);
+  for (const LocInlining& inlining : m.locInlinings) lastUse.emplace(inlining.inlinedAt, kNoIndex);
   if (lastUse.empty()) return;
   for (uint32_t i = 0; i < m.locs.size(); ++i) {
     const LocRecord& r = m.locs[i];
     if (r.isInlined())
-      if (auto it = lastUse.find(r.inlinedAt); it != lastUse.end()) t.rows[i].caller = it->second;
+      if (auto it = lastUse.find(m.inliningOf(r).inlinedAt); it != lastUse.end()) t.rows[i].caller = it->second;
     if (auto it = lastUse.find(r.position()); it != lastUse.end()) it->second = i;
   }
 }

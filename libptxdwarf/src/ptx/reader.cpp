@@ -255,23 +255,30 @@ class Reader {
     r.line = p.line;
     r.col = p.col;
     if (cur_.consume(',')) {
+      LocInlining inlining;
       cur_.skipInlineSpace();
-      r.functionNameLoc = cur_.loc();
+      inlining.functionNameLoc = cur_.loc();
       if (cur_.identifier() != "function_name")
-        cur_.fail(r.functionNameLoc, "expected 'function_name' after ',' in .loc (ptxas: it comes before inlined_at)");
+        cur_.fail(inlining.functionNameLoc,
+                  "expected 'function_name' after ',' in .loc (ptxas: it comes before inlined_at)");
       cur_.skipInlineSpace();
       SourceLoc labelLoc = cur_.loc();
       std::string_view label = cur_.identifier();
       if (label.empty()) cur_.fail(labelLoc, "expected a label after function_name");
-      if (recorded) r.functionName = internLocFunctionName(label);
       cur_.skipInlineSpace();
       if (!cur_.consume(','))
         cur_.fail("expected ', inlined_at FILE LINE COL' after function_name (ptxas needs both)");
       cur_.skipInlineSpace();
-      r.inlinedAtLoc = cur_.loc();
-      if (cur_.identifier() != "inlined_at") cur_.fail(r.inlinedAtLoc, "expected 'inlined_at' after function_name");
+      inlining.inlinedAtLoc = cur_.loc();
+      if (cur_.identifier() != "inlined_at")
+        cur_.fail(inlining.inlinedAtLoc, "expected 'inlined_at' after function_name");
       cur_.skipInlineSpace();
-      r.inlinedAt = sourcePosition();
+      inlining.inlinedAt = sourcePosition();
+      if (recorded) {
+        inlining.functionName = internLocFunctionName(label);
+        r.inlining = static_cast<uint32_t>(module_.locInlinings.size());
+        module_.locInlinings.push_back(inlining);
+      }
     }
     if (recorded) {
       module_.locs.push_back(r);
@@ -924,6 +931,7 @@ struct PartBase {
   uint32_t label = 0;
   uint32_t instruction = 0;
   uint32_t locFunctionName = 0;
+  uint32_t locInlining = 0;
   uint32_t parameter = 0;
   uint32_t reg = 0;  // into Module::registers
 };
@@ -932,7 +940,8 @@ std::vector<PartBase> partBases(const Module& into, std::span<const Module> part
   std::vector<PartBase> bases(parts.size());
   PartBase next{static_cast<int32_t>(into.functions.size()), static_cast<int32_t>(into.blocks.size()),
                 static_cast<uint32_t>(into.labels.size()), static_cast<uint32_t>(into.instructions.size()),
-                static_cast<uint32_t>(into.locFunctionNames.size()), static_cast<uint32_t>(into.parameters.size()),
+                static_cast<uint32_t>(into.locFunctionNames.size()), static_cast<uint32_t>(into.locInlinings.size()),
+                static_cast<uint32_t>(into.parameters.size()),
                 static_cast<uint32_t>(into.registers.size())};
   for (size_t i = 0; i < parts.size(); ++i) {
     bases[i] = next;
@@ -941,6 +950,7 @@ std::vector<PartBase> partBases(const Module& into, std::span<const Module> part
     next.label += static_cast<uint32_t>(parts[i].labels.size());
     next.instruction += static_cast<uint32_t>(parts[i].instructions.size());
     next.locFunctionName += static_cast<uint32_t>(parts[i].locFunctionNames.size());
+    next.locInlining += static_cast<uint32_t>(parts[i].locInlinings.size());
     next.parameter += static_cast<uint32_t>(parts[i].parameters.size());
     next.reg += static_cast<uint32_t>(parts[i].registers.size());
   }
@@ -974,8 +984,12 @@ void appendLocs(Module& into, Module& part, const PartBase& base) {
   for (LocRecord& r : part.locs) {
     r.function = shifted(r.function, base.function);
     r.instruction = shifted(r.instruction, base.instruction);
-    r.functionName = shifted(r.functionName, base.locFunctionName);
+    r.inlining = shifted(r.inlining, base.locInlining);
     into.locs.push_back(r);
+  }
+  for (LocInlining& i : part.locInlinings) {
+    i.functionName = shifted(i.functionName, base.locFunctionName);
+    into.locInlinings.push_back(i);
   }
   // Names are interned per part; a name two parts share is listed twice,
   // which changes no record's meaning.

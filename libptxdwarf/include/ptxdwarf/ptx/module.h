@@ -49,7 +49,16 @@ struct SourcePosition {
 
 inline constexpr uint32_t kNoIndex = UINT32_MAX;
 
-// `.loc 3 151 9, function_name $L__info_string1, inlined_at 2 477 5`
+// The inlining operands of a `.loc`: `function_name $L__info_string1,
+// inlined_at 2 477 5`. In a table of their own (Module::locInlinings): nvcc
+// -G writes none, and in each record they took 32 of its 60 bytes.
+struct LocInlining {
+  uint32_t functionName = kNoIndex;  // the callee's name string label: an index into Module::locFunctionNames
+  SourcePosition inlinedAt;          // the call site
+  SourceLoc functionNameLoc, inlinedAtLoc;  // the operands, for diagnostics
+};
+
+// `.loc 3 151 9`, and for inlined code its LocInlining.
 struct LocRecord {
   unsigned file = 0;
   unsigned line = 0;
@@ -60,16 +69,13 @@ struct LocRecord {
   // instruction end when no instruction follows it in the function;
   // kNoIndex at module scope.
   uint32_t instruction = kNoIndex;
-  // Inlined code: the label of the callee's name string (an index into
-  // Module::locFunctionNames) and the call site. kNoIndex when not inlined.
-  uint32_t functionName = kNoIndex;
-  SourcePosition inlinedAt;
+  uint32_t inlining = kNoIndex;  // into Module::locInlinings; kNoIndex when not inlined
   SourceLoc loc;
-  SourceLoc functionNameLoc, inlinedAtLoc;  // the operands, for diagnostics
 
   SourcePosition position() const { return {file, line, col}; }
-  bool isInlined() const { return functionName != kNoIndex; }
+  bool isInlined() const { return inlining != kNoIndex; }
 };
+static_assert(sizeof(LocRecord) == 32, "one per .loc: keep it small");
 
 // An instruction of a function body, where the PTX has it. Labels and `.loc`
 // directives point at instructions by index; a function's are contiguous.
@@ -163,6 +169,7 @@ struct Module {
   SourceLoc versionLoc, targetLoc, addressSizeLoc;
   std::vector<FileEntry> files;
   std::vector<LocRecord> locs;
+  std::vector<LocInlining> locInlinings;      // of the inlined records, in their order (LocRecord::inlining)
   std::vector<std::string> locFunctionNames;  // `function_name` labels, each once
   std::vector<Instruction> instructions;      // every function's, in text order
   std::vector<Block> blocks;                  // `{ }` blocks inside bodies, in text order
@@ -178,6 +185,8 @@ struct Module {
   std::span<const RegisterDecl> registersOf(const Function& f) const {
     return rangeOf(registers, f.firstRegister, f.endRegister);
   }
+  // The inlining operands of an inlined record (r.isInlined()).
+  const LocInlining& inliningOf(const LocRecord& r) const { return locInlinings[r.inlining]; }
   // Does the body of `f` declare `reg` ("%r3" matches `%r<4>`, `%SP` matches `%SP`)?
   bool declaresRegister(const Function& f, std::string_view reg) const;
 
