@@ -7,11 +7,11 @@ namespace {
 
 std::string at(SourceLoc l) { return "@" + std::to_string(l.line) + ":" + std::to_string(l.col); }
 
-void variable(std::string& out, const ptx::Variable& v) {
+void variable(std::string& out, const ptx::Module& m, const ptx::Variable& v) {
   out += "  var " + v.name.str() + " " + std::string(ptx::stateSpaceName(v.space)) + " " + v.type.str() +
          " align=" + std::to_string(v.align) + " linkage=" + std::to_string(static_cast<int>(v.linkage)) +
          " function=" + std::to_string(v.function) + " block=" + std::to_string(v.block) + " dims=";
-  for (uint64_t d : v.dims) out += std::to_string(d) + ",";
+  for (uint64_t d : m.dimsOf(v)) out += std::to_string(d) + ",";
   out += " " + at(v.loc) + "\n";
 }
 
@@ -65,14 +65,14 @@ std::string moduleText(const ptx::ReadResult& result) {
     out += "  parameters [" + std::to_string(f.firstReturn) + "," + std::to_string(f.firstParam) + "," +
            std::to_string(f.endParam) + ") registers [" + std::to_string(f.firstRegister) + "," +
            std::to_string(f.endRegister) + ")\n";
-    for (const ptx::Variable& v : m.returnsOf(f)) variable(out, v);
-    for (const ptx::Variable& v : m.paramsOf(f)) variable(out, v);
+    for (const ptx::Variable& v : m.returnsOf(f)) variable(out, m, v);
+    for (const ptx::Variable& v : m.paramsOf(f)) variable(out, m, v);
     for (const ptx::RegisterDecl& r : m.registersOf(f))
       out += "  reg " + r.name.str() + " " + r.type.str() + " " + std::to_string(r.count) + " block=" + std::to_string(r.block) +
              at(r.loc) + "\n";
     for (uint32_t l = f.firstLabel; l < f.endLabel; ++l) out += "  label " + m.labels.at(l).name.str() + "\n";
   }
-  for (const ptx::Variable& v : m.variables) variable(out, v);
+  for (const ptx::Variable& v : m.variables) variable(out, m, v);
   for (const ptx::Label& l : m.labels)
     out += "label " + l.name.str() + " function=" + std::to_string(l.function) + " instruction=" +
            std::to_string(l.instruction) + at(l.loc) +

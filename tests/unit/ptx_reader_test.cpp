@@ -286,10 +286,14 @@ TEST(PtxReader, ModuleIndex) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->space, StateSpace::global);
   EXPECT_EQ(g->align, 4u);
-  EXPECT_EQ(g->dims, (std::vector<uint64_t>{16}));
-  EXPECT_EQ(m.findVariable("c")->dims, (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(std::vector<uint64_t>(m.dimsOf(*g).begin(), m.dimsOf(*g).end()), (std::vector<uint64_t>{16}));
+  auto dimsOf = [&m](const Variable* v) {
+    const std::span<const uint64_t> d = m.dimsOf(*v);
+    return std::vector<uint64_t>(d.begin(), d.end());
+  };
+  EXPECT_EQ(dimsOf(m.findVariable("c")), (std::vector<uint64_t>{2, 3}));
   EXPECT_EQ(m.findVariable("dyn")->linkage, Linkage::extern_);
-  EXPECT_EQ(m.findVariable("dyn")->dims, (std::vector<uint64_t>{0}));
+  EXPECT_EQ(dimsOf(m.findVariable("dyn")), (std::vector<uint64_t>{0}));
   EXPECT_EQ(m.findVariable("tex0")->type, ".texref");
   const Function* f = m.findFunction("f");
   ASSERT_NE(f, nullptr);
@@ -300,7 +304,7 @@ TEST(PtxReader, ModuleIndex) {
   EXPECT_EQ(m.paramsOf(*f)[1].space, StateSpace::reg);
   const Function* k = m.findFunction("k");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(m.paramsOf(*k)[0].dims, (std::vector<uint64_t>{24}));
+  EXPECT_EQ(dimsOf(&m.paramsOf(*k)[0]), (std::vector<uint64_t>{24}));
   EXPECT_TRUE(m.declaresRegister(*k, "%p2"));
   EXPECT_TRUE(m.declaresRegister(*k, "%SPL"));
   EXPECT_TRUE(m.declaresRegister(*k, "inner"));

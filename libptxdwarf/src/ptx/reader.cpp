@@ -407,7 +407,10 @@ class Reader {
     return v;
   }
 
+  // Appends `[N]...` to Module::dims as `v`'s. A declaration that is not
+  // kept (a register's) gives them back with dropDimensions.
   void dimensions(Variable& v) {
+    v.firstDim = v.endDim = static_cast<uint32_t>(module_.dims.size());
     for (;;) {
       cur_.skipSpace();
       if (!cur_.consume('[')) return;
@@ -416,8 +419,13 @@ class Reader {
       if (cur_.peek() != ']') n = cur_.unsignedNumber("an array size");
       cur_.skipSpace();
       cur_.expect(']', "to close an array size");
-      v.dims.push_back(n);
+      module_.dims.push_back(n);
+      v.endDim = static_cast<uint32_t>(module_.dims.size());
     }
+  }
+  void dropDimensions(Variable& v) {
+    module_.dims.resize(v.firstDim);
+    v.endDim = v.firstDim;
   }
 
   // `.global .align 4 .b8 name[16] = {...};`, `.reg .b32 %r<4>, %x;`
@@ -454,8 +462,9 @@ class Reader {
         v.loc = nameLoc;
         dimensions(v);
         if (function >= 0 && !options_.bodies) {
-          // read, not recorded (ReadOptions::bodies)
+          dropDimensions(v);  // read, not recorded (ReadOptions::bodies)
         } else if (space == StateSpace::reg && function >= 0) {
+          dropDimensions(v);
           addRegister(function, {keepName(name), v.type, 0, block_, nameLoc});
         } else {
           v.name = keepName(name);
@@ -934,6 +943,7 @@ struct PartBase {
   uint32_t locInlining = 0;
   uint32_t parameter = 0;
   uint32_t reg = 0;  // into Module::registers
+  uint32_t dim = 0;
 };
 
 std::vector<PartBase> partBases(const Module& into, std::span<const Module> parts) {
@@ -942,7 +952,7 @@ std::vector<PartBase> partBases(const Module& into, std::span<const Module> part
                 static_cast<uint32_t>(into.labels.size()), static_cast<uint32_t>(into.instructions.size()),
                 static_cast<uint32_t>(into.locFunctionNames.size()), static_cast<uint32_t>(into.locInlinings.size()),
                 static_cast<uint32_t>(into.parameters.size()),
-                static_cast<uint32_t>(into.registers.size())};
+                static_cast<uint32_t>(into.registers.size()), static_cast<uint32_t>(into.dims.size())};
   for (size_t i = 0; i < parts.size(); ++i) {
     bases[i] = next;
     next.function += static_cast<int32_t>(parts[i].functions.size());
@@ -953,6 +963,7 @@ std::vector<PartBase> partBases(const Module& into, std::span<const Module> part
     next.locInlining += static_cast<uint32_t>(parts[i].locInlinings.size());
     next.parameter += static_cast<uint32_t>(parts[i].parameters.size());
     next.reg += static_cast<uint32_t>(parts[i].registers.size());
+    next.dim += static_cast<uint32_t>(parts[i].dims.size());
   }
   return bases;
 }
@@ -1026,6 +1037,8 @@ void appendVariables(Module& into, Module& part, const PartBase& base) {
   for (Variable& v : part.variables) {
     v.function = shifted(v.function, base.function);
     v.block = shifted(v.block, base.block);
+    v.firstDim += base.dim;
+    v.endDim += base.dim;
     into.variables.push_back(std::move(v));
   }
 }
@@ -1033,8 +1046,12 @@ void appendVariables(Module& into, Module& part, const PartBase& base) {
 // Parameters are where their functions say (appendFunctions); registers
 // name their blocks.
 void appendDeclarations(Module& into, Module& part, const PartBase& base) {
-  into.parameters.insert(into.parameters.end(), std::make_move_iterator(part.parameters.begin()),
-                         std::make_move_iterator(part.parameters.end()));
+  for (Variable& p : part.parameters) {
+    p.firstDim += base.dim;
+    p.endDim += base.dim;
+    into.parameters.push_back(p);
+  }
+  into.dims.insert(into.dims.end(), part.dims.begin(), part.dims.end());
   for (RegisterDecl& r : part.registers) {
     r.block = shifted(r.block, base.block);
     into.registers.push_back(r);

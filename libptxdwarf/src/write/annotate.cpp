@@ -418,9 +418,10 @@ class Annotator {
 
   DieId arrayOf(const ptx::Variable& v) {
     DieId element = typeOf(v.type);
-    if (v.dims.empty() || element == kNoDie) return element;
+    const std::span<const uint64_t> dims = m_.dimsOf(v);
+    if (dims.empty() || element == kNoDie) return element;
     DieId array = b_.arrayType(element);
-    for (uint64_t d : v.dims) {
+    for (uint64_t d : dims) {
       if (d == 0) {
         b_.unit().add(array, dw::DW_TAG_subrange_type);  // `[]`: no count
       } else {

@@ -94,13 +94,14 @@ struct Block {
 };
 
 // A variable or parameter declaration: `.shared .align 4 .b8 buf[128];`
-// The members are ordered for size (64 bytes, not 72 with the padding
+// The members are ordered for size (48 bytes, not 56 with the padding
 // between small and large ones): nvcc -G declares tens of thousands, a
 // `.param` for every call.
 struct Variable {
   SymbolName name;                  // kept in Module::names (as are the names below)
   SymbolName type;                  // ".b8", ".u64", ".texref", ...
-  std::vector<uint64_t> dims;       // array dimensions; 0 for `[]`
+  uint32_t firstDim = 0;            // [firstDim, endDim) into Module::dims (Module::dimsOf)
+  uint32_t endDim = 0;
   SourceLoc loc;
   uint32_t align = 0;               // 0 when not given
   int32_t function = -1;            // -1: module scope
@@ -108,7 +109,7 @@ struct Variable {
   StateSpace space = StateSpace::none;
   Linkage linkage = Linkage::none;
 };
-static_assert(sizeof(void*) != 8 || sizeof(Variable) == 64, "nvcc -G declares tens of thousands: keep it small");
+static_assert(sizeof(void*) != 8 || sizeof(Variable) == 48, "nvcc -G declares tens of thousands: keep it small");
 
 // `.reg .b32 %r<4>;` declares %r0..%r3 (range form); `.reg .pred p, q;` plain names.
 struct RegisterDecl {
@@ -177,6 +178,7 @@ struct Module {
   std::vector<Variable> variables;   // module scope and function scope (Variable::function)
   std::vector<Variable> parameters;  // every function's return parameters, then parameters, function by function
   std::vector<RegisterDecl> registers;  // every body's `.reg` declarations, function by function
+  std::vector<uint64_t> dims;        // the array dimensions of variables and parameters (0 for `[]`), declaration by declaration
   std::vector<Label> labels;         // code labels, in order
   std::vector<SectionImage> sections;  // every `.section`, blocks of one name concatenated
 
@@ -185,6 +187,8 @@ struct Module {
   std::span<const RegisterDecl> registersOf(const Function& f) const {
     return rangeOf(registers, f.firstRegister, f.endRegister);
   }
+  // The array dimensions of a variable or parameter; empty when it is no array.
+  std::span<const uint64_t> dimsOf(const Variable& v) const { return rangeOf(dims, v.firstDim, v.endDim); }
   // The inlining operands of an inlined record (r.isInlined()).
   const LocInlining& inliningOf(const LocRecord& r) const { return locInlinings[r.inlining]; }
   // Does the body of `f` declare `reg` ("%r3" matches `%r<4>`, `%SP` matches `%SP`)?
