@@ -19,8 +19,9 @@ std::string_view StringStore::keep(std::string_view s) {
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
     free_ = {chunks_.back().get(), size};
     // A chunk is filled before the next is made: its first step is mapped
-    // in now (fillAhead maps the steps after it).
-    if (size >= 2 * kFillStep) prefault(free_.data(), kFillStep);
+    // in now (fillAhead maps the steps after it). prefault skips the small
+    // first chunks: a store of a few names faults in a few pages.
+    prefault(free_.data(), std::min(size, kFillStep));
   }
   std::copy(s.begin(), s.end(), free_.begin());
   free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)

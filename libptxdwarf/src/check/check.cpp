@@ -21,6 +21,7 @@
 #include "ptxdwarf/work.h"
 #include "ptxdwarf/write/reencode.h"
 #include "../parallel.h"
+#include "../reserve.h"
 #include "lines.h"
 #include "operands.h"
 
@@ -936,22 +937,27 @@ class Checker {
         uint32_t die;
         SymbolName low, high;
       };
+      // At most a DIE each: reserved for that, filled ahead (reserve.h), not
+      // grown by doubling into fresh pages.
       std::vector<Names> names;
+      reserveUpTo(names, d_.dies.size());
       for (uint32_t i = 0; i < d_.dies.size(); ++i) {
         const read::Die& die = d_.dies[i];
         if (die.isNull()) continue;
         std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
         std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
         const bool relocatedLow = lo && lo->reloc, relocatedHigh = hi && hi->reloc;
-        if (relocatedLow || relocatedHigh)
+        if (relocatedLow || relocatedHigh) {
           names.push_back({i, relocatedLow ? lo->reloc->symbol : SymbolName(), relocatedHigh ? hi->reloc->symbol : SymbolName()});
+          fillAhead(names);
+        }
       }
       auto prefetch = [this](const Names& n) {
         if (!n.low.empty()) m_.prefetchName(n.low);
         if (!n.high.empty()) m_.prefetchName(n.high);
       };
       auto labelOf = [this](SymbolName name) { return name.empty() ? nullptr : m_.findLabel(name); };
-      pcLabels_.entries.reserve(names.size());
+      reserveExactly(pcLabels_.entries, names.size());
       for (size_t i = 0; i < std::min(kLookAhead, names.size()); ++i) prefetch(names[i]);
       for (size_t i = 0; i < names.size(); ++i) {
         if (i + kLookAhead < names.size()) prefetch(names[i + kLookAhead]);

@@ -81,6 +81,7 @@ namespace {
 // The lists named by location attributes: offset and address size, sorted, one per offset.
 std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
   std::vector<std::pair<uint64_t, uint8_t>> offsets;
+  reserveUpTo(offsets, dwarf.attrOffsets.size());  // at most an attribute each; filled ahead (reserve.h)
   for (const Die& d : dwarf.dies) {
     if (d.isNull()) continue;
     const AttrRange attrs = dwarf.attributes(d);
@@ -100,6 +101,7 @@ std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
         continue;
       }
       offsets.emplace_back(offset, dwarf.units[d.unit].addressSize);
+      fillAhead(offsets);
     }
   }
   std::sort(offsets.begin(), offsets.end());
@@ -169,7 +171,8 @@ void decodeLocLists(Dwarf& dwarf) {
   DecodedEntries decoded(entries);
   const auto offsets = namedListOffsets(dwarf);
   reserveExactly(dwarf.locLists, dwarf.locLists.size() + offsets.size());
-  placed.reserve(offsets.size());
+  reserveExactly(placed, offsets.size());
+  reserveUpTo(chains, offsets.size());  // a list decoded anew each at most
   for (auto [offset, addressSize] : offsets) {
     LocList list;
     list.offset = offset;
@@ -187,6 +190,7 @@ void decodeLocLists(Dwarf& dwarf) {
     LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
     decoded.appended(first);
     chains.push_back({entries.size(), read.terminated, read.end});
+    fillAhead(chains);
     if (!read.terminated)
       dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.back().offset,
                   "location list at .debug_loc+" + std::to_string(offset) +
