@@ -118,10 +118,18 @@ void SectionImage::releaseUnusedTails() {
   sourceMap.releaseUnusedTails();
 }
 
+void SourceMap::mapDeltasAhead() {
+  static_assert(kFillStepBytes == kFillStep && kFaultedDeltaBytes == kFaultedBytes,
+                "the source map fills its deltas as fillAhead does");
+  fillAhead(deltas_, 1);
+}
+
 void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
+  const size_t before = deltas_.size();
   if (count_ == 0 || deltas_.size() - checkpointPos_ >= kCheckpointBytes) {
     checkpointPos_ = static_cast<uint32_t>(deltas_.size());
     checkpoints_.push_back({{offset, line, col}, checkpointPos_});
+    fillAhead(checkpoints_);
     runByte_ = kNoRun;  // a run does not cross a checkpoint
     repeatAt_ = kNoRepeat;
   } else {
@@ -137,6 +145,7 @@ void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
       putUleb(deltas_, col);
       runByte_ = kNoRun;
       repeatAt_ = kNoRepeat;
+      fillAhead(deltas_, deltas_.size() - before);  // at most 16 bytes: less than a step
     }
   }
   last_ = {offset, line, col};

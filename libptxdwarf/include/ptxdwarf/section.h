@@ -198,16 +198,28 @@ class SourceMap {
   // A one-byte delta: the last one's repeat count goes up where it can.
   void putShort(uint8_t delta) {
     if (delta != runByte_) {
-      deltas_.push_back(delta);
+      pushDelta(delta);
       runByte_ = delta;
       repeatAt_ = kNoRepeat;
     } else if (repeatAt_ != kNoRepeat && deltas_[repeatAt_] != 0xff) {
       ++deltas_[repeatAt_];
     } else {
       repeatAt_ = static_cast<uint32_t>(deltas_.size());
-      deltas_.push_back(kRepeat);
+      pushDelta(kRepeat);
     }
   }
+  // The deltas are filled as the library's reserved vectors are (fillAhead,
+  // internal to it): the pages ahead are mapped in with a call when the end
+  // enters a new 128 KB step or passes 16 KB, not faulted in one by one.
+  static constexpr size_t kFillStepBytes = size_t{128} << 10;
+  static constexpr size_t kFaultedDeltaBytes = size_t{16} << 10;
+  void pushDelta(uint8_t byte) {
+    deltas_.push_back(byte);
+    if ((reinterpret_cast<uintptr_t>(deltas_.data() + deltas_.size()) & (kFillStepBytes - 1)) == 0 ||
+        deltas_.size() == kFaultedDeltaBytes) [[unlikely]]
+      mapDeltasAhead();
+  }
+  void mapDeltasAhead();
   void addEntry(uint32_t offset, uint32_t line, uint32_t col);  // any entry
   std::vector<Checkpoint> checkpoints_;
   // After each checkpoint, its entries': a short byte, a repeat byte, or
