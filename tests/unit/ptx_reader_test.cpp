@@ -193,20 +193,23 @@ TEST(PtxReader, OperandSyntax) {
   EXPECT_EQ(bytesOf(r, ".debug_str"), expected);
 }
 
-// nvcc's `.b8 N` a line is read by a fast path (Cursor::byteLine); every
-// line here is read again with a comment after it, which the fast path
-// leaves to the general one: the bytes and the source map must not differ.
+// nvcc's and LLVM's `.b8 N` a line is read by a fast path
+// (Cursor::byteLine); every line here is read again with a block comment
+// after its operand, which the fast path leaves to the general one: the
+// bytes and the source map must not differ.
 TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
-  const std::vector<std::string> lines = {".b8 0",    "\t.b8\t255", ".b8 7  ", "  .b8 10", ".b8 012",
-                                          ".b8 00",   ".b8 100",    ".b8 0x1F", ".b8 1, 2", ".b8 99",
-                                          ".b16 258", ".b8 3"};
+  // Each line and what follows its operand.
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {".b8 0", ""},      {"\t.b8\t255", ""}, {".b8 7", "  "},   {"  .b8 10", ""},    {".b8 012", ""},
+      {".b8 00", ""},     {".b8 100", ""},    {".b8 0x1F", ""},  {".b8 1, 2", ""},    {".b8 99", ""},
+      {".b16 258", ""},   {".b8 3", ""},      {".b8 4", " // DW_AT_name"},               {".b8 5", "//"}};
   std::string fast, general;
-  for (const std::string& line : lines) {
-    fast += line + "\n";
-    general += line + " /* general */\n";
+  for (const auto& [line, rest] : lines) {
+    fast += line + rest + "\n";
+    general += line + " /* general */" + rest + "\n";
   }
   ReadResult a = readOk(section(fast)), b = readOk(section(general));
-  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3};
+  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3, 4, 5};
   EXPECT_EQ(bytesOf(a, ".debug_str"), expected);
   EXPECT_EQ(bytesOf(b, ".debug_str"), expected);
   const SectionImage& sa = *a.module.section(".debug_str");

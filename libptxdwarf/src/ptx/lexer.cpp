@@ -118,6 +118,11 @@ std::optional<Cursor::ByteLine> Cursor::byteLine() {
   // A leading 0 makes an octal literal: the general path reads it.
   if (length == 0 || length > 3 || (length > 1 && *digits == '0') || value > 255) return std::nullopt;
   while (q < end_ && blank(*q)) ++q;
+  if (end_ - q >= 2 && q[0] == '/' && q[1] == '/') {  // LLVM's verbose asm: `.b8 2  // DWARF version number`
+    const void* newline = std::memchr(q, '\n', static_cast<size_t>(end_ - q));
+    if (!newline) return std::nullopt;
+    q = static_cast<const char*>(newline);
+  }
   if (q >= end_ || *q != '\n') return std::nullopt;
   const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(digits - lineStart_ + 1)}};
   newline(q);

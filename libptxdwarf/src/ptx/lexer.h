@@ -96,9 +96,9 @@ class Cursor {
       }
     }
   }
-  // A line of exactly `.b8 N` (blanks around, N decimal and at most 255):
-  // how nvcc writes a debug section, a byte a line (a million lines in a
-  // 20 MB nvcc -G file). At one, moves past its newline and returns N and
+  // A line of exactly `.b8 N` (blanks around, N decimal and at most 255, a
+  // `//` comment after it): how nvcc and LLVM write a debug section, a byte
+  // a line (a million lines in a 20 MB nvcc -G file). At one, moves past its newline and returns N and
   // where N stood; else returns nothing and stays (the general path reads
   // the line, and reports what is wrong with it).
   struct ByteLine {
