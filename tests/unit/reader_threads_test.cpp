@@ -171,11 +171,13 @@ TEST(ReaderThreads, AFailedTargetInALaterPartMovesTheTargetLocation) {
 }
 
 TEST(ReaderThreads, ANulByteIsFoundInAnyPartAndReportedOnce) {
-  // The byte sits at each offset of an 8-byte word in turn, in the first,
-  // a middle and the last part (the scan reads words), and in a short tail.
+  // The byte sits at offsets across a 16-byte block in turn, in the first,
+  // a middle and the last part (the scan reads blocks of 16 and 8 bytes),
+  // and in a short tail.
   const std::string text = program(40);
+  ASSERT_GT(text.size(), 4 * 255 * 16u);  // each part's lane counters are summed at least once midway
   for (size_t at : {size_t{30}, text.size() / 2, text.size() / 2 + 1, text.size() / 2 + 3, text.size() / 2 + 7,
-                    text.size() - 12, text.size() - 1}) {
+                    text.size() / 2 + 9, text.size() / 2 + 15, text.size() - 12, text.size() - 1}) {
     SCOPED_TRACE(at);
     std::string withNul = text;
     withNul[at] = '\0';

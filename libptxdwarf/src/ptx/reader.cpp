@@ -13,6 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "../parallel.h"
 #include "../reserve.h"
 #include "lexer.h"
@@ -1105,8 +1109,8 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
 }
 
 // What one pass over a chunk finds: its newlines (the next chunk's first
-// line is theirs and the chunks' before) and its first NUL byte. Eight bytes
-// at a time: tens of megabytes of text.
+// line is theirs and the chunks' before) and its first NUL byte. Sixteen
+// or eight bytes at a time: tens of megabytes of text.
 struct ChunkScan {
   uint32_t newlines = 0;
   size_t firstNul = std::string_view::npos;  // from the chunk's start
@@ -1125,6 +1129,29 @@ ChunkScan scanChunk(std::string_view text, bool countNewlines) {
   auto zeroBytes = [](uint64_t word) { return ~(((word & kLow7) + kLow7) | word) & ~kLow7; };
   uint64_t count = 0, nuls = 0;
   size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes a step where every x86-64 has the instructions for it:
+  // each byte lane counts its newlines (a match is -1, subtracted) for up to
+  // 255 steps, then the lanes are summed.
+  const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  __m128i lanes = zero, nulLanes = zero;
+  auto addLanes = [&] {
+    const __m128i sums = _mm_sad_epu8(lanes, zero);  // two 64-bit sums of eight lanes each
+    count += static_cast<uint64_t>(_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+    lanes = zero;
+  };
+  for (unsigned steps = 0; i + 16 <= text.size(); i += 16) {
+    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(chunk, newline));
+    nulLanes = _mm_or_si128(nulLanes, _mm_cmpeq_epi8(chunk, zero));
+    if (++steps == 255) {
+      addLanes();
+      steps = 0;
+    }
+  }
+  addLanes();
+  nuls = static_cast<uint64_t>(_mm_movemask_epi8(nulLanes));
+#endif
   for (; i + 8 <= text.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, 8);
