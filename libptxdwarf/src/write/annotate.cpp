@@ -296,7 +296,8 @@ class Annotator {
   // milliseconds of zeroing better spent beside the code's edits.
   void reserveDies() {
     size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
-    dies += m_.functions.size() + m_.parameters.size() + m_.registers.size();  // a declaration's registers are one record (a run)
+    // A declaration's registers are one record (a run).
+    dies += m_.functions.size() + m_.parameters.size() + m_.registers.size();
     declarations += m_.registers.size();
     constexpr size_t kAttributesPerDie = 7;  // name, decl file and line, type, location, class, +1
     // A declaration's encoded bytes are one register variable's ("%rd1234",

@@ -178,11 +178,14 @@ struct Module {
   std::vector<Variable> variables;   // module scope and function scope (Variable::function)
   std::vector<Variable> parameters;  // every function's return parameters, then parameters, function by function
   std::vector<RegisterDecl> registers;  // every body's `.reg` declarations, function by function
-  std::vector<uint64_t> dims;        // the array dimensions of variables and parameters (0 for `[]`), declaration by declaration
+  // The array dimensions of variables and parameters (0 for `[]`), declaration by declaration.
+  std::vector<uint64_t> dims;
   std::vector<Label> labels;         // code labels, in order
   std::vector<SectionImage> sections;  // every `.section`, blocks of one name concatenated
 
-  std::span<const Variable> returnsOf(const Function& f) const { return rangeOf(parameters, f.firstReturn, f.firstParam); }
+  std::span<const Variable> returnsOf(const Function& f) const {
+    return rangeOf(parameters, f.firstReturn, f.firstParam);
+  }
   std::span<const Variable> paramsOf(const Function& f) const { return rangeOf(parameters, f.firstParam, f.endParam); }
   std::span<const RegisterDecl> registersOf(const Function& f) const {
     return rangeOf(registers, f.firstRegister, f.endRegister);
