@@ -246,7 +246,9 @@ void appendFormName(std::string& out, uint64_t form) {
 
 bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset, std::vector<LocEntryView>& entries) {
   if (!loc) return false;
-  ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize, entries);
+  std::vector<ptxdwarf::read::LocEntryRef> refs;
+  const ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize, refs);
+  entries.insert(entries.end(), list.entries.begin(), list.entries.end());
   offset = list.end;
   return list.terminated;
 }

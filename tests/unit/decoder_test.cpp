@@ -311,3 +311,70 @@ TEST(Expression, TruncatedAndUnknown) {
   EXPECT_EQ(e2.errorOffset, 1u);
   EXPECT_EQ(e2.error, "unknown opcode 0x01");
 }
+
+// A list keeps only where each entry starts (LocEntryRef); indexing and
+// iterating decode the entry again from the section, relocations included.
+TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
+  static_assert(sizeof(read::LocEntryRef) == 8, "the point of the refs: 8 bytes an entry, not 72");
+  const std::string text =
+      ".version 7.5\n.target sm_75\n.address_size 64\n"
+      ".section .debug_loc {\n"
+      ".b64 -1\n.b64 $L__a\n"  // 0: base address selection (a wide constant would be cut to 32 bits)
+      ".b64 $L__a+4\n.b64 $L__b\n.b8 2, 0\n.b8 144, 5\n"  // 16: range, relocated, DW_OP_regx 5
+      ".b64 16, 32\n.b8 1, 0, 48\n"                  // 36: range, constant, DW_OP_lit0
+      ".b64 0, 0\n"                                  // 55: end of list
+      "}\n";
+  const ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok());
+  const SectionImage* loc = r.module.section(".debug_loc");
+  ASSERT_NE(loc, nullptr);
+  std::vector<read::LocEntryRef> storage;
+  const read::LocList list = read::readLocList(*loc, 0, 8, storage);
+  EXPECT_TRUE(list.terminated);
+  EXPECT_EQ(list.end, 71u);
+  ASSERT_EQ(list.entries.size(), 4u);
+
+  const read::LocEntry base = list.entries[0];
+  EXPECT_EQ(base.kind, read::LocEntry::baseAddress);
+  EXPECT_EQ(base.offset, 0u);
+  EXPECT_EQ(base.begin, UINT64_MAX);
+  EXPECT_EQ(base.beginReloc, nullptr);
+  ASSERT_NE(base.endReloc, nullptr);
+  EXPECT_EQ(base.endReloc->symbol, "$L__a");
+
+  const read::LocEntry relocated = list.entries[1];
+  EXPECT_EQ(relocated.kind, read::LocEntry::range);
+  EXPECT_EQ(relocated.offset, 16u);
+  ASSERT_NE(relocated.beginReloc, nullptr);
+  EXPECT_EQ(relocated.beginReloc->expression(), "$L__a+4");
+  ASSERT_NE(relocated.endReloc, nullptr);
+  EXPECT_EQ(relocated.endReloc->symbol, "$L__b");
+  EXPECT_EQ(relocated.exprOffset, 34u);
+  EXPECT_EQ(std::vector<uint8_t>(relocated.expr.begin(), relocated.expr.end()), (std::vector<uint8_t>{144, 5}));
+
+  const read::LocEntry constant = list.entries[2];
+  EXPECT_EQ(constant.kind, read::LocEntry::range);
+  EXPECT_EQ(constant.offset, 36u);
+  EXPECT_EQ(constant.begin, 16u);
+  EXPECT_EQ(constant.end, 32u);
+  EXPECT_EQ(constant.beginReloc, nullptr);
+  EXPECT_EQ(constant.endReloc, nullptr);
+  EXPECT_EQ(std::vector<uint8_t>(constant.expr.begin(), constant.expr.end()), (std::vector<uint8_t>{48}));
+
+  EXPECT_EQ(list.entries.back().kind, read::LocEntry::endOfList);
+  EXPECT_EQ(list.entries.back().offset, 55u);
+
+  // Iterating yields the same entries as indexing, and a list read from the
+  // middle of this one finds the same relocations from its own start.
+  size_t i = 0;
+  for (const read::LocEntry& e : list.entries) {
+    EXPECT_EQ(e.offset, list.entries[i].offset);
+    EXPECT_EQ(e.beginReloc, list.entries[i].beginReloc);
+    ++i;
+  }
+  EXPECT_EQ(i, 4u);
+  const read::LocList tail = read::readLocList(*loc, 16, 8, storage);
+  ASSERT_EQ(tail.entries.size(), 3u);
+  EXPECT_EQ(tail.entries[0].beginReloc, relocated.beginReloc);
+  EXPECT_EQ(tail.entries[0].endReloc, relocated.endReloc);
+}

@@ -359,15 +359,16 @@ class Checker {
       const read::LocList& prev = d_.locLists[i - 1];
       const read::LocList& cur = d_.locLists[i];
       if (prev.entries.empty()) continue;
-      const read::LocEntry& last = prev.entries.back();
+      const read::LocEntry last = prev.entries.back();
       uint64_t prevEnd = last.kind == read::LocEntry::range ? last.exprOffset + last.expr.size()
                                                            : last.offset + 2u * prev.addressSize;
       if (cur.offset >= prevEnd) continue;
       // Entries are in offset order: a binary search, not a scan (lists that
       // share a tail would make a scan quadratic).
-      auto at = std::lower_bound(prev.entries.begin(), prev.entries.end(), cur.offset,
-                                 [](const read::LocEntry& e, uint64_t o) { return e.offset < o; });
-      bool onEntry = at != prev.entries.end() && at->offset == cur.offset;
+      const std::span<const read::LocEntryRef> refs = prev.entries.refs();
+      auto at = std::lower_bound(refs.begin(), refs.end(), cur.offset,
+                                 [](const read::LocEntryRef& e, uint64_t o) { return e.offset < o; });
+      bool onEntry = at != refs.end() && at->offset == cur.offset;
       if (!onEntry)
         error(d_.loc, cur.offset, "loclist-offset",
               "location-list offset " + hex(cur.offset) + " lands inside the list at " + hex(prev.offset));
@@ -580,15 +581,13 @@ class Checker {
   // rare further classes, and entries outside Dwarf::locEntries, in a set.
   static constexpr int64_t kUnchecked = INT64_MIN;
   std::vector<int64_t> firstClassChecked;
-  std::set<std::pair<const read::LocEntry*, int64_t>> moreClassesChecked;
+  std::set<std::pair<const read::LocEntryRef*, int64_t>> moreClassesChecked;
 
-  bool firstCheckOf(const read::LocEntry& e, int64_t cls) {
-    const std::span<const read::LocEntry> all = d_.allLocEntries();
-    const auto at = reinterpret_cast<uintptr_t>(&e), begin = reinterpret_cast<uintptr_t>(all.data());
-    if (cls == kUnchecked || at < begin || at >= begin + all.size_bytes())
-      return moreClassesChecked.emplace(&e, cls).second;
-    if (firstClassChecked.empty()) firstClassChecked.assign(all.size(), kUnchecked);
-    int64_t& first = firstClassChecked[static_cast<size_t>(&e - all.data())];
+  bool firstCheckOf(const read::LocEntryRef& e, int64_t cls) {
+    const size_t index = d_.locEntryIndex(e);
+    if (cls == kUnchecked || index == SIZE_MAX) return moreClassesChecked.emplace(&e, cls).second;
+    if (firstClassChecked.empty()) firstClassChecked.assign(d_.allLocEntries().size(), kUnchecked);
+    int64_t& first = firstClassChecked[index];
     if (first == kUnchecked) {
       first = cls;
       return true;
@@ -617,8 +616,9 @@ class Checker {
           if (!list) continue;
           const std::optional<read::AttrValue> classHere = v.name == DW_AT_location ? cls : std::nullopt;
           const int64_t classValue = classHere ? static_cast<int64_t>(classHere->value) : -1;
-          for (const read::LocEntry& e : list->entries) {
-            if (e.kind != read::LocEntry::range || !firstCheckOf(e, classValue)) continue;
+          for (size_t k = 0; k < list->entries.size(); ++k) {
+            const read::LocEntry e = list->entries[k];
+            if (e.kind != read::LocEntry::range || !firstCheckOf(list->entries.refs()[k], classValue)) continue;
             checkExpression(die, e.expr, d_.loc, e.exprOffset, list->addressSize, classHere);
           }
         }

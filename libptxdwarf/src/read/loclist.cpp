@@ -27,51 +27,72 @@ bool isLocationAttribute(uint64_t at) {
   }
 }
 
-LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSize, std::vector<LocEntry>& storage) {
+namespace {
+
+// Reads the entry at r's offset into `e`; false when the section ends inside
+// it. The one reading of an entry: a list's first pass and every later look
+// at the entry (decodeLocEntry) go through it.
+bool readEntry(ByteReader& r, RelocationCursor& relocs, uint8_t addressSize, LocEntry& e) {
+  const uint64_t allOnes = addressSize == 8 ? UINT64_MAX : 0xffffffffu;
+  e.offset = r.offset();
+  e.begin = r.fixed(addressSize);
+  e.beginReloc = relocs.at(e.offset, addressSize);
+  e.end = r.fixed(addressSize);
+  e.endReloc = relocs.at(e.offset + addressSize, addressSize);
+  if (!r.ok()) return false;
+  if (e.begin == 0 && e.end == 0 && !e.beginReloc && !e.endReloc) {
+    e.kind = LocEntry::endOfList;
+    return true;
+  }
+  if (e.begin == allOnes && !e.beginReloc) {
+    e.kind = LocEntry::baseAddress;
+    return true;
+  }
+  e.kind = LocEntry::range;
+  const uint64_t len = r.u16();
+  e.exprOffset = r.offset();
+  e.expr = r.bytes(len);
+  return r.ok();
+}
+
+}  // namespace
+
+LocEntry decodeLocEntry(const SectionImage& loc, LocEntryRef ref, uint8_t addressSize) {
+  LocEntry e;
+  ByteReader r(loc.data(), ref.offset);
+  RelocationCursor relocs(loc, ref.firstReloc, ref.offset);
+  readEntry(r, relocs, addressSize, e);  // complete: readLocList stored it
+  return e;
+}
+
+LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSize,
+                    std::vector<LocEntryRef>& storage) {
   LocList list;
   list.offset = offset;
   list.addressSize = addressSize;
   list.end = offset;
   const size_t first = storage.size();
   auto done = [&] {
-    list.entries = std::span<const LocEntry>(storage).subspan(first);
+    list.entries = LocEntries(&sec, std::span<const LocEntryRef>(storage).subspan(first), addressSize);
     return list;
   };
-  if (addressSize != 4 && addressSize != 8) return done();
+  if ((addressSize != 4 && addressSize != 8) || offset > UINT32_MAX) return done();
   ByteReader r(sec.data(), offset);
   RelocationCursor relocs(sec);
-  const uint64_t allOnes = addressSize == 8 ? UINT64_MAX : 0xffffffffu;
   while (r.ok() && !r.atEnd()) {
     work::step(work::locListEntries);
+    const uint64_t at = r.offset();
+    relocs.at(at, addressSize);  // positions the cursor: the first relocation at or after `at`
+    const LocEntryRef ref{static_cast<uint32_t>(at), static_cast<uint32_t>(relocs.next())};
     LocEntry e;
-    e.offset = r.offset();
-    e.begin = r.fixed(addressSize);
-    e.beginReloc = relocs.at(e.offset, addressSize);
-    e.end = r.fixed(addressSize);
-    e.endReloc = relocs.at(e.offset + addressSize, addressSize);
-    if (!r.ok()) break;
-    if (e.begin == 0 && e.end == 0 && !e.beginReloc && !e.endReloc) {
-      e.kind = LocEntry::endOfList;
-      storage.push_back(e);
-      fillAhead(storage);
-      list.terminated = true;
-      list.end = r.offset();
-      break;
-    }
-    if (e.begin == allOnes && !e.beginReloc) {
-      e.kind = LocEntry::baseAddress;
-      storage.push_back(e);
-      fillAhead(storage);
-      list.end = r.offset();
-      continue;
-    }
-    uint64_t len = r.u16();
-    e.exprOffset = r.offset();
-    e.expr = r.bytes(len);
-    if (!r.ok()) break;
-    storage.push_back(e);
+    if (!readEntry(r, relocs, addressSize, e)) break;
+    storage.push_back(ref);
     fillAhead(storage);
     list.end = r.offset();
+    if (e.kind == LocEntry::endOfList) {
+      list.terminated = true;
+      break;
+    }
   }
   return done();
 }
@@ -116,7 +137,7 @@ std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
 // not make the decoder quadratic): from then on a map indexes them.
 class DecodedEntries {
  public:
-  explicit DecodedEntries(const std::vector<LocEntry>& entries) : entries_(entries) {}
+  explicit DecodedEntries(const std::vector<LocEntryRef>& entries) : entries_(entries) {}
 
   size_t find(uint64_t offset) const {
     if (!byOffset_.empty()) {
@@ -124,7 +145,7 @@ class DecodedEntries {
       return it == byOffset_.end() ? SIZE_MAX : it->second;
     }
     auto it = std::lower_bound(entries_.begin(), entries_.end(), offset,
-                               [](const LocEntry& e, uint64_t o) { return e.offset < o; });
+                               [](const LocEntryRef& e, uint64_t o) { return e.offset < o; });
     return it != entries_.end() && it->offset == offset ? static_cast<size_t>(it - entries_.begin()) : SIZE_MAX;
   }
 
@@ -139,7 +160,7 @@ class DecodedEntries {
   }
 
  private:
-  const std::vector<LocEntry>& entries_;
+  const std::vector<LocEntryRef>& entries_;
   std::map<uint64_t, size_t> byOffset_;  // only once the entries are out of order
 };
 
@@ -158,13 +179,15 @@ void decodeLocLists(Dwarf& dwarf) {
     size_t end;  // one past its last entry in `entries`
     bool terminated;
     uint64_t endOffset;
+    uint8_t addressSize;  // its entries were read with
   };
   std::vector<Chain> chains;  // in `entries` order
   struct Placed {
     size_t first, count;
+    uint8_t addressSize;  // the entries are read with: the chain's
   };
   std::vector<Placed> placed;
-  std::vector<LocEntry> entries;
+  std::vector<LocEntryRef> entries;
   // Every entry takes at least two address-sized words, four bytes each at
   // the least: reserved for that many (see reserve.h).
   reserveUpTo(entries, dwarf.loc->size() / 8 + 1);  // filled through fillAhead
@@ -182,30 +205,31 @@ void decodeLocLists(Dwarf& dwarf) {
                                          [](size_t i, const Chain& ch) { return i < ch.end; });
       list.terminated = c.terminated;
       list.end = c.endOffset;
-      placed.push_back({at, c.end - at});
+      placed.push_back({at, c.end - at, c.addressSize});
       dwarf.locLists.push_back(std::move(list));
       continue;
     }
     const size_t first = entries.size();
     LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
     decoded.appended(first);
-    chains.push_back({entries.size(), read.terminated, read.end});
+    chains.push_back({entries.size(), read.terminated, read.end, addressSize});
     fillAhead(chains);
     if (!read.terminated)
-      dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.back().offset,
+      dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.refs().back().offset,
                   "location list at .debug_loc+" + std::to_string(offset) +
                       " runs past the end of the section without an end-of-list entry")
           .rule = "loclist-bounds";
     list.terminated = read.terminated;
     list.end = read.end;
-    placed.push_back({first, entries.size() - first});
+    placed.push_back({first, entries.size() - first, addressSize});
     dwarf.locLists.push_back(std::move(list));
   }
   // Spans last: the entries grew while the lists were read.
   releaseUnusedTail(entries);  // reserved for the most the section could hold
-  dwarf.locEntries = std::make_shared<const std::vector<LocEntry>>(std::move(entries));
+  dwarf.locEntries = std::make_shared<const std::vector<LocEntryRef>>(std::move(entries));
   for (size_t i = 0; i < placed.size(); ++i)
-    dwarf.locLists[i].entries = dwarf.allLocEntries().subspan(placed[i].first, placed[i].count);
+    dwarf.locLists[i].entries = LocEntries(
+        dwarf.loc, dwarf.allLocEntries().subspan(placed[i].first, placed[i].count), placed[i].addressSize);
 }
 
 const LocList* Dwarf::locListAt(uint64_t offset) const {

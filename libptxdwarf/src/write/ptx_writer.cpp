@@ -797,15 +797,14 @@ void arangesFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
 void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
   unsigned defaultSize = dwarf.units.empty() ? 8 : dwarf.units.front().addressSize;
   if (defaultSize != 4 && defaultSize != 8) defaultSize = 8;
-  const std::span<const read::LocEntry> all = dwarf.allLocEntries();
-  std::vector<bool> described(all.size());  // lists sharing a tail describe it once
+  std::vector<bool> described(dwarf.allLocEntries().size());  // lists sharing a tail describe it once
   for (const read::LocList& l : dwarf.locLists) {
-    for (const read::LocEntry& e : l.entries) {
-      if (!all.empty() && &e >= all.data() && &e < all.data() + all.size()) {
-        const size_t index = static_cast<size_t>(&e - all.data());
+    for (size_t i = 0; i < l.entries.size(); ++i) {
+      if (const size_t index = dwarf.locEntryIndex(l.entries.refs()[i]); index != SIZE_MAX) {
         if (described[index]) break;
         described[index] = true;
       }
+      const read::LocEntry e = l.entries[i];
       unsigned a = defaultSize;
       if (e.kind == read::LocEntry::range && e.exprOffset >= e.offset + 2 && (e.exprOffset - e.offset - 2) % 2 == 0)
         a = unsigned((e.exprOffset - e.offset - 2) / 2);

@@ -215,16 +215,15 @@ void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
   // Lists that share a tail share the entries: each is written once (the
   // first list that holds it), so that thousands of lists into one do not
   // rewrite its tail each.
-  const std::span<const read::LocEntry> all = dwarf.allLocEntries();
-  std::vector<bool> written(all.size());
+  std::vector<bool> written(dwarf.allLocEntries().size());
   for (const read::LocList& list : dwarf.locLists) {
     const unsigned as = list.addressSize;
-    for (const read::LocEntry& e : list.entries) {
-      if (!all.empty() && &e >= all.data() && &e < all.data() + all.size()) {
-        const size_t index = static_cast<size_t>(&e - all.data());
+    for (size_t i = 0; i < list.entries.size(); ++i) {
+      if (const size_t index = dwarf.locEntryIndex(list.entries.refs()[i]); index != SIZE_MAX) {
         if (written[index]) break;  // and the rest of this tail with it
         written[index] = true;
       }
+      const read::LocEntry e = list.entries[i];
       put(e.offset, e.beginReloc ? 0 : e.begin, as);
       put(e.offset + as, e.endReloc ? 0 : e.end, as);
       keep(e.beginReloc);
