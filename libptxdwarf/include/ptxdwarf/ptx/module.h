@@ -274,7 +274,7 @@ struct ReadOptions {
   // goes on. With several threads it is called from each of them, for
   // disjoint ranges.
   std::function<void(uint64_t begin, uint64_t end)> consumed;
-  uint64_t consumedStep = uint64_t{4} << 20;
+  uint64_t consumedStep = uint64_t{1} << 20;
   // Threads to read a large text on (0: one per hardware thread). The text is
   // cut at lines that can only start a module-scope statement (`.section`,
   // `.entry`, `.func`, `.visible`, `.weak`), at least `minChunk` bytes apart;
