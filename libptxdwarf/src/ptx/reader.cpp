@@ -1247,9 +1247,13 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
     return result;
   }
-  // Twice as many chunks as threads: a thread that finishes early takes another.
+  // A chunk a thread. The first part becomes the module and the others are
+  // copied onto its end: more chunks than threads would balance the threads
+  // better, but copy more (twice as many chunks on two threads copied three
+  // quarters of a 20 MB nvcc -G file's model instead of a half: 1,300 more
+  // page faults and 10-20 ms more CPU, for no wall time).
   const unsigned threads = threadCount(options.threads);
-  std::vector<Chunk> chunks = chunksOf(text, threads == 1 ? 1 : 2 * threads, options.minChunk);
+  std::vector<Chunk> chunks = chunksOf(text, threads, options.minChunk);
   if (const size_t nul = numberFirstLines(text, chunks, threads); nul != std::string_view::npos) {
     reportNulByte(text, nul, result.diagnostics);
     return result;
