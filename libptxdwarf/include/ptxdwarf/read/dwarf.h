@@ -201,7 +201,7 @@ class LocEntries {
  public:
   LocEntries() = default;
   LocEntries(const SectionImage* loc, std::span<const LocEntryRef> refs, uint8_t addressSize)
-      : loc_(loc), refs_(refs), addressSize_(addressSize) {}
+      : loc_(loc), refs_(refs.data()), size_(static_cast<uint32_t>(refs.size())), addressSize_(addressSize) {}
 
   class iterator {
    public:
@@ -230,29 +230,32 @@ class LocEntries {
     size_t i_ = 0;
   };
 
-  size_t size() const { return refs_.size(); }
-  bool empty() const { return refs_.empty(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   LocEntry operator[](size_t i) const { return decodeLocEntry(*loc_, refs_[i], addressSize_); }
   LocEntry front() const { return (*this)[0]; }
-  LocEntry back() const { return (*this)[refs_.size() - 1]; }
+  LocEntry back() const { return (*this)[size_ - 1]; }
   iterator begin() const { return {this, 0}; }
-  iterator end() const { return {this, refs_.size()}; }
-  std::span<const LocEntryRef> refs() const { return refs_; }
+  iterator end() const { return {this, size_}; }
+  std::span<const LocEntryRef> refs() const { return {refs_, size_}; }
   uint8_t addressSize() const { return addressSize_; }
 
  private:
+  // 24 bytes, not a span's 16 for the refs: a list each (thousands).
   const SectionImage* loc_ = nullptr;
-  std::span<const LocEntryRef> refs_;
+  const LocEntryRef* refs_ = nullptr;
+  uint32_t size_ = 0;
   uint8_t addressSize_ = 8;
 };
 
 struct LocList {
   uint64_t offset = 0;
-  uint8_t addressSize = 8;  // of the unit whose attribute names the list
   LocEntries entries;       // the end-of-list entry included; into Dwarf::locEntries (or storage)
+  uint64_t end = 0;         // one past the last complete entry
+  uint8_t addressSize = 8;  // of the unit whose attribute names the list
   bool terminated = false;
-  uint64_t end = 0;  // one past the last complete entry
 };
+static_assert(sizeof(void*) != 8 || sizeof(LocList) == 48, "one per list: keep it small");
 
 // Attributes whose value is a location: an expression block, or an offset
 // into .debug_loc (LLVM's DWARFAttribute::mayHaveLocationList set).
