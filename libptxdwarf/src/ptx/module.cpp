@@ -89,6 +89,12 @@ uint32_t hashName(std::string_view name) {
   return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
+// The slot a name's probe starts at: the hash scaled to the table's size
+// (multiply and shift: any size, no division).
+size_t homeSlot(uint32_t hash, size_t slots) { return static_cast<size_t>((uint64_t{hash} * slots) >> 32); }
+// Linear probing, wrapping at the end.
+size_t nextSlot(size_t i, size_t slots) { return i + 1 == slots ? 0 : i + 1; }
+
 }  // namespace
 
 bool Module::isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const {
@@ -124,10 +130,10 @@ void Module::reindex() {
   size_t count = labels.size() + functions.size() + variables.size() + parameters.size() + sections.size();
   for (const SectionImage& s : sections) count += s.labels.size();
   // At most three quarters full (less where names repeat: a chain takes one
-  // slot): a lookup probes a few slots, and the table is up to half the size
-  // of a half-full one (2 MB, not 4, for a 20 MB nvcc -G file's 155,000 names).
-  size_t capacity = 16;
-  while (3 * capacity < 4 * count) capacity *= 2;
+  // slot): a lookup probes a few slots. Any size, not a power of two (a name's
+  // first slot is homeSlot's multiply-shift of its hash): 1.6 MB, not 2.1,
+  // for a 20 MB nvcc -G file's 155,000 names.
+  const size_t capacity = std::max<size_t>(16, count + count / 3 + 1);
   // The slots are filled at once: their pages mapped in with one call
   // (reserve.h). Chained definitions (parameters, names defined more than
   // once) are a fraction of the names: reserved for all, filled ahead.
@@ -136,7 +142,6 @@ void Module::reindex() {
   slots_.resize(capacity);
   definitions_.clear();
   reserveUpTo(definitions_, count);
-  const size_t mask = capacity - 1;
 
   // A declaration (a function without a body, a module-scope variable) after
   // a first one of the same kind and name answers no lookup: the lookups
@@ -183,7 +188,7 @@ void Module::reindex() {
     definitions_[head].last = id;
   };
   auto insert = [&](const Pending& p) {
-    for (size_t i = p.hash & mask;; i = (i + 1) & mask) {
+    for (size_t i = homeSlot(p.hash, capacity);; i = nextSlot(i, capacity)) {
       work::step(work::nameIndexProbe);
       Slot& slot = slots_[i];
       if (slot.ref == kNone) {
@@ -205,7 +210,7 @@ void Module::reindex() {
   auto define = [&](std::string_view name, DefinitionKind kind, uint32_t index, uint32_t sub = 0,
                     uint8_t declaration = 0) {
     const uint32_t hash = hashName(name);
-    __builtin_prefetch(&slots_[hash & mask]);
+    __builtin_prefetch(&slots_[homeSlot(hash, capacity)]);
     Pending& next = pending[defined++ % kAhead];
     if (defined > kAhead) insert(next);
     next = {name, hash, kind, declaration, index, sub};
@@ -230,8 +235,7 @@ void Module::reindex() {
 const Module::Slot* Module::slotOf(std::string_view name) const {
   if (slots_.empty()) return nullptr;
   const uint32_t hash = hashName(name);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+  for (size_t i = homeSlot(hash, slots_.size());; i = nextSlot(i, slots_.size())) {
     work::step(work::nameIndexProbe);
     const Slot& slot = slots_[i];
     if (slot.ref == kNone) return nullptr;
@@ -320,7 +324,7 @@ bool Module::definesSymbol(std::string_view name) const { return slotOf(name) !=
 
 void Module::prefetchName(std::string_view name) const {
   if (slots_.empty()) return;
-  __builtin_prefetch(&slots_[hashName(name) & (slots_.size() - 1)]);
+  __builtin_prefetch(&slots_[homeSlot(hashName(name), slots_.size())]);
 }
 
 }  // namespace ptxdwarf::ptx

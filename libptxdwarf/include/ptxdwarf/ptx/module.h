@@ -260,7 +260,7 @@ struct Module {
   template <class Visit>
   void visitDefinitions(std::string_view name, Visit visit) const;
 
-  std::vector<Slot> slots_;  // a power of two in size, at most three quarters full
+  std::vector<Slot> slots_;  // any size (not a power of two), at most three quarters full
   std::vector<Definition> definitions_;
   std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
 };
