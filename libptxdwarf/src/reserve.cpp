@@ -22,8 +22,6 @@ void adviseHugePages(const void* data, size_t bytes) {
 
 void prefault(const void* data, size_t bytes) {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-  constexpr size_t kWorthACall = size_t{64} << 10;  // below, the faults cost about what the call does
-  if (bytes < kWorthACall) return;
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   // Whole pages only: the partly used first and last ones may hold other data
   // (populating writes nothing, but the range must be whole pages).
@@ -45,6 +43,11 @@ void mapNextStep(const void* end, const void* limit) {
 void mapThroughNextStep(const void* end, const void* limit) {
   const uintptr_t to = std::min((reinterpret_cast<uintptr_t>(end) & ~(kFillStep - 1)) + 2 * kFillStep,
                                 reinterpret_cast<uintptr_t>(limit));
+  if (to > reinterpret_cast<uintptr_t>(end)) prefault(end, to - reinterpret_cast<uintptr_t>(end));
+}
+
+void mapThrough(const void* end, const void* through, const void* limit) {
+  const uintptr_t to = std::min(reinterpret_cast<uintptr_t>(through), reinterpret_cast<uintptr_t>(limit));
   if (to > reinterpret_cast<uintptr_t>(end)) prefault(end, to - reinterpret_cast<uintptr_t>(end));
 }
 

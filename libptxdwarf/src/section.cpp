@@ -18,10 +18,12 @@ std::string_view StringStore::keep(std::string_view s) {
     const size_t size = std::max(grown, s.size() + 1);
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
     free_ = {chunks_.back().get(), size};
-    // A chunk is filled before the next is made: its first step is mapped
-    // in now (fillAhead maps the steps after it). prefault skips the small
-    // first chunks: a store of a few names faults in a few pages.
-    prefault(free_.data(), std::min(size, kFillStep));
+    // A chunk is filled before the next is made: it is mapped in now through
+    // the step after the one it starts in, and fillAhead maps each step
+    // after that as the names enter the one before it. (Mapping a step's
+    // length from the chunk's start left the rest of the second step, up to
+    // 128 KB, to faults.)
+    mapThroughNextStep(free_.data(), free_.data() + size);
   }
   std::copy(s.begin(), s.end(), free_.begin());
   free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)
@@ -119,7 +121,8 @@ void SectionImage::releaseUnusedTails() {
 }
 
 void SourceMap::mapDeltasAhead() {
-  static_assert(kFillStepBytes == kFillStep && kFaultedDeltaBytes == kFaultedBytes,
+  static_assert(kFillStepBytes == kFillStep && kFaultedDeltaBytes == kFaultedBytes &&
+                    kFirstPageDeltaBytes == kFirstPageBytes,
                 "the source map fills its deltas as fillAhead does");
   fillAhead(deltas_, 1);
 }

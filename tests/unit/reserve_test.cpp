@@ -109,6 +109,44 @@ TEST(Reserve, FillingAheadMapsTheFirstStepOnceAVectorIsNoLongerSmall) {
   for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i);
 }
 
+// A vector that reaches its first page has the rest of its first
+// kFaultedBytes mapped in with a call; before that, nothing ahead of it.
+TEST(Reserve, FillingAheadMapsTheFirstSixteenKilobytesAtTheFirstPage) {
+  // A reservation whose first 64 KB lie in one step: entering the next
+  // step maps the one after it, which this test must not mistake for the
+  // first page's mapping. (Each reservation is its own mapping, a page or
+  // so further on than the last: one of the first few is placed so.)
+  std::vector<std::vector<uint64_t>> tried;
+  auto wellPlaced = [](const std::vector<uint64_t>& v) {
+    return (reinterpret_cast<uintptr_t>(v.data()) & (kFillStep - 1)) + 4 * kFaultedBytes <= kFillStep;
+  };
+  do {
+    tried.emplace_back();
+    reserveUpTo(tried.back(), size_t{1} << 20);
+  } while (!wellPlaced(tried.back()) && tried.size() < 64);
+  ASSERT_TRUE(wellPlaced(tried.back()));
+  std::vector<uint64_t>& v = tried.back();
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const char* data = reinterpret_cast<const char*>(v.data());
+  auto push = [&](size_t bytes) {
+    while (v.size() * sizeof(uint64_t) < bytes) {
+      v.push_back(v.size());
+      fillAhead(v);
+    }
+  };
+  push(kFirstPageBytes - sizeof(uint64_t));
+  const char* end = reinterpret_cast<const char*>(v.data() + v.size());
+  EXPECT_EQ(residentPages(end + page, data + kFaultedBytes), 0u);
+  push(kFirstPageBytes);
+  end = reinterpret_cast<const char*>(v.data() + v.size());
+  const uintptr_t firstWhole = (reinterpret_cast<uintptr_t>(end) + page - 1) & ~(page - 1);
+  const uintptr_t lastWhole = (reinterpret_cast<uintptr_t>(data) + kFaultedBytes) & ~(page - 1);
+  EXPECT_EQ(residentPages(end, data + kFaultedBytes), (lastWhole - firstWhole) / page);
+  // And no further than that.
+  EXPECT_EQ(residentPages(reinterpret_cast<const char*>(lastWhole + page), data + 4 * kFaultedBytes), 0u);
+  for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i);
+}
+
 // The same for a buffer filled front to back (StringStore's chunks).
 TEST(Reserve, FillingAheadABufferStaysInsideIt) {
   std::vector<char> buffer(size_t{2} << 20);  // written whole: resident, but only its own pages

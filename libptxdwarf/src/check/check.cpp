@@ -379,7 +379,9 @@ class Checker {
   // children (where DW_AT_sibling must point): one pass with a stack of the
   // open DIEs, instead of a scan of each subtree (quadratic in deep trees).
   std::vector<uint64_t> nextSiblingOffsets() const {
-    std::vector<uint64_t> next(d_.dies.size());
+    std::vector<uint64_t> next;
+    reserveExactly(next, d_.dies.size());  // mapped in with a call, not faulted page by page (reserve.h)
+    next.resize(d_.dies.size());
     for (const read::Unit& u : d_.units) {
       const size_t first = u.firstDie, last = u.firstDie + u.dieCount;
       std::vector<size_t> open;  // DIEs whose children are not closed yet
