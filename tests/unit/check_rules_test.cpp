@@ -80,6 +80,57 @@ TEST(CheckRoundTrip, ComparedAsEncodedItSaysWhatTheImagesSay) {
   EXPECT_GE(relocated, 100u);
 }
 
+// .debug_loc is compared as it is re-encoded, without the image: bytes no
+// list covers, a section longer than its lists, a relocation between lists
+// and lists that overlap (compared through the image) are named as the
+// image comparison names them.
+TEST(CheckRoundTrip, LocationListsComparedAsWrittenSayWhatTheImageSays) {
+  // Variables whose DW_AT_location (data4) names .debug_loc+offset, one each.
+  auto module = [](const std::vector<int>& offsets, const std::string& loc) {
+    std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n.global .b32 g;\n";
+    text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 52, 0, 2, 6, 0, 0, 0\n}\n";
+    text += ".section .debug_info {\n.b32 " + std::to_string(2 + 4 + 1 + 1 + 5 * offsets.size() + 1) +
+            "\n.b8 2, 0\n.b32 0\n.b8 8, 1\n";
+    for (int o : offsets) text += ".b8 2\n.b32 .debug_loc+" + std::to_string(o) + "\n";
+    return text + ".b8 0\n}\n.section .debug_loc {\n" + loc + "}\n";
+  };
+  const std::string list = ".b64 0, 4\n.b8 1, 0, 48\n.b64 0, 0\n";  // 35 bytes
+  struct Case {
+    const char* what;
+    std::string text;
+    const char* message;  // of the difference; empty where the round trip holds
+  };
+  const Case cases[] = {
+      {"two lists", module({0, 35}, list + list), ""},
+      {"bytes between lists", module({0, 40}, list + ".b8 7, 7, 7, 7, 7\n" + list), "byte 7 re-encoded as 0"},
+      {"bytes after the lists", module({0}, list + ".b8 9, 9\n"), "size 37 re-encoded as 35"},
+      {"a relocation between lists", module({0, 43}, list + ".b64 g\n" + list), "relocation lost: g"},
+      {"a list inside an entry of another", module({0, 8}, list), nullptr},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ptx::ReadResult r = ptx::read(c.text, "loc.ptx");
+    ASSERT_TRUE(r.ok());
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    ASSERT_NE(dwarf.loc, nullptr);
+    const SectionImage& loc = *dwarf.loc;
+    Diagnostics a, b;
+    SectionImage again = write::encodePreserve(dwarf, loc, a);
+    std::optional<write::ImageDifference> whole = write::compareImages(std::span(&loc, 1), std::span(&again, 1));
+    std::optional<write::ImageDifference> streamed = write::preserveDifference(dwarf, loc, b);
+    ASSERT_EQ(whole.has_value(), streamed.has_value());
+    if (c.message) {
+      ASSERT_EQ(whole.has_value(), *c.message != '\0');
+      if (whole) {
+        EXPECT_EQ(whole->message, c.message);
+      }
+    }
+    if (!whole) continue;
+    EXPECT_EQ(streamed->offset, whole->offset);
+    EXPECT_EQ(streamed->message, whole->message);
+  }
+}
+
 // Where the decoder stopped (an unknown form), the bytes it did not reach are
 // written as zeros: a relocated operand there (zeros in the image too) is the
 // first difference, and both comparisons name it alike.
