@@ -131,6 +131,40 @@ TEST(CheckRoundTrip, LocationListsComparedAsWrittenSayWhatTheImageSays) {
   }
 }
 
+// A section is compared a 64 KB window at a time as it is re-encoded: a
+// difference two windows in is found where the whole image's comparison
+// finds it.
+TEST(CheckRoundTrip, ADifferencePastTheFirstWindowsIsNamedAlike) {
+  // 1: compile_unit (children), name string; 2: variable, name string;
+  // 3: base_type, an attribute of form 127, which the decoder does not know.
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n";
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 3, 8, 0, 0, 2, 52, 0, 3, 8, 0, 0, 3, 36, 0, 3, 127, 0, 0, 0\n}\n";
+  std::string dies = ".b8 1\n.b8 99, 117, 0\n";  // "cu"
+  const std::string name = ".b8 118, 97, 114, 105, 97, 98, 108, 101, 95, 119, 105, 116, 104, 95, 97, 95, "
+                           "108, 111, 110, 103, 95, 110, 97, 109, 101, 0\n";  // "variable_with_a_long_name"
+  constexpr size_t kVariables = 6000;  // 27 bytes each: 162 KB, past two windows
+  for (size_t i = 0; i < kVariables; ++i) dies += ".b8 2\n" + name;
+  dies += ".b8 3, 7, 7, 7\n.b8 0\n";
+  const size_t length = 2 + 4 + 1 + 4 + kVariables * 27 + 4 + 1;
+  text += ".section .debug_info {\n.b32 " + std::to_string(length) + "\n.b8 2, 0\n.b32 0\n.b8 8\n" + dies + "}\n";
+  ptx::ReadResult r = ptx::read(text, "far.ptx");
+  ASSERT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  ASSERT_NE(dwarf.info, nullptr);
+  ASSERT_EQ(dwarf.info->bytes.size(), length + 4);
+  const SectionImage& info = *dwarf.info;
+  Diagnostics a, b;
+  SectionImage again = write::encodePreserve(dwarf, info, a);
+  std::optional<write::ImageDifference> whole = write::compareImages(std::span(&info, 1), std::span(&again, 1));
+  std::optional<write::ImageDifference> streamed = write::preserveDifference(dwarf, info, b);
+  ASSERT_TRUE(whole.has_value());
+  ASSERT_TRUE(streamed.has_value());
+  EXPECT_GT(whole->offset, uint64_t{128} << 10);
+  EXPECT_EQ(streamed->offset, whole->offset);
+  EXPECT_EQ(streamed->message, whole->message);
+  EXPECT_EQ(whole->message.rfind("byte ", 0), 0u) << whole->message;  // where the unknown form stopped the decoder
+}
+
 // Where the decoder stopped (an unknown form), the bytes it did not reach are
 // written as zeros: a relocated operand there (zeros in the image too) is the
 // first difference, and both comparisons name it alike.

@@ -22,12 +22,87 @@ struct RelocationRef {
   uint32_t source = 0;  // index into the source section's relocations
 };
 
+// The round trip's comparison of a section written front to back, made as
+// the bytes come instead of on a whole re-encoded image (1 MB and 0.3 MB
+// of relocation references for a 20 MB nvcc -G file's .debug_info): the
+// writer hands it its bytes a window at a time and each relocation as it
+// copies it, and finish() says what compareSection would say of the image.
+class StreamComparison {
+ public:
+  explicit StreamComparison(const SectionImage& source) : source_(source) {}
+
+  // The window's bytes follow those taken before; it is emptied.
+  void take(std::vector<uint8_t>& window) {
+    const uint64_t n = taken_ < source_.bytes.size() ? std::min<uint64_t>(window.size(), source_.bytes.size() - taken_)
+                                                     : 0;
+    if (byteAt_ == kNone) {
+      auto first = source_.bytes.begin() + static_cast<ptrdiff_t>(taken_);
+      auto mismatch = std::mismatch(first, first + static_cast<ptrdiff_t>(n), window.begin());
+      if (mismatch.first != first + static_cast<ptrdiff_t>(n)) {
+        byteAt_ = taken_ + static_cast<uint64_t>(mismatch.first - first);
+        byteWritten_ = *mismatch.second;
+      }
+    }
+    taken_ += window.size();
+    window.clear();
+  }
+  uint64_t taken() const { return taken_; }
+
+  // The next re-encoded relocation: source relocation `index` at `offset`.
+  void relocation(uint32_t offset, size_t index) {
+    const size_t i = relocations_++;
+    if (relocationDifference_) return;
+    Relocation y = source_.relocations[index];
+    y.offset = offset;
+    if (i >= source_.relocations.size()) {
+      relocationDifference_ = ImageDifference{source_.name, y.offset, "relocation added: " + y.expression()};
+      return;
+    }
+    const Relocation& x = source_.relocations[i];
+    if (x.offset != y.offset || x.size != y.size || x.symbol != y.symbol || x.minus != y.minus ||
+        x.addend != y.addend)
+      relocationDifference_ =
+          ImageDifference{source_.name, std::min(x.offset, y.offset),
+                          "relocation " + x.expression() + " re-encoded as " + y.expression() + " at offset " +
+                              std::to_string(y.offset)};
+  }
+
+  // After the last byte and relocation: the first difference, as
+  // compareSection orders them (bytes, size, relocations).
+  std::optional<ImageDifference> finish(std::vector<uint8_t>& window) {
+    take(window);
+    if (byteAt_ != kNone)
+      return ImageDifference{source_.name, byteAt_, "byte " + std::to_string(source_.bytes[byteAt_]) +
+                                                        " re-encoded as " + std::to_string(byteWritten_)};
+    if (taken_ != source_.bytes.size())
+      return ImageDifference{source_.name, std::min<uint64_t>(taken_, source_.bytes.size()),
+                             "size " + std::to_string(source_.bytes.size()) + " re-encoded as " +
+                                 std::to_string(taken_)};
+    if (relocationDifference_) return relocationDifference_;
+    if (relocations_ < source_.relocations.size())
+      return ImageDifference{source_.name, source_.relocations[relocations_].offset,
+                             "relocation lost: " + source_.relocations[relocations_].expression()};
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr uint64_t kNone = UINT64_MAX;
+  const SectionImage& source_;
+  uint64_t taken_ = 0;
+  uint64_t byteAt_ = kNone;  // the first byte that differs
+  uint8_t byteWritten_ = 0;
+  size_t relocations_ = 0;
+  std::optional<ImageDifference> relocationDifference_;  // the first, or the first added
+};
+
 // What preserve-mode encoding makes of one section: its bytes, and its
-// relocations either copied into `image` or referred to in `refs`.
+// relocations either copied into `image` or referred to in `refs`; or, with
+// `compare`, neither kept: `bytes` is a window the comparison empties.
 struct PreserveOutput {
   std::vector<uint8_t>& bytes;
   SectionImage* image = nullptr;              // relocations copied here ...
-  std::vector<RelocationRef>* refs = nullptr;  // ... or referred to here
+  std::vector<RelocationRef>* refs = nullptr;  // ... or referred to here ...
+  StreamComparison* compare = nullptr;         // ... or compared as they come
 };
 
 // Appends bytes and copies relocations of the source section that fall in
@@ -40,6 +115,10 @@ class PreserveWriter {
   // of copying every name.
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_) return;
+    if (out_.compare) {
+      reserveExactly(out_.bytes, kWindow + kWindow / 4);  // a window, and a value or a block past it
+      return;
+    }
     reserveExactly(out_.bytes, src_->bytes.size());
     if (out_.refs) reserveExactly(*out_.refs, src_->relocations.size());
     if (!out_.image) return;
@@ -47,7 +126,10 @@ class PreserveWriter {
     out_.image->names = src_->names;
   }
 
-  void fixed(uint64_t v, unsigned size) { appendLittleEndian(out_.bytes, v, size); }
+  void fixed(uint64_t v, unsigned size) {
+    appendLittleEndian(out_.bytes, v, size);
+    wrote();
+  }
   // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
   void uleb(uint64_t v, uint64_t width) {
     for (uint64_t i = 0; i + 1 < width; ++i) {
@@ -55,6 +137,7 @@ class PreserveWriter {
       v >>= 7;
     }
     out_.bytes.push_back(static_cast<uint8_t>(v & 0x7f));
+    wrote();
   }
   void sleb(int64_t v, uint64_t width) {
     for (uint64_t i = 0; i + 1 < width; ++i) {
@@ -62,6 +145,7 @@ class PreserveWriter {
       v >>= 7;
     }
     out_.bytes.push_back(static_cast<uint8_t>(v & 0x7f));
+    wrote();
   }
   // A header field that was `value` in the input, or zero-filled there when a
   // relocation (such as a label difference) covers it.
@@ -69,10 +153,14 @@ class PreserveWriter {
     bool symbolic = src_ && src_->relocationOverlapping(sourceOffset, size);
     fixed(symbolic ? 0 : value, size);
   }
-  void raw(std::span<const uint8_t> b) { out_.bytes.insert(out_.bytes.end(), b.begin(), b.end()); }
+  void raw(std::span<const uint8_t> b) {
+    out_.bytes.insert(out_.bytes.end(), b.begin(), b.end());
+    wrote();
+  }
   void string(std::string_view s) {
     out_.bytes.insert(out_.bytes.end(), s.begin(), s.end());
     out_.bytes.push_back(0);
+    wrote();
   }
   // Copies the source relocations inside [from, from+size) to the same
   // relative place after `at` (the output offset the range was written to).
@@ -82,11 +170,12 @@ class PreserveWriter {
     for (next_ = firstAtOrAfter(from); next_ < source.size() && source[next_].offset < from + size; ++next_) {
       const Relocation& r = source[next_];
       const auto offset = static_cast<uint32_t>(at + (r.offset - from));
-      if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(next_)});
+      if (out_.compare) out_.compare->relocation(offset, next_);
+      else if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(next_)});
       else out_.image->relocations.push_back(Relocation{offset, r.size, r.symbol, r.minus, r.addend});
     }
   }
-  uint64_t offset() const { return out_.bytes.size(); }
+  uint64_t offset() const { return (out_.compare ? out_.compare->taken() : 0) + out_.bytes.size(); }
 
  private:
   // The index of the first source relocation at or after `from`. Values are
@@ -107,6 +196,11 @@ class PreserveWriter {
     return i;
   }
   static constexpr unsigned kSteps = 8;
+  // Compared, a window's bytes at a time.
+  static constexpr size_t kWindow = size_t{64} << 10;
+  void wrote() {
+    if (out_.compare && out_.bytes.size() >= kWindow) out_.compare->take(out_.bytes);
+  }
 
   PreserveOutput out_;
   const SectionImage* src_;
@@ -457,14 +551,10 @@ std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, cons
                                                   Diagnostics& diags) {
   if (!isModelled(dwarf, in)) return std::nullopt;  // copied: the same
   if (&in == dwarf.loc) return locDifference(dwarf, in);
-  std::vector<uint8_t> bytes;
-  std::vector<RelocationRef> refs;
-  preserve(dwarf, in, PreserveOutput{bytes, nullptr, &refs}, diags);
-  return compareSection(in, bytes, refs.size(), [&](size_t i) {
-    Relocation r = in.relocations[refs[i].source];
-    r.offset = refs[i].offset;
-    return r;
-  });
+  std::vector<uint8_t> window;
+  StreamComparison comparison(in);
+  preserve(dwarf, in, PreserveOutput{window, nullptr, nullptr, &comparison}, diags);
+  return comparison.finish(window);
 }
 
 std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags) {
