@@ -41,7 +41,7 @@ TEST(Reserve, PrefaultingWrittenMemoryLeavesItAsItWas) {
   std::vector<uint8_t> bytes(size_t{1} << 20);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 13 + 1);
   prefault(bytes.data() + 5, bytes.size() - 5);
-  prefault(bytes.data(), 100);  // below the size worth a call
+  prefault(bytes.data(), 100);  // less than a whole page: nothing to map
   for (size_t i = 0; i < bytes.size(); ++i) ASSERT_EQ(bytes[i], static_cast<uint8_t>(i * 13 + 1)) << i;
 }
 
@@ -57,6 +57,14 @@ size_t residentPages(const void* begin, const void* end) {
   size_t n = 0;
   for (unsigned char c : in) n += c & 1;
   return n;
+}
+
+// Pushes 0, 1, 2, ... onto `v` through fillAhead until it holds `bytes`.
+void fillTo(std::vector<uint64_t>& v, size_t bytes) {
+  while (v.size() * sizeof(uint64_t) < bytes) {
+    v.push_back(v.size());
+    fillAhead(v);
+  }
 }
 
 // A reservation filled through fillAhead holds what was pushed, and nothing
@@ -87,13 +95,7 @@ TEST(Reserve, FillingAheadMapsTheFirstStepOnceAVectorIsNoLongerSmall) {
   reserveUpTo(v, size_t{8} << 20);
   const uintptr_t step = kFillStep;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  auto push = [&](size_t bytes) {
-    while (v.size() * sizeof(uint64_t) < bytes) {
-      v.push_back(v.size());
-      fillAhead(v);
-    }
-  };
-  push(kFaultedBytes - sizeof(uint64_t));
+  fillTo(v, kFaultedBytes - sizeof(uint64_t));
   const char* end = reinterpret_cast<const char*>(v.data() + v.size());
   const uintptr_t stepEnd = (reinterpret_cast<uintptr_t>(end) & ~(step - 1)) + step;
   // Not mapped ahead yet, unless the vector's start lay in the step before
@@ -101,7 +103,7 @@ TEST(Reserve, FillingAheadMapsTheFirstStepOnceAVectorIsNoLongerSmall) {
   if ((reinterpret_cast<uintptr_t>(v.data()) & ~(step - 1)) + step > reinterpret_cast<uintptr_t>(end)) {
     EXPECT_EQ(residentPages(end + 2 * page, reinterpret_cast<const char*>(stepEnd)), 0u);
   }
-  push(kFaultedBytes + sizeof(uint64_t));
+  fillTo(v, kFaultedBytes + sizeof(uint64_t));
   end = reinterpret_cast<const char*>(v.data() + v.size());
   const char* through = reinterpret_cast<const char*>((reinterpret_cast<uintptr_t>(end) & ~(step - 1)) + 2 * step);
   const uintptr_t firstWhole = (reinterpret_cast<uintptr_t>(end) + page - 1) & ~(page - 1);
@@ -115,29 +117,25 @@ TEST(Reserve, FillingAheadMapsTheFirstSixteenKilobytesAtTheFirstPage) {
   // A reservation whose first 64 KB lie in one step: entering the next
   // step maps the one after it, which this test must not mistake for the
   // first page's mapping. (Each reservation is its own mapping, a page or
-  // so further on than the last: one of the first few is placed so.)
+  // so further on than the last: one of the first few is placed so. 64 MB,
+  // past glibc's largest mmap threshold: a smaller one may come from heap
+  // pages an earlier test left resident.)
   std::vector<std::vector<uint64_t>> tried;
   auto wellPlaced = [](const std::vector<uint64_t>& v) {
     return (reinterpret_cast<uintptr_t>(v.data()) & (kFillStep - 1)) + 4 * kFaultedBytes <= kFillStep;
   };
   do {
     tried.emplace_back();
-    reserveUpTo(tried.back(), size_t{1} << 20);
+    reserveUpTo(tried.back(), size_t{8} << 20);
   } while (!wellPlaced(tried.back()) && tried.size() < 64);
   ASSERT_TRUE(wellPlaced(tried.back()));
   std::vector<uint64_t>& v = tried.back();
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const char* data = reinterpret_cast<const char*>(v.data());
-  auto push = [&](size_t bytes) {
-    while (v.size() * sizeof(uint64_t) < bytes) {
-      v.push_back(v.size());
-      fillAhead(v);
-    }
-  };
-  push(kFirstPageBytes - sizeof(uint64_t));
+  fillTo(v, kFirstPageBytes - sizeof(uint64_t));
   const char* end = reinterpret_cast<const char*>(v.data() + v.size());
   EXPECT_EQ(residentPages(end + page, data + kFaultedBytes), 0u);
-  push(kFirstPageBytes);
+  fillTo(v, kFirstPageBytes);
   end = reinterpret_cast<const char*>(v.data() + v.size());
   const uintptr_t firstWhole = (reinterpret_cast<uintptr_t>(end) + page - 1) & ~(page - 1);
   const uintptr_t lastWhole = (reinterpret_cast<uintptr_t>(data) + kFaultedBytes) & ~(page - 1);
