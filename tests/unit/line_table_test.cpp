@@ -81,6 +81,52 @@ TEST(CodePositions, InstructionsLabelsAndBlocks) {
   EXPECT_EQ(regs[2].block, 0);
 }
 
+// The compact positions give back what was pushed, by index, by iterating
+// from anywhere, and after joining: over group boundaries (64), with
+// lines that step back (a caller may append out of order), steps past the
+// one-byte form and columns past it.
+TEST(CodePositions, CompactPositionsGiveBackWhatWasPushed) {
+  std::vector<Instruction> pushed;
+  uint32_t line = 1;
+  for (uint32_t i = 0; i < 1000; ++i) {
+    line = i % 97 == 5 ? line - 3 : line + (i % 13 == 0 ? 40 : i % 5);
+    pushed.push_back({line, i % 17 == 0 ? 70000 + i : 2 + i % 20});
+  }
+  pushed.push_back({UINT32_MAX, UINT32_MAX});
+  InstructionPositions positions;
+  for (const Instruction& i : pushed) positions.push_back(i);
+  ASSERT_EQ(positions.size(), pushed.size());
+  EXPECT_EQ(positions.back(), pushed.back());
+  for (size_t i = 0; i < pushed.size(); ++i) ASSERT_EQ(positions[i], pushed[i]) << i;
+  for (size_t from : {size_t{0}, size_t{63}, size_t{64}, size_t{65}, size_t{500}, pushed.size() - 1}) {
+    size_t i = from;
+    for (auto it = positions.at(from); it != positions.end(); ++it, ++i) {
+      ASSERT_EQ(it.index(), i);
+      ASSERT_EQ(*it, pushed[i]) << from << " " << i;
+    }
+    EXPECT_EQ(i, pushed.size());
+  }
+  EXPECT_EQ(positions.at(pushed.size()), positions.end());
+
+  // Joined at a point that is no group boundary: the same as pushed whole.
+  InstructionPositions first, second;
+  for (size_t i = 0; i < 300; ++i) first.push_back(pushed[i]);
+  for (size_t i = 300; i < pushed.size(); ++i) second.push_back(pushed[i]);
+  first.append(second);
+  EXPECT_EQ(first, positions);
+  second.push_back({1, 1});
+  EXPECT_FALSE(second == positions);
+}
+
+// The usual instruction of nvcc and clang output -- a tab-indented line a
+// few lines after the one before -- takes a byte and a share of a checkpoint.
+TEST(CodePositions, UsualInstructionsTakeAByteAndABit) {
+  InstructionPositions positions;
+  for (uint32_t i = 0; i < 64000; ++i) positions.push_back({10 + 3 * i + i % 2, 2});
+  EXPECT_LE(positions.encodedBytes(), positions.size() * 5 / 4);
+  EXPECT_EQ(positions[63999].line, 10u + 3 * 63999 + 1);
+}
+
 TEST(CodePositions, NestedBlocks) {
   ReadResult r = read(".version 8.0\n.target sm_90\n.entry k()\n{\n{\n.reg .b32 %a;\n{\n.reg .b32 %b;\nret;\n}\n}\n}\n");
   ASSERT_TRUE(r.ok());

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 
+#include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/work.h"
 #include "../reserve.h"
@@ -96,6 +97,73 @@ size_t homeSlot(uint32_t hash, size_t slots) { return static_cast<size_t>((uint6
 size_t nextSlot(size_t i, size_t slots) { return i + 1 == slots ? 0 : i + 1; }
 
 }  // namespace
+
+// ---- InstructionPositions
+
+Instruction InstructionPositions::decodeNext(const uint8_t*& p, Instruction before) {
+  const uint8_t b = *p++;
+  if (b != kLong) return {before.line + (b >> 4), b & 0xfu};
+  // Written by pushLong: each value is a uint32_t, so at most five bytes.
+  auto uleb = [&p] {
+    uint32_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      const uint8_t byte = *p++;
+      v |= static_cast<uint32_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+  };
+  Instruction i;
+  i.line = uleb();
+  i.col = uleb();
+  return i;
+}
+
+void InstructionPositions::startGroup() {
+  checkpoints_.push_back({static_cast<uint32_t>(bytes_.size()), last_});
+  fillAhead(checkpoints_);
+}
+
+void InstructionPositions::pushLong(Instruction i) {
+  // The line as it is, not a step: a caller may append out of order.
+  pushByte(kLong);
+  encodeUleb(i.line, [this](uint8_t b) { pushByte(b); });
+  encodeUleb(i.col, [this](uint8_t b) { pushByte(b); });
+}
+
+void InstructionPositions::mapBytesAhead() {
+  static_assert(kFillStepBytes == kFillStep && kFaultedBytes == ptxdwarf::kFaultedBytes &&
+                    kFirstPageBytes == ptxdwarf::kFirstPageBytes,
+                "instruction positions fill their bytes as fillAhead does");
+  fillAhead(bytes_, 1);
+}
+
+InstructionPositions::iterator InstructionPositions::at(size_t i) const {
+  if (i >= count_) return end();
+  const Checkpoint& c = checkpoints_[i / kGroup];
+  const uint8_t* p = bytes_.data() + c.pos;
+  Instruction current = c.before;
+  for (size_t k = i / kGroup * kGroup; k <= i; ++k) current = decodeNext(p, current);
+  return iterator(p, current, i, count_);
+}
+
+void InstructionPositions::append(const InstructionPositions& other) {
+  for (Instruction i : other) push_back(i);
+}
+
+void InstructionPositions::reserve(size_t instructions) {
+  reserveUpTo(bytes_, instructions);
+  reserveUpTo(checkpoints_, instructions / kGroup + 1);
+}
+
+void InstructionPositions::releaseUnusedTails() {
+  releaseUnusedTail(bytes_);
+  releaseUnusedTail(checkpoints_);
+}
+
+bool operator==(const InstructionPositions& a, const InstructionPositions& b) {
+  // One encoding for one sequence of positions, whatever the groups.
+  return a.count_ == b.count_ && a.bytes_ == b.bytes_;
+}
 
 bool Module::isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const {
   switch (kind) {

@@ -96,7 +96,7 @@ class Reader {
     begin_ = chunk.begin;
     remaining_ = end > chunk.begin ? end - chunk.begin : 0;
     if (options.bodies) {
-      reserveForText(module_.instructions, remaining_, 4);  // `ret;`
+      module_.instructions.reserve(remaining_ / 4 + 1);     // `ret;`
       reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
       reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
       reserveForText(module_.blocks, remaining_, 2);        // `{}`
@@ -568,7 +568,6 @@ class Reader {
   void instruction(SourceLoc at) {
     if (!options_.bodies) return;
     module_.instructions.push_back({at.line, at.col});
-    fillAhead(module_.instructions);
     module_.functions[static_cast<size_t>(function_)].endInstruction =
         static_cast<uint32_t>(module_.instructions.size());
   }
@@ -1012,7 +1011,7 @@ void appendLocs(Module& into, Module& part, const PartBase& base) {
 }
 
 void appendCode(Module& into, Module& part, const PartBase& base) {
-  into.instructions.insert(into.instructions.end(), part.instructions.begin(), part.instructions.end());
+  into.instructions.append(part.instructions);
   for (Block& b : part.blocks) {
     b.function = shifted(b.function, base.function);
     b.parent = shifted(b.parent, base.block);
@@ -1089,7 +1088,7 @@ void appendParts(Module& into, std::span<Module> parts, unsigned threads) {
 
 // The vectors were reserved for the most the text could hold (reserve.h).
 void releaseUnusedTails(Module& m) {
-  releaseUnusedTail(m.instructions);
+  m.instructions.releaseUnusedTails();
   releaseUnusedTail(m.labels);
   releaseUnusedTail(m.locs);
   releaseUnusedTail(m.variables);
@@ -1199,7 +1198,7 @@ void reserveForJoin(std::span<const Module> parts, Module& into) {
     locs += part.locs.size();
     instructions += part.instructions.size();
   }
-  reserveExactly(into.instructions, instructions);
+  into.instructions.reserve(instructions);
   reserveExactly(into.functions, functions);
   reserveExactly(into.variables, variables);
   reserveExactly(into.labels, labels);

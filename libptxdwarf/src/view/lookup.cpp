@@ -115,8 +115,9 @@ class Lookup {
   bool ptxLine(uint32_t line, std::vector<uint32_t>& places, std::string& error) {
     for (const ptx::Function& f : m_.functions) {
       if (!f.hasBody || line < f.bodyBegin.line || line > f.bodyEnd.line) continue;
-      for (uint32_t i = f.firstInstruction; i < f.endInstruction; ++i)
-        if (m_.instructions[i].line >= line) {
+      auto ins = m_.instructions.at(f.firstInstruction);
+      for (uint32_t i = f.firstInstruction; i < f.endInstruction; ++i, ++ins)
+        if ((*ins).line >= line) {
           places.push_back(i);
           return true;
         }

@@ -634,7 +634,8 @@ class Annotator {
       text_.clear();
       for (;;) {
         if (k_ == end_ && !nextFunction()) return;
-        const ptx::Instruction& ins = a_.m_.instructions[k_++];
+        const ptx::Instruction ins = *instruction_++;
+        ++k_;
         if (ins.line == previous_) continue;
         previous_ = ins.line;
         ++a_.result_.stats.instructionLines;
@@ -655,6 +656,7 @@ class Annotator {
       a_.lines_.beginFunction();
       k_ = f.firstInstruction;
       end_ = f.endInstruction;
+      instruction_ = a_.m_.instructions.at(k_);  // then a byte a step
       previous_ = 0;
       bodyLine_ = f.bodyBegin.line;
       return true;
@@ -663,6 +665,7 @@ class Annotator {
     Annotator& a_;
     size_t f_ = 0;
     uint32_t k_ = 0, end_ = 0, previous_ = 0, bodyLine_ = 0;
+    ptx::InstructionPositions::iterator instruction_;  // standing on k_
     uint64_t next_ = UINT64_MAX;
     std::string text_, taken_;
   };
