@@ -99,7 +99,8 @@ void BM_PhaseDecode(benchmark::State& state) {
   for (auto _ : state) {
     read::Dwarf dwarf = read::decode(r.module.sections);
     dies = dwarf.dies.size();
-    attrs = dwarf.attrOffsets.size();
+    attrs = 0;
+    for (const read::Die& d : dwarf.dies) attrs += d.attrCount;
   }
   for (const SectionImage& s : r.module.sections) relocations += s.relocations.size();
   state.counters["dies"] = static_cast<double>(dies);

@@ -324,9 +324,9 @@ class Checker {
       if (die.isNull()) continue;
       const read::Unit& u = d_.unitOf(die);
       const read::AttrRange attrs = d_.attributes(die);
-      for (size_t i = 0; i < attrs.size(); ++i) {
-        if (!dw::isReferenceForm(attrs.declaredFormAt(i)) && attrs.declaredFormAt(i) != DW_FORM_indirect) continue;
-        const read::AttrValue v = attrs[i];
+      for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+        if (!dw::isReferenceForm(it.declaredForm()) && it.declaredForm() != DW_FORM_indirect) continue;
+        const read::AttrValue v = *it;
         if (!v.isReference()) continue;
         bool unitRelative = v.form != DW_FORM_ref_addr;
         if (unitRelative && (v.value < u.offset || v.value >= u.end)) {
@@ -603,9 +603,9 @@ class Checker {
       const read::AttrRange attrs = d_.attributes(die);
       std::optional<read::AttrValue> cls;  // DW_AT_address_class, decoded at the first location
       bool clsRead = false;
-      for (size_t i = 0; i < attrs.size(); ++i) {
-        if (!read::isLocationAttribute(attrs.nameAt(i))) continue;
-        const read::AttrValue v = attrs[i];
+      for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+        if (!read::isLocationAttribute(it.name())) continue;
+        const read::AttrValue v = *it;
         if (!clsRead) {
           cls = d_.attribute(die, DW_AT_address_class);
           clsRead = true;
@@ -691,9 +691,9 @@ class Checker {
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
       const read::AttrRange attrs = d_.attributes(die);
-      for (size_t i = 0; i < attrs.size(); ++i) {
-        if (attrs.nameAt(i) != DW_AT_decl_file && attrs.nameAt(i) != DW_AT_call_file) continue;
-        const read::AttrValue v = attrs[i];
+      for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+        if (it.name() != DW_AT_decl_file && it.name() != DW_AT_call_file) continue;
+        const read::AttrValue v = *it;
         if (!v.isConstant() || v.value == 0) continue;
         if (!m_.findFile(static_cast<unsigned>(v.value)) || v.value > UINT32_MAX)
           error(d_.info, v.offset, "decl-file",

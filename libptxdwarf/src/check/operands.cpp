@@ -41,9 +41,9 @@ void stringOffsets(const read::Dwarf& d, const Report& report) {
   for (const read::Die& die : d.dies) {
     if (die.isNull()) continue;
     const read::AttrRange attrs = d.attributes(die);
-    for (size_t i = 0; i < attrs.size(); ++i) {
-      if (attrs.declaredFormAt(i) != DW_FORM_strp && attrs.declaredFormAt(i) != DW_FORM_indirect) continue;
-      const read::AttrValue v = attrs[i];
+    for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+      if (it.declaredForm() != DW_FORM_strp && it.declaredForm() != DW_FORM_indirect) continue;
+      const read::AttrValue v = *it;
       if (v.form != DW_FORM_strp) continue;
       std::string what = std::string(attributeName(v.name)) + " (DW_FORM_strp)";
       if (v.reloc && (v.reloc->symbol != ".debug_str" || v.reloc->isDifference())) {

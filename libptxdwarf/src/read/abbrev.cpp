@@ -17,6 +17,34 @@ const Abbrev* AbbrevTable::find(uint64_t code) const {
 
 namespace {
 
+// AttrSpec::valueSize for `form`.
+uint8_t valueSizeOf(uint16_t form) {
+  switch (form) {
+    case dw::DW_FORM_flag_present:
+      return 0;
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_flag:
+      return 1;
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_ref2:
+      return 2;
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_strp:
+    case dw::DW_FORM_sec_offset:
+      return 4;
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_sig8:
+      return 8;
+    case dw::DW_FORM_addr:
+      return AttrSpec::kAddressSized;
+    default:
+      return AttrSpec::kSizeVaries;  // a length, a LEB128, a string, or the unit's version decides
+  }
+}
+
 // Codes are dense in practice (1..N); a direct-index table up to this size.
 constexpr uint64_t kDenseCodeLimit = 1 << 16;
 
@@ -77,7 +105,8 @@ bool decodeTable(Dwarf& dwarf, AbbrevTable& table) {
         table.end = specAt;
         return false;
       }
-      table.specs.push_back({static_cast<uint16_t>(name), static_cast<uint16_t>(form)});
+      table.specs.push_back({static_cast<uint16_t>(name), static_cast<uint16_t>(form),
+                             valueSizeOf(static_cast<uint16_t>(form))});
     }
     a.specCount = static_cast<uint32_t>(table.specs.size() - a.firstSpec);
     if (table.find(code)) {

@@ -40,29 +40,44 @@ bool AttrValue::isConstant() const {
   }
 }
 
-AttrValue AttrRange::operator[](size_t i) const {
+AttrValue AttrRange::valueAt(size_t i, uint32_t offset) const {
   // The decoder read this value once without a problem; reading it again
   // from the same bytes, unit and relocations gives the same value.
   AttrValue v;
   v.name = specs_[i].name;
   const SectionImage& info = *dwarf_->info;
-  ByteReader r(info.data(), offsets_[i]);
+  ByteReader r(info.data(), offset);
   r.limit(unit_->end);
-  RelocationCursor relocs(info, firstReloc_, offsets_.front());
+  RelocationCursor relocs(info, firstReloc_, first_);
   AttrProblem unused;
   readAttrValue(*dwarf_, *unit_, r, relocs, specs_[i].form, v, unused);
   return v;
 }
 
+uint32_t AttrRange::endOf(size_t i, uint32_t offset) const {
+  const std::span<const uint8_t> info = dwarf_->info->data();
+  const uint64_t end = std::min<uint64_t>(unit_->end, info.size());
+  return static_cast<uint32_t>(skipAttrValue(*unit_, info.data(), offset, end, specs_[i].form));
+}
+
+uint32_t AttrRange::offsetAt(size_t i) const {
+  uint32_t offset = first_;
+  for (size_t k = 0; k < i; ++k) offset = next(k, offset);
+  return offset;
+}
+
+AttrValue AttrRange::operator[](size_t i) const { return valueAt(i, offsetAt(i)); }
+
 AttrRange Dwarf::attributes(const Die& d) const {
   if (d.attrCount == 0) return {};
   const Unit& u = units[d.unit];
   const AbbrevTable& table = abbrevTables[u.abbrevTable];
-  return AttrRange(*this, u, table.specsOf(table.abbrevs[d.abbrevIndex]),
-                   std::span<const uint32_t>(attrOffsets).subspan(d.firstAttr, d.attrCount), d.firstReloc);
+  return AttrRange(*this, u, table.specsOf(table.abbrevs[d.abbrevIndex]).first(d.attrCount), d.offset + d.codeSize,
+                   d.firstReloc);
 }
 
 std::optional<AttrValue> Dwarf::attribute(const Die& d, uint16_t name) const {
+  // The names first (no bytes read): most lookups ask for what a DIE lacks.
   const AttrRange attrs = attributes(d);
   for (size_t i = 0; i < attrs.size(); ++i)
     if (attrs.nameAt(i) == name) return attrs[i];
@@ -123,7 +138,6 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
   }
   if (dwarf.info) decodeInfo(dwarf);
   releaseUnusedTail(dwarf.dies);  // reserved for the most the section could hold (reserve.h)
-  releaseUnusedTail(dwarf.attrOffsets);
   // Tables no unit names are decoded too, in section order: dumps list them
   // and preserve-mode encoding reproduces every byte of the section.
   for (uint64_t at = 0; dwarf.abbrev && at < dwarf.abbrev->size();) {

@@ -1,5 +1,7 @@
 // .debug_info: unit headers, the DIE tree (explicit stack, no recursion) and
 // attribute values of every DWARF 2-4 form.
+#include <cstring>
+
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
@@ -148,6 +150,88 @@ bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, Relocati
 
 namespace {
 
+// Where a LEB128 starting at `p` ends (`end` when it runs past it).
+uint64_t lebEnd(const uint8_t* data, uint64_t at, uint64_t end) {
+  while (at < end && (data[at] & 0x80)) ++at;
+  return at < end ? at + 1 : end;
+}
+uint64_t uleb(const uint8_t* data, uint64_t& at, uint64_t end) {
+  uint64_t v = 0;
+  for (unsigned shift = 0; at < end && shift < 64; shift += 7) {
+    const uint8_t b = data[at++];
+    v |= uint64_t{b & 0x7fu} << shift;
+    if (!(b & 0x80)) return v;
+  }
+  at = end;
+  return 0;
+}
+uint64_t littleEndian(const uint8_t* data, uint64_t at, unsigned size) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < size; ++i) v |= uint64_t{data[at + i]} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+uint64_t skipAttrValue(const Unit& unit, const uint8_t* data, uint64_t at, uint64_t end, uint16_t form) {
+  // A fixed size, a length before the bytes, or the end of a LEB128 or string.
+  auto past = [end](uint64_t from, uint64_t size) { return size <= end - from ? from + size : end; };
+  if (at >= end) return end;
+  switch (form) {
+    case dw::DW_FORM_flag_present:
+      return at;
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_flag:
+      return past(at, 1);
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_ref2:
+      return past(at, 2);
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_strp:
+    case dw::DW_FORM_sec_offset:
+      return past(at, 4);
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_sig8:
+      return past(at, 8);
+    case dw::DW_FORM_addr:
+      return past(at, unit.addressSize);
+    case dw::DW_FORM_ref_addr:
+      return past(at, unit.version == 2 ? unit.addressSize : 4);
+    case dw::DW_FORM_sdata:
+    case dw::DW_FORM_udata:
+    case dw::DW_FORM_ref_udata:
+      return lebEnd(data, at, end);
+    case dw::DW_FORM_string: {
+      const void* nul = std::memchr(data + at, 0, end - at);
+      return nul ? static_cast<uint64_t>(static_cast<const uint8_t*>(nul) - data) + 1 : end;
+    }
+    case dw::DW_FORM_block1:
+    case dw::DW_FORM_block2:
+    case dw::DW_FORM_block4: {
+      const unsigned width = form == dw::DW_FORM_block1 ? 1 : form == dw::DW_FORM_block2 ? 2 : 4;
+      if (width > end - at) return end;
+      return past(at + width, littleEndian(data, at, width));
+    }
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_exprloc: {
+      const uint64_t length = uleb(data, at, end);
+      return past(at, length);
+    }
+    case dw::DW_FORM_indirect: {
+      const uint64_t actual = uleb(data, at, end);
+      if (actual == dw::DW_FORM_indirect || actual > 0xffff) return end;
+      return skipAttrValue(unit, data, at, end, static_cast<uint16_t>(actual));
+    }
+    default:
+      return end;
+  }
+}
+
+namespace {
+
 // Decodes the DIEs of one unit. The tree is kept flat: a DIE's children follow
 // it, and a NULL entry closes each children list.
 void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
@@ -162,11 +246,12 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
   RelocationCursor relocs(sec);
   while (!r.atEnd()) {
     Die die;
-    die.offset = r.offset();
+    die.offset = static_cast<uint32_t>(r.offset());  // decodeInfo: the section is at most 4 GiB
     die.unit = unitIndex;
     die.depth = static_cast<uint32_t>(parents.size());
     die.parent = parents.empty() ? kNone : parents.back();
     const uint64_t code = r.uleb();
+    die.codeSize = static_cast<uint8_t>(r.offset() - die.offset);  // at most 10
     if (!r.ok()) {
       dwarf.error(&sec, die.offset, r.overlong() ? "abbreviation code is a LEB128 longer than 10 bytes"
                                                  : "abbreviation code runs past the end of the unit")
@@ -197,24 +282,20 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
     die.abbrevIndex = static_cast<uint32_t>(a - table.abbrevs.data());
     die.tag = a->tag;
     die.hasChildren = a->hasChildren;
-    die.firstAttr = static_cast<uint32_t>(dwarf.attrOffsets.size());
     die.firstReloc = static_cast<uint32_t>(relocs.next());
     bool ok = true;
     for (const AttrSpec& spec : table.specsOf(*a)) {
-      // Every value is read once here, for its checks and its size; only
-      // where it starts is kept (AttrRange decodes it again when asked).
+      // Every value is read once here, for its checks and its size; none is
+      // kept (AttrRange decodes it again when asked).
       AttrValue v;
       AttrProblem problem;
-      const uint32_t at = static_cast<uint32_t>(r.offset());
       if (!readAttrValue(dwarf, unit, r, relocs, spec.form, v, problem)) {
         dwarf.error(&sec, problem.offset, std::move(problem.message)).rule = problem.rule;
         ok = false;
         break;
       }
-      dwarf.attrOffsets.push_back(at);
-      fillAhead(dwarf.attrOffsets);
+      ++die.attrCount;
     }
-    die.attrCount = static_cast<uint32_t>(dwarf.attrOffsets.size() - die.firstAttr);
     uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
     dwarf.dies.push_back(die);
     fillAhead(dwarf.dies);
@@ -233,15 +314,18 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
 
 }  // namespace
 
-// Every DIE takes at least one byte of .debug_info, and every attribute but
-// a flag_present one takes another: reserved for that many (see reserve.h).
+// Every DIE takes at least one byte of .debug_info: reserved for that many
+// (see reserve.h).
 static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
   reserveUpTo(dwarf.dies, sectionSize + 1);  // filled through fillAhead
-  reserveUpTo(dwarf.attrOffsets, sectionSize + 1);
 }
 
 void decodeInfo(Dwarf& dwarf) {
   const SectionImage& sec = *dwarf.info;
+  if (sec.size() > UINT32_MAX) {  // the PTX reader makes none; a producer might
+    dwarf.error(&sec, 0, "section .debug_info exceeds 4 GiB").rule = "unit-bounds";
+    return;
+  }
   reserveForSection(dwarf, sec.size());
   ByteReader r(sec.data());
   while (!r.atEnd()) {

@@ -102,13 +102,15 @@ namespace {
 // The lists named by location attributes: offset and address size, sorted, one per offset.
 std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
   std::vector<std::pair<uint64_t, uint8_t>> offsets;
-  reserveUpTo(offsets, dwarf.attrOffsets.size());  // at most an attribute each; filled ahead (reserve.h)
+  // At most one per byte of .debug_info (a location attribute's value takes
+  // at least one); filled ahead (reserve.h).
+  reserveUpTo(offsets, dwarf.info ? dwarf.info->size() : 0);
   for (const Die& d : dwarf.dies) {
     if (d.isNull()) continue;
     const AttrRange attrs = dwarf.attributes(d);
-    for (size_t i = 0; i < attrs.size(); ++i) {
-      if (!isLocationAttribute(attrs.nameAt(i))) continue;
-      const AttrValue v = attrs[i];
+    for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+      if (!isLocationAttribute(it.name())) continue;
+      const AttrValue v = *it;
       if (v.form != dw::DW_FORM_sec_offset && v.form != dw::DW_FORM_data4 && v.form != dw::DW_FORM_data8) continue;
       uint64_t offset = v.value;
       if (v.reloc) {

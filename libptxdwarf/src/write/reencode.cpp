@@ -285,7 +285,7 @@ void preserveInfo(const read::Dwarf& dwarf, PreserveOutput out, Diagnostics& dia
       const read::Die& d = dwarf.dies[u.firstDie + i];
       uint64_t end = i + 1 < u.dieCount ? dwarf.dies[u.firstDie + i + 1].offset : u.end;
       const read::AttrRange attrs = dwarf.attributes(d);
-      uint64_t codeEnd = attrs.empty() ? end : attrs.offsetAt(0);
+      uint64_t codeEnd = attrs.empty() ? end : d.offset + d.codeSize;
       w.uleb(dwarf.abbrevCode(d), codeEnd > d.offset ? codeEnd - d.offset : 1);
       for (const read::AttrValue& v : attrs) preserveValue(w, v, u);
     }

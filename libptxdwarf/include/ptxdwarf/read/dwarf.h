@@ -24,8 +24,13 @@ namespace ptxdwarf::read {
 inline constexpr uint32_t kNone = UINT32_MAX;
 
 struct AttrSpec {
+  static constexpr uint8_t kSizeVaries = 0xff, kAddressSized = 0xfe;
   uint16_t name = 0;
   uint16_t form = 0;
+  // The size of every value of the form where the form says it (AttrRange
+  // steps over those without reading them); kAddressSized for DW_FORM_addr;
+  // kSizeVaries for the rest.
+  uint8_t valueSize = kSizeVaries;
 };
 
 struct Abbrev {
@@ -101,23 +106,23 @@ struct AttrValue {
 };
 
 struct Die {
-  uint64_t offset = 0;
+  uint32_t offset = 0;         // a PTX file, and so .debug_info, is at most 4 GiB
   uint32_t unit = 0;
   uint32_t parent = kNone;     // index into Dwarf::dies
   uint32_t depth = 0;          // 0 for the unit DIE
   uint32_t abbrevIndex = kNone;  // into the unit's table; kNone for a NULL entry
-  uint32_t firstAttr = 0;      // into Dwarf::attrOffsets
   uint32_t attrCount = 0;      // the abbreviation's, or fewer where decoding stopped
   uint32_t firstReloc = 0;     // where a relocation lookup for its values starts: a relocation of
                                // .debug_info at or before the first one at or after `offset`
   uint16_t tag = 0;            // 0 for a NULL entry
   bool hasChildren = false;
+  uint8_t codeSize = 0;        // the abbreviation code's ULEB128 bytes: the attributes follow
   // (The abbreviation code as written is its abbreviation's: Dwarf::abbrevCode.)
 
   bool isNull() const { return tag == 0 && abbrevIndex == kNone; }
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(Die) <= 40, "Die is one per DIE: keep it small");
+static_assert(sizeof(Die) == 32, "Die is one per DIE: keep it small");
 
 struct Unit {
   uint64_t offset = 0;
@@ -277,10 +282,13 @@ struct DecodeOptions {
 class Dwarf;
 
 // The attributes of one DIE, decoded on demand from .debug_info (LLVM's
-// DWARFDebugInfoEntry model): the model keeps where each attribute starts,
-// four bytes, not its decoded value. Random access; iterators and
-// operator[] yield values, so a `const AttrValue&` bound to one lives as long
-// as the loop variable or reference. Valid while the Dwarf lives.
+// DWARFDebugInfoEntry model): the model keeps where the DIE starts and how
+// many of its abbreviation's attributes decoded, not where each starts nor
+// its value. Iterating walks the DIE's bytes once, skipping each value it is
+// not asked for (a fixed size, a length, or a NUL away); operator[] and
+// offsetAt walk from the first attribute. Iterators and operator[] yield
+// values, so a `const AttrValue&` bound to one lives as long as the loop
+// variable or reference. Valid while the Dwarf lives.
 class AttrRange {
  public:
   class iterator {
@@ -292,49 +300,66 @@ class AttrRange {
     using pointer = void;
     using reference = AttrValue;
     iterator() = default;
-    iterator(const AttrRange* range, size_t index) : range_(range), index_(index) {}
-    AttrValue operator*() const { return (*range_)[index_]; }
+    AttrValue operator*() const { return range_->valueAt(index_, offset_); }
     iterator& operator++() {
+      offset_ = range_->next(index_, offset_);
       ++index_;
       return *this;
     }
     iterator operator++(int) {
       iterator old = *this;
-      ++index_;
+      ++*this;
       return old;
     }
+    // The attribute's name, declared form and where it starts: no decoding.
+    uint16_t name() const { return range_->nameAt(index_); }
+    uint16_t declaredForm() const { return range_->declaredFormAt(index_); }
+    uint32_t offset() const { return offset_; }
     difference_type operator-(const iterator& o) const {
       return static_cast<difference_type>(index_) - static_cast<difference_type>(o.index_);
     }
     friend bool operator==(const iterator& a, const iterator& b) { return a.index_ == b.index_; }
 
    private:
+    friend class AttrRange;
+    iterator(const AttrRange* range, size_t index, uint32_t offset) : range_(range), index_(index), offset_(offset) {}
     const AttrRange* range_ = nullptr;
     size_t index_ = 0;
+    uint32_t offset_ = 0;  // where attribute index_ starts (its DW_FORM_indirect form code, if any, included)
   };
 
   AttrRange() = default;
-  AttrRange(const Dwarf& dwarf, const Unit& unit, std::span<const AttrSpec> specs, std::span<const uint32_t> offsets,
-            uint32_t firstReloc)
-      : dwarf_(&dwarf), unit_(&unit), specs_(specs), offsets_(offsets), firstReloc_(firstReloc) {}
+  // `specs`: the attributes that decoded, `first` where the first starts.
+  AttrRange(const Dwarf& dwarf, const Unit& unit, std::span<const AttrSpec> specs, uint32_t first, uint32_t firstReloc)
+      : dwarf_(&dwarf), unit_(&unit), specs_(specs), first_(first), firstReloc_(firstReloc) {}
 
-  size_t size() const { return offsets_.size(); }
-  bool empty() const { return offsets_.empty(); }
-  // The attribute's name and where its bytes start: no decoding.
+  size_t size() const { return specs_.size(); }
+  bool empty() const { return specs_.empty(); }
+  // The attribute's name: no decoding.
   uint16_t nameAt(size_t i) const { return specs_[i].name; }
   // The form the abbreviation declares: DW_FORM_indirect where the value
   // names its own (a loop that wants one kind of form skips the rest unread).
   uint16_t declaredFormAt(size_t i) const { return specs_[i].form; }
-  uint32_t offsetAt(size_t i) const { return offsets_[i]; }
+  // Where attribute i starts; walks the i before it.
+  uint32_t offsetAt(size_t i) const;
   AttrValue operator[](size_t i) const;
-  iterator begin() const { return iterator(this, 0); }
-  iterator end() const { return iterator(this, size()); }
+  iterator begin() const { return iterator(this, 0, first_); }
+  iterator end() const { return iterator(this, size(), 0); }
 
  private:
+  AttrValue valueAt(size_t i, uint32_t offset) const;
+  // Where the attribute after i starts: inline for a size the form gives.
+  uint32_t next(size_t i, uint32_t offset) const {
+    const uint8_t size = specs_[i].valueSize;
+    if (size < AttrSpec::kAddressSized) return offset + size;
+    return size == AttrSpec::kAddressSized ? offset + unit_->addressSize : endOf(i, offset);
+  }
+  uint32_t endOf(size_t i, uint32_t offset) const;  // any form: reads what the size depends on
+
   const Dwarf* dwarf_ = nullptr;
   const Unit* unit_ = nullptr;
-  std::span<const AttrSpec> specs_;  // at least size() of them
-  std::span<const uint32_t> offsets_;
+  std::span<const AttrSpec> specs_;  // one per attribute
+  uint32_t first_ = 0;
   uint32_t firstReloc_ = 0;
 };
 
@@ -355,9 +380,6 @@ class Dwarf {
   std::map<uint64_t, uint32_t, work::CountingLess<work::abbrevTableLookup>> abbrevTableAtOffset;
   std::vector<Unit> units;
   std::vector<Die> dies;
-  // Where each attribute of every DIE starts in .debug_info (its DW_FORM_indirect
-  // form code, if any, included): a DIE's are [firstAttr, firstAttr + attrCount).
-  std::vector<uint32_t> attrOffsets;
   std::vector<NameSet> pubnameSets;
   std::vector<ArangeSet> arangeSets;
   std::vector<LocList> locLists;  // sorted by offset
