@@ -52,18 +52,22 @@ void mapThrough(const void* end, const void* through, const void* limit) {
 }
 
 void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes) {
-#if defined(__linux__)
   constexpr size_t kWorthIt = size_t{2} << 20;  // below a huge page there is no huge page to split
   if (capacityBytes < kWorthIt) return;
+  releasePages(static_cast<const char*>(data) + usedBytes, capacityBytes - usedBytes);
+}
+
+void releasePages(const void* data, size_t bytes) {
+#if defined(__linux__)
+  if (!data) return;
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + usedBytes + page - 1) & ~(page - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + capacityBytes) & ~(page - 1);
-  // The pages hold no element: dropping them loses nothing (advice: failure is harmless).
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(page - 1);
+  // The pages hold nothing: dropping them loses nothing (advice: failure is harmless).
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 #else
   (void)data;
-  (void)usedBytes;
-  (void)capacityBytes;
+  (void)bytes;
 #endif
 }
 

@@ -46,6 +46,10 @@ void reserveUpTo(std::vector<T>& v, uint64_t items, bool large = false) {
 // stays (a later push faults fresh zero pages in). A no-op for small
 // reservations and off Linux.
 void releaseUnusedTail(const void* data, size_t usedBytes, size_t capacityBytes);
+// Gives back the whole pages inside [data, data + bytes), whatever their
+// number: memory that holds nothing and that a later write may fault in
+// again. A no-op off Linux.
+void releasePages(const void* data, size_t bytes);
 template <class T>
 void releaseUnusedTail(std::vector<T>& v) {
   releaseUnusedTail(v.data(), v.size() * sizeof(T), v.capacity() * sizeof(T));

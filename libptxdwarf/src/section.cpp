@@ -33,6 +33,8 @@ std::string_view StringStore::keep(std::string_view s) {
   return kept;
 }
 
+void StringStore::releaseUnusedTail() { releasePages(free_.data(), free_.size()); }
+
 std::ostream& operator<<(std::ostream& os, SymbolName n) { return os << n.view(); }
 
 Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
@@ -117,6 +119,7 @@ void SourceMap::releaseUnusedTails() {
 void SectionImage::releaseUnusedTails() {
   releaseUnusedTail(bytes);
   releaseUnusedTail(relocations);
+  names.releaseUnusedTail();
   sourceMap.releaseUnusedTails();
 }
 

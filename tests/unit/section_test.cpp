@@ -2,6 +2,11 @@
 // against a plain list, and the string store's lifetime rules.
 #include <gtest/gtest.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include <random>
 #include <string>
 
@@ -127,6 +132,40 @@ TEST(StringStore, LongNamesGetAChunkOfTheirOwn) {
   EXPECT_EQ(c, "after");
   EXPECT_TRUE(store.keep("").empty());
 }
+
+#if defined(__linux__)
+// A store maps pages in ahead of its names; giving back the unused tail
+// drops them and keeps every name, and names kept afterwards are kept as
+// before (the pages fault in again).
+TEST(StringStore, GivingBackTheUnusedTailKeepsTheNames) {
+  StringStore store;
+  std::vector<std::string_view> kept;
+  // Past the six doubling chunks (16 KB to 512 KB): the last is 1 MiB, with
+  // most of it unused.
+  for (size_t i = 0; i < 110000; ++i) kept.push_back(store.keep("$L__tmp" + std::to_string(i)));
+  const std::string_view probe = store.keep("probe");
+  const char* tail = probe.data() + probe.size() + 1;
+  auto residentPages = [](const char* begin, const char* end) {
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+    const uintptr_t to = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
+    std::vector<unsigned char> in((to - from) / page);
+    if (to <= from || mincore(reinterpret_cast<void*>(from), to - from, in.data()) != 0) return size_t{0};
+    size_t n = 0;
+    for (unsigned char c : in) n += c & 1;
+    return n;
+  };
+  const size_t window = size_t{256} << 10;  // inside the last chunk: it holds about 0.1 of its 1 MiB
+  store.releaseUnusedTail();
+  EXPECT_EQ(residentPages(tail, tail + window), 0u);
+  for (size_t i = 0; i < kept.size(); i += 997) ASSERT_EQ(kept[i], "$L__tmp" + std::to_string(i));
+  EXPECT_EQ(probe, "probe");
+  const std::string_view after = store.keep("after");
+  EXPECT_EQ(after.data(), tail);  // the tail is still the store's to fill
+  EXPECT_EQ(after, "after");
+  EXPECT_EQ(after.data()[after.size()], '\0');
+}
+#endif
 
 // A reader's image, reserved for far more than it holds, keeps every byte,
 // relocation and source position when the unused tails are given back, and

@@ -45,8 +45,13 @@ class StringStore {
 
   // A NUL-terminated copy of `s` that lives as long as this store or a copy of it.
   std::string_view keep(std::string_view s);
+  // Gives back the whole pages of the last chunk's unused tail, which keep()
+  // maps in ahead of the names (up to two 128 KB steps): for a reader's
+  // stores once the read is over. Names kept later fault fresh pages in.
+  void releaseUnusedTail();
   // What `other` kept lives as long as this store too.
   void adopt(StringStore&& other) {
+    other.releaseUnusedTail();  // no longer anyone's to fill
     chunks_.insert(chunks_.end(), std::make_move_iterator(other.chunks_.begin()),
                    std::make_move_iterator(other.chunks_.end()));
     other.chunks_.clear();

@@ -319,7 +319,7 @@ class Checker {
 
   // ---- references ----------------------------------------------------------
   void references() {
-    const std::vector<uint64_t> siblingOffsets = nextSiblingOffsets();
+    std::vector<uint32_t> siblingOffsets;  // made at the first DW_AT_sibling (nvcc and clang write none)
     for (const read::Die& die : d_.dies) {
       if (die.isNull()) continue;
       const read::Unit& u = d_.unitOf(die);
@@ -347,7 +347,8 @@ class Checker {
           error(d_.info, v.offset, "type-target",
                 "DW_AT_type refers to " + describe(*target) + ", which is not a type", &die);
         if (v.name == DW_AT_sibling) {
-          uint64_t expected = siblingOffsets[static_cast<size_t>(&die - d_.dies.data())];
+          if (siblingOffsets.empty()) siblingOffsets = nextSiblingOffsets();
+          const uint64_t expected = siblingOffsets[static_cast<size_t>(&die - d_.dies.data())];
           if (v.value != expected)
             error(d_.info, v.offset, "sibling",
                   "DW_AT_sibling is " + hex(v.value) + " but the next sibling starts at " + hex(expected), &die);
@@ -378,8 +379,9 @@ class Checker {
   // For each DIE, the offset of the first entry after it and all of its
   // children (where DW_AT_sibling must point): one pass with a stack of the
   // open DIEs, instead of a scan of each subtree (quadratic in deep trees).
-  std::vector<uint64_t> nextSiblingOffsets() const {
-    std::vector<uint64_t> next;
+  // 32 bits: decodeInfo takes no .debug_info past 4 GiB.
+  std::vector<uint32_t> nextSiblingOffsets() const {
+    std::vector<uint32_t> next;
     reserveExactly(next, d_.dies.size());  // mapped in with a call, not faulted page by page (reserve.h)
     next.resize(d_.dies.size());
     for (const read::Unit& u : d_.units) {
@@ -387,7 +389,7 @@ class Checker {
       std::vector<size_t> open;  // DIEs whose children are not closed yet
       auto closeAt = [&](size_t at) {  // `at`: index of the entry after the subtree
         work::step(work::siblingScan);
-        next[open.back()] = at < last ? d_.dies[at].offset : u.end;
+        next[open.back()] = at < last ? d_.dies[at].offset : static_cast<uint32_t>(u.end);
         open.pop_back();
       };
       for (size_t k = first; k < last; ++k) {
@@ -397,19 +399,19 @@ class Checker {
           // The NULL at depth+1 closes its parent's children; what follows is the sibling.
           while (!open.empty() && d_.dies[open.back()].depth + 1 > die.depth) closeAt(k);  // malformed depth
           if (!open.empty() && d_.dies[open.back()].depth + 1 == die.depth) closeAt(k + 1);
-          next[k] = k + 1 < last ? d_.dies[k + 1].offset : u.end;
+          next[k] = k + 1 < last ? d_.dies[k + 1].offset : static_cast<uint32_t>(u.end);
           continue;
         }
         while (!open.empty() && d_.dies[open.back()].depth >= die.depth) closeAt(k);
         if (die.hasChildren) {
           open.push_back(k);
         } else {
-          next[k] = k + 1 < last ? d_.dies[k + 1].offset : u.end;
+          next[k] = k + 1 < last ? d_.dies[k + 1].offset : static_cast<uint32_t>(u.end);
         }
       }
       while (!open.empty()) {
         work::step(work::siblingScan);
-        next[open.back()] = u.end;
+        next[open.back()] = static_cast<uint32_t>(u.end);
         open.pop_back();
       }
     }

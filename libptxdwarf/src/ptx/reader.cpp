@@ -1089,6 +1089,7 @@ void appendParts(Module& into, std::span<Module> parts, unsigned threads) {
 // The vectors were reserved for the most the text could hold (reserve.h).
 void releaseUnusedTails(Module& m) {
   m.instructions.releaseUnusedTails();
+  m.names.releaseUnusedTail();
   releaseUnusedTail(m.labels);
   releaseUnusedTail(m.locs);
   releaseUnusedTail(m.variables);
