@@ -13,12 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "../parallel.h"
 #include "../reserve.h"
+#include "chunks.h"
 #include "lexer.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
@@ -76,14 +74,6 @@ unsigned dataWidth(std::string_view d) {
   if (d == ".b64") return 8;
   return 0;
 }
-
-// Where one reader starts in the text and where it stops: at the first
-// module-scope statement at or after `stop`.
-struct Chunk {
-  uint64_t begin = 0;
-  uint64_t stop = UINT64_MAX;
-  uint32_t line = 1;  // of `begin`
-};
 
 class Reader {
  public:
@@ -889,39 +879,6 @@ bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
 
 // ---- reading on several threads --------------------------------------------
 
-// Does `line` open a statement that only module scope holds? (nvcc indents
-// `.section` with a tab.)
-bool startsModuleStatement(std::string_view line) {
-  static constexpr std::string_view starts[] = {".section", ".entry", ".func", ".visible", ".weak"};
-  while (!line.empty() && (line[0] == ' ' || line[0] == '\t')) line.remove_prefix(1);
-  for (std::string_view s : starts) {
-    if (line.starts_with(s) && line.size() > s.size() && (line[s.size()] == ' ' || line[s.size()] == '\t'))
-      return true;
-  }
-  return false;
-}
-
-// Cuts `text` into at most `parts` chunks of at least `minChunk` bytes, each
-// starting at a line startsModuleStatement() accepts.
-std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minChunk) {
-  std::vector<Chunk> chunks(1);
-  parts = static_cast<unsigned>(std::min<uint64_t>(parts, text.size() / std::max<uint64_t>(minChunk, 1)));
-  for (unsigned i = 1; i < parts; ++i) {
-    size_t at = std::max<size_t>(text.size() / parts * i, chunks.back().begin + minChunk);
-    for (;;) {
-      at = text.find('\n', at);
-      if (at == std::string_view::npos) break;
-      ++at;
-      if (startsModuleStatement(text.substr(at, 32))) break;
-    }
-    if (at == std::string_view::npos || text.size() - at < minChunk / 2) break;
-    // The part before stops at the directive; this one starts at its line.
-    chunks.back().stop = text.find_first_not_of(" \t", at);
-    chunks.push_back({at, UINT64_MAX, 0});
-  }
-  return chunks;
-}
-
 // Whether no section has blocks in two of the modules: joining those needs
 // the one-reader path.
 bool sectionsDisjoint(const Module& into, std::span<const Module> parts) {
@@ -1108,80 +1065,6 @@ void readOnOneThread(std::string_view text, std::string_view filename, const Rea
   result.module = reader.take();
 }
 
-// What one pass over a chunk finds: its newlines (the next chunk's first
-// line is theirs and the chunks' before) and its first NUL byte. Sixteen
-// or eight bytes at a time: tens of megabytes of text.
-struct ChunkScan {
-  uint32_t newlines = 0;
-  size_t firstNul = std::string_view::npos;  // from the chunk's start
-};
-
-// The last chunk's newlines count for no chunk: `countNewlines` false, it is
-// only searched for a NUL.
-ChunkScan scanChunk(std::string_view text, bool countNewlines) {
-  ChunkScan scan;
-  if (!countNewlines) {
-    scan.firstNul = text.find('\0');
-    return scan;
-  }
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
-  // The high bit of each byte of `word` that is zero.
-  auto zeroBytes = [](uint64_t word) { return ~(((word & kLow7) + kLow7) | word) & ~kLow7; };
-  uint64_t count = 0, nuls = 0;
-  size_t i = 0;
-#if defined(__SSE2__)
-  // Sixteen bytes a step where every x86-64 has the instructions for it:
-  // each byte lane counts its newlines (a match is -1, subtracted) for up to
-  // 255 steps, then the lanes are summed.
-  const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-  __m128i lanes = zero, nulLanes = zero;
-  auto addLanes = [&] {
-    const __m128i sums = _mm_sad_epu8(lanes, zero);  // two 64-bit sums of eight lanes each
-    count += static_cast<uint64_t>(_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
-    lanes = zero;
-  };
-  for (unsigned steps = 0; i + 16 <= text.size(); i += 16) {
-    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(chunk, newline));
-    nulLanes = _mm_or_si128(nulLanes, _mm_cmpeq_epi8(chunk, zero));
-    if (++steps == 255) {
-      addLanes();
-      steps = 0;
-    }
-  }
-  addLanes();
-  nuls = static_cast<uint64_t>(_mm_movemask_epi8(nulLanes));
-#endif
-  for (; i + 8 <= text.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, text.data() + i, 8);
-    nuls |= zeroBytes(word);
-    count += ((zeroBytes(word ^ (kOnes * '\n')) >> 7) * kOnes) >> 56;  // the newlines, summed in the top byte
-  }
-  const std::string_view tail = text.substr(i);
-  scan.newlines = static_cast<uint32_t>(count + static_cast<uint64_t>(std::count(tail.begin(), tail.end(), '\n')));
-  // Rare: found again where it is (the words only say whether there is one).
-  if (nuls || tail.find('\0') != std::string_view::npos) scan.firstNul = text.find('\0');
-  return scan;
-}
-
-// Sets each chunk's first line and returns the offset of the text's first
-// NUL byte (npos when it has none): one pass over the text, a chunk a task.
-// Done before any chunk is read: a reader releases the text behind it as it
-// goes (ReadOptions::consumed), and a later chunk counting from the start of
-// the text would map all of that in again.
-size_t numberFirstLines(std::string_view text, std::vector<Chunk>& chunks, unsigned threads) {
-  std::vector<ChunkScan> scans(chunks.size());
-  runTasks(chunks.size(), threads, [&](size_t i) {
-    const uint64_t end = i + 1 < chunks.size() ? chunks[i + 1].begin : text.size();
-    scans[i] = scanChunk(text.substr(chunks[i].begin, end - chunks[i].begin), i + 1 < chunks.size());
-  });
-  for (size_t i = 1; i < chunks.size(); ++i) chunks[i].line = chunks[i - 1].line + scans[i - 1].newlines;
-  for (size_t i = 0; i < chunks.size(); ++i)
-    if (scans[i].firstNul != std::string_view::npos) return chunks[i].begin + scans[i].firstNul;
-  return std::string_view::npos;
-}
-
 // The joined module's vectors, sized once for every part (appending part
 // after part would grow them by doubling, to up to twice what they hold),
 // and the pages the parts will fill mapped in with one call each.
@@ -1253,11 +1136,13 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
   // quarters of a 20 MB nvcc -G file's model instead of a half: 1,300 more
   // page faults and 10-20 ms more CPU, for no wall time).
   const unsigned threads = threadCount(options.threads);
-  std::vector<Chunk> chunks = chunksOf(text, threads, options.minChunk);
-  if (const size_t nul = numberFirstLines(text, chunks, threads); nul != std::string_view::npos) {
-    reportNulByte(text, nul, result.diagnostics);
+  const TextScan scan = scanText(text, threads, options.minChunk, threads);
+  if (scan.firstNul != std::string_view::npos) {
+    reportNulByte(text, scan.firstNul, result.diagnostics);
     return result;
   }
+  std::vector<Chunk> chunks = chunksOf(text, threads, options.minChunk, scan);
+  numberFirstLines(text, scan, chunks);
   if (rejectBomOrCrLines(text, result.diagnostics)) return result;
   if (chunks.size() == 1 || !readInChunks(text, filename, options, chunks, threads, result)) {
     result = {};
