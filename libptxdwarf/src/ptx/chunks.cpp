@@ -16,6 +16,10 @@ namespace ptxdwarf::ptx {
 bool startsModuleStatement(std::string_view line) {
   static constexpr std::string_view starts[] = {".section", ".entry", ".func", ".visible", ".weak"};
   while (!line.empty() && (line[0] == ' ' || line[0] == '\t')) line.remove_prefix(1);
+  // What every one of them starts with: a cut searched through a section
+  // passes hundreds of thousands of `.b8` lines.
+  if (line.size() < 2 || line[0] != '.' || std::string_view("sefvw").find(line[1]) == std::string_view::npos)
+    return false;
   for (std::string_view s : starts) {
     if (line.starts_with(s) && line.size() > s.size() && (line[s.size()] == ' ' || line[s.size()] == '\t'))
       return true;
@@ -109,11 +113,12 @@ uint64_t offsetOfWork(std::string_view text, const std::vector<uint64_t>& before
   return work == 0 ? begin : begin + std::min(bytes, (target - before[b]) * bytes / work);
 }
 
-// The first line at or after `at` that startsModuleStatement() accepts; npos when none.
-size_t nextModuleStatement(std::string_view text, size_t at) {
+// The first line starting after `at` and at most at `limit` that
+// startsModuleStatement() accepts; npos when none.
+size_t nextModuleStatement(std::string_view text, size_t at, size_t limit) {
   for (;;) {
     at = text.find('\n', at);
-    if (at == std::string_view::npos) return at;
+    if (at == std::string_view::npos || at >= limit) return std::string_view::npos;
     ++at;
     if (startsModuleStatement(text.substr(at, 32))) return at;
   }
@@ -169,14 +174,19 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
     const uint64_t target = before.back() / parts * i;
     const size_t floor = chunks.back().begin + minChunk;
     const size_t even = std::max<size_t>(offsetOfWork(text, before, target), floor);
-    size_t at = nextModuleStatement(text, even);
-    const size_t earlier = previousModuleStatement(text, even + 1, floor);
     auto distance = [&](size_t offset) {
       const uint64_t work = workAt(text, before, offset);
       return work > target ? work - target : target - work;
     };
-    if (earlier != std::string_view::npos && (at == std::string_view::npos || distance(earlier) < distance(at)))
-      at = earlier;
+    // The statement before first: a later one is no nearer once it lies
+    // further on in bytes than that one is off in work (a byte is at least
+    // a unit of work), so the search forward stops there, not at the end of
+    // a section of megabytes.
+    size_t at = previousModuleStatement(text, even + 1, floor);
+    const size_t limit = at == std::string_view::npos ? text.size() : even + distance(at);
+    const size_t later = nextModuleStatement(text, even, limit);
+    if (later != std::string_view::npos && (at == std::string_view::npos || distance(later) < distance(at)))
+      at = later;
     if (at == std::string_view::npos || text.size() - at < minChunk / 2) break;
     // The part before stops at the directive; this one starts at its line.
     chunks.back().stop = text.find_first_not_of(" \t", at);
