@@ -118,6 +118,8 @@ TEST(CheckRoundTrip, LocationListsComparedAsWrittenSayWhatTheImageSays) {
   const Case cases[] = {
       {"two lists", module({0, 35}, list + list), ""},
       {"bytes between lists", module({0, 40}, list + ".b8 7, 7, 7, 7, 7\n" + list), "byte 7 re-encoded as 0"},
+      {"bytes past the first 64, between lists", module({0, 35, 75}, list + list + ".b8 5, 5, 5, 5, 5\n" + list),
+       "byte 5 re-encoded as 0"},
       {"bytes after the lists", module({0}, list + ".b8 9, 9\n"), "size 37 re-encoded as 35"},
       {"a relocation between lists", module({0, 43}, list + ".b64 g\n" + list), "relocation lost: g"},
       {"a list inside an entry of another", module({0, 8}, list), nullptr},

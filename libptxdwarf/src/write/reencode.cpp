@@ -1,6 +1,8 @@
 #include "ptxdwarf/write/reencode.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -478,26 +480,62 @@ SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Di
 // and whether an entry wrote over bytes another had written (malformed
 // lists that overlap: the image keeps the last write, which only the image
 // can tell).
+// A bit per byte of the section, a word at a time: which bytes an entry wrote.
+class WrittenBytes {
+ public:
+  explicit WrittenBytes(uint64_t size) : words_(static_cast<size_t>((size + 63) / 64)) {}
+  // Marks [at, at + n); true when any of them was marked already.
+  bool mark(uint64_t at, uint64_t n) {
+    bool before = false;
+    for (uint64_t end = at + n; at < end;) {
+      const uint64_t bit = at % 64, count = std::min<uint64_t>(64 - bit, end - at);
+      const uint64_t mask = (count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1) << bit;
+      uint64_t& word = words_[static_cast<size_t>(at / 64)];
+      before = before || (word & mask) != 0;
+      word |= mask;
+      at += count;
+    }
+    return before;
+  }
+  // The first byte before `end` no entry wrote; `end` when there is none.
+  uint64_t firstUnwritten(uint64_t end) const {
+    for (uint64_t w = 0; w * 64 < end; ++w) {
+      if (words_[static_cast<size_t>(w)] == ~uint64_t{0}) continue;
+      const uint64_t at = w * 64 + static_cast<uint64_t>(std::countr_one(words_[static_cast<size_t>(w)]));
+      return std::min(at, end);
+    }
+    return end;
+  }
+  bool marked(uint64_t at) const { return words_[static_cast<size_t>(at / 64)] >> (at % 64) & 1; }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
 struct LocComparer {
   std::span<const uint8_t> source;
-  std::vector<bool> written;  // the re-encoded section's size
+  WrittenBytes written;  // the re-encoded section's size
   uint64_t firstDifference = UINT64_MAX;
   uint8_t differentByte = 0;  // what was written there
   bool overlapped = false;
 
-  void byte(uint64_t at, uint8_t v) {
-    if (written[at]) overlapped = true;
-    written[at] = true;
-    if (at < source.size() && source[at] != v && at < firstDifference) {
-      firstDifference = at;
-      differentByte = v;
-    }
-  }
   void put(uint64_t at, uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) byte(at + i, static_cast<uint8_t>(v >> (8 * i)));
+    uint8_t bytes[8];
+    storeLittleEndian(std::span(bytes, n), v);
+    copy(at, std::span<const uint8_t>(bytes, n));
   }
   void copy(uint64_t at, std::span<const uint8_t> b) {
-    for (size_t i = 0; i < b.size(); ++i) byte(at + i, b[i]);
+    if (written.mark(at, b.size())) overlapped = true;
+    if (at >= firstDifference || at >= source.size()) return;  // only the first difference is reported
+    const uint64_t n = std::min<uint64_t>(b.size(), source.size() - at);
+    if (std::memcmp(source.data() + at, b.data(), static_cast<size_t>(n)) == 0) return;
+    const uint64_t i = static_cast<uint64_t>(std::mismatch(b.begin(), b.begin() + static_cast<ptrdiff_t>(n),
+                                                            source.begin() + static_cast<ptrdiff_t>(at)).first -
+                                             b.begin());
+    if (at + i < firstDifference) {
+      firstDifference = at + i;
+      differentByte = b[i];
+    }
   }
 };
 
@@ -505,7 +543,7 @@ struct LocComparer {
 // image preserveLoc makes, without making it.
 std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const SectionImage& in) {
   const uint64_t size = locImageSize(dwarf);
-  LocComparer c{in.bytes, std::vector<bool>(size)};
+  LocComparer c{in.bytes, WrittenBytes(size)};
   const std::vector<bool> covered = writeLocEntries(dwarf, c);
   if (c.overlapped) {
     std::vector<uint8_t> bytes;
@@ -519,8 +557,8 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
   }
   // A byte no entry wrote is zero in the image.
   const uint64_t n = std::min<uint64_t>(size, in.bytes.size());
-  for (uint64_t i = 0; i < std::min(n, c.firstDifference); ++i) {
-    if (!c.written[i] && in.bytes[i] != 0) {
+  for (uint64_t i = c.written.firstUnwritten(std::min(n, c.firstDifference)); i < std::min(n, c.firstDifference); ++i) {
+    if (!c.written.marked(i) && in.bytes[i] != 0) {
       c.firstDifference = i;
       c.differentByte = 0;
       break;
