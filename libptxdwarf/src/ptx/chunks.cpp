@@ -79,7 +79,6 @@ BlockScan scanBlock(std::string_view text) {
   return scan;
 }
 
-
 // The reading work of a stretch of text, in bytes: its bytes and
 // kLineWeight more a line. A statement costs more than its characters, and
 // a debug section is a statement a short line (`.b8 N`): cut at half the
