@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "ptxdwarf/leb128.h"
+#include "own_uleb.h"
 #include "reserve.h"
 
 namespace ptxdwarf {
@@ -76,14 +77,6 @@ std::string Relocation::expression() const {
 namespace {
 inline void putUleb(std::vector<uint8_t>& out, uint32_t v) {
   encodeUleb(v, [&out](uint8_t b) { out.push_back(b); });
-}
-uint32_t getUleb(const uint8_t*& p) {
-  uint32_t v = 0;
-  for (unsigned shift = 0;; shift += 7) {
-    uint8_t b = *p++;
-    v |= static_cast<uint32_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) return v;
-  }
 }
 }  // namespace
 
@@ -172,9 +165,9 @@ SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
     const uint8_t b = *p++;
     if (b == kLongEntry) {
       Entry next;
-      next.offset = e.offset + getUleb(p);
-      next.line = e.line + getUleb(p);
-      next.col = getUleb(p);
+      next.offset = e.offset + readOwnUleb32(p);
+      next.line = e.line + readOwnUleb32(p);
+      next.col = readOwnUleb32(p);
       if (next.offset > offset) break;
       e = next;
       continue;

@@ -7,6 +7,7 @@
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/work.h"
+#include "../own_uleb.h"
 #include "../reserve.h"
 
 namespace ptxdwarf::ptx {
@@ -103,18 +104,9 @@ size_t nextSlot(size_t i, size_t slots) { return i + 1 == slots ? 0 : i + 1; }
 Instruction InstructionPositions::decodeNext(const uint8_t*& p, Instruction before) {
   const uint8_t b = *p++;
   if (b != kLong) return {before.line + (b >> 4), b & 0xfu};
-  // Written by pushLong: each value is a uint32_t, so at most five bytes.
-  auto uleb = [&p] {
-    uint32_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-      const uint8_t byte = *p++;
-      v |= static_cast<uint32_t>(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) return v;
-    }
-  };
-  Instruction i;
-  i.line = uleb();
-  i.col = uleb();
+  Instruction i;  // as pushLong wrote it
+  i.line = readOwnUleb32(p);
+  i.col = readOwnUleb32(p);
   return i;
 }
 

@@ -15,8 +15,6 @@ const Abbrev* AbbrevTable::find(uint64_t code) const {
   return it == bySparseCode.end() ? nullptr : &abbrevs[it->second];
 }
 
-namespace {
-
 // AttrSpec::valueSize for `form`.
 uint8_t valueSizeOf(uint16_t form) {
   switch (form) {
@@ -44,6 +42,8 @@ uint8_t valueSizeOf(uint16_t form) {
       return AttrSpec::kSizeVaries;  // a length, a LEB128, a string, or the unit's version decides
   }
 }
+
+namespace {
 
 // Codes are dense in practice (1..N); a direct-index table up to this size.
 constexpr uint64_t kDenseCodeLimit = 1 << 16;

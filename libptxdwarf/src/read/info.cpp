@@ -1,6 +1,6 @@
 // .debug_info: unit headers, the DIE tree (explicit stack, no recursion) and
 // attribute values of every DWARF 2-4 form.
-#include <cstring>
+#include <algorithm>
 
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
@@ -148,86 +148,46 @@ bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, Relocati
   return true;
 }
 
-namespace {
-
-// Where a LEB128 starting at `p` ends (`end` when it runs past it).
-uint64_t lebEnd(const uint8_t* data, uint64_t at, uint64_t end) {
-  while (at < end && (data[at] & 0x80)) ++at;
-  return at < end ? at + 1 : end;
-}
-uint64_t uleb(const uint8_t* data, uint64_t& at, uint64_t end) {
-  uint64_t v = 0;
-  for (unsigned shift = 0; at < end && shift < 64; shift += 7) {
-    const uint8_t b = data[at++];
-    v |= uint64_t{b & 0x7fu} << shift;
-    if (!(b & 0x80)) return v;
-  }
-  at = end;
-  return 0;
-}
-uint64_t littleEndian(const uint8_t* data, uint64_t at, unsigned size) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < size; ++i) v |= uint64_t{data[at + i]} << (8 * i);
-  return v;
-}
-
-}  // namespace
-
 uint64_t skipAttrValue(const Unit& unit, const uint8_t* data, uint64_t at, uint64_t end, uint16_t form) {
-  // A fixed size, a length before the bytes, or the end of a LEB128 or string.
-  auto past = [end](uint64_t from, uint64_t size) { return size <= end - from ? from + size : end; };
-  if (at >= end) return end;
+  if (const uint8_t size = valueSizeOf(form); size != AttrSpec::kSizeVaries) {
+    const uint64_t bytes = size == AttrSpec::kAddressSized ? unit.addressSize : size;
+    return bytes <= end - std::min(at, end) ? at + bytes : end;
+  }
+  ByteReader r(std::span<const uint8_t>(data, end), std::min(at, end));
   switch (form) {
-    case dw::DW_FORM_flag_present:
-      return at;
-    case dw::DW_FORM_data1:
-    case dw::DW_FORM_ref1:
-    case dw::DW_FORM_flag:
-      return past(at, 1);
-    case dw::DW_FORM_data2:
-    case dw::DW_FORM_ref2:
-      return past(at, 2);
-    case dw::DW_FORM_data4:
-    case dw::DW_FORM_ref4:
-    case dw::DW_FORM_strp:
-    case dw::DW_FORM_sec_offset:
-      return past(at, 4);
-    case dw::DW_FORM_data8:
-    case dw::DW_FORM_ref8:
-    case dw::DW_FORM_ref_sig8:
-      return past(at, 8);
-    case dw::DW_FORM_addr:
-      return past(at, unit.addressSize);
     case dw::DW_FORM_ref_addr:
-      return past(at, unit.version == 2 ? unit.addressSize : 4);
+      r.skip(unit.version == 2 ? unit.addressSize : 4);
+      break;
     case dw::DW_FORM_sdata:
     case dw::DW_FORM_udata:
     case dw::DW_FORM_ref_udata:
-      return lebEnd(data, at, end);
-    case dw::DW_FORM_string: {
-      const void* nul = std::memchr(data + at, 0, end - at);
-      return nul ? static_cast<uint64_t>(static_cast<const uint8_t*>(nul) - data) + 1 : end;
-    }
+      r.uleb();  // a SLEB128 ends where a ULEB128 does
+      break;
+    case dw::DW_FORM_string:
+      r.cstring();
+      break;
     case dw::DW_FORM_block1:
+      r.skip(r.u8());
+      break;
     case dw::DW_FORM_block2:
-    case dw::DW_FORM_block4: {
-      const unsigned width = form == dw::DW_FORM_block1 ? 1 : form == dw::DW_FORM_block2 ? 2 : 4;
-      if (width > end - at) return end;
-      return past(at + width, littleEndian(data, at, width));
-    }
+      r.skip(r.u16());
+      break;
+    case dw::DW_FORM_block4:
+      r.skip(r.u32());
+      break;
     case dw::DW_FORM_block:
-    case dw::DW_FORM_exprloc: {
-      const uint64_t length = uleb(data, at, end);
-      return past(at, length);
-    }
+    case dw::DW_FORM_exprloc:
+      r.skip(r.uleb());
+      break;
     case dw::DW_FORM_indirect: {
-      const uint64_t actual = uleb(data, at, end);
-      if (actual == dw::DW_FORM_indirect || actual > 0xffff) return end;
-      return skipAttrValue(unit, data, at, end, static_cast<uint16_t>(actual));
+      const uint64_t actual = r.uleb();
+      if (!r.ok() || actual == dw::DW_FORM_indirect || actual > 0xffff) return end;
+      return skipAttrValue(unit, data, r.offset(), end, static_cast<uint16_t>(actual));
     }
     default:
       return end;
   }
+  return r.ok() ? r.offset() : end;
 }
 
 namespace {

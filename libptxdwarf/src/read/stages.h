@@ -28,10 +28,14 @@ struct AttrProblem {
 bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, RelocationCursor& relocs, uint16_t form,
                    AttrValue& out, AttrProblem& problem);
 
+// AttrSpec::valueSize for `form`: the size of its every value where the
+// form alone gives it.
+uint8_t valueSizeOf(uint16_t form);
+
 // Where the value of `form` at `at` ends, for one that readAttrValue read
-// once without a problem: its size only (a fixed width, a length, a LEB128's
-// or a string's end), no relocation looked up and nothing decoded; `end` (the
-// unit's) when the bytes run out.
+// once without a problem: its size only (valueSizeOf's, or a length, a
+// LEB128's or a string's end), no relocation looked up and nothing decoded;
+// `end` (the unit's) when the bytes run out.
 uint64_t skipAttrValue(const Unit& unit, const uint8_t* data, uint64_t at, uint64_t end, uint16_t form);
 
 }  // namespace ptxdwarf::read
