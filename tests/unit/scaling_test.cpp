@@ -238,11 +238,16 @@ TEST(Scaling, NameIndexFloodedWithChosenCollisions) {
     for (const ptx::Label& l : m.labels) EXPECT_NE(m.findLabel(l.name), nullptr);
     return work::steps(work::nameIndexProbe);
   };
-  const uint64_t small = probes(500), large = probes(2000);
-  std::printf("probes at n = 500: %llu, at 4n: %llu\n", static_cast<unsigned long long>(small),
-              static_cast<unsigned long long>(large));
-  EXPECT_LE(large, 5 * small) << "n: " << small << " probes, 4n: " << large;
-  EXPECT_LE(large, 2000u * 2 * 8) << "more than 8 probes a name on average";
+  // The key is drawn per process, so the counts vary from run to run (200
+  // runs: 3.8-6.6 probes a name at n, 4.7-5.8 at 4n, the ratio up to 5.6);
+  // a ratio between two such counts is no steady test. A bound per name at
+  // both sizes is, and is what linear means: the old hash's flood probes
+  // n / 2 slots a name, 250 at n = 500 and 1,000 at 4n.
+  for (size_t n : {size_t{500}, size_t{2000}}) {
+    const uint64_t count = probes(n);
+    std::printf("probes at n = %zu: %llu\n", n, static_cast<unsigned long long>(count));
+    EXPECT_LE(count, 10 * n) << "more than 10 probes a name on average at n = " << n;
+  }
 }
 
 
