@@ -45,16 +45,22 @@ std::optional<uint64_t> packRegister(std::string_view name) {
   return v;
 }
 
-std::optional<std::string> unpackRegister(uint64_t value) {
-  std::string s;
+std::optional<RegisterName> unpackRegisterName(uint64_t value) {
+  RegisterName name;
   for (int shift = 56; shift >= 0; shift -= 8) {
     char c = static_cast<char>((value >> shift) & 0xff);
-    if (c == 0 && s.empty()) continue;  // leading zero bytes
+    if (c == 0 && name.size_ == 0) continue;  // leading zero bytes
     if (!isNameChar(c)) return std::nullopt;
-    s += c;
+    name.bytes_[name.size_++] = c;
   }
-  if (s.size() < 2 || s[0] != '%') return std::nullopt;
-  return s;
+  if (name.size_ < 2 || name.bytes_[0] != '%') return std::nullopt;
+  return name;
+}
+
+std::optional<std::string> unpackRegister(uint64_t value) {
+  const std::optional<RegisterName> name = unpackRegisterName(value);
+  if (!name) return std::nullopt;
+  return std::string(name->view());
 }
 
 std::string_view ptxasFormProblem(uint16_t form, uint16_t version) {

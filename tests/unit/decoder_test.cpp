@@ -329,6 +329,41 @@ TEST(Expression, TruncatedAndUnknown) {
   EXPECT_EQ(e2.error, "unknown opcode 0x01");
 }
 
+// The reader hands out what decodeExpression collects, one operation at a
+// time, and stops where decoding stops, with the same offset and message.
+TEST(Expression, ReaderGivesWhatDecodeCollects) {
+  const std::vector<std::vector<uint8_t>> cases = {
+      {0x90, 0xb1, 0xe4, 0x95, 0x01, 0x92, 0x05, 0x7f, 0x9e, 0x02, 0xaa, 0xbb},  // regx, bregx, implicit_value
+      {0x90, 0x05, 0x03, 1, 2, 3},                                              // regx, then a truncated addr
+      {0x30, 0x9c, 0x01, 0x30},                                                 // an unknown opcode third
+      {}};
+  for (const std::vector<uint8_t>& bytes : cases) {
+    const read::Expression whole = read::decodeExpression(bytes, {8, 4, nullptr, 0});
+    read::OperationReader reader(bytes, {8, 4, nullptr, 0});
+    size_t n = 0;
+    for (read::Operation op; reader.next(op); ++n) {
+      ASSERT_LT(n, whole.ops.size());
+      EXPECT_EQ(op.offset, whole.ops[n].offset);
+      EXPECT_EQ(op.op, whole.ops[n].op);
+      EXPECT_EQ(op.operands[0], whole.ops[n].operands[0]);
+      EXPECT_EQ(op.operands[1], whole.ops[n].operands[1]);
+      EXPECT_EQ(op.block.size(), whole.ops[n].block.size());
+    }
+    EXPECT_EQ(n, whole.ops.size());
+    EXPECT_EQ(reader.failed(), !whole.ok);
+    EXPECT_EQ(reader.errorOffset(), whole.errorOffset);
+    EXPECT_EQ(reader.error(), whole.error);
+    read::Operation op;
+    EXPECT_FALSE(reader.next(op)) << "a finished or failed reader stays so";
+  }
+  read::OperationReader truncated(cases[1], {8, 4, nullptr, 0});
+  read::Operation op;
+  ASSERT_TRUE(truncated.next(op));
+  EXPECT_FALSE(truncated.next(op));
+  EXPECT_EQ(truncated.errorOffset(), 2u);
+  EXPECT_EQ(truncated.error(), "DW_OP_addr: operand runs past the end of the expression");
+}
+
 // A list keeps only where each entry starts (LocEntryRef); indexing and
 // iterating decode the entry again from the section, relocations included.
 TEST(Decoder, LocationListEntriesDecodeFromTheSection) {

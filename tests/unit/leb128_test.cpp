@@ -90,6 +90,13 @@ TEST(CudaRegisters, PackAndUnpack) {
   EXPECT_EQ(unpackRegister(0x257231), "%r1");
   EXPECT_EQ(unpackRegister(0x25723135), "%r15");
   EXPECT_EQ(unpackRegister(5), std::nullopt);
+  // The by-value form: the same answers, 8 bytes at most.
+  EXPECT_EQ(unpackRegisterName(0x257231)->view(), "%r1");
+  EXPECT_EQ(unpackRegisterName(0x2566643132333435)->view(), "%fd12345");  // all 8 bytes
+  EXPECT_EQ(unpackRegisterName(0x25), std::nullopt);        // '%' alone
+  EXPECT_EQ(unpackRegisterName(0x257200), std::nullopt);    // a zero byte inside
+  EXPECT_EQ(unpackRegisterName(0x7231), std::nullopt);      // no leading '%'
+  EXPECT_EQ(unpackRegisterName(5), std::nullopt);
   EXPECT_EQ(addressClassName(2), "ADDR_reg_space");
   EXPECT_EQ(addressClassName(12), "ADDR_generic_space");
   EXPECT_EQ(addressClassName(13), "");

@@ -202,14 +202,15 @@ TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
   const std::vector<std::pair<std::string, std::string>> lines = {
       {".b8 0", ""},      {"\t.b8\t255", ""}, {".b8 7", "  "},   {"  .b8 10", ""},    {".b8 012", ""},
       {".b8 00", ""},     {".b8 100", ""},    {".b8 0x1F", ""},  {".b8 1, 2", ""},    {".b8 99", ""},
-      {".b16 258", ""},   {".b8 3", ""},      {".b8 4", " // DW_AT_name"},               {".b8 5", "//"}};
+      {".b16 258", ""},   {".b8 3", ""},      {".b8 4", " // DW_AT_name"},               {".b8 5", "//"},
+      {".b8 25", ""},     {".b8 200", ""},    {".b8 6", "\r"}};
   std::string fast, general;
   for (const auto& [line, rest] : lines) {
     fast += line + rest + "\n";
     general += line + " /* general */" + rest + "\n";
   }
   ReadResult a = readOk(section(fast)), b = readOk(section(general));
-  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3, 4, 5};
+  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3, 4, 5, 25, 200, 6};
   EXPECT_EQ(bytesOf(a, ".debug_str"), expected);
   EXPECT_EQ(bytesOf(b, ".debug_str"), expected);
   const SectionImage& sa = *a.module.section(".debug_str");

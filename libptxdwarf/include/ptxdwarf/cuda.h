@@ -38,6 +38,20 @@ std::optional<uint64_t> packRegister(std::string_view name);
 // '%', nullopt for an ordinary register number.
 std::optional<std::string> unpackRegister(uint64_t value);
 
+// unpackRegister's answer held by value, for a caller that checks many
+// registers and keeps none (a string each is an allocation a register once
+// names pass 15 bytes, and a copy always).
+class RegisterName {
+ public:
+  std::string_view view() const { return {bytes_, size_}; }
+
+ private:
+  friend std::optional<RegisterName> unpackRegisterName(uint64_t value);
+  char bytes_[8] = {};
+  uint8_t size_ = 0;
+};
+std::optional<RegisterName> unpackRegisterName(uint64_t value);
+
 // Why ptxas cannot read attribute values of `form` in a unit of DWARF
 // `version`; empty when it can. Measured with ptxas 13.0 -g on every form of
 // DWARF 2, 3 and 4 (README, "DWARF forms ptxas reads"): DW_FORM_sec_offset,

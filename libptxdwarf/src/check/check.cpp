@@ -121,7 +121,13 @@ bool isVersion4Form(uint16_t form) {
 // while the others run.
 struct PcLabels {
   struct Entry {
-    uint32_t die;             // index into Dwarf::dies
+    uint32_t die;  // index into Dwarf::dies
+    // What the range rules ask of the two values, kept here so that they read
+    // neither again (in the padding: 24 bytes an entry still). Meaningful
+    // when both are relocated.
+    bool highIsAddress;       // DW_AT_high_pc is DW_FORM_addr (not an offset from low_pc)
+    bool highAddendBelowLow;  // high_pc's addend is less than low_pc's
+    bool addendsZero;         // both name their labels with no addend
     const ptx::Label* low;    // nullptr: no relocated low_pc, or no label of its name
     const ptx::Label* high;
   };
@@ -632,31 +638,31 @@ class Checker {
 
   void checkExpression(const read::Die& die, std::span<const uint8_t> bytes, const SectionImage* sec, uint64_t at,
                        uint8_t addressSize, const std::optional<read::AttrValue>& addressClass) {
-    read::Expression e = read::decodeExpression(bytes, {addressSize, 4, sec, at});
-    if (!e.ok) {
-      error(sec, at + e.errorOffset, "expression", "location expression: " + e.error, &die);
-      return;
-    }
-    for (const read::Operation& op : e.ops) {
+    // The operations before one that does not decode are checked too: each
+    // stands on its own.
+    read::OperationReader ops(bytes, {addressSize, 4, sec, at});
+    for (read::Operation op; ops.next(op);) {
       uint64_t opAt = at + op.offset;
       if (op.op == DW_OP_regx || op.op == DW_OP_bregx) checkRegister(die, op.operands[0], sec, opAt, addressClass);
       if (op.op == DW_OP_addr && op.reloc && addressClass) checkSpace(die, *op.reloc, *addressClass);
     }
+    if (ops.failed()) error(sec, at + ops.errorOffset(), "expression", "location expression: " + ops.error(), &die);
   }
 
   void checkRegister(const read::Die& die, uint64_t packed, const SectionImage* sec, uint64_t at,
                      const std::optional<read::AttrValue>& addressClass) {
-    std::optional<std::string> reg = cuda::unpackRegister(packed);
-    if (!reg) {
+    const std::optional<cuda::RegisterName> name = cuda::unpackRegisterName(packed);
+    if (!name) {
       error(sec, at, "register-name",
             "DW_OP_regx operand " + hex(packed) + " is not a packed PTX register name ('%' and at most 8 bytes)", &die);
       return;
     }
-    if (const ptx::Function* f = enclosingFunction(die); f && !m_.declaresRegister(*f, *reg))
-      error(sec, at, "register-name", "register " + *reg + " is not declared in " + f->name, &die);
+    const std::string_view reg = name->view();
+    if (const ptx::Function* f = enclosingFunction(die); f && !m_.declaresRegister(*f, reg))
+      error(sec, at, "register-name", "register " + std::string(reg) + " is not declared in " + f->name, &die);
     if (addressClass && addressClass->value != cuda::ADDR_reg_space && sec == d_.info)
       error(d_.info, addressClass->offset, "address-class",
-            "located in register " + *reg + " but DW_AT_address_class is " + className(addressClass->value) +
+            "located in register " + std::string(reg) + " but DW_AT_address_class is " + className(addressClass->value) +
                 " (expected 2 ADDR_reg_space)", &die);
   }
 
@@ -713,17 +719,17 @@ class Checker {
 
   // Labels are in file order, and code addresses follow it.
   void pcRanges() {
-    for (const auto& [dieIndex, begin, end] : pcLabels()) {
-      if (!begin || !end || begin->function != end->function) continue;
-      const read::Die& die = d_.dies[dieIndex];
-      std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
-      std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
-      if (hi->form != DW_FORM_addr) continue;
-      if (end < begin || (end == begin && hi->reloc->addend < lo->reloc->addend))
+    for (const PcLabels::Entry& pc : pcLabels()) {
+      const ptx::Label *begin = pc.low, *end = pc.high;
+      if (!begin || !end || begin->function != end->function || !pc.highIsAddress) continue;
+      if (end < begin || (end == begin && pc.highAddendBelowLow)) {
+        const read::Die& die = d_.dies[pc.die];
+        const auto [lo, hi] = pcAttributes(die);
         error(d_.info, hi->offset, "pc-range",
               "DW_AT_high_pc " + hi->reloc->expression() + " (line " + std::to_string(end->loc.line) +
                   ") comes before DW_AT_low_pc " + lo->reloc->expression() + " (line " +
                   std::to_string(begin->loc.line) + ")", &die);
+      }
     }
   }
 
@@ -743,15 +749,14 @@ class Checker {
     const std::vector<PcLabels::Entry>& pcs = pcLabels();
     std::vector<Scope> scopes;
     scopes.reserve(pcs.size());
-    for (const auto& [dieIndex, begin, end] : pcs) {
+    for (const PcLabels::Entry& pc : pcs) {
+      const ptx::Label *begin = pc.low, *end = pc.high;
       if (!begin || !end || begin->function != end->function || end <= begin) continue;
-      const read::Die& die = d_.dies[dieIndex];
+      if (!pc.highIsAddress || !pc.addendsZero) continue;
+      const read::Die& die = d_.dies[pc.die];
       if (die.parent == read::kNone) continue;
-      std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
-      std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
-      if (hi->form != DW_FORM_addr || lo->reloc->addend || hi->reloc->addend) continue;
       scopes.push_back({die.parent, static_cast<uint32_t>(begin - m_.labels.data()),
-                        static_cast<uint32_t>(end - m_.labels.data()), dieIndex});
+                        static_cast<uint32_t>(end - m_.labels.data()), pc.die});
     }
     std::stable_sort(scopes.begin(), scopes.end(), [](const Scope& a, const Scope& b) {
       return a.parent != b.parent ? a.parent < b.parent : a.begin < b.begin;
@@ -938,7 +943,7 @@ class Checker {
       // The names first, then the lookups, each kLookAhead names after its
       // name index entry was asked for (the misses overlap, as in symbols()).
       struct Names {
-        uint32_t die;
+        PcLabels::Entry entry;  // without its labels
         SymbolName low, high;
       };
       // At most a DIE each: reserved for that, filled ahead (reserve.h), not
@@ -948,13 +953,17 @@ class Checker {
       for (uint32_t i = 0; i < d_.dies.size(); ++i) {
         const read::Die& die = d_.dies[i];
         if (die.isNull()) continue;
-        std::optional<read::AttrValue> lo = d_.attribute(die, DW_AT_low_pc);
-        std::optional<read::AttrValue> hi = d_.attribute(die, DW_AT_high_pc);
+        const auto [lo, hi] = pcAttributes(die);
         const bool relocatedLow = lo && lo->reloc, relocatedHigh = hi && hi->reloc;
-        if (relocatedLow || relocatedHigh) {
-          names.push_back({i, relocatedLow ? lo->reloc->symbol : SymbolName(), relocatedHigh ? hi->reloc->symbol : SymbolName()});
-          fillAhead(names);
+        if (!relocatedLow && !relocatedHigh) continue;
+        PcLabels::Entry e{i, false, false, false, nullptr, nullptr};
+        if (relocatedLow && relocatedHigh) {
+          e.highIsAddress = hi->form == DW_FORM_addr;
+          e.highAddendBelowLow = hi->reloc->addend < lo->reloc->addend;
+          e.addendsZero = lo->reloc->addend == 0 && hi->reloc->addend == 0;
         }
+        names.push_back({e, relocatedLow ? lo->reloc->symbol : SymbolName(), relocatedHigh ? hi->reloc->symbol : SymbolName()});
+        fillAhead(names);
       }
       auto prefetch = [this](const Names& n) {
         if (!n.low.empty()) m_.prefetchName(n.low);
@@ -965,10 +974,29 @@ class Checker {
       for (size_t i = 0; i < std::min(kLookAhead, names.size()); ++i) prefetch(names[i]);
       for (size_t i = 0; i < names.size(); ++i) {
         if (i + kLookAhead < names.size()) prefetch(names[i + kLookAhead]);
-        pcLabels_.entries.push_back({names[i].die, labelOf(names[i].low), labelOf(names[i].high)});
+        PcLabels::Entry e = names[i].entry;
+        e.low = labelOf(names[i].low);
+        e.high = labelOf(names[i].high);
+        pcLabels_.entries.push_back(e);
       }
     });
     return pcLabels_.entries;
+  }
+
+  // A DIE's DW_AT_low_pc and DW_AT_high_pc (the first of each), in one walk
+  // of its attributes; none read when it has neither.
+  std::pair<std::optional<read::AttrValue>, std::optional<read::AttrValue>> pcAttributes(const read::Die& die) const {
+    std::optional<read::AttrValue> lo, hi;
+    const read::AttrRange attrs = d_.attributes(die);
+    bool any = false;
+    for (size_t i = 0; i < attrs.size() && !any; ++i)
+      any = attrs.nameAt(i) == DW_AT_low_pc || attrs.nameAt(i) == DW_AT_high_pc;
+    if (!any) return {};
+    for (auto it = attrs.begin(); it != attrs.end() && !(lo && hi); ++it) {
+      if (it.name() == DW_AT_low_pc && !lo) lo = *it;
+      else if (it.name() == DW_AT_high_pc && !hi) hi = *it;
+    }
+    return {lo, hi};
   }
 
   // How far ahead of its lookups a loop over many names asks for their name

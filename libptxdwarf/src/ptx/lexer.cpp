@@ -105,6 +105,7 @@ bool Cursor::skipComment() {
 }
 
 std::optional<Cursor::ByteLine> Cursor::byteLine() {
+  if (std::optional<ByteLine> line = plainByteLine()) return line;
   auto blank = [](char c) { return c == ' ' || c == '\t'; };
   const char* q = p_;
   while (q < end_ && blank(*q)) ++q;
@@ -124,6 +125,27 @@ std::optional<Cursor::ByteLine> Cursor::byteLine() {
     q = static_cast<const char*>(newline);
   }
   if (q >= end_ || *q != '\n') return std::nullopt;
+  const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(digits - lineStart_ + 1)}};
+  newline(q);
+  p_ = q + 1;
+  return line;
+}
+
+// nvcc's form of the line, `.b8 N` and a newline with N of one to three
+// digits and no leading zero, at the start of a line, on half of a large
+// nvcc -G file's lines: matched with no bounds check per byte (the longest
+// such line fits in the 8 bytes checked to be there). nullopt, the cursor
+// unmoved, for anything else: byteLine's general path decides.
+std::optional<Cursor::ByteLine> Cursor::plainByteLine() {
+  const char* p = p_;
+  if (end_ - p < 8 || p[0] != '.' || p[1] != 'b' || p[2] != '8' || p[3] != ' ') return std::nullopt;
+  const char* digits = p + 4;
+  auto digit = [](char c) { return static_cast<unsigned>(static_cast<unsigned char>(c) - '0'); };
+  unsigned value = digit(digits[0]);
+  if (value > 9 || (value == 0 && digits[1] != '\n')) return std::nullopt;  // `0` alone: a leading 0 is octal
+  const char* q = digits + 1;
+  for (unsigned d; q < digits + 3 && (d = digit(*q)) <= 9; ++q) value = value * 10 + d;
+  if (*q != '\n' || value > 255) return std::nullopt;
   const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(digits - lineStart_ + 1)}};
   newline(q);
   p_ = q + 1;

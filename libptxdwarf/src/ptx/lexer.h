@@ -144,6 +144,7 @@ class Cursor {
   void skipBlockComment();
   // At a '/': skips a // or /* */ comment; false when it starts neither.
   bool skipComment();
+  std::optional<ByteLine> plainByteLine();  // byteLine's fast path
   void newline(const char* at) {
     ++line_;
     lineStart_ = at + 1;

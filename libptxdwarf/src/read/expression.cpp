@@ -49,32 +49,50 @@ bool readOperand(ByteReader& r, dw::OperandKind kind, const ExpressionContext& c
 
 }  // namespace
 
+OperationReader::OperationReader(std::span<const uint8_t> bytes, const ExpressionContext& ctx)
+    : bytes_(bytes), ctx_(ctx) {}
+
+bool OperationReader::next(Operation& op) {
+  if (failed() || at_ >= bytes_.size()) return false;
+  ByteReader r(bytes_, at_);
+  op = Operation{};
+  op.offset = at_;
+  op.op = r.u8();
+  const dw::OpInfo* info = dw::opInfo(op.op);
+  if (!info || !readOperand(r, info->a, ctx_, op, 0) || !readOperand(r, info->b, ctx_, op, 1)) {
+    failure_ = !info                                   ? Failure::unknownOpcode
+               : info->a == dw::OperandKind::unknown ? Failure::unknownLayout
+                                                       : Failure::truncated;
+    failedOp_ = op.op;
+    errorOffset_ = op.offset;
+    return false;
+  }
+  at_ = r.offset();
+  return true;
+}
+
+std::string OperationReader::error() const {
+  switch (failure_) {
+    case Failure::none: return {};
+    case Failure::unknownOpcode: {
+      const char* d = "0123456789abcdef";
+      return std::string("unknown opcode 0x") + d[failedOp_ >> 4] + d[failedOp_ & 15];
+    }
+    case Failure::unknownLayout: return std::string(dw::opInfo(failedOp_)->name) + ": operand layout unknown";
+    case Failure::truncated:
+      return std::string(dw::opInfo(failedOp_)->name) + ": operand runs past the end of the expression";
+  }
+  return {};
+}
+
 Expression decodeExpression(std::span<const uint8_t> bytes, const ExpressionContext& ctx) {
   Expression e;
-  ByteReader r(bytes);
-  while (!r.atEnd()) {
-    Operation op;
-    op.offset = r.offset();
-    op.op = r.u8();
-    const dw::OpInfo* info = dw::opInfo(op.op);
-    if (!info) {
-      e.ok = false;
-      e.errorOffset = op.offset;
-      e.error = "unknown opcode 0x" + [](uint8_t b) {
-        const char* d = "0123456789abcdef";
-        return std::string{d[b >> 4], d[b & 15]};
-      }(op.op);
-      return e;
-    }
-    if (!readOperand(r, info->a, ctx, op, 0) || !readOperand(r, info->b, ctx, op, 1)) {
-      e.ok = false;
-      e.errorOffset = op.offset;
-      e.error = std::string(info->name) + (info->a == dw::OperandKind::unknown
-                                               ? ": operand layout unknown"
-                                               : ": operand runs past the end of the expression");
-      return e;
-    }
-    e.ops.push_back(op);
+  OperationReader reader(bytes, ctx);
+  for (Operation op; reader.next(op);) e.ops.push_back(op);
+  if (reader.failed()) {
+    e.ok = false;
+    e.errorOffset = reader.errorOffset();
+    e.error = reader.error();
   }
   return e;
 }
