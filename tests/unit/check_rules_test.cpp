@@ -68,6 +68,26 @@ TEST(CheckLocations, ASharedListIsJudgedOncePerAddressClass) {
   EXPECT_NE(classErrors[1].find("6 ADDR_local_space"), std::string::npos) << classErrors[1];
 }
 
+// An expression is checked an operation at a time: the operations before one
+// that does not decode are judged as well, and the failure is reported where
+// the failing operation starts.
+TEST(CheckLocations, OperationsBeforeOneThatDoesNotDecodeAreChecked) {
+  // 1: compile_unit with children; 2: variable, location block1, address_class data1.
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n";
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 52, 0, 2, 10, 51, 11, 0, 0, 0\n}\n";
+  // The variable at 12: its expression at 14, DW_OP_regx 5 (a number, not a
+  // packed name), then at 16 a DW_OP_addr with 2 of its 8 bytes.
+  text += ".section .debug_info {\n.b32 17\n.b8 2, 0\n.b32 0\n.b8 8, 1\n.b8 2, 5, 144, 5, 3, 1, 2, 2\n.b8 0\n}\n";
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  ASSERT_TRUE(dwarf.diagnostics.items.empty());
+  std::vector<std::string> found;
+  for (const Diagnostic& d : check::run(r.module, dwarf).items)
+    if (d.rule == "register-name" || d.rule == "expression") found.push_back(d.rule + " " + std::to_string(d.offset));
+  EXPECT_EQ(found, (std::vector<std::string>{"register-name 14", "expression 16"}));
+}
+
 // The round trip `check` runs compares as it re-encodes (relocations referred
 // to, not copied): it finds what comparing the whole re-encoded image finds,
 // section by section, where the round trip holds and where it does not.
