@@ -3,6 +3,8 @@
 // kind of malformed input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 
 #include "corpus.h"
 #include "ptxdwarf/ptx/module.h"
@@ -113,6 +115,35 @@ TEST(PtxReader, Chapter6Module) {
   EXPECT_TRUE(m.definesSymbol("_Z4testPi_param_0"));
   EXPECT_TRUE(m.definesSymbol(".debug_abbrev"));
   EXPECT_FALSE(m.definesSymbol("func_begin2"));
+}
+
+// An instruction is skipped to its ';' sixteen bytes a step: whatever the
+// distance to the ';', a newline, a string, a comment or a brace inside it,
+// each instruction is counted once at its own line and column.
+TEST(PtxReader, InstructionsEndWhereverTheirStopsFall) {
+  std::string body;
+  std::vector<std::pair<uint32_t, uint32_t>> expected;  // line, col of each instruction
+  uint32_t line = 6;  // the body's first line (after .version, .target, .address_size, .func, '{')
+  for (size_t pad = 0; pad < 40; ++pad) {
+    const std::string operand = "%r" + std::string(pad, '1');
+    const std::vector<std::string> forms = {
+        "mov.u32 " + operand + ", 0;",                          // the ';' at every distance
+        "mov.u32 " + operand + ",\n    1;",                     // a newline inside
+        "st.u32 [" + operand + "], {%r1}; // " + operand,       // braces, then a comment
+        "mov.u32 " + operand + " /* ; */, 2;",                  // a ';' in a block comment
+        "call.uni " + operand + ", (\"" + operand + ";\");"};  // a ';' in a string
+    for (const std::string& f : forms) {
+      body += "  " + f + "\n";
+      expected.emplace_back(line, 3);
+      line += static_cast<uint32_t>(std::count(f.begin(), f.end(), '\n')) + 1;
+    }
+  }
+  const ReadResult r = readOk(".version 7.5\n.target sm_75\n.address_size 64\n.func f()\n{\n" + body + "}\n");
+  ASSERT_EQ(r.module.instructions.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(r.module.instructions[i].line, expected[i].first) << i;
+    EXPECT_EQ(r.module.instructions[i].col, expected[i].second) << i;
+  }
 }
 
 // The name index keeps a name defined once in its slot and chains the rest:
