@@ -131,6 +131,7 @@ struct PcLabels {
     const ptx::Label* low;    // nullptr: no relocated low_pc, or no label of its name
     const ptx::Label* high;
   };
+  static_assert(sizeof(void*) != 8 || sizeof(Entry) == 24);
   std::vector<Entry> entries;  // the DIEs with a relocated low_pc or high_pc, in DIE order
   std::once_flag built;
 };
@@ -942,10 +943,12 @@ class Checker {
     std::call_once(pcLabels_.built, [this] {
       // The names first, then the lookups, each kLookAhead names after its
       // name index entry was asked for (the misses overlap, as in symbols()).
-      struct Names {
-        PcLabels::Entry entry;  // without its labels
+      struct Names {  // 24 bytes: a large file has tens of thousands
+        uint32_t die;
+        bool highIsAddress, highAddendBelowLow, addendsZero;  // as in PcLabels::Entry
         SymbolName low, high;
       };
+      static_assert(sizeof(void*) != 8 || sizeof(Names) == 24);
       // At most a DIE each: reserved for that, filled ahead (reserve.h), not
       // grown by doubling into fresh pages.
       std::vector<Names> names;
@@ -956,13 +959,14 @@ class Checker {
         const auto [lo, hi] = pcAttributes(die);
         const bool relocatedLow = lo && lo->reloc, relocatedHigh = hi && hi->reloc;
         if (!relocatedLow && !relocatedHigh) continue;
-        PcLabels::Entry e{i, false, false, false, nullptr, nullptr};
+        Names n{i, false, false, false, relocatedLow ? lo->reloc->symbol : SymbolName(),
+                relocatedHigh ? hi->reloc->symbol : SymbolName()};
         if (relocatedLow && relocatedHigh) {
-          e.highIsAddress = hi->form == DW_FORM_addr;
-          e.highAddendBelowLow = hi->reloc->addend < lo->reloc->addend;
-          e.addendsZero = lo->reloc->addend == 0 && hi->reloc->addend == 0;
+          n.highIsAddress = hi->form == DW_FORM_addr;
+          n.highAddendBelowLow = hi->reloc->addend < lo->reloc->addend;
+          n.addendsZero = lo->reloc->addend == 0 && hi->reloc->addend == 0;
         }
-        names.push_back({e, relocatedLow ? lo->reloc->symbol : SymbolName(), relocatedHigh ? hi->reloc->symbol : SymbolName()});
+        names.push_back(n);
         fillAhead(names);
       }
       auto prefetch = [this](const Names& n) {
@@ -974,10 +978,9 @@ class Checker {
       for (size_t i = 0; i < std::min(kLookAhead, names.size()); ++i) prefetch(names[i]);
       for (size_t i = 0; i < names.size(); ++i) {
         if (i + kLookAhead < names.size()) prefetch(names[i + kLookAhead]);
-        PcLabels::Entry e = names[i].entry;
-        e.low = labelOf(names[i].low);
-        e.high = labelOf(names[i].high);
-        pcLabels_.entries.push_back(e);
+        const Names& n = names[i];
+        pcLabels_.entries.push_back({n.die, n.highIsAddress, n.highAddendBelowLow, n.addendsZero, labelOf(n.low),
+                                     labelOf(n.high)});
       }
     });
     return pcLabels_.entries;
