@@ -136,10 +136,10 @@ std::optional<Cursor::ByteLine> Cursor::byteLine() {
 }
 
 // nvcc's form of the line, `.b8 N` and a newline with N of one to three
-// digits and no leading zero, at the start of a line, on half of a large
-// nvcc -G file's lines: matched with no bounds check per byte (the longest
-// such line fits in the 8 bytes checked to be there). nullopt, the cursor
-// unmoved, for anything else: byteLine's general path decides.
+// digits and no leading zero, at the cursor (half of a large nvcc -G file's
+// lines): matched with no bounds check per byte (the longest such line fits
+// in the 8 bytes checked to be there). nullopt, the cursor unmoved, for
+// anything else: byteLine's general path decides.
 std::optional<Cursor::ByteLine> Cursor::plainByteLine() {
   const char* p = p_;
   if (end_ - p < 8 || p[0] != '.' || p[1] != 'b' || p[2] != '8' || p[3] != ' ') return std::nullopt;
@@ -187,7 +187,7 @@ constexpr std::array<bool, 256> kStatementStops = [] {
 // The first character at or after `p` that skipStatement() must look at, or
 // `end`. Sixteen bytes a step where every x86-64 has the instructions for it:
 // an instruction line is tens of characters, and a large file has hundreds
-// of thousands (a byte a step took a twentieth of the reading).
+// of thousands (a byte a step took a tenth of the reading's instructions).
 const char* findStatementStop(const char* p, const char* end) {
 #if defined(__SSE2__)
   const __m128i semicolon = _mm_set1_epi8(';'), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'),

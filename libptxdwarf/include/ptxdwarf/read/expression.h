@@ -39,9 +39,9 @@ Expression decodeExpression(std::span<const uint8_t> bytes, const ExpressionCont
 
 // The operations of an expression one at a time, for a caller that looks at
 // each once and keeps none: no vector and, unless the bytes do not decode,
-// no string (a checker of a large nvcc -G file's 64,000 expressions spent a
-// third of its time making and freeing them). decodeExpression is this,
-// collected.
+// no string (checking a large nvcc -G file's 64,000 expressions spent a
+// quarter of its instructions making and freeing them). decodeExpression is
+// this, collected.
 class OperationReader {
  public:
   OperationReader(std::span<const uint8_t> bytes, const ExpressionContext& ctx);
