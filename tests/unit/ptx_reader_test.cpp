@@ -260,6 +260,73 @@ TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
   EXPECT_EQ(firstError(section(".b8 7\n.b8 09")), "6:5: invalid number in .b8 operand");
 }
 
+// nvcc's other debug-section lines (`.b8 108,103,101`, `.b32 957421`,
+// `.b64 $L__tmp3`) are read by a fast path too (Cursor::plainDataLine). Each
+// line here is read again with a block comment at its end, which the fast
+// path leaves to the general one: bytes, source map, relocations and
+// warnings must not differ, for the lines it takes and for those it declines.
+TEST(PtxReader, DataLinesReadAsTheGeneralPathReadsThem) {
+  const std::vector<std::string> lines = {
+      ".b8 108,103,101,110,0",   // a string
+      ".b32 957421",             // a unit length
+      ".b32 0,4294967295",       // the largest constant ptxas keeps whole
+      ".b64 4294967295",         // ... and its high half zero
+      ".b64 0",
+      ".b16 65535,1,0",
+      ".b64 $L__tmp3",           // a label address
+      ".b64 $L__tmp3",           // the same name again (kept once)
+      ".b32 sym_a,7,%sym_b",     // symbols and constants on one line
+      ".b8 1, 2",                // declined: a blank after a comma
+      ".b8 012,1",               // declined: an octal literal
+      ".b32 sym+4",              // declined: an addend
+      ".b32 .debug_abbrev",      // declined: a section name
+      ".b64 $L__end-$L__begin",  // declined: a label difference
+      ".b16 0x10,0",             // declined: hex
+      ".b64 -1",                 // declined: negative
+      ".b32 10U",                // declined: a suffix
+      ".b32 4294967296",         // declined: wider than ptxas keeps (a warning)
+      "\t.b32 12",              // declined: indented (the general path skips the blank)
+      ".b8 7",                   // nvcc's one byte, between them
+      ".b64 a1,b2",
+  };
+  std::string fast, general;
+  for (const std::string& line : lines) {
+    fast += line + "\n";
+    general += line + " /* general */\n";
+  }
+  ReadResult a = readOk(section(fast)), b = readOk(section(general));
+  const SectionImage& sa = *a.module.section(".debug_str");
+  const SectionImage& sb = *b.module.section(".debug_str");
+  const std::vector<uint8_t> head = {108, 103, 101, 110, 0, 0xed, 0x9b, 0x0e, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+  ASSERT_GE(sa.bytes.size(), head.size());
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), sa.bytes.begin()));
+  EXPECT_EQ(sa.bytes, sb.bytes);
+  EXPECT_EQ(sa.sourceMap.size(), sb.sourceMap.size());
+  for (uint64_t offset = 0; offset < sa.bytes.size(); ++offset) {
+    EXPECT_EQ(sa.locate(offset).line, sb.locate(offset).line) << offset;
+    EXPECT_EQ(sa.locate(offset).col, sb.locate(offset).col) << offset;
+  }
+  ASSERT_EQ(sa.relocations.size(), sb.relocations.size());
+  for (size_t i = 0; i < sa.relocations.size(); ++i) {
+    EXPECT_EQ(sa.relocations[i].offset, sb.relocations[i].offset) << i;
+    EXPECT_EQ(sa.relocations[i].size, sb.relocations[i].size) << i;
+    EXPECT_EQ(sa.relocations[i].expression(), sb.relocations[i].expression()) << i;
+  }
+  EXPECT_EQ(sa.relocations[2].expression(), "sym_a");
+  EXPECT_EQ(sa.relocations[3].expression(), "%sym_b");
+  EXPECT_EQ(sa.relocations[3].offset, 63u);  // 5 + 4 + 8 + 8 + 8 + 6 + 8 + 8, then sym_a and 7
+  EXPECT_EQ(sa.relocations.back().expression(), "b2");
+  EXPECT_EQ(a.diagnostics.warningCount(), 1u);  // the wide constant
+  EXPECT_EQ(b.diagnostics.warningCount(), 1u);
+  EXPECT_EQ(sa.locate(63).line, 13u);  // `%sym_b`: its own column
+  EXPECT_EQ(sa.locate(63).col, 14u);
+  // What the fast path declines is still checked by the general one, at the operand.
+  EXPECT_EQ(firstError(section(".b8 7\n.b8 1,256")), "6:7: value out of range for type .b8: 256");
+  EXPECT_EQ(firstError(section(".b8 7\n.b16 1,65536")), "6:8: value out of range for type .b16: 65536");
+  EXPECT_EQ(firstError(section(".b8 7\n.b8 1,sym")).substr(0, 34), "6:7: symbolic operand in .b8: ptxa");
+  EXPECT_EQ(firstError(section(".b8 7\n.b32 1,")), "7:1: expected an operand after .b32");
+}
+
 TEST(PtxReader, SymbolicOperands) {
   ReadResult r = readOk(section(
       ".b32 .debug_abbrev\n.b64 $L__func_begin0+16\n.b32 .debug_loc+138, sym-4\n.b64 $L__end-$L__begin\n"

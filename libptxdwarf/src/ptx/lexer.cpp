@@ -156,6 +156,45 @@ std::optional<Cursor::ByteLine> Cursor::plainByteLine() {
   return line;
 }
 
+std::optional<Cursor::DataLine> Cursor::plainDataLine() const {
+  const char* p = p_;
+  if (end_ - p < 6 || p[0] != '.' || p[1] != 'b') return std::nullopt;
+  unsigned width = 0, digits = 0;  // the most digits a literal of the width can have
+  uint64_t most = 0;
+  const char* q = p + 3;
+  if (p[2] == '8') {
+    width = 1, digits = 3, most = 0xff;
+  } else if (p[2] == '1' && p[3] == '6') {
+    width = 2, digits = 5, most = 0xffff, ++q;
+  } else if ((p[2] == '3' && p[3] == '2') || (p[2] == '6' && p[3] == '4')) {
+    width = p[2] == '3' ? 4 : 8, digits = 10, most = UINT32_MAX, ++q;
+  } else {
+    return std::nullopt;
+  }
+  if (q >= end_ || *q != ' ') return std::nullopt;
+  const char* first = ++q;
+  uint32_t operands = 0;
+  for (;; ++q) {  // at an operand; q < end_ holds
+    if (isDigit(*q)) {
+      const char* start = q;
+      uint64_t value = 0;
+      while (q < end_ && isDigit(*q) && static_cast<unsigned>(q - start) < digits)
+        value = value * 10 + static_cast<uint64_t>(*q++ - '0');
+      // A leading 0 makes an octal literal, and a longer one does not fit.
+      if ((*start == '0' && q - start > 1) || value > most || (q < end_ && isDigit(*q))) return std::nullopt;
+    } else if (width >= 4 && isIdentStart(*q)) {
+      while (++q < end_ && isIdentChar(*q)) {
+      }
+    } else {
+      return std::nullopt;
+    }
+    ++operands;
+    if (q >= end_) return std::nullopt;
+    if (*q == '\n') return DataLine{width, operands, first, q};
+    if (*q != ',' || q + 1 >= end_) return std::nullopt;
+  }
+}
+
 void Cursor::skipInlineSpace() {
   while (p_ < end_) {
     char c = *p_;

@@ -106,6 +106,32 @@ class Cursor {
     SourceLoc at;
   };
   std::optional<ByteLine> byteLine();
+  // nvcc's form of it alone, `.b8 N` and a newline (half of a large nvcc -G
+  // file's lines), matched with no bounds check per byte.
+  std::optional<ByteLine> plainByteLine();
+
+  // A line of exactly `.bW op,op,...` (W 8, 16, 32 or 64; one blank after
+  // the directive, none elsewhere; a newline at its end): how nvcc writes
+  // the debug-section lines byteLine does not take, strings as byte lists,
+  // offsets and label addresses (a fifth of a large nvcc -G file's section
+  // lines, two thirds of its operands outside `.b8 N`). An operand is a
+  // decimal literal without a leading zero that the width holds (at most
+  // 2^32 - 1 for .b32 and .b64, what ptxas keeps of a non-negative one) or,
+  // from .b32 on, a plain symbol. Looks without moving: anything else is
+  // nullopt, and the general path reads the line and reports what is wrong
+  // with it.
+  struct DataLine {
+    unsigned width;        // of each operand, in bytes
+    uint32_t operands;     // how many
+    const char* first;     // the first operand
+    const char* newline;   // the end of the line
+  };
+  std::optional<DataLine> plainDataLine() const;
+  // Moves past a line plainDataLine matched (its newline included).
+  void passLine(const DataLine& line) {
+    newline(line.newline);
+    p_ = line.newline + 1;
+  }
 
   // Skips blanks and /* */ comments that stay on this line; stops at a newline or `//`.
   void skipInlineSpace();
@@ -144,7 +170,6 @@ class Cursor {
   void skipBlockComment();
   // At a '/': skips a // or /* */ comment; false when it starts neither.
   bool skipComment();
-  std::optional<ByteLine> plainByteLine();  // byteLine's fast path
   void newline(const char* at) {
     ++line_;
     lineStart_ = at + 1;

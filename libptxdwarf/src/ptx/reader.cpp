@@ -643,7 +643,7 @@ class Reader {
       SourceLoc at = cur_.loc();
       if (c == '.') {
         consumed();
-        if (byteLines(image)) continue;
+        if (plainLines(image)) continue;
         unsigned width = dataDirective();
         if (width != 0) {
           dataOperands(image, width, kDataDirectives[width]);
@@ -671,20 +671,59 @@ class Reader {
     }
   }
 
-  // A run of `.b8 N` lines (Cursor::byteLine), read without the general
-  // path's per-operand checks: what the run stores is what dataOperands
-  // would have. False when the cursor is not at one.
-  bool byteLines(SectionImage& image) {
-    bool any = false;
-    while (const std::optional<Cursor::ByteLine> line = cur_.byteLine()) {
-      const uint64_t offset = image.bytes.size();
-      if (offset + 1 > UINT32_MAX) cur_.fail(line->at, "section " + image.name + " exceeds 4 GiB");
-      image.sourceMap.add(static_cast<uint32_t>(offset), line->at.line, line->at.col);
-      appendValue(image, 1, line->value);
-      consumed();
-      any = true;
+  // A run of the lines nvcc writes, `.b8 N` (Cursor::byteLine) and the
+  // other plain data lines (Cursor::plainDataLine), read without the
+  // general path's per-operand checks: what the run stores is what
+  // dataOperands would have. False when the cursor is not at one.
+  bool plainLines(SectionImage& image) {
+    for (bool any = false;; any = true, consumed()) {
+      // nvcc's `.b8 N` first, then its other lines, then `.b8 N` with blanks
+      // and comments (LLVM's): each form is looked for where it fails fastest.
+      if (const std::optional<Cursor::ByteLine> line = cur_.plainByteLine()) {
+        byteLine(image, *line);
+      } else if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine();
+                 data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
+        plainDataLine(image, *data);
+        cur_.passLine(*data);
+      } else if (const std::optional<Cursor::ByteLine> spaced = cur_.byteLine()) {
+        byteLine(image, *spaced);
+      } else {
+        return any;  // past 4 GiB the general path says which operand does not fit
+      }
     }
-    return any;
+  }
+
+  void byteLine(SectionImage& image, const Cursor::ByteLine& line) {
+    const uint64_t offset = image.bytes.size();
+    if (offset + 1 > UINT32_MAX) cur_.fail(line.at, "section " + image.name + " exceeds 4 GiB");
+    image.sourceMap.add(static_cast<uint32_t>(offset), line.at.line, line.at.col);
+    appendValue(image, 1, line.value);
+  }
+
+  // The operands of a line plainDataLine matched: decimal literals the width
+  // holds, and plain symbols.
+  void plainDataLine(SectionImage& image, const Cursor::DataLine& line) {
+    const uint32_t begin = static_cast<uint32_t>(image.bytes.size());
+    const uint32_t size = line.width * line.operands;
+    image.bytes.resize(begin + size);  // zeros: a symbol's bytes, and a .b64 constant's high half
+    uint32_t offset = begin;
+    for (const char* p = line.first;; ++p, offset += line.width) {  // at an operand
+      const SourceLoc at = cur_.locAt(p);
+      image.sourceMap.add(offset, at.line, at.col);
+      if (isDigit(*p)) {
+        uint64_t value = 0;
+        for (; isDigit(*p); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
+        storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), value);
+      } else {
+        const char* symbol = p;
+        while (isIdentChar(*++p)) {
+        }
+        image.addRelocation(offset, static_cast<uint8_t>(line.width),
+                            std::string_view(symbol, static_cast<size_t>(p - symbol)), {}, 0);
+      }
+      if (*p == '\n') break;
+    }
+    fillAhead(image.bytes, size);
   }
 
   // `.b8`, `.b16`, `.b32` or `.b64` at the cursor (nearly every line of a
