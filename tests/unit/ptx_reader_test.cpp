@@ -234,14 +234,15 @@ TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
       {".b8 0", ""},      {"\t.b8\t255", ""}, {".b8 7", "  "},   {"  .b8 10", ""},    {".b8 012", ""},
       {".b8 00", ""},     {".b8 100", ""},    {".b8 0x1F", ""},  {".b8 1, 2", ""},    {".b8 99", ""},
       {".b16 258", ""},   {".b8 3", ""},      {".b8 4", " // DW_AT_name"},               {".b8 5", "//"},
-      {".b8 25", ""},     {".b8 200", ""},    {".b8 6", "\r"}};
+      {".b8 25", ""},     {".b8 200", ""},    {".b8 6", "\r"},
+      {"l1: .b8 9", ""},  {".b8 10", ""}};  // a run that starts after a label, at column 6
   std::string fast, general;
   for (const auto& [line, rest] : lines) {
     fast += line + rest + "\n";
     general += line + " /* general */" + rest + "\n";
   }
   ReadResult a = readOk(section(fast)), b = readOk(section(general));
-  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3, 4, 5, 25, 200, 6};
+  const std::vector<uint8_t> expected = {0, 255, 7, 10, 10, 0, 100, 0x1f, 1, 2, 99, 2, 1, 3, 4, 5, 25, 200, 6, 9, 10};
   EXPECT_EQ(bytesOf(a, ".debug_str"), expected);
   EXPECT_EQ(bytesOf(b, ".debug_str"), expected);
   const SectionImage& sa = *a.module.section(".debug_str");
@@ -254,6 +255,11 @@ TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
   EXPECT_EQ(sa.locate(1).line, 6u);  // `\t.b8\t255`: the value's column
   EXPECT_EQ(sa.locate(1).col, 6u);
   EXPECT_EQ(sa.locate(3).col, 7u);  // `  .b8 10`
+  EXPECT_EQ(sa.locate(19).col, 9u);  // `l1: .b8 9`
+  EXPECT_EQ(sa.locate(20).line, 23u);
+  EXPECT_EQ(sa.locate(20).col, 5u);
+  ASSERT_EQ(sa.labels.size(), 1u);
+  EXPECT_EQ(sa.labels[0].offset, 19u);
   // What the fast path declines is still checked by the general one.
   EXPECT_EQ(firstError(section(".b8 7\n.b8 256")), "6:5: value out of range for type .b8: 256");
   EXPECT_EQ(firstError(section(".b8 7\n.b8 1000")), "6:5: value out of range for type .b8: 1000");
@@ -325,6 +331,21 @@ TEST(PtxReader, DataLinesReadAsTheGeneralPathReadsThem) {
   EXPECT_EQ(firstError(section(".b8 7\n.b16 1,65536")), "6:8: value out of range for type .b16: 65536");
   EXPECT_EQ(firstError(section(".b8 7\n.b8 1,sym")).substr(0, 34), "6:7: symbolic operand in .b8: ptxa");
   EXPECT_EQ(firstError(section(".b8 7\n.b32 1,")), "7:1: expected an operand after .b32");
+}
+
+// A run of `.b8 N` lines is stored 256 lines at a time: runs across that
+// boundary keep every byte and every line.
+TEST(PtxReader, ByteRunsLongerThanOneStore) {
+  std::string text;
+  for (unsigned i = 0; i < 700; ++i) text += ".b8 " + std::to_string(i % 256) + "\n";
+  ReadResult r = readOk(section(text));
+  const SectionImage& s = *r.module.section(".debug_str");
+  ASSERT_EQ(s.bytes.size(), 700u);
+  for (unsigned i = 0; i < 700; ++i) {
+    EXPECT_EQ(s.bytes[i], i % 256) << i;
+    EXPECT_EQ(s.locate(i).line, 5 + i) << i;
+    EXPECT_EQ(s.locate(i).col, 5u) << i;
+  }
 }
 
 TEST(PtxReader, SymbolicOperands) {

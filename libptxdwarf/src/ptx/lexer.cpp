@@ -135,25 +135,46 @@ std::optional<Cursor::ByteLine> Cursor::byteLine() {
   return line;
 }
 
+namespace {
 // nvcc's form of the line, `.b8 N` and a newline with N of one to three
-// digits and no leading zero, at the cursor (half of a large nvcc -G file's
-// lines): matched with no bounds check per byte (the longest such line fits
-// in the 8 bytes checked to be there). nullopt, the cursor unmoved, for
-// anything else: byteLine's general path decides.
-std::optional<Cursor::ByteLine> Cursor::plainByteLine() {
-  const char* p = p_;
-  if (end_ - p < 8 || p[0] != '.' || p[1] != 'b' || p[2] != '8' || p[3] != ' ') return std::nullopt;
-  const char* digits = p + 4;
+// digits and no leading zero, at p (half of a large nvcc -G file's lines):
+// matched with no bounds check per byte, the longest such line fitting in
+// the 8 bytes the caller has checked are there. Its newline, and N in
+// `value`; nullptr for anything else.
+inline const char* plainByteLineEnd(const char* p, unsigned& value) {
+  if (std::memcmp(p, ".b8 ", 4) != 0) return nullptr;  // one 32-bit compare
   auto digit = [](char c) { return static_cast<unsigned>(static_cast<unsigned char>(c) - '0'); };
-  unsigned value = digit(digits[0]);
-  if (value > 9 || (value == 0 && digits[1] != '\n')) return std::nullopt;  // `0` alone: a leading 0 is octal
+  const char* digits = p + 4;
+  value = digit(digits[0]);
+  if (value > 9 || (value == 0 && digits[1] != '\n')) return nullptr;  // `0` alone: a leading 0 is octal
   const char* q = digits + 1;
   for (unsigned d; q < digits + 3 && (d = digit(*q)) <= 9; ++q) value = value * 10 + d;
-  if (*q != '\n' || value > 255) return std::nullopt;
-  const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(digits - lineStart_ + 1)}};
+  if (*q != '\n' || value > 255) return nullptr;
+  return q;
+}
+}  // namespace
+
+// nullopt, the cursor unmoved, for anything but nvcc's line: byteLine's
+// general path decides.
+std::optional<Cursor::ByteLine> Cursor::plainByteLine() {
+  unsigned value;
+  const char* q = end_ - p_ < 8 ? nullptr : plainByteLineEnd(p_, value);
+  if (!q) return std::nullopt;
+  const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(p_ + 4 - lineStart_ + 1)}};
   newline(q);
   p_ = q + 1;
   return line;
+}
+
+size_t Cursor::plainByteLines(std::span<uint8_t> out) {
+  size_t n = 0;
+  unsigned value;
+  for (const char* q; n < out.size() && end_ - p_ >= 8 && (q = plainByteLineEnd(p_, value)); ++n) {
+    out[n] = static_cast<uint8_t>(value);
+    newline(q);
+    p_ = q + 1;
+  }
+  return n;
 }
 
 std::optional<Cursor::DataLine> Cursor::plainDataLine() const {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -109,6 +110,10 @@ class Cursor {
   // nvcc's form of it alone, `.b8 N` and a newline (half of a large nvcc -G
   // file's lines), matched with no bounds check per byte.
   std::optional<ByteLine> plainByteLine();
+  // A run of such lines, at most out.size(): the values go to `out`, the
+  // cursor past the run; how many there were. The first operand stands 4
+  // columns after the cursor, each later one at column 5 of its line.
+  size_t plainByteLines(std::span<uint8_t> out);
 
   // A line of exactly `.bW op,op,...` (W 8, 16, 32 or 64; one blank after
   // the directive, none elsewhere; a newline at its end): how nvcc writes
