@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -379,11 +378,12 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
   LoadedFile file;
   file.path = path;
   std::string error;
+  const unsigned threads = load.threads ? load.threads : ptxdwarf::usableThreads();
+  ptxdwarf::startThreads(threads);  // awake by the time the text is mapped and scanned
   if (!file.text.load(path, error)) {
     err += path + ": error: cannot read file: " + error + "\n";
     return std::nullopt;
   }
-  const unsigned threads = load.threads ? load.threads : ptxdwarf::usableThreads();
   ptx::ReadOptions options;
   options.threads = threads;
   options.index = false;  // built below, while the sections decode
@@ -409,11 +409,9 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
     file.dwarf = read::decode(module.sections);
     return file;
   }
-  // Decoding reads only the sections; indexing only the names: they share nothing.
-  // (The future's destructor waits for the index if decode throws.)
-  std::future<void> indexed = std::async(std::launch::async, [&module] { module.reindex(); });
-  file.dwarf = read::decode(module.sections);
-  indexed.get();
+  // Decoding reads only the sections; indexing only the names: they share
+  // nothing. The decode is the longer.
+  ptxdwarf::runConcurrently([&] { file.dwarf = read::decode(module.sections); }, [&module] { module.reindex(); });
   return file;
 }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <thread>
 
+#include "parallel.h"
+#include "workers.h"
+
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -19,6 +22,14 @@ unsigned usableThreads() {
   }
 #endif
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void runConcurrently(const std::function<void()>& first, const std::function<void()>& second) {
+  runTasks(2, 2, [&](size_t task) { task == 0 ? first() : second(); });
+}
+
+void startThreads(unsigned count) {
+  if (count > 1) workers::start(count - 1);
 }
 
 }  // namespace ptxdwarf

@@ -1,0 +1,83 @@
+// The kept threads parallel work runs on (workers.h, runTasks): every task
+// runs once whatever the threads and callers, exceptions come back, calls
+// nest, and threads are kept between batches instead of started per batch.
+#include "parallel.h"
+#include "workers.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "ptxdwarf/threads.h"
+
+using namespace ptxdwarf;
+
+namespace {
+
+// Runs `count` tasks on `threads` threads; how many times each ran.
+std::vector<int> runCounting(size_t count, unsigned threads) {
+  std::unique_ptr<std::atomic<int>[]> runs(new std::atomic<int>[count]());
+  runTasks(count, threads, [&](size_t i) { runs[i].fetch_add(1); });
+  std::vector<int> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = runs[i].load();
+  return out;
+}
+
+}  // namespace
+
+TEST(Workers, EveryTaskRunsOnce) {
+  for (unsigned threads : {1u, 2u, 3u, 8u})
+    for (size_t count : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{1000}})
+      EXPECT_EQ(runCounting(count, threads), std::vector<int>(count, 1)) << threads << " threads, " << count;
+}
+
+TEST(Workers, ThreadsAreKeptBetweenBatches) {
+  runCounting(100, 3);
+  const size_t after = workers::started();
+  EXPECT_GE(after, 2u);
+  for (int batch = 0; batch < 50; ++batch) runCounting(100, 3);
+  EXPECT_EQ(workers::started(), after);  // a batch takes the kept threads, it does not start its own
+  startThreads(3);  // there are already two: none is started
+  EXPECT_EQ(workers::started(), after);
+}
+
+TEST(Workers, AnExceptionComesBackAndTheThreadsStayUsable) {
+  std::atomic<int> ran{0};
+  EXPECT_THROW(runTasks(200, 2,
+                        [&](size_t i) {
+                          ran.fetch_add(1);
+                          if (i == 3) throw std::runtime_error("task 3");
+                        }),
+               std::runtime_error);
+  EXPECT_LT(ran.load(), 200);  // the others stopped after their current task
+  EXPECT_EQ(runCounting(300, 2), std::vector<int>(300, 1));
+}
+
+TEST(Workers, CallsNest) {
+  std::atomic<int> inner{0};
+  runTasks(8, 2, [&](size_t) { runTasks(10, 2, [&](size_t) { inner.fetch_add(1); }); });
+  EXPECT_EQ(inner.load(), 80);
+}
+
+TEST(Workers, CallersOnSeveralThreads) {
+  std::atomic<long> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c)
+    callers.emplace_back([&] {
+      for (int batch = 0; batch < 50; ++batch) runTasks(100, 2, [&](size_t) { total.fetch_add(1); });
+    });
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(total.load(), 4 * 50 * 100);
+}
+
+TEST(Workers, RunConcurrentlyRunsBoth) {
+  int first = 0, second = 0;
+  runConcurrently([&] { first = 1; }, [&] { second = 2; });
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 2);
+  EXPECT_THROW(runConcurrently([] {}, [] { throw std::runtime_error("second"); }), std::runtime_error);
+}
