@@ -1024,7 +1024,34 @@ class Checker {
       &Checker::pcRanges,  &Checker::versionRules, &Checker::lines,
       &Checker::ptxasForms, &Checker::scopeOverlaps, &Checker::operandRules,
   };
+  // The order they start in on several threads: the longest first (their
+  // times on a 20 MB nvcc -G file, 5.5 ms for locations down to 0.1 ms), so
+  // that the threads finish together; operandRules last left one thread
+  // alone with it for 2 ms.
+  static constexpr Rule kStartOrder[] = {
+      &Checker::locations, &Checker::symbols,   &Checker::subprograms, &Checker::operandRules,
+      &Checker::references, &Checker::declFiles, &Checker::pubnames,  &Checker::lines,
+      &Checker::scopeOverlaps, &Checker::pcRanges, &Checker::versionRules, &Checker::structure,
+      &Checker::aranges,   &Checker::ptxasForms,
+  };
+  // kRuleOrder's index of the rule that starts `n`th.
+  static constexpr size_t reportIndexOfStart(size_t n) {
+    for (size_t i = 0; i < std::size(kRuleOrder); ++i)
+      if (kRuleOrder[i] == kStartOrder[n]) return i;
+    return SIZE_MAX;
+  }
 };
+
+static_assert([] {
+  std::array<bool, std::size(Checker::kRuleOrder)> seen{};
+  if (std::size(Checker::kStartOrder) != seen.size()) return false;
+  for (size_t n = 0; n < seen.size(); ++n) {
+    const size_t i = Checker::reportIndexOfStart(n);
+    if (i >= seen.size() || seen[i]) return false;
+    seen[i] = true;
+  }
+  return true;
+}(), "kStartOrder holds each rule of kRuleOrder once");
 
 // ---- round trip --------------------------------------------------------------
 void Checker::roundTrip() {
@@ -1116,7 +1143,8 @@ Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Optio
   std::vector<Diagnostics> found(kRuleCount + 1);  // per rule, then the round trip
   PcLabels pcLabels;
   runTasks(kRuleCount + (speculate ? 1 : 0), threads, [&](size_t task) {
-    size_t rule = speculate ? (task == 0 ? kRuleCount : task - 1) : task;
+    const bool roundTrip = speculate && task == 0;  // the round trip first, then the rules longest first
+    const size_t rule = roundTrip ? kRuleCount : Checker::reportIndexOfStart(speculate ? task - 1 : task);
     Checker checker(module, dwarf, found[rule], pcLabels);
     if (rule == kRuleCount) checker.roundTrip();
     else (checker.*Checker::kRuleOrder[rule])();
