@@ -430,3 +430,43 @@ TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
   EXPECT_EQ(tail.entries[0].beginReloc, relocated.beginReloc);
   EXPECT_EQ(tail.entries[0].endReloc, relocated.endReloc);
 }
+
+// The lists location attributes name, collected while .debug_info is read:
+// constant and relocated offsets name lists, an offset past .debug_loc is an
+// error at its value (in DIE order), and one relocated against another
+// symbol names none.
+TEST(Decoder, LocationListsNamedByConstantsAndRelocations) {
+  const std::string text =
+      ".version 7.5\n.target sm_75\n.address_size 64\n"
+      ".section .debug_loc {\n"
+      ".b64 16, 32\n.b8 1, 0, 48\n.b64 0, 0\n"  // 0: a range and the end
+      ".b64 0, 0\n"                             // 35: the end alone
+      "}\n"
+      ".section .debug_abbrev {\n"
+      ".b8 1, 17, 1, 0, 0\n"       // 1: DW_TAG_compile_unit, children
+      ".b8 2, 52, 0, 2, 6, 0, 0\n"  // 2: DW_TAG_variable, DW_AT_location as data4
+      ".b8 0\n}\n"
+      ".section .debug_info {\n"
+      ".b32 34\n.b8 2, 0\n.b32 0\n.b8 8\n"
+      ".b8 1\n"
+      ".b8 2\n.b32 0\n"               // value at 13: the list at 0
+      ".b8 2\n.b32 9999\n"            // 18: past the section
+      ".b8 2\n.b32 .debug_loc+35\n"   // 23: the list at 35
+      ".b8 2\n.b32 .debug_loc+60\n"   // 28: past the section
+      ".b8 2\n.b32 other+4\n"         // 33: no list
+      ".b8 0\n}\n";
+  auto d = decodeText(text);
+  ASSERT_EQ(d->dwarf.diagnostics.items.size(), 2u) << firstError(d->dwarf);
+  EXPECT_EQ(firstError(d->dwarf), ".debug_info+18: location list offset 9999 is outside .debug_loc (size 51)");
+  EXPECT_EQ(d->dwarf.diagnostics.items[1].offset, 28u);
+  EXPECT_EQ(d->dwarf.diagnostics.items[1].message, "location list offset 60 is outside .debug_loc (size 51)");
+  ASSERT_EQ(d->dwarf.locLists.size(), 2u);
+  EXPECT_EQ(d->dwarf.locLists[0].offset, 0u);
+  EXPECT_EQ(d->dwarf.locLists[0].entries.size(), 2u);
+  EXPECT_EQ(d->dwarf.locLists[1].offset, 35u);
+  EXPECT_EQ(d->dwarf.locLists[1].entries.size(), 1u);
+  // Without the lists asked for, none is decoded and no offset is judged.
+  const read::Dwarf without = read::decode(d->read.module.sections, {.locationLists = false});
+  EXPECT_TRUE(without.locLists.empty());
+  EXPECT_TRUE(without.diagnostics.items.empty());
+}

@@ -136,7 +136,11 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
     else if (s.name == ".debug_macinfo") dwarf.macinfo = &s;
     else if (s.name == ".debug_line") dwarf.line = &s;
   }
-  if (dwarf.info) decodeInfo(dwarf);
+  // The location-list references, collected as .debug_info is read, when
+  // the lists are to be decoded.
+  std::vector<LocListReference> locLists;
+  const bool lists = options.locationLists && dwarf.loc;
+  if (dwarf.info) decodeInfo(dwarf, lists ? &locLists : nullptr);
   releaseUnusedTail(dwarf.dies);  // reserved for the most the section could hold (reserve.h)
   // Tables no unit names are decoded too, in section order: dumps list them
   // and preserve-mode encoding reproduces every byte of the section.
@@ -147,7 +151,7 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
   }
   if (dwarf.pubnames) decodePubnames(dwarf);
   if (dwarf.aranges) decodeAranges(dwarf);
-  if (options.locationLists) decodeLocLists(dwarf);
+  if (lists) decodeLocLists(dwarf, locLists);
   return dwarf;
 }
 

@@ -194,7 +194,23 @@ namespace {
 
 // Decodes the DIEs of one unit. The tree is kept flat: a DIE's children follow
 // it, and a NULL entry closes each children list.
-void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
+// The location-list reference `v` makes, if it makes one (as a location
+// attribute with a constant or a section-offset form, not relocated against
+// another symbol or by a label difference).
+void collectLocListReference(const AttrValue& v, uint16_t name, uint8_t addressSize,
+                             std::vector<LocListReference>& into) {
+  if (!isLocationAttribute(name)) return;
+  if (v.form != dw::DW_FORM_sec_offset && v.form != dw::DW_FORM_data4 && v.form != dw::DW_FORM_data8) return;
+  uint64_t offset = v.value;
+  if (v.reloc) {
+    if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference()) return;
+    offset = static_cast<uint64_t>(v.reloc->addend);
+  }
+  into.push_back({offset, v.offset, addressSize});
+  fillAhead(into);
+}
+
+void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>* locLists) {
   Unit& unit = dwarf.units[unitIndex];
   const SectionImage& sec = *dwarf.info;
   const AbbrevTable& table = dwarf.abbrevTables[unit.abbrevTable];
@@ -254,6 +270,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex) {
         ok = false;
         break;
       }
+      if (locLists) collectLocListReference(v, spec.name, unit.addressSize, *locLists);
       ++die.attrCount;
     }
     uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
@@ -280,13 +297,15 @@ static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
   reserveUpTo(dwarf.dies, sectionSize + 1);  // filled through fillAhead
 }
 
-void decodeInfo(Dwarf& dwarf) {
+void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
   const SectionImage& sec = *dwarf.info;
   if (sec.size() > UINT32_MAX) {  // the PTX reader makes none; a producer might
     dwarf.error(&sec, 0, "section .debug_info exceeds 4 GiB").rule = "unit-bounds";
     return;
   }
   reserveForSection(dwarf, sec.size());
+  // At most one per byte of .debug_info (a value takes at least one); filled ahead (reserve.h).
+  if (locLists) reserveUpTo(*locLists, sec.size());
   ByteReader r(sec.data());
   while (!r.atEnd()) {
     Unit unit;
@@ -335,7 +354,7 @@ void decodeInfo(Dwarf& dwarf) {
         dwarf.error(&sec, abbrevAt, "abbreviation offset " + hex(tableOffset) + " is outside .debug_abbrev (size " +
                                         hex(dwarf.abbrev->size()) + ")").rule = "abbrev-offset";
       } else {
-        decodeDies(dwarf, index);
+        decodeDies(dwarf, index, locLists);
       }
     }
     r.seek(dwarf.units[index].end);

@@ -99,33 +99,19 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
 
 namespace {
 
-// The lists named by location attributes: offset and address size, sorted, one per offset.
-std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf) {
+// The lists the references name: offset and address size, sorted, one per
+// offset. A reference outside the section is an error, said in DIE order.
+std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf, std::span<const LocListReference> references) {
   std::vector<std::pair<uint64_t, uint8_t>> offsets;
-  // At most one per byte of .debug_info (a location attribute's value takes
-  // at least one); filled ahead (reserve.h).
-  reserveUpTo(offsets, dwarf.info ? dwarf.info->size() : 0);
-  for (const Die& d : dwarf.dies) {
-    if (d.isNull()) continue;
-    const AttrRange attrs = dwarf.attributes(d);
-    for (auto it = attrs.begin(); it != attrs.end(); ++it) {
-      if (!isLocationAttribute(it.name())) continue;
-      const AttrValue v = *it;
-      if (v.form != dw::DW_FORM_sec_offset && v.form != dw::DW_FORM_data4 && v.form != dw::DW_FORM_data8) continue;
-      uint64_t offset = v.value;
-      if (v.reloc) {
-        if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference()) continue;
-        offset = static_cast<uint64_t>(v.reloc->addend);
-      }
-      if (offset >= dwarf.loc->size()) {
-        dwarf.error(dwarf.info, v.offset, "location list offset " + std::to_string(offset) +
-                                              " is outside .debug_loc (size " + std::to_string(dwarf.loc->size()) + ")")
-            .rule = "loclist-offset";
-        continue;
-      }
-      offsets.emplace_back(offset, dwarf.units[d.unit].addressSize);
-      fillAhead(offsets);
+  reserveExactly(offsets, references.size());
+  for (const LocListReference& ref : references) {
+    if (ref.offset >= dwarf.loc->size()) {
+      dwarf.error(dwarf.info, ref.valueAt, "location list offset " + std::to_string(ref.offset) +
+                                               " is outside .debug_loc (size " + std::to_string(dwarf.loc->size()) + ")")
+          .rule = "loclist-offset";
+      continue;
     }
+    offsets.emplace_back(ref.offset, ref.addressSize);
   }
   std::sort(offsets.begin(), offsets.end());
   offsets.erase(std::unique(offsets.begin(), offsets.end(), [](auto& a, auto& b) { return a.first == b.first; }),
@@ -168,7 +154,7 @@ class DecodedEntries {
 
 }  // namespace
 
-void decodeLocLists(Dwarf& dwarf) {
+void decodeLocLists(Dwarf& dwarf, std::span<const LocListReference> references) {
   if (!dwarf.loc) return;
   // Lists are decoded in offset order. One that starts on an entry of a list
   // already decoded (a variable's list starting mid-way through another's,
@@ -194,7 +180,7 @@ void decodeLocLists(Dwarf& dwarf) {
   // the least: reserved for that many (see reserve.h).
   reserveUpTo(entries, dwarf.loc->size() / 8 + 1);  // filled through fillAhead
   DecodedEntries decoded(entries);
-  const auto offsets = namedListOffsets(dwarf);
+  const auto offsets = namedListOffsets(dwarf, references);
   reserveExactly(dwarf.locLists, dwarf.locLists.size() + offsets.size());
   reserveExactly(placed, offsets.size());
   reserveUpTo(chains, offsets.size());  // a list decoded anew each at most

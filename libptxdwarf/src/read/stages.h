@@ -1,6 +1,9 @@
 // The decoder's stages, one per section; decode() in dwarf.cpp runs them in order.
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/dwarf.h"
 
@@ -9,10 +12,21 @@ namespace ptxdwarf::read {
 // Decodes the abbreviation table at `offset` (reusing one already decoded) and
 // returns its index in dwarf.abbrevTables, or kNone when the offset is bad.
 uint32_t abbrevTableAt(Dwarf& dwarf, uint64_t offset);
-void decodeInfo(Dwarf& dwarf);
+// A location attribute whose value names a location list: the .debug_loc
+// offset it names, where the value is in .debug_info, and the address size
+// its unit reads entries with. decodeInfo collects them as it reads every
+// value, so that decodeLocLists need not walk the DIEs again.
+struct LocListReference {
+  uint64_t offset;
+  uint32_t valueAt;
+  uint8_t addressSize;
+};
+// Collects the references into `locLists` where it is given.
+void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists = nullptr);
 void decodePubnames(Dwarf& dwarf);
 void decodeAranges(Dwarf& dwarf);
-void decodeLocLists(Dwarf& dwarf);
+// The lists `references` name (decodeInfo's, in DIE order).
+void decodeLocLists(Dwarf& dwarf, std::span<const LocListReference> references);
 
 // Why an attribute value could not be read, and where.
 struct AttrProblem {
