@@ -126,10 +126,10 @@ class Cursor {
   // nullopt, and the general path reads the line and reports what is wrong
   // with it.
   struct DataLine {
-    unsigned width;        // of each operand, in bytes
-    uint32_t operands;     // how many
-    const char* first;     // the first operand
-    const char* newline;   // the end of the line
+    unsigned width;       // of each operand, in bytes
+    uint32_t operands;    // how many
+    const char* first;    // the first operand
+    const char* newline;  // the end of the line
   };
   std::optional<DataLine> plainDataLine() const;
   // Moves past a line plainDataLine matched (its newline included).

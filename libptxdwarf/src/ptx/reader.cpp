@@ -671,17 +671,18 @@ class Reader {
     }
   }
 
-  // A run of the lines nvcc writes, `.b8 N` (Cursor::byteLine) and the
-  // other plain data lines (Cursor::plainDataLine), read without the
-  // general path's per-operand checks: what the run stores is what
-  // dataOperands would have. False when the cursor is not at one.
+  // A run of the lines nvcc writes, `.b8 N` (Cursor::plainByteLines, and
+  // Cursor::byteLine for LLVM's blanks and comments) and the other plain
+  // data lines (Cursor::plainDataLine), read without the general path's
+  // per-operand checks: what the run stores is what dataOperands would
+  // have. False when the cursor is not at one.
   bool plainLines(SectionImage& image) {
     for (bool any = false;; any = true, consumed()) {
       // nvcc's `.b8 N` first, then its other lines, then `.b8 N` with blanks
       // and comments (LLVM's): each form is looked for where it fails fastest.
       if (byteRun(image)) continue;
       if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine();
-                 data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
+          data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
         plainDataLine(image, *data);
         cur_.passLine(*data);
       } else if (const std::optional<Cursor::ByteLine> spaced = cur_.byteLine()) {
