@@ -192,8 +192,6 @@ uint64_t skipAttrValue(const Unit& unit, const uint8_t* data, uint64_t at, uint6
 
 namespace {
 
-// Decodes the DIEs of one unit. The tree is kept flat: a DIE's children follow
-// it, and a NULL entry closes each children list.
 // The location-list reference `v` makes, if it makes one (as a location
 // attribute with a constant or a section-offset form, not relocated against
 // another symbol or by a label difference).
@@ -210,6 +208,9 @@ void collectLocListReference(const AttrValue& v, uint16_t name, uint8_t addressS
   fillAhead(into);
 }
 
+// Decodes the DIEs of one unit. The tree is kept flat: a DIE's children follow
+// it, and a NULL entry closes each children list. The location-list
+// references its values make go to `locLists` where it is given.
 void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>* locLists) {
   Unit& unit = dwarf.units[unitIndex];
   const SectionImage& sec = *dwarf.info;
