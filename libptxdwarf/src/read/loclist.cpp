@@ -106,8 +106,9 @@ std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf, std::sp
   reserveExactly(offsets, references.size());
   for (const LocListReference& ref : references) {
     if (ref.offset >= dwarf.loc->size()) {
-      dwarf.error(dwarf.info, ref.valueAt, "location list offset " + std::to_string(ref.offset) +
-                                               " is outside .debug_loc (size " + std::to_string(dwarf.loc->size()) + ")")
+      const std::string size = std::to_string(dwarf.loc->size());
+      dwarf.error(dwarf.info, ref.valueAt,
+                  "location list offset " + std::to_string(ref.offset) + " is outside .debug_loc (size " + size + ")")
           .rule = "loclist-offset";
       continue;
     }
