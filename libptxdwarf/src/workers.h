@@ -1,9 +1,10 @@
 // The threads the library's parallel work runs on, kept between batches.
 //
 // A thread is not started per batch: on the virtual machines this project
-// runs on, a thread asked of an idle vCPU starts 2-3 ms later (measured:
-// 2.9 ms median to start a thread while the other vCPU idled, 1.8 ms to wake
-// a sleeping one, 0.1 us for one that spins), and a 40 ms `check` of a 20 MB
+// runs on, a thread asked of an idle vCPU starts 2-3 ms later (measured by
+// ptxdwarf_wake_probe: 2.9 ms median to start a thread while the other vCPU
+// idled, 1.8-2.9 ms to wake a sleeping one, 0.2 us for one that spins), and
+// a 40 ms `check` of a 20 MB
 // file has four parallel phases. A kept thread spins for a while after its
 // batch (kSpinNanoseconds) before it sleeps, so phases a few hundred
 // microseconds apart find it awake.
