@@ -62,6 +62,23 @@ TEST(Leb128, TruncatedReadsFailWithoutReadingPastTheEnd) {
   EXPECT_FALSE(r3.ok());
 }
 
+TEST(Leb128, FixedWidthReadsAreLittleEndianAtEveryWidth) {
+  const std::vector<uint8_t> b = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x10};
+  for (unsigned width = 1; width <= 8; ++width) {
+    for (size_t at = 0; at + width <= b.size(); ++at) {
+      uint64_t expected = 0;
+      for (unsigned i = 0; i < width; ++i) expected |= uint64_t{b[at + i]} << (8 * i);
+      ByteReader r(b, at);
+      EXPECT_EQ(r.fixed(width), expected) << "width " << width << " at " << at;
+      EXPECT_TRUE(r.ok());
+      EXPECT_EQ(r.offset(), at + width);
+    }
+    ByteReader past(b, b.size() - width + 1);  // one byte short
+    EXPECT_EQ(past.fixed(width), 0u);
+    EXPECT_FALSE(past.ok());
+  }
+}
+
 TEST(Leb128, EncodedSizes) {
   EXPECT_EQ(ptxdwarf::ulebSize(0), 1u);
   EXPECT_EQ(ptxdwarf::ulebSize(127), 1u);
