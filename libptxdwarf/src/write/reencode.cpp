@@ -41,28 +41,42 @@ ImageDifference addedRelocation(const SectionImage& e, const Relocation& r) {
 }
 
 // The round trip's comparison of a section written front to back, made as
-// the bytes come instead of on a whole re-encoded image (1 MB and 0.3 MB
-// of relocation references for a 20 MB nvcc -G file's .debug_info): the
-// writer hands it its bytes a window at a time and each relocation as it
-// copies it, and finish() says what compareSection would say of the image.
+// each value is written instead of on a whole re-encoded image (1 MB and
+// 0.3 MB of relocation references for a 20 MB nvcc -G file's .debug_info):
+// the writer hands it each value's bytes, or a fixed-size value whole, and
+// each relocation as it copies it, and finish() says what compareSection
+// would say of the image.
 class StreamComparison {
  public:
   explicit StreamComparison(const SectionImage& source) : source_(source) {}
 
-  // The window's bytes follow those taken before; it is emptied.
-  void take(std::vector<uint8_t>& window) {
-    const uint64_t n = taken_ < source_.bytes.size() ? std::min<uint64_t>(window.size(), source_.bytes.size() - taken_)
-                                                     : 0;
-    if (byteAt_ == kNone) {
-      auto first = source_.bytes.begin() + static_cast<ptrdiff_t>(taken_);
-      auto mismatch = std::mismatch(first, first + static_cast<ptrdiff_t>(n), window.begin());
-      if (mismatch.first != first + static_cast<ptrdiff_t>(n)) {
-        byteAt_ = taken_ + static_cast<uint64_t>(mismatch.first - first);
-        byteWritten_ = *mismatch.second;
+  // The next `n` bytes written.
+  void bytes(const uint8_t* written, uint64_t n) {
+    if (byteAt_ == kNone && taken_ < source_.bytes.size()) {
+      const uint64_t have = std::min<uint64_t>(n, source_.bytes.size() - taken_);
+      const uint8_t* source = source_.bytes.data() + taken_;
+      if (std::memcmp(source, written, static_cast<size_t>(have)) != 0) differs(source, written, have);
+    }
+    taken_ += n;
+  }
+  // The next `size` bytes written: `v`, little-endian (zero past the eighth
+  // byte). The usual value is compared with one load of the source's bytes.
+  void fixed(uint64_t v, unsigned size) {
+    if (byteAt_ == kNone && size <= 8 && source_.bytes.size() - std::min<uint64_t>(taken_, source_.bytes.size()) >= 8) {
+      uint64_t source;
+      std::memcpy(&source, source_.bytes.data() + taken_, 8);
+      if constexpr (std::endian::native == std::endian::little) {
+        const uint64_t mask = size == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * size)) - 1;
+        if (((source ^ v) & mask) == 0) {
+          taken_ += size;
+          return;
+        }
       }
     }
-    taken_ += window.size();
-    window.clear();
+    uint8_t le[16] = {};
+    storeLittleEndian(std::span(le, std::min<size_t>(size, sizeof le)), v);
+    if (size <= sizeof le) return bytes(le, size);
+    for (unsigned i = 0; i < size; ++i) bytes(i < 8 ? le + i : le + 8, 1);
   }
   uint64_t taken() const { return taken_; }
 
@@ -78,8 +92,7 @@ class StreamComparison {
 
   // After the last byte and relocation: the first difference, as
   // compareSection orders them (bytes, size, relocations).
-  std::optional<ImageDifference> finish(std::vector<uint8_t>& window) {
-    take(window);
+  std::optional<ImageDifference> finish() const {
     if (byteAt_ != kNone)
       return ImageDifference{source_.name, byteAt_, "byte " + std::to_string(source_.bytes[byteAt_]) +
                                                         " re-encoded as " + std::to_string(byteWritten_)};
@@ -93,6 +106,12 @@ class StreamComparison {
   }
 
  private:
+  void differs(const uint8_t* source, const uint8_t* written, uint64_t n) {
+    const uint64_t i = static_cast<uint64_t>(std::mismatch(source, source + n, written).first - source);
+    byteAt_ = taken_ + i;
+    byteWritten_ = written[i];
+  }
+
   static constexpr uint64_t kNone = UINT64_MAX;
   const SectionImage& source_;
   uint64_t taken_ = 0;
@@ -104,7 +123,8 @@ class StreamComparison {
 
 // What preserve-mode encoding makes of one section: its bytes, and its
 // relocations either copied into `image` or referred to in `refs`; or, with
-// `compare`, neither kept: `bytes` is a window the comparison empties.
+// `compare`, neither kept: each value is compared as it is written, and
+// `bytes` stays empty.
 struct PreserveOutput {
   std::vector<uint8_t>& bytes;
   SectionImage* image = nullptr;              // relocations copied here ...
@@ -121,11 +141,7 @@ class PreserveWriter {
   // with a call each (reserve.h), and share the source's name store instead
   // of copying every name.
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
-    if (!src_) return;
-    if (out_.compare) {
-      reserveExactly(out_.bytes, kWindow + kWindow / 4);  // a window, and a value or a block past it
-      return;
-    }
+    if (!src_ || out_.compare) return;
     reserveExactly(out_.bytes, src_->bytes.size());
     if (out_.refs) reserveExactly(*out_.refs, src_->relocations.size());
     if (!out_.image) return;
@@ -134,26 +150,12 @@ class PreserveWriter {
   }
 
   void fixed(uint64_t v, unsigned size) {
-    appendLittleEndian(out_.bytes, v, size);
-    wrote();
+    if (out_.compare) out_.compare->fixed(v, size);
+    else appendLittleEndian(out_.bytes, v, size);
   }
   // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
-  void uleb(uint64_t v, uint64_t width) {
-    for (uint64_t i = 0; i + 1 < width; ++i) {
-      out_.bytes.push_back(static_cast<uint8_t>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out_.bytes.push_back(static_cast<uint8_t>(v & 0x7f));
-    wrote();
-  }
-  void sleb(int64_t v, uint64_t width) {
-    for (uint64_t i = 0; i + 1 < width; ++i) {
-      out_.bytes.push_back(static_cast<uint8_t>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    out_.bytes.push_back(static_cast<uint8_t>(v & 0x7f));
-    wrote();
-  }
+  void uleb(uint64_t v, uint64_t width) { leb(v, width); }
+  void sleb(int64_t v, uint64_t width) { leb(static_cast<uint64_t>(v), width, true); }
   // A header field that was `value` in the input, or zero-filled there when a
   // relocation (such as a label difference) covers it.
   void field(uint64_t sourceOffset, uint64_t value, unsigned size) {
@@ -161,19 +163,23 @@ class PreserveWriter {
     fixed(symbolic ? 0 : value, size);
   }
   void raw(std::span<const uint8_t> b) {
-    out_.bytes.insert(out_.bytes.end(), b.begin(), b.end());
-    wrote();
+    if (out_.compare) out_.compare->bytes(b.data(), b.size());
+    else out_.bytes.insert(out_.bytes.end(), b.begin(), b.end());
   }
   void string(std::string_view s) {
-    out_.bytes.insert(out_.bytes.end(), s.begin(), s.end());
-    out_.bytes.push_back(0);
-    wrote();
+    raw(std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+    fixed(0, 1);
   }
   // Copies the source relocations inside [from, from+size) to the same
   // relative place after `at` (the output offset the range was written to).
   void relocationsOf(uint64_t from, uint64_t size, uint64_t at) {
     if (!src_) return;
     const std::vector<Relocation>& source = src_->relocations;
+    // The usual value holds none: the last range's relocations all lie
+    // before it, and the next one past it.
+    if ((next_ == 0 || (next_ <= source.size() && source[next_ - 1].offset < from)) &&
+        (next_ >= source.size() || source[next_].offset >= from + size))
+      return;
     for (next_ = firstAtOrAfter(from); next_ < source.size() && source[next_].offset < from + size; ++next_) {
       const Relocation& r = source[next_];
       const auto offset = static_cast<uint32_t>(at + (r.offset - from));
@@ -203,10 +209,17 @@ class PreserveWriter {
     return i;
   }
   static constexpr unsigned kSteps = 8;
-  // Compared, a window's bytes at a time.
-  static constexpr size_t kWindow = size_t{64} << 10;
-  void wrote() {
-    if (out_.compare && out_.bytes.size() >= kWindow) out_.compare->take(out_.bytes);
+  // LEB128 (signed when `sign`) padded to `width` bytes, written or compared.
+  void leb(uint64_t v, uint64_t width, bool sign = false) {
+    uint8_t b[16];
+    const bool small = width <= sizeof b;
+    for (uint64_t i = 0; i < width; ++i) {
+      const uint8_t byte = static_cast<uint8_t>((v & 0x7f) | (i + 1 < width ? 0x80 : 0));
+      v = sign ? static_cast<uint64_t>(static_cast<int64_t>(v) >> 7) : v >> 7;
+      if (small) b[i] = byte;
+      else raw(std::span(&byte, 1));
+    }
+    if (small) raw(std::span(b, static_cast<size_t>(width)));
   }
 
   PreserveOutput out_;
@@ -583,10 +596,10 @@ std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, cons
                                                   Diagnostics& diags) {
   if (!isModelled(dwarf, in)) return std::nullopt;  // copied: the same
   if (&in == dwarf.loc) return locDifference(dwarf, in);
-  std::vector<uint8_t> window;
+  std::vector<uint8_t> unused;  // compared as written: nothing is kept
   StreamComparison comparison(in);
-  preserve(dwarf, in, PreserveOutput{window, nullptr, nullptr, &comparison}, diags);
-  return comparison.finish(window);
+  preserve(dwarf, in, PreserveOutput{unused, nullptr, nullptr, &comparison}, diags);
+  return comparison.finish();
 }
 
 std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& diags) {
