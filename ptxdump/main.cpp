@@ -79,10 +79,16 @@ int execVerify(int argc, char** argv) {
 // ptxdump is a short-lived process whose reader and checker grow large
 // vectors on several threads at once. Keeping freed memory in the heap for
 // reuse, instead of unmapping it and mapping it again, avoids page faults
-// and the address-space lock they contend for across threads.
+// and the address-space lock they contend for across threads. The heap
+// grows 64 MB of address space at a time (nothing is mapped in until it is
+// written): each growth takes that lock for writing, and a thread that
+// sleeps for it while the other holds it takes milliseconds to wake on a
+// virtual machine (a 20 MB nvcc -G file's check grew the heap a dozen times,
+// most of them while the other thread was reading its part).
 static void tuneAllocator() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
 }
 
 // A dump into a full disk is not a success: whatever a command printed, a

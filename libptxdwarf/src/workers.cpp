@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -45,6 +46,7 @@ struct Worker {
   std::thread thread;
 
   void loop() {
+    takeAllocatorArena();
     auto given = [this] {
       const uint32_t s = state.load(std::memory_order_acquire);
       return s == posted || s == stopping;
@@ -64,6 +66,17 @@ struct Worker {
         return;
       }  // else taken back before it began: wait for the next
     }
+  }
+
+  // A thread's first allocation may give it an allocator arena of its own
+  // (glibc: a heap mapped and made writable), which takes the process's
+  // address-space lock for writing. Taken in the middle of a parallel phase
+  // it holds up the other thread's page mapping, and a thread that sleeps
+  // for the lock takes milliseconds to wake on a virtual machine; taken
+  // here, the thread has its arena before it is first given work.
+  static void takeAllocatorArena() {
+    void* volatile taken = std::malloc(1);  // volatile: an allocation freed unused may be left out
+    std::free(taken);
   }
 };
 

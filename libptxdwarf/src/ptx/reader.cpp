@@ -1156,9 +1156,14 @@ void reserveForJoin(std::span<const Module> parts, Module& into) {
 // they do not join into what one reader would have read.
 bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
                   const std::vector<Chunk>& chunks, unsigned threads, ReadResult& result) {
+  // Made here, not on the threads: a reader reserves its vectors as it is
+  // made, and a reservation of megabytes is a new mapping, which takes the
+  // address-space lock for writing while the other part's reader maps its
+  // pages in (a thread that sleeps for the lock takes milliseconds to wake
+  // on a virtual machine).
   std::vector<std::unique_ptr<Reader>> readers(chunks.size());
+  for (size_t i = 0; i < chunks.size(); ++i) readers[i] = std::make_unique<Reader>(text, filename, options, chunks[i]);
   runTasks(chunks.size(), threads, [&](size_t i) {
-    readers[i] = std::make_unique<Reader>(text, filename, options, chunks[i]);
     readers[i]->run();
   });
 
