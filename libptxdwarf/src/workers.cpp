@@ -46,7 +46,7 @@ struct Worker {
   std::thread thread;
 
   void loop() {
-    takeAllocatorArena();
+    bool hasArena = false;
     auto given = [this] {
       const uint32_t s = state.load(std::memory_order_acquire);
       return s == posted || s == stopping;
@@ -59,6 +59,7 @@ struct Worker {
       }
       uint32_t s = posted;
       if (state.compare_exchange_strong(s, running, std::memory_order_acq_rel)) {
+        if (!hasArena) hasArena = takeAllocatorArena();
         body(context, index);
         state.store(done, std::memory_order_release);
         state.notify_all();
@@ -70,13 +71,17 @@ struct Worker {
 
   // A thread's first allocation may give it an allocator arena of its own
   // (glibc: a heap mapped and made writable), which takes the process's
-  // address-space lock for writing. Taken in the middle of a parallel phase
-  // it holds up the other thread's page mapping, and a thread that sleeps
-  // for the lock takes milliseconds to wake on a virtual machine; taken
-  // here, the thread has its arena before it is first given work.
-  static void takeAllocatorArena() {
+  // address-space lock for writing, and a thread that sleeps for the lock
+  // takes milliseconds to wake on a virtual machine. Taken in the middle of
+  // a task it may hold up the other threads' page mapping; taken when the
+  // thread starts it waited for the caller mapping its input (ptxdump starts
+  // its threads first, and populating a mapped file holds the lock for
+  // milliseconds). So it is taken as the first call begins: ptxdump's first
+  // batch reads mapped pages and takes no lock.
+  static bool takeAllocatorArena() {
     void* volatile taken = std::malloc(1);  // volatile: an allocation freed unused may be left out
     std::free(taken);
+    return true;
   }
 };
 
