@@ -98,6 +98,18 @@ TEST(Leb128, AppendLittleEndianPadsPastEightBytes) {
   EXPECT_EQ(out, (std::vector<uint8_t>{2, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0}));
 }
 
+TEST(Leb128, StoreLittleEndianAtEveryWidth) {
+  const uint64_t v = 0x0123456789abcdefull;
+  for (size_t width = 0; width <= 12; ++width) {
+    std::vector<uint8_t> out(width + 2, 0xee);  // a guard byte each side
+    ptxdwarf::storeLittleEndian(std::span(out).subspan(1, width), v);
+    EXPECT_EQ(out.front(), 0xee) << width;
+    EXPECT_EQ(out.back(), 0xee) << width;
+    for (size_t i = 0; i < width; ++i)
+      EXPECT_EQ(out[1 + i], i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0) << "width " << width << " byte " << i;
+  }
+}
+
 TEST(CudaRegisters, PackAndUnpack) {
   using namespace ptxdwarf::cuda;
   EXPECT_EQ(packRegister("%r1"), 0x257231u);

@@ -183,6 +183,15 @@ inline void appendLittleEndian(std::vector<uint8_t>& out, uint64_t v, unsigned s
 }
 // Overwrites `out` with `v`, little-endian, likewise zero past the eighth byte.
 inline void storeLittleEndian(std::span<uint8_t> out, uint64_t v) {
+  // The usual widths spelled out, which compilers merge into one store.
+  auto put = [&](size_t i) { out[i] = static_cast<uint8_t>(v >> (8 * i)); };
+  switch (out.size()) {
+    case 1: put(0); return;
+    case 2: put(0), put(1); return;
+    case 4: put(0), put(1), put(2), put(3); return;
+    case 8: put(0), put(1), put(2), put(3), put(4), put(5), put(6), put(7); return;
+    default: break;
+  }
   for (size_t i = 0; i < out.size(); ++i) out[i] = i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0;
 }
 
