@@ -99,14 +99,13 @@ class SymbolName {
   friend bool operator==(SymbolName a, SymbolName b) {
     return a.chars_ == b.chars_ || (a.chars_ && b.chars_ && std::strcmp(a.chars_, b.chars_) == 0);
   }
-  // Without measuring the kept name first (a lookup compares names with the
-  // same hash: 200,000 of them in a large file's checks): stops at the first
-  // character that differs, never reading past the kept name's NUL.
+  // Measuring the kept name only as far as `b` goes, never past its NUL (a
+  // lookup compares names with the same hash, nearly always equal: 200,000
+  // of them in a large file's checks); then one memcmp. A `b` with a NUL
+  // inside differs there from a kept name of its length, which has none.
   friend bool operator==(SymbolName a, std::string_view b) {
     if (!a.chars_) return b.empty();
-    for (size_t i = 0; i < b.size(); ++i)
-      if (a.chars_[i] != b[i] || b[i] == '\0') return false;
-    return a.chars_[b.size()] == '\0';
+    return strnlen(a.chars_, b.size() + 1) == b.size() && std::memcmp(a.chars_, b.data(), b.size()) == 0;
   }
   friend bool operator==(SymbolName a, const char* b) {
     if (!a.chars_ || !b) return a.empty() && (!b || *b == '\0');
