@@ -566,16 +566,24 @@ class Checker {
     // (cache misses in a table of 150,000 names). The others are fetched
     // kLookAhead relocations ahead (10% of the rules' time on one thread).
     std::string_view lastDefined;
+    std::array<ptx::Module::NameKey, kLookAhead> ahead;  // the symbols' keys, by relocation index mod kLookAhead
     for (const SectionImage& s : m_.sections) {
       if (!s.name.starts_with(".debug")) continue;
       const std::span<const Relocation> relocations = s.relocations;
-      for (size_t i = 0; i < std::min(kLookAhead, relocations.size()); ++i) m_.prefetchName(relocations[i].symbol);
+      auto fetch = [&](size_t i) {
+        ptx::Module::NameKey& key = ahead[i % kLookAhead];
+        key = m_.nameKey(relocations[i].symbol);
+        m_.prefetch(key);
+      };
+      for (size_t i = 0; i < std::min(kLookAhead, relocations.size()); ++i) fetch(i);
       for (size_t i = 0; i < relocations.size(); ++i) {
-        if (i + kLookAhead < relocations.size()) m_.prefetchName(relocations[i + kLookAhead].symbol);
+        const ptx::Module::NameKey symbol = ahead[i % kLookAhead];
+        if (i + kLookAhead < relocations.size()) fetch(i + kLookAhead);
         const Relocation& r = relocations[i];
-        for (std::string_view name : {r.symbol, r.minus}) {
+        for (const bool minus : {false, true}) {
+          const std::string_view name = minus ? std::string_view(r.minus) : symbol.name;
           if (name.empty() || name.starts_with(".debug") || name == lastDefined) continue;
-          if (m_.definesSymbol(name)) {
+          if (m_.definesSymbol(minus ? m_.nameKey(name) : symbol)) {
             lastDefined = name;
             continue;
           }
@@ -969,18 +977,26 @@ class Checker {
         names.push_back(n);
         fillAhead(names);
       }
-      auto prefetch = [this](const Names& n) {
-        if (!n.low.empty()) m_.prefetchName(n.low);
-        if (!n.high.empty()) m_.prefetchName(n.high);
+      // The keys of names[i]'s low and high labels, at i mod kLookAhead.
+      std::array<std::pair<ptx::Module::NameKey, ptx::Module::NameKey>, kLookAhead> ahead;
+      auto fetch = [&](size_t i) {
+        auto& [low, high] = ahead[i % kLookAhead];
+        low = m_.nameKey(names[i].low);
+        high = m_.nameKey(names[i].high);
+        if (!low.name.empty()) m_.prefetch(low);
+        if (!high.name.empty()) m_.prefetch(high);
       };
-      auto labelOf = [this](SymbolName name) { return name.empty() ? nullptr : m_.findLabel(name); };
+      auto labelOf = [this](const ptx::Module::NameKey& key) {
+        return key.name.empty() ? nullptr : m_.findLabel(key);
+      };
       reserveExactly(pcLabels_.entries, names.size());
-      for (size_t i = 0; i < std::min(kLookAhead, names.size()); ++i) prefetch(names[i]);
+      for (size_t i = 0; i < std::min(kLookAhead, names.size()); ++i) fetch(i);
       for (size_t i = 0; i < names.size(); ++i) {
-        if (i + kLookAhead < names.size()) prefetch(names[i + kLookAhead]);
+        const auto [low, high] = ahead[i % kLookAhead];
+        if (i + kLookAhead < names.size()) fetch(i + kLookAhead);
         const Names& n = names[i];
-        pcLabels_.entries.push_back({n.die, n.highIsAddress, n.highAddendBelowLow, n.addendsZero, labelOf(n.low),
-                                     labelOf(n.high)});
+        pcLabels_.entries.push_back(
+            {n.die, n.highIsAddress, n.highAddendBelowLow, n.addendsZero, labelOf(low), labelOf(high)});
       }
     });
     return pcLabels_.entries;

@@ -292,20 +292,21 @@ void Module::reindex() {
   for (size_t i = defined > kAhead ? defined - kAhead : 0; i < defined; ++i) insert(pending[i % kAhead]);
 }
 
-const Module::Slot* Module::slotOf(std::string_view name) const {
+Module::NameKey Module::nameKey(std::string_view name) const { return {name, hashName(name)}; }
+
+const Module::Slot* Module::slotOf(const NameKey& key) const {
   if (slots_.empty()) return nullptr;
-  const uint32_t hash = hashName(name);
-  for (size_t i = homeSlot(hash, slots_.size());; i = nextSlot(i, slots_.size())) {
+  for (size_t i = homeSlot(key.hash, slots_.size());; i = nextSlot(i, slots_.size())) {
     work::step(work::nameIndexProbe);
     const Slot& slot = slots_[i];
     if (slot.ref == kNone) return nullptr;
-    if (slot.hash == hash && isNamed(slot.ref, name)) return &slot;
+    if (slot.hash == key.hash && isNamed(slot.ref, key.name)) return &slot;
   }
 }
 
 template <class Visit>
-void Module::visitDefinitions(std::string_view name, Visit visit) const {
-  const Slot* slot = slotOf(name);
+void Module::visitDefinitions(const NameKey& key, Visit visit) const {
+  const Slot* slot = slotOf(key);
   if (!slot) return;
   if (!(slot->ref & kChained)) {
     visit(static_cast<DefinitionKind>(slot->ref >> kIndexBits), slot->ref & kIndexMask, uint32_t{0});
@@ -356,9 +357,11 @@ const Variable* Module::findParameter(std::string_view name) const {
   return found;
 }
 
-const Label* Module::findLabel(std::string_view name) const {
+const Label* Module::findLabel(std::string_view name) const { return findLabel(nameKey(name)); }
+
+const Label* Module::findLabel(const NameKey& key) const {
   const Label* found = nullptr;
-  visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t) {
+  visitDefinitions(key, [&](DefinitionKind kind, uint32_t index, uint32_t) {
     if (kind == DefinitionKind::label) found = &labels[index];
     return found != nullptr;
   });
@@ -381,10 +384,12 @@ const FileEntry* Module::findFile(unsigned index) const {
 }
 
 bool Module::definesSymbol(std::string_view name) const { return slotOf(name) != nullptr; }
+bool Module::definesSymbol(const NameKey& key) const { return slotOf(key) != nullptr; }
 
-void Module::prefetchName(std::string_view name) const {
+void Module::prefetchName(std::string_view name) const { prefetch(nameKey(name)); }
+void Module::prefetch(const NameKey& key) const {
   if (slots_.empty()) return;
-  __builtin_prefetch(&slots_[homeSlot(hashName(name), slots_.size())]);
+  __builtin_prefetch(&slots_[homeSlot(key.hash, slots_.size())]);
 }
 
 }  // namespace ptxdwarf::ptx

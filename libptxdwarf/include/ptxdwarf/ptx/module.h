@@ -313,6 +313,18 @@ struct Module {
   // large module each lookup is a cache miss; a caller about to look up many
   // names asks a few names ahead, so that the misses overlap.
   void prefetchName(std::string_view name) const;
+
+  // A name with its hash in the name index: a caller that prefetches names
+  // a few ahead of its lookups keeps their keys, and hashes (and measures)
+  // each name once instead of twice.
+  struct NameKey {
+    std::string_view name;
+    uint32_t hash = 0;
+  };
+  NameKey nameKey(std::string_view name) const;
+  void prefetch(const NameKey& key) const;
+  bool definesSymbol(const NameKey& key) const;
+  const Label* findLabel(const NameKey& key) const;
   // Builds the name index (and indexFiles()); the reader calls it, callers
   // that edit a Module call it again.
   void reindex();
@@ -356,12 +368,17 @@ struct Module {
 
   bool isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const;
   bool isNamed(uint32_t ref, std::string_view name) const;  // a slot's definition
-  // The slot of `name`, or nullptr.
-  const Slot* slotOf(std::string_view name) const;
-  // Calls visit(kind, index, sub) for each definition of `name`, in file
-  // order, until it returns true.
+  // The slot of `key`'s name, or nullptr.
+  const Slot* slotOf(const NameKey& key) const;
+  const Slot* slotOf(std::string_view name) const { return slotOf(nameKey(name)); }
+  // Calls visit(kind, index, sub) for each definition of `key`'s name, in
+  // file order, until it returns true.
   template <class Visit>
-  void visitDefinitions(std::string_view name, Visit visit) const;
+  void visitDefinitions(const NameKey& key, Visit visit) const;
+  template <class Visit>
+  void visitDefinitions(std::string_view name, Visit visit) const {
+    visitDefinitions(nameKey(name), visit);
+  }
 
   std::vector<Slot> slots_;  // any size (not a power of two), at most three quarters full
   std::vector<Definition> definitions_;
