@@ -244,6 +244,41 @@ TEST(DecoderErrors, BlockAndStringPastUnitEnd) {
   EXPECT_EQ(firstError(d2->dwarf), ".debug_info+12: string attribute is not NUL-terminated inside the unit");
 }
 
+TEST(DecoderErrors, FixedSizeValuesPastUnitEnd) {
+  // Values of a size the form gives are stepped over, not read: their bounds
+  // are still checked, with the message a read gives.
+  std::vector<int> info = header(9);
+  info.insert(info.end(), {1, 0xaa, 0xbb});  // data4 with one byte left in the unit
+  auto d = decodeText(sections({1, 0x11, 0, 0x11, 0x06, 0, 0, 0}, info));
+  EXPECT_EQ(firstError(d->dwarf), ".debug_info+12: DW_FORM_data4 value runs past the end of the unit");
+  std::vector<int> info2 = header(12);
+  info2.insert(info2.end(), {1, 1, 2, 3, 4, 5});  // addr (8 bytes here) with four left
+  auto d2 = decodeText(sections({1, 0x11, 0, 0x11, 0x01, 0, 0, 0}, info2));
+  EXPECT_EQ(firstError(d2->dwarf), ".debug_info+12: DW_FORM_addr value runs past the end of the unit");
+  std::vector<int> info3 = header(12);
+  info3[10] = 3;  // an address size DWARF does not have: the header's error, before any value
+  info3.insert(info3.end(), {1, 1, 2, 3, 4, 5});
+  auto d3 = decodeText(sections({1, 0x11, 0, 0x11, 0x01, 0, 0, 0}, info3));
+  EXPECT_EQ(firstError(d3->dwarf), ".debug_info+10: unsupported address size 3");
+}
+
+// A DIE's first relocation is the first at or after it, whether its values
+// were read or stepped over (NULL entries have none to look up).
+TEST(Decoder, EveryDieKnowsItsFirstRelocation) {
+  auto d = decodeText(ptxdwarf::testsupport::readFixture("producers/nvcc_G_locals_main.ptx"));
+  const read::Dwarf& dw = d->dwarf;
+  const std::vector<Relocation>& relocs = dw.info->relocations;
+  size_t relocated = 0;
+  for (const read::Die& die : dw.dies) {
+    if (die.isNull()) continue;
+    const auto first = std::lower_bound(relocs.begin(), relocs.end(), die.offset,
+                                        [](const Relocation& r, uint64_t o) { return r.offset < o; });
+    EXPECT_EQ(die.firstReloc, static_cast<uint32_t>(first - relocs.begin())) << "DIE at " << die.offset;
+    relocated += first != relocs.end() && first->offset < die.offset + 16;
+  }
+  EXPECT_GT(relocated, 10u);
+}
+
 TEST(DecoderErrors, OverlongLeb128) {
   std::vector<int> info = header(19);
   info.push_back(1);  // compile_unit with one DW_FORM_udata attribute: 11 bytes of LEB128

@@ -302,6 +302,12 @@ class RelocationCursor {
   // Where the next lookup starts: at or before the first relocation at or
   // after any offset not behind the last lookup.
   size_t next() const { return next_; }
+  // Moves on to the first relocation at or after `offset` (which must not be
+  // behind the last lookup), as a lookup there would; its index.
+  size_t advanceTo(uint64_t offset) {
+    at(offset, 0);
+    return next_;
+  }
 
  private:
   const SectionImage* image_;

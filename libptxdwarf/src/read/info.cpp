@@ -1,6 +1,7 @@
 // .debug_info: unit headers, the DIE tree (explicit stack, no recursion) and
 // attribute values of every DWARF 2-4 form.
 #include <algorithm>
+#include <climits>
 
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
@@ -221,6 +222,9 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
   std::vector<uint32_t> parents;  // explicit stack: deep trees cannot exhaust the call stack
   bool sawUnitDie = false;
   RelocationCursor relocs(sec);
+  constexpr unsigned kReadIt = UINT_MAX;
+  const bool addressSizeValid =
+      unit.addressSize == 1 || unit.addressSize == 2 || unit.addressSize == 4 || unit.addressSize == 8;
   while (!r.atEnd()) {
     Die die;
     die.offset = static_cast<uint32_t>(r.offset());  // decodeInfo: the section is at most 4 GiB
@@ -259,10 +263,22 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
     die.abbrevIndex = static_cast<uint32_t>(a - table.abbrevs.data());
     die.tag = a->tag;
     die.hasChildren = a->hasChildren;
-    die.firstReloc = static_cast<uint32_t>(relocs.next());
+    die.firstReloc = static_cast<uint32_t>(relocs.advanceTo(die.offset));
     bool ok = true;
     for (const AttrSpec& spec : table.specsOf(*a)) {
-      // Every value is read once here, for its checks and its size; none is
+      // A value of a size its form gives has nothing to check but its bounds,
+      // unless it may name a location list: stepped over, its relocation not
+      // looked up (most of a large file's values; the cursor catches up at
+      // the next DIE).
+      const unsigned size = spec.valueSize == AttrSpec::kAddressSized && addressSizeValid ? unit.addressSize
+                            : spec.valueSize < AttrSpec::kAddressSized                 ? spec.valueSize
+                                                                                       : kReadIt;
+      if (size != kReadIt && size <= r.remaining() && !(locLists && isLocationAttribute(spec.name))) {
+        r.seek(r.offset() + size);
+        ++die.attrCount;
+        continue;
+      }
+      // Every other value is read here, for its checks and its size; none is
       // kept (AttrRange decodes it again when asked).
       AttrValue v;
       AttrProblem problem;
