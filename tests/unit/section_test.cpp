@@ -62,6 +62,52 @@ TEST(SourceMap, AgreesWithAPlainListOnShortAndLongEntries) {
   EXPECT_EQ(map.last().line, entries.back().line);
 }
 
+// A run of `.b8 N` lines given at once (addLines) is stored as the same
+// entries given one by one: the same encoding and the same answers, whatever
+// came before the run (a run of another step, a long entry, a checkpoint),
+// however long it is (past a repeat byte's 127), at columns past 15 too.
+TEST(SourceMap, LinesAddedAtOnceAreStoredAsOneByOne) {
+  std::mt19937 random(5);
+  SourceMap byOne, atOnce;
+  std::vector<Entry> entries;
+  Entry e{0, 2, 3};
+  auto addOne = [&](Entry x) {
+    byOne.add(x.offset, x.line, x.col);
+    atOnce.add(x.offset, x.line, x.col);
+    entries.push_back(e = x);
+  };
+  addOne(e);
+  for (int round = 0; round < 3000; ++round) {
+    switch (random() % 4) {
+      case 0: addOne({e.offset + 1, e.line, e.col + 2}); break;               // a list on one line
+      case 1: addOne({e.offset + 8, e.line + 1, 7}); break;                   // `.b64 label`
+      case 2: addOne({e.offset + 1 + static_cast<uint32_t>(random() % 90), e.line + 3, 30}); break;  // long
+      default: {
+        const uint32_t count = static_cast<uint32_t>(random() % 600), col = random() % 8 == 0 ? 20 : 5;
+        const Entry first{e.offset + 1, e.line + 1, col};
+        for (uint32_t i = 0; i < count; ++i) {
+          byOne.add(first.offset + i, first.line + i, col);
+          entries.push_back(e = {first.offset + i, first.line + i, col});
+        }
+        atOnce.addLines(first.offset, first.line, col, count);
+      }
+    }
+  }
+  ASSERT_EQ(atOnce.size(), byOne.size());
+  ASSERT_EQ(atOnce.size(), entries.size());
+  EXPECT_EQ(atOnce.encodedBytes(), byOne.encodedBytes());
+  EXPECT_EQ(atOnce.last().line, byOne.last().line);
+  EXPECT_EQ(atOnce.last().col, byOne.last().col);
+  const SourceLoc fallback{1, 1};
+  size_t next = 0;
+  for (uint64_t probe = 0; probe <= entries.back().offset + 2; ++probe) {
+    while (next + 1 < entries.size() && entries[next + 1].offset <= probe) ++next;
+    const SourceLoc got = atOnce.locate(probe, fallback);
+    ASSERT_EQ(got.line, entries[next].line) << "offset " << probe;
+    ASSERT_EQ(got.col, entries[next].col) << "offset " << probe;
+  }
+}
+
 // nvcc's sections: runs of thousands of `.b8 N` lines (the same one-byte
 // delta), broken by other entries. Every offset, on and between entries,
 // locates as the plain list says, and the runs take almost nothing.

@@ -4,6 +4,7 @@
 // traceable to the PTX line and column that produced it.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <compare>
 #include <cstdint>
@@ -171,6 +172,25 @@ class SourceMap {
       }
     }
     addEntry(offset, line, col);
+  }
+  // `count` entries (offset + i, line + i, col): an operand a line, a byte
+  // apart, at one column -- a run of `.b8 N` lines. Stored as `count` calls
+  // of add() would store them, a run's repeats counted up at once.
+  void addLines(uint32_t offset, uint32_t line, uint32_t col, uint32_t count) {
+    const uint8_t delta = static_cast<uint8_t>(1u << 4 | (col & 0xf));  // a byte and a line on, at `col`
+    for (uint32_t i = 0; i < count;) {
+      if (i > 0 && col < 16 && runByte_ == delta && repeatAt_ != kNoRepeat && deltas_[repeatAt_] != 0xff &&
+          deltas_.size() - checkpointPos_ < kCheckpointBytes) {
+        const uint32_t more = std::min<uint32_t>(count - i, 0xffu - deltas_[repeatAt_]);
+        deltas_[repeatAt_] = static_cast<uint8_t>(deltas_[repeatAt_] + more);
+        i += more;
+        count_ += more;
+        last_ = {offset + i - 1, line + i - 1, col};
+        continue;
+      }
+      add(offset + i, line + i, col);
+      ++i;
+    }
   }
   // Room for `operands` entries, reserved as address space (the reader knows
   // at most how many the rest of the text can hold).

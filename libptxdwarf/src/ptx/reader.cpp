@@ -705,9 +705,11 @@ class Reader {
     };
     if (offset + count > UINT32_MAX)
       cur_.fail(operand(UINT32_MAX - offset), "section " + image.name + " exceeds 4 GiB");
-    for (size_t i = 0; i < count; ++i) {
-      const SourceLoc at = operand(i);
-      image.sourceMap.add(static_cast<uint32_t>(offset + i), at.line, at.col);
+    if (count != 0) {  // the first operand after its directive, the rest a line each at column 5
+      const SourceLoc first = operand(0), second = operand(1);
+      image.sourceMap.add(static_cast<uint32_t>(offset), first.line, first.col);
+      image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), second.line, second.col,
+                               static_cast<uint32_t>(count - 1));
     }
     image.bytes.insert(image.bytes.end(), values, values + count);
     fillAhead(image.bytes, count);
