@@ -59,7 +59,10 @@ struct Worker {
       }
       uint32_t s = posted;
       if (state.compare_exchange_strong(s, running, std::memory_order_acq_rel)) {
-        if (!hasArena) hasArena = takeAllocatorArena();
+        if (!hasArena) {
+          takeAllocatorArena();
+          hasArena = true;
+        }
         body(context, index);
         state.store(done, std::memory_order_release);
         state.notify_all();
@@ -78,10 +81,9 @@ struct Worker {
   // its threads first, and populating a mapped file holds the lock for
   // milliseconds). So it is taken as the first call begins: ptxdump's first
   // batch reads mapped pages and takes no lock.
-  static bool takeAllocatorArena() {
+  static void takeAllocatorArena() {
     void* volatile taken = std::malloc(1);  // volatile: an allocation freed unused may be left out
     std::free(taken);
-    return true;
   }
 };
 

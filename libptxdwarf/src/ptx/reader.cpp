@@ -885,14 +885,12 @@ class Reader {
 
   SymbolName keepName(std::string_view name) { return SymbolName::fromKept(module_.names.keep(name)); }
   // A file has a handful of distinct types and tens of thousands of
-  // declarations: each type is kept once.
-  // A declaration's type, kept once: compared as views, which know their
-  // lengths (a file has a few types and tens of thousands of declarations).
+  // declarations: each type is kept once, and found again by comparing views
+  // (which know their lengths).
   SymbolName keepType(std::string_view type) {
-    for (size_t i = 0; i < types_.size(); ++i)
-      if (std::string_view(types_[i].c_str(), typeLengths_[i]) == type) return types_[i];
-    typeLengths_.push_back(type.size());
-    return types_.emplace_back(keepName(type));
+    for (std::string_view t : types_)
+      if (t == type) return SymbolName::fromKept(t);
+    return SymbolName::fromKept(types_.emplace_back(module_.names.keep(type)));
   }
 
   Cursor cur_;
@@ -908,8 +906,7 @@ class Reader {
   int32_t function_ = -1;  // the function whose body is being read
   int32_t block_ = -1;     // the innermost open `{ }` block of the body being read
   std::unordered_map<std::string, uint32_t> locFunctionNameIndex_;
-  std::vector<SymbolName> types_;  // kept by keepType, in order of first use
-  std::vector<size_t> typeLengths_;  // of types_
+  std::vector<std::string_view> types_;  // kept by keepType (in module_.names), in order of first use
 };
 
 
