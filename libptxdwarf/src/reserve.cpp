@@ -34,15 +34,15 @@ void prefault(const void* data, size_t bytes) {
 #endif
 }
 
-void mapNextStep(const void* end, const void* limit) {
-  const uintptr_t from = (reinterpret_cast<uintptr_t>(end) & ~(kFillStep - 1)) + kFillStep;
+void mapStepAt(const void* at, const void* limit) {
+  const uintptr_t from = reinterpret_cast<uintptr_t>(at) & ~(kFillStep - 1);
   const uintptr_t to = std::min(from + kFillStep, reinterpret_cast<uintptr_t>(limit));
   if (to > from) prefault(reinterpret_cast<const void*>(from), to - from);
 }
 
-void mapThroughNextStep(const void* end, const void* limit) {
-  const uintptr_t to = std::min((reinterpret_cast<uintptr_t>(end) & ~(kFillStep - 1)) + 2 * kFillStep,
-                                reinterpret_cast<uintptr_t>(limit));
+void mapAhead(const void* end, const void* limit) {
+  const uintptr_t stepEnd = ((reinterpret_cast<uintptr_t>(end) + kFillMargin) & ~(kFillStep - 1)) + kFillStep;
+  const uintptr_t to = std::min(stepEnd, reinterpret_cast<uintptr_t>(limit));
   if (to > reinterpret_cast<uintptr_t>(end)) prefault(end, to - reinterpret_cast<uintptr_t>(end));
 }
 

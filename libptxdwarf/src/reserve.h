@@ -79,53 +79,69 @@ void reserveExactly(std::vector<T>& v, size_t size) {
 }
 
 // Filling a reservation front to back without a page fault for each page:
-// whenever a vector's end enters a new step of kFillStep bytes of address
-// space, the step after it is mapped in with one call (prefault). Where a
-// fault is dear this costs a fraction of faulting page by page, and unlike
-// huge pages it never maps more than a step past the end: a 20 MB nvcc -G
-// file's model filled in huge pages held up to 2 MiB of nothing per vector
-// until the read was over.
+// whenever a vector's end comes within kFillMargin of a new step of
+// kFillStep bytes of address space, that step is mapped in with one call
+// (prefault). Where a fault is dear this costs a fraction of faulting page
+// by page, and unlike huge pages it never maps more than a step past the
+// end: a 20 MB nvcc -G file's model filled in huge pages held up to 2 MiB of
+// nothing per vector until the read was over.
 inline constexpr size_t kFillStep = size_t{128} << 10;
+// How near the end of what is mapped a vector's end comes before the next
+// step is mapped in: more than one append adds. Mapping the next step as the
+// end entered the one before, a filled vector held on average a step and a
+// half mapped and never written, 128-250 KB for each of the 23 that a 20 MB
+// nvcc -G file's read ends with (3.4 MB, mapped in and given back); so it
+// holds half a step and the margin. The call count is the same: on the
+// machines this project is measured on a call costs about what four pages
+// do, so smaller steps saved nothing.
+inline constexpr size_t kFillMargin = size_t{16} << 10;
 
 // A vector maps in nothing ahead of it until it holds a page
 // (kFirstPageBytes): one that stays that small costs a fault or two. Then
 // the rest of its first kFaultedBytes is mapped in with a call, and once it
 // holds those it usually goes on (a part of a large file holds hundreds of
-// kilobytes of each kind of item): the rest of its step and the next are
-// mapped in at once. Without these, the first step of each of a large
-// read's forty-odd vectors was faulted in page by page (1,500 of the 3,100
-// faults of a 20 MB check; then the first 16 KB were 300 of 540).
+// kilobytes of each kind of item): the rest of its step is mapped in at
+// once. Without these, the first step of each of a large read's forty-odd
+// vectors was faulted in page by page (1,500 of the 3,100 faults of a 20 MB
+// check; then the first 16 KB were 300 of 540).
 inline constexpr size_t kFirstPageBytes = size_t{4} << 10;
 inline constexpr size_t kFaultedBytes = size_t{16} << 10;
 
-// Maps in the step after the one `end` lies in, up to `limit`.
-void mapNextStep(const void* end, const void* limit);
-// Maps in the pages from `end` to the end of the step after the one `end`
-// lies in, up to `limit`.
-void mapThroughNextStep(const void* end, const void* limit);
+// Maps in the step `at` lies in, from its start, up to `limit`.
+void mapStepAt(const void* at, const void* limit);
+// Maps in the pages from `end` to the end of the step that `end` plus
+// kFillMargin lies in, up to `limit`.
+void mapAhead(const void* end, const void* limit);
 // Maps in the pages from `end` to `through`, up to `limit`.
 void mapThrough(const void* end, const void* through, const void* limit);
 
+// Whether `end`, after `appended` more bytes, just came within kFillMargin
+// of a new step (appended: less than a step).
+inline bool nearedNewStep(const void* end, size_t appended) {
+  return ((reinterpret_cast<uintptr_t>(end) + kFillMargin) & (kFillStep - 1)) < appended;
+}
+
 // To call after appending `appended` bytes (less than a step) to a vector
 // reserved by reserveUpTo without huge pages: a few instructions, unless the
-// end just entered a new step or passed kFirstPageBytes or kFaultedBytes.
+// end just came near a new step or passed kFirstPageBytes or kFaultedBytes.
 template <class T>
 inline void fillAhead(const std::vector<T>& v, size_t appended = sizeof(T)) {
   const T* end = v.data() + v.size();
   const size_t filled = v.size() * sizeof(T);
   auto passed = [&](size_t bytes) { return filled >= bytes && filled - appended < bytes; };
-  if ((reinterpret_cast<uintptr_t>(end) & (kFillStep - 1)) < appended) [[unlikely]]
-    mapNextStep(end, v.data() + v.capacity());
+  if (nearedNewStep(end, appended)) [[unlikely]]
+    mapStepAt(reinterpret_cast<const char*>(end) + kFillMargin, v.data() + v.capacity());
   else if (passed(kFaultedBytes)) [[unlikely]]
-    mapThroughNextStep(end, v.data() + v.capacity());
+    mapAhead(end, v.data() + v.capacity());
   else if (passed(kFirstPageBytes)) [[unlikely]]
     mapThrough(end, reinterpret_cast<const char*>(v.data()) + kFaultedBytes, v.data() + v.capacity());
 }
-// The same for a buffer filled front to back: `rest` is what is not filled yet.
+// The same for a buffer filled front to back (mapAhead from its start):
+// `rest` is what is not filled yet.
 template <class T>
 inline void fillAhead(std::span<T> rest, size_t appended) {
-  if ((reinterpret_cast<uintptr_t>(rest.data()) & (kFillStep - 1)) < appended) [[unlikely]]
-    mapNextStep(rest.data(), rest.data() + rest.size());
+  if (nearedNewStep(rest.data(), appended)) [[unlikely]]
+    mapStepAt(reinterpret_cast<const char*>(rest.data()) + kFillMargin, rest.data() + rest.size());
 }
 
 // PTX text from this size on is `large` for reserveUpTo (annotate's line

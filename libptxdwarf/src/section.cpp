@@ -20,11 +20,9 @@ std::string_view StringStore::keep(std::string_view s) {
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
     free_ = {chunks_.back().get(), size};
     // A chunk is filled before the next is made: it is mapped in now through
-    // the step after the one it starts in, and fillAhead maps each step
-    // after that as the names enter the one before it. (Mapping a step's
-    // length from the chunk's start left the rest of the second step, up to
-    // 128 KB, to faults.)
-    mapThroughNextStep(free_.data(), free_.data() + size);
+    // the rest of the step it starts in (and the next, when it starts near
+    // it), and fillAhead maps each step after that as the names come near it.
+    mapAhead(free_.data(), free_.data() + size);
   }
   std::copy(s.begin(), s.end(), free_.begin());
   free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)
@@ -117,8 +115,8 @@ void SectionImage::releaseUnusedTails() {
 }
 
 void SourceMap::mapDeltasAhead() {
-  static_assert(kFillStepBytes == kFillStep && kFaultedDeltaBytes == kFaultedBytes &&
-                    kFirstPageDeltaBytes == kFirstPageBytes,
+  static_assert(kFillStepBytes == kFillStep && kFillMarginBytes == kFillMargin &&
+                    kFaultedDeltaBytes == kFaultedBytes && kFirstPageDeltaBytes == kFirstPageBytes,
                 "the source map fills its deltas as fillAhead does");
   fillAhead(deltas_, 1);
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -67,62 +69,88 @@ void fillTo(std::vector<uint64_t>& v, size_t bytes) {
   }
 }
 
-// A reservation filled through fillAhead holds what was pushed, and nothing
-// past a step beyond its end is mapped in: the reservation (64 MB here, as
-// the reader makes them for the most a text could hold) costs its contents.
-TEST(Reserve, FillingAheadMapsAtMostAStepPastTheEnd) {
+// The end of the step that `p` lies in.
+uintptr_t stepEndOf(const void* p) { return (reinterpret_cast<uintptr_t>(p) & ~(kFillStep - 1)) + kFillStep; }
+
+// Whether the kernel gives huge pages unasked (then a write maps in up to
+// 2 MiB around it, whatever fillAhead did).
+bool hugePagesAlways() {
+  std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (!f) return false;
+  char line[128] = {};
+  const bool always = std::fgets(line, sizeof line, f) && std::strstr(line, "[always]");
+  std::fclose(f);
+  return always;
+}
+
+// A reservation filled through fillAhead holds what was pushed; all along,
+// the next kFillMargin bytes past its end are mapped in (the next push does
+// not fault), and nothing past the step they reach: the reservation (64 MB
+// here, as the reader makes them for the most a text could hold) costs its
+// contents and at most a step more.
+TEST(Reserve, FillingAheadKeepsAMarginMappedAndNoMoreThanItsStep) {
   std::vector<uint64_t> v;
   reserveUpTo(v, size_t{8} << 20);
   ASSERT_GE(v.capacity(), size_t{8} << 20);
   const uint64_t* data = v.data();
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t items = (size_t{3} << 20) / sizeof(uint64_t) + 17;  // 3 MB and a bit
+  const char* limit = reinterpret_cast<const char*>(v.data() + v.capacity());
   for (size_t i = 0; i < items; ++i) {
     v.push_back(i * 7);
     fillAhead(v);
+    if (i % 3001 != 0 || v.size() * sizeof(uint64_t) < kFaultedBytes) continue;
+    const char* end = reinterpret_cast<const char*>(v.data() + v.size());
+    const uintptr_t firstWhole = (reinterpret_cast<uintptr_t>(end) + page - 1) & ~(page - 1);
+    const uintptr_t marginEnd = (reinterpret_cast<uintptr_t>(end) + kFillMargin) & ~(page - 1);
+    ASSERT_EQ(residentPages(end, end + kFillMargin), (marginEnd - firstWhole) / page) << i;
+    if (!hugePagesAlways()) {
+      ASSERT_EQ(residentPages(reinterpret_cast<const char*>(stepEndOf(end + kFillMargin)), limit), 0u) << i;
+    }
   }
   EXPECT_EQ(v.data(), data);
   for (size_t i = 0; i < items; i += 997) ASSERT_EQ(v[i], i * 7) << i;
   const char* end = reinterpret_cast<const char*>(v.data() + v.size());
-  const char* limit = reinterpret_cast<const char*>(v.data() + v.capacity());
   // Past two steps, and past a huge page for kernels that give them unasked.
   EXPECT_EQ(residentPages(end + 2 * kFillStep + (size_t{2} << 20), limit), 0u);
 }
 
 // A vector is left to faults while it is small; once it holds
-// kFaultedBytes, the rest of its step and the next are mapped in at once.
+// kFaultedBytes, the rest of its step (and the next, when the end is within
+// kFillMargin of it) is mapped in at once.
 TEST(Reserve, FillingAheadMapsTheFirstStepOnceAVectorIsNoLongerSmall) {
   std::vector<uint64_t> v;
   reserveUpTo(v, size_t{8} << 20);
-  const uintptr_t step = kFillStep;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   fillTo(v, kFaultedBytes - sizeof(uint64_t));
   const char* end = reinterpret_cast<const char*>(v.data() + v.size());
-  const uintptr_t stepEnd = (reinterpret_cast<uintptr_t>(end) & ~(step - 1)) + step;
-  // Not mapped ahead yet, unless the vector's start lay in the step before
-  // (entering this step mapped the next one, as it always does).
-  if ((reinterpret_cast<uintptr_t>(v.data()) & ~(step - 1)) + step > reinterpret_cast<uintptr_t>(end)) {
-    EXPECT_EQ(residentPages(end + 2 * page, reinterpret_cast<const char*>(stepEnd)), 0u);
+  // Not mapped ahead yet, unless the end came near a new step on the way.
+  if (stepEndOf(v.data()) > reinterpret_cast<uintptr_t>(end) + kFillMargin) {
+    EXPECT_EQ(residentPages(end + 2 * page, reinterpret_cast<const char*>(stepEndOf(end))), 0u);
   }
   fillTo(v, kFaultedBytes + sizeof(uint64_t));
   end = reinterpret_cast<const char*>(v.data() + v.size());
-  const char* through = reinterpret_cast<const char*>((reinterpret_cast<uintptr_t>(end) & ~(step - 1)) + 2 * step);
+  const char* through = reinterpret_cast<const char*>(stepEndOf(end + kFillMargin));
   const uintptr_t firstWhole = (reinterpret_cast<uintptr_t>(end) + page - 1) & ~(page - 1);
   EXPECT_EQ(residentPages(end, through), (reinterpret_cast<uintptr_t>(through) - firstWhole) / page);
+  if (!hugePagesAlways()) {
+    EXPECT_EQ(residentPages(through, through + kFillStep), 0u);
+  }
   for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], i);
 }
 
 // A vector that reaches its first page has the rest of its first
 // kFaultedBytes mapped in with a call; before that, nothing ahead of it.
 TEST(Reserve, FillingAheadMapsTheFirstSixteenKilobytesAtTheFirstPage) {
-  // A reservation whose first 64 KB lie in one step: entering the next
-  // step maps the one after it, which this test must not mistake for the
-  // first page's mapping. (Each reservation is its own mapping, a page or
+  // A reservation whose first 64 KB lie in one step, more than kFillMargin
+  // before its end: nearing the next step maps it, which this test must not
+  // mistake for the first page's mapping. (Each reservation is its own mapping, a page or
   // so further on than the last: one of the first few is placed so. 64 MB,
   // past glibc's largest mmap threshold: a smaller one may come from heap
   // pages an earlier test left resident.)
   std::vector<std::vector<uint64_t>> tried;
   auto wellPlaced = [](const std::vector<uint64_t>& v) {
-    return (reinterpret_cast<uintptr_t>(v.data()) & (kFillStep - 1)) + 4 * kFaultedBytes <= kFillStep;
+    return (reinterpret_cast<uintptr_t>(v.data()) & (kFillStep - 1)) + 4 * kFaultedBytes + kFillMargin <= kFillStep;
   };
   do {
     tried.emplace_back();

@@ -234,13 +234,15 @@ class SourceMap {
   }
   // The deltas are filled as the library's reserved vectors are (fillAhead,
   // internal to it): the pages ahead are mapped in with a call when the end
-  // enters a new 128 KB step or passes 4 KB or 16 KB, not faulted in one by one.
+  // comes within 16 KB of a new 128 KB step or passes 4 KB or 16 KB, not
+  // faulted in one by one.
   static constexpr size_t kFillStepBytes = size_t{128} << 10;
+  static constexpr size_t kFillMarginBytes = size_t{16} << 10;
   static constexpr size_t kFirstPageDeltaBytes = size_t{4} << 10;
   static constexpr size_t kFaultedDeltaBytes = size_t{16} << 10;
   void pushDelta(uint8_t byte) {
     deltas_.push_back(byte);
-    if ((reinterpret_cast<uintptr_t>(deltas_.data() + deltas_.size()) & (kFillStepBytes - 1)) == 0 ||
+    if (((reinterpret_cast<uintptr_t>(deltas_.data() + deltas_.size()) + kFillMarginBytes) & (kFillStepBytes - 1)) == 0 ||
         deltas_.size() == kFaultedDeltaBytes || deltas_.size() == kFirstPageDeltaBytes) [[unlikely]]
       mapDeltasAhead();
   }

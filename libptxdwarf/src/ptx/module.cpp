@@ -123,8 +123,8 @@ void InstructionPositions::pushLong(Instruction i) {
 }
 
 void InstructionPositions::mapBytesAhead() {
-  static_assert(kFillStepBytes == kFillStep && kFaultedBytes == ptxdwarf::kFaultedBytes &&
-                    kFirstPageBytes == ptxdwarf::kFirstPageBytes,
+  static_assert(kFillStepBytes == kFillStep && kFillMarginBytes == kFillMargin &&
+                    kFaultedBytes == ptxdwarf::kFaultedBytes && kFirstPageBytes == ptxdwarf::kFirstPageBytes,
                 "instruction positions fill their bytes as fillAhead does");
   fillAhead(bytes_, 1);
 }

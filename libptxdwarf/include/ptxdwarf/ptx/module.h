@@ -170,7 +170,7 @@ class InstructionPositions {
   void startGroup();
   void pushByte(uint8_t b) {
     bytes_.push_back(b);
-    if ((reinterpret_cast<uintptr_t>(bytes_.data() + bytes_.size()) & (kFillStepBytes - 1)) == 0 ||
+    if (((reinterpret_cast<uintptr_t>(bytes_.data() + bytes_.size()) + kFillMarginBytes) & (kFillStepBytes - 1)) == 0 ||
         bytes_.size() == kFaultedBytes || bytes_.size() == kFirstPageBytes) [[unlikely]]
       mapBytesAhead();
   }
@@ -178,6 +178,7 @@ class InstructionPositions {
   void mapBytesAhead();
   // As SourceMap fills its deltas (fillAhead, internal to the library).
   static constexpr size_t kFillStepBytes = size_t{128} << 10;
+  static constexpr size_t kFillMarginBytes = size_t{16} << 10;
   static constexpr size_t kFirstPageBytes = size_t{4} << 10;
   static constexpr size_t kFaultedBytes = size_t{16} << 10;
 
