@@ -209,9 +209,9 @@ void appendJsonString(std::string& out, std::string_view s) {
 
 void appendReloc(std::string& out, const Relocation& r) {
   out += r.symbol;
-  if (!r.minus.empty()) {
+  if (!r.minus().empty()) {
     out += '-';
-    out += r.minus;
+    out += r.minus();
   }
   if (r.addend > 0) {
     out += '+';
@@ -495,7 +495,7 @@ void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t valu
     return;
   }
   if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend == 0 &&
-      reloc->minus == base.reloc->symbol && base.value == 0) {
+      reloc->minus() == base.reloc->symbol && base.value == 0) {
     out += reloc->symbol;
     if (reloc->addend > 0) {
       out += '+';

@@ -903,7 +903,7 @@ ptxdwarf_status ptxdwarf_sections_relocation(const ptxdwarf_sections* sections, 
     out->size = r.size;
     // Names kept by a SectionImage are NUL-terminated (StringStore::keep).
     out->symbol = r.symbol.c_str();
-    out->minus = r.minus.c_str();
+    out->minus = r.minus().c_str();
     out->addend = r.addend;
   });
 }

@@ -1,3 +1,4 @@
+#include <cstring>
 #include "ptxdwarf/section.h"
 
 #include <algorithm>
@@ -45,22 +46,37 @@ Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::stri
     for (size_t back = 1; back <= 2 && back <= relocations.size(); ++back) {
       const Relocation& r = relocations[relocations.size() - back];
       if (r.symbol == name) return r.symbol;
-      if (r.minus == name) return r.minus;
+      if (r.isDifference() && r.minus() == name) return r.minus();
     }
     return SymbolName::fromKept(names.keep(name));
   };
-  const SymbolName kept = keep(symbol);
-  Relocation& added = relocations.emplace_back(
-      Relocation{static_cast<uint32_t>(offset), size, kept, minus.empty() ? SymbolName() : keep(minus), addend});
+  // A difference's two names are kept together, the second after the first's
+  // NUL (Relocation::minus). The reader gives every difference a first name.
+  auto keepPair = [this](std::string_view first, std::string_view second) {
+    std::string pair(first);
+    pair += '\0';
+    pair += second;
+    return SymbolName::fromKept(names.keep(pair));
+  };
+  const bool difference = !minus.empty();
+  Relocation& added = relocations.emplace_back(static_cast<uint32_t>(offset), size,
+                                               difference ? keepPair(symbol, minus) : keep(symbol), addend);
+  added.difference_ = difference;
   fillAhead(relocations);
   return added;
 }
 
+SymbolName Relocation::secondName() const {
+  const std::string_view first = symbol.view();
+  if (first.data() == nullptr) return {};  // a difference always has a first name (addRelocation)
+  return SymbolName::fromKept(std::string_view(first.data() + first.size() + 1));
+}
+
 std::string Relocation::expression() const {
   std::string s(symbol);
-  if (!minus.empty()) {
+  if (difference_) {
     s += '-';
-    s += minus;
+    s += minus();
   }
   if (addend > 0) {
     s += '+';
@@ -246,7 +262,7 @@ const SectionLabel* SectionImage::findLabel(std::string_view name) const {
 std::optional<int64_t> SectionImage::resolveDifference(const Relocation& r) const {
   if (!r.isDifference()) return std::nullopt;
   const SectionLabel* a = findLabel(r.symbol);
-  const SectionLabel* b = findLabel(r.minus);
+  const SectionLabel* b = findLabel(r.minus());
   if (!a || !b) return std::nullopt;
   return static_cast<int64_t>(a->offset) - static_cast<int64_t>(b->offset) + r.addend;
 }

@@ -191,7 +191,7 @@ TEST_P(CorpusTest, ReaderMatchesPtxas) {
       };
 
       if (r.isDifference()) {
-        const auto a = labels.find(std::string(r.symbol)), b = labels.find(std::string(r.minus));
+        const auto a = labels.find(std::string(r.symbol)), b = labels.find(std::string(r.minus()));
         if (a != labels.end() && b != labels.end() && a->second.first == b->second.first) {
           ++t.differences;
           const uint64_t expected =

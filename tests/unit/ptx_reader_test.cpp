@@ -360,7 +360,7 @@ TEST(PtxReader, SymbolicOperands) {
   EXPECT_EQ(s.relocations[2].expression(), ".debug_loc+138");
   EXPECT_EQ(s.relocations[3].expression(), "sym-4");
   EXPECT_EQ(s.relocations[4].symbol, "$L__end");
-  EXPECT_EQ(s.relocations[4].minus, "$L__begin");
+  EXPECT_EQ(s.relocations[4].minus(), "$L__begin");
   EXPECT_EQ(s.relocations[4].expression(), "$L__end-$L__begin");
   EXPECT_EQ(s.relocations[4].size, 8);
   ASSERT_EQ(s.labels.size(), 1u);

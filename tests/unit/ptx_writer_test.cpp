@@ -80,9 +80,12 @@ SectionImage image(std::string name, std::vector<uint8_t> bytes) {
   return s;
 }
 
-// Names are string literals: a Relocation views its names.
-Relocation reloc(uint32_t offset, uint8_t size, SymbolName symbol, int64_t addend = 0, SymbolName minus = {}) {
-  return {offset, size, symbol, minus, addend};
+// Names are string literals, or for a difference kept by an image that lives
+// as long as the tests: a Relocation views its names.
+Relocation reloc(uint32_t offset, uint8_t size, SymbolName symbol, int64_t addend = 0, std::string_view minus = {}) {
+  if (minus.empty()) return {offset, size, symbol, addend};
+  static SectionImage differences;
+  return differences.addRelocation(offset, size, symbol, minus, addend);
 }
 
 // A hand-made image with every feature: relocations of both widths, an addend,

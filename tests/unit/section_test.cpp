@@ -295,15 +295,16 @@ TEST(SectionImage, ReleasingUnusedTailsKeepsContentsAndRoomToGrow) {
 
 TEST(SectionImage, ANameOfTheLastTwoRelocationsIsKeptOnce) {
   // A location list's labels chain: [a, b) [b, c) ...; a difference names
-  // two. Names seen in the last two relocations are shared, not kept again,
-  // and every relocation still reads as written.
+  // two, kept together (the second after the first's NUL). Names seen in the
+  // last two relocations are shared, not kept again, and every relocation
+  // still reads as written.
   SectionImage image;
   image.addRelocation(0, 8, "$L__a");
   image.addRelocation(8, 8, "$L__b");
   image.addRelocation(16, 8, "$L__b");            // the last one's
   image.addRelocation(24, 8, "$L__c");
   image.addRelocation(32, 8, "$L__b");            // the one before the last
-  image.addRelocation(40, 4, "$L__d", "$L__c");   // a difference, its minus the one before the last
+  image.addRelocation(40, 4, "$L__d", "$L__c");   // a difference: its two names kept together
   image.addRelocation(44, 4, "$L__c", "", 12);    // the last one's minus, with an addend
   image.addRelocation(48, 8, "$L__a");            // further back: kept again
   const std::vector<Relocation>& r = image.relocations;
@@ -312,10 +313,14 @@ TEST(SectionImage, ANameOfTheLastTwoRelocationsIsKeptOnce) {
   for (size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i].expression(), expected[i]) << i;
   EXPECT_EQ(r[2].symbol.data(), r[1].symbol.data());
   EXPECT_EQ(r[4].symbol.data(), r[1].symbol.data());
-  EXPECT_EQ(r[5].minus.data(), r[3].symbol.data());
-  EXPECT_EQ(r[6].symbol.data(), r[3].symbol.data());
+  EXPECT_TRUE(r[5].isDifference());
+  EXPECT_EQ(r[5].symbol, "$L__d");
+  EXPECT_EQ(r[5].minus(), "$L__c");
+  EXPECT_EQ(r[5].minus().data(), r[5].symbol.data() + r[5].symbol.size() + 1);
+  EXPECT_EQ(r[6].symbol.data(), r[5].minus().data());
+  EXPECT_FALSE(r[6].isDifference());
   EXPECT_NE(r[7].symbol.data(), r[0].symbol.data());
-  EXPECT_TRUE(r[0].minus.empty());
+  EXPECT_TRUE(r[0].minus().empty());
 }
 
 }  // namespace

@@ -524,7 +524,7 @@ class Checker {
       for (const read::Range& r : s.ranges) {
         if (!r.addressReloc) continue;  // numeric ranges: nothing to match against
         std::string_view begin = r.addressReloc->symbol;
-        std::string_view end = r.lengthReloc && r.lengthReloc->isDifference() && r.lengthReloc->minus == begin
+        std::string_view end = r.lengthReloc && r.lengthReloc->isDifference() && r.lengthReloc->minus() == begin
                                    ? r.lengthReloc->symbol
                                    : std::string_view();
         if (end.empty()) {
@@ -581,7 +581,7 @@ class Checker {
         if (i + kLookAhead < relocations.size()) fetch(i + kLookAhead);
         const Relocation& r = relocations[i];
         for (const bool minus : {false, true}) {
-          const std::string_view name = minus ? std::string_view(r.minus) : symbol.name;
+          const std::string_view name = minus ? std::string_view(r.minus()) : symbol.name;
           if (name.empty() || name.starts_with(".debug") || name == lastDefined) continue;
           if (m_.definesSymbol(minus ? m_.nameKey(name) : symbol)) {
             lastDefined = name;
@@ -852,7 +852,7 @@ class Checker {
     for (const SectionImage& s : m_.sections)
       for (const Relocation& r : s.relocations)
         if (r.isDifference())
-          for (std::string_view name : {r.symbol, r.minus})
+          for (std::string_view name : {r.symbol, r.minus()})
             if (m_.findLabel(name))
               error(&s, r.offset, "label-difference-labels",
                     "'" + r.expression() + "': " + std::string(name) +

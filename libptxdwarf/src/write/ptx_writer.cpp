@@ -133,10 +133,10 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
     if (end > size)
       fault(diags, image, r.offset, what() + ": extends past the end of the section (" + std::to_string(size) + " bytes)");
     prevEnd = std::max(prevEnd, end);
-    if (!isSymbol(r.symbol) || (r.isDifference() && !isIdentifier(r.minus)))
+    if (!isSymbol(r.symbol) || (r.isDifference() && !isIdentifier(r.minus())))
       fault(diags, image, r.offset, what() + ": not a valid PTX symbol name");
     if (module)  // ptxas itself accepts an undefined label and writes 0 there
-      for (std::string_view name : {r.symbol, r.minus})
+      for (std::string_view name : {r.symbol, r.minus()})
         if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !isSectionLabel(name))
           fault(diags, image, r.offset, what() + ": '" + std::string(name) + "' is not defined in the PTX module");
     if (r.isDifference()) {
@@ -146,7 +146,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
       if (!version.present || !version.atLeast(7, 5))
         fault(diags, image, r.offset,
               what() + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
-      if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus))
+      if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus()))
         fault(diags, image, r.offset,
               what() + ": ptxas computes a label difference only between labels defined inside debug sections "
                      "(code labels give \"label invalid\")");
@@ -431,7 +431,7 @@ class SectionWriter {
         out_ += r->symbol;
         if (r->isDifference()) {
           out_ += '-';
-          out_ += r->minus;
+          out_ += r->minus();
         } else if (r->addend > 0) {
           out_ += '+';
           appendUnsigned(out_, uint64_t(r->addend));

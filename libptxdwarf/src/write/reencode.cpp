@@ -27,7 +27,8 @@ struct RelocationRef {
 // How the round trip names a relocation that differs: source relocation
 // `x` re-encoded as `y` (nullopt when they agree), one lost, one added.
 std::optional<ImageDifference> changedRelocation(const SectionImage& e, const Relocation& x, const Relocation& y) {
-  if (x.offset == y.offset && x.size == y.size && x.symbol == y.symbol && x.minus == y.minus && x.addend == y.addend)
+  if (x.offset == y.offset && x.size == y.size && x.symbol == y.symbol &&
+      x.isDifference() == y.isDifference() && (!x.isDifference() || x.minus() == y.minus()) && x.addend == y.addend)
     return std::nullopt;
   return ImageDifference{e.name, std::min(x.offset, y.offset),
                          "relocation " + x.expression() + " re-encoded as " + y.expression() + " at offset " +
@@ -185,7 +186,11 @@ class PreserveWriter {
       const auto offset = static_cast<uint32_t>(at + (r.offset - from));
       if (out_.compare) out_.compare->relocation(offset, next_);
       else if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(next_)});
-      else out_.image->relocations.push_back(Relocation{offset, r.size, r.symbol, r.minus, r.addend});
+      else {
+        Relocation moved = r;  // a difference's names stay the source's
+        moved.offset = offset;
+        out_.image->relocations.push_back(moved);
+      }
     }
   }
   uint64_t offset() const { return (out_.compare ? out_.compare->taken() : 0) + out_.bytes.size(); }
