@@ -385,6 +385,39 @@ TEST(PtxReader, LayoutVariants) {
   EXPECT_EQ(r.module.section(".debug_abbrev")->locate(6).line, 12u);
 }
 
+// Labels of every length from 1 to 24 bytes (each length's last bytes are
+// hashed by a different load) are each found, and names one byte off in any
+// position, or a byte longer or shorter, are not.
+TEST(PtxReader, NameIndexFindsNamesOfEveryLength) {
+  std::string body;
+  std::vector<std::string> names;
+  for (size_t n = 1; n <= 24; ++n) {
+    std::string name = "L";
+    for (size_t k = 1; k < n; ++k) name += static_cast<char>('a' + (n * 7 + k * 3) % 26);
+    names.push_back(name);
+    body += name + ":\n  ret;\n";
+  }
+  const ReadResult r = readOk(".version 7.5\n.target sm_75\n.address_size 64\n.func f()\n{\n" + body + "}\n");
+  const Module& m = r.module;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Label* l = m.findLabel(names[i]);
+    ASSERT_NE(l, nullptr) << names[i];
+    EXPECT_EQ(l->name, names[i]);
+    for (size_t k = 0; k < names[i].size(); ++k) {
+      std::string off = names[i];
+      off[k] = off[k] == 'z' ? 'y' : static_cast<char>(off[k] + 1);
+      if (std::find(names.begin(), names.end(), off) == names.end()) {
+        EXPECT_EQ(m.findLabel(off), nullptr) << off;
+      }
+    }
+    EXPECT_EQ(m.findLabel(names[i] + "q"), nullptr) << names[i];
+    const std::string shorter = names[i].substr(0, names[i].size() - 1);
+    if (std::find(names.begin(), names.end(), shorter) == names.end()) {
+      EXPECT_EQ(m.findLabel(shorter), nullptr) << shorter;
+    }
+  }
+}
+
 TEST(PtxReader, ModuleIndex) {
   ReadResult r = readOk(
       ".version 8.0\n.target sm_90, debug\n.address_size 64\n"

@@ -83,9 +83,23 @@ uint32_t hashName(std::string_view name) {
     std::memcpy(&word, name.data() + i, 8);
     h = mix(h ^ word, key[1]);
   }
+  // The last 1-7 bytes in at most two loads of a size the compiler knows (a
+  // memcpy of the remaining length is a library call: 300,000 of them for a
+  // 20 MB nvcc -G file's names). With the length in `h`, what they load
+  // tells every byte: two 4-byte loads that overlap, or the first, middle
+  // and last byte of three or fewer.
+  const size_t rest = name.size() - i;
+  const char* p = name.data() + i;
   uint64_t tail = 0;
-  // An empty view may have a null data(): memcpy must not see it, even for 0 bytes.
-  if (i < name.size()) std::memcpy(&tail, name.data() + i, name.size() - i);
+  if (rest >= 4) {
+    uint32_t first, last;
+    std::memcpy(&first, p, 4);
+    std::memcpy(&last, p + rest - 4, 4);
+    tail = first | uint64_t{last} << 32;
+  } else if (rest > 0) {
+    tail = uint64_t{static_cast<uint8_t>(p[0])} | uint64_t{static_cast<uint8_t>(p[rest / 2])} << 8 |
+           uint64_t{static_cast<uint8_t>(p[rest - 1])} << 16;
+  }
   h = mix(h ^ tail, key[1]);
   h = mix(h ^ key[0], key[1] ^ 0x9e3779b97f4a7c15ull);
   return static_cast<uint32_t>(h ^ (h >> 32));
