@@ -1,4 +1,3 @@
-#include <cstring>
 #include "ptxdwarf/section.h"
 
 #include <algorithm>
