@@ -730,13 +730,18 @@ class Reader {
     const uint32_t size = line.width * line.operands;
     image.bytes.resize(begin + size);  // zeros: a symbol's bytes, and a .b64 constant's high half
     uint32_t offset = begin;
-    for (const char* p = line.first;; ++p, offset += line.width) {  // at an operand
+    const char* p = line.first;
+    for (uint32_t i = 1;; ++i, ++p, offset += line.width) {  // at operand i of line.operands
       const SourceLoc at = cur_.locAt(p);
       image.sourceMap.add(offset, at.line, at.col);
       if (isDigit(*p)) {
         uint64_t value = 0;
         for (; isDigit(*p); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
         storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), value);
+      } else if (i == line.operands) {  // the last ends the line: nvcc's `.b64 $L__tmp5` is not scanned again
+        image.addRelocation(offset, static_cast<uint8_t>(line.width),
+                            std::string_view(p, static_cast<size_t>(line.newline - p)), {}, 0);
+        break;
       } else {
         const char* symbol = p;
         while (isIdentChar(*++p)) {
