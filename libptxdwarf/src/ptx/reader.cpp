@@ -738,13 +738,13 @@ class Reader {
         uint64_t value = 0;
         for (; isDigit(*p); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
         storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), value);
-      } else if (i == line.operands) {  // the last ends the line: nvcc's `.b64 $L__tmp5` is not scanned again
-        image.addRelocation(offset, static_cast<uint8_t>(line.width),
-                            std::string_view(p, static_cast<size_t>(line.newline - p)), {}, 0);
-        break;
       } else {
         const char* symbol = p;
-        while (isIdentChar(*++p)) {
+        if (i == line.operands) {
+          p = line.newline;  // the last ends the line: nvcc's `.b64 $L__tmp5` is not scanned again
+        } else {
+          while (isIdentChar(*++p)) {
+          }
         }
         image.addRelocation(offset, static_cast<uint8_t>(line.width),
                             std::string_view(symbol, static_cast<size_t>(p - symbol)), {}, 0);
