@@ -1,5 +1,7 @@
 #include "ptxdwarf/cuda.h"
 
+#include <bit>
+
 namespace ptxdwarf::cuda {
 
 namespace {
@@ -46,14 +48,16 @@ std::optional<uint64_t> packRegister(std::string_view name) {
 }
 
 std::optional<RegisterName> unpackRegisterName(uint64_t value) {
+  // The name's bytes, most significant first, after the leading zero bytes.
+  const int bytes = (64 - std::countl_zero(value) + 7) / 8;
+  if (bytes < 2) return std::nullopt;
   RegisterName name;
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    char c = static_cast<char>((value >> shift) & 0xff);
-    if (c == 0 && name.size_ == 0) continue;  // leading zero bytes
-    if (!isNameChar(c)) return std::nullopt;
+  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
+    const char c = static_cast<char>((value >> shift) & 0xff);
+    if (!isNameChar(c)) return std::nullopt;  // a zero byte inside, too
     name.bytes_[name.size_++] = c;
   }
-  if (name.size_ < 2 || name.bytes_[0] != '%') return std::nullopt;
+  if (name.bytes_[0] != '%') return std::nullopt;
   return name;
 }
 

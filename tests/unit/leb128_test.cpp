@@ -126,6 +126,10 @@ TEST(CudaRegisters, PackAndUnpack) {
   EXPECT_EQ(unpackRegisterName(0x257200), std::nullopt);    // a zero byte inside
   EXPECT_EQ(unpackRegisterName(0x7231), std::nullopt);      // no leading '%'
   EXPECT_EQ(unpackRegisterName(5), std::nullopt);
+  EXPECT_EQ(unpackRegisterName(0), std::nullopt);
+  EXPECT_EQ(unpackRegisterName(0x25723100), std::nullopt);  // a zero byte last
+  EXPECT_EQ(unpackRegisterName(0x252d31), std::nullopt);    // '-' is no name character
+  EXPECT_EQ(unpackRegisterName(0x2524)->view(), "%$");
   EXPECT_EQ(addressClassName(2), "ADDR_reg_space");
   EXPECT_EQ(addressClassName(12), "ADDR_generic_space");
   EXPECT_EQ(addressClassName(13), "");

@@ -120,6 +120,25 @@ TEST(PtxReader, Chapter6Module) {
 // An instruction is skipped to its ';' sixteen bytes a step: whatever the
 // distance to the ';', a newline, a string, a comment or a brace inside it,
 // each instruction is counted once at its own line and column.
+// A register is declared by a plain declaration of its whole name or by a
+// range `%x<N>` whose prefix it starts with, followed by a decimal index
+// below N without leading zeros: prefixes that end in digits, that are a
+// prefix of another declaration's, and indexes too long for any count.
+TEST(PtxReader, DeclaresRegisterByNameOrRange) {
+  const ReadResult r = readOk(
+      ".version 7.5\n.target sm_75\n.address_size 64\n.func f()\n{\n"
+      "  .reg .b32 %r<10>;\n  .reg .b64 %rd<3>;\n  .reg .b32 %x1<2>;\n  .reg .pred %p;\n  .reg .b32 %pq<1>;\n"
+      "  .reg .b32 %SPL, inner;\n  ret;\n}\n");
+  const Function& f = r.module.functions.at(0);
+  const ptx::Module& m = r.module;
+  for (std::string_view yes : {"%r0", "%r9", "%rd0", "%rd2", "%x10", "%x11", "%p", "%pq0", "%SPL", "inner"})
+    EXPECT_TRUE(m.declaresRegister(f, yes)) << yes;
+  for (std::string_view no : {"%r10", "%r", "%r01", "%r00", "%rd3", "%rd", "%x1", "%x12", "%x2", "%p0", "%pq",
+                              "%pq1", "%SP", "%SPLX", "inne", "%r+1", "%r-1", "%r1x", "%r99999999999999999999",
+                              "%r18446744073709551616", ""})
+    EXPECT_FALSE(m.declaresRegister(f, no)) << no;
+}
+
 TEST(PtxReader, InstructionsEndWhereverTheirStopsFall) {
   std::string body;
   std::vector<std::pair<uint32_t, uint32_t>> expected;  // line, col of each instruction
