@@ -9,7 +9,7 @@
 # the largest). Prints one Markdown table: times on two cores and pinned to
 # one (`@1`, taskset -c 0, for both tools), the ratios the performance
 # targets name, minor page faults and system time (on machines where a fault
-# is dear, memory touched is time spent), peak memory (/usr/bin/time -f %M),
+# is dear, memory touched is time spent), peak memory,
 # and check's time and memory per MB (for linearity across sizes).
 set -eu
 BUILD=${1:-build}
@@ -17,25 +17,25 @@ SIZES=${2:-"1 20 100"}
 RUNS=${3:-5}
 PTXDUMP=$BUILD/ptxdump/ptxdump
 GEN=$BUILD/tests/bench/ptxdwarf_gen_cuda
+RUSAGE=$BUILD/tests/bench/ptxdwarf_rusage
 WORK=$BUILD/bench-work
 mkdir -p "$WORK"
 for tool in nvcc ptxas llvm-dwarfdump; do
   command -v $tool >/dev/null 2>&1 || PATH=$PATH:/usr/local/cuda/bin
   command -v $tool >/dev/null 2>&1 || { echo "run.sh: $tool not found" >&2; exit 2; }
 done
-[ -x "$PTXDUMP" ] && [ -x "$GEN" ] || { echo "run.sh: build $PTXDUMP and $GEN first" >&2; exit 2; }
+[ -x "$PTXDUMP" ] && [ -x "$GEN" ] && [ -x "$RUSAGE" ] || { echo "run.sh: build $PTXDUMP, $GEN and $RUSAGE first" >&2; exit 2; }
 
-# One timed run: prints "seconds maxrss_kb minor_faults system_seconds".
-# Wall time from the nanosecond clock (/usr/bin/time's %e has 10 ms steps:
-# too coarse for wc -l on 1 MB).
+# One timed run: prints "seconds maxrss_kb minor_faults system_seconds
+# user_seconds", all from the fork to the wait, in microseconds
+# (ptxdwarf_rusage: GNU time's %e and %S come in 10 ms steps, which made a
+# 40 ms check's system time 0 or 25% of the run).
 timed() {
-  start=$(date +%s%N)
-  /usr/bin/time -f "%M %R %S" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
-  end=$(date +%s%N)
-  echo "$(( (end - start) / 1000 ))" "$(tail -n 1 "$WORK/time.txt")" | awk '{printf "%.6f %s %s %s\n", $1 / 1e6, $2, $3, $4}'
+  "$RUSAGE" -o "$WORK/time.txt" "$@" >/dev/null 2>&1 || true
+  tail -n 1 "$WORK/time.txt"
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-# The run with the median time of file $1 ("seconds kb faults sys" lines).
+# The run with the median time of file $1 (timed's lines).
 medianRun() { sort -n "$1" | awk '{v[NR]=$0} END {print v[int((NR+1)/2)]}'; }
 
 # "@1": pinned to one core (taskset -c 0), both ptxdump and llvm-dwarfdump.
@@ -66,14 +66,17 @@ for mb in $SIZES; do
   done
   d=$(medianRun "$WORK/d"); l=$(medianRun "$WORK/l"); d1=$(medianRun "$WORK/d1"); l1=$(medianRun "$WORK/l1")
   c=$(medianRun "$WORK/c"); c1=$(medianRun "$WORK/c1"); w=$(medianRun "$WORK/w"); r=$(medianRun "$WORK/r")
-  echo "$d|$l|$d1|$l1|$c|$c1|$w|$r" | awk -F'|' -v s="$size" -v dbg="$debug" '{
+  # System time: the median of the runs' (each run's is split from its user
+  # time at the timer tick: ptxdwarf_rusage), over the median wall time.
+  dsys=$(awk '{print $4}' "$WORK/d" | median); csys=$(awk '{print $4}' "$WORK/c" | median)
+  echo "$d|$l|$d1|$l1|$c|$c1|$w|$r" | awk -F'|' -v s="$size" -v dbg="$debug" -v dsys="$dsys" -v csys="$csys" '{
     split($1, d, " "); split($2, l, " "); split($3, d1, " "); split($4, l1, " ")
     split($5, c, " "); split($6, c1, " "); split($7, w, " "); split($8, r, " ")
     MB = 1048576; f = s / MB; peak = (c[2] > d[2] ? c[2] : d[2])
     printf "| %.1f | %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %d (%d) | %d (%d) | %.0f%% | %.3f (%.0f) | %.3f | %.4f | %.1fx | %d | %.0f%% | %.3f | %.2fx | %.0f | %.0f | %.2fx | %.1f | %.2f |\n",
       f, dbg / MB, d[1], l[1], (l[1] > 0 ? d[1] / l[1] : 0), d1[1], l1[1], (l1[1] > 0 ? d1[1] / l1[1] : 0),
-      d[3], l[3], d1[3], l1[3], (d[1] > 0 ? 100 * d[4] / d[1] : 0),
-      c[1], (c[1] > 0 ? f / c[1] : 0), c1[1], w[1], (w[1] > 0 ? c[1] / w[1] : 0), c[3], (c[1] > 0 ? 100 * c[4] / c[1] : 0),
+      d[3], l[3], d1[3], l1[3], (d[1] > 0 ? 100 * dsys / d[1] : 0),
+      c[1], (c[1] > 0 ? f / c[1] : 0), c1[1], w[1], (w[1] > 0 ? c[1] / w[1] : 0), c[3], (c[1] > 0 ? 100 * csys / c[1] : 0),
       r[1], (c[1] > 0 ? r[1] / c[1] : 0), c[2] / 1024, d[2] / 1024, (peak * 1024) / s, 1000 * c[1] / f, c[2] / 1024 / f
   }'
 done
