@@ -289,10 +289,10 @@ struct Side {
       out += '>';
       return;
     }
-    std::vector<detail::LocEntryView> entries;
-    bool ok = detail::readLocList(d.loc, unit.addressSize, offset, entries);
+    detail::LocListReader list;
+    bool ok = list.read(d.loc, unit.addressSize, offset);
     bool first = true;
-    for (const detail::LocEntryView& e : entries) {
+    for (const detail::LocEntryView e : list.entries()) {
       if (e.kind == detail::LocEntryView::endOfList) break;
       if (!first) out += "; ";
       first = false;

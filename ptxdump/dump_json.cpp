@@ -191,12 +191,12 @@ class JsonDumper {
   }
 
   void locEntries(const SectionImage* s, uint64_t offset, uint8_t addressSize, const Unit* unit) {
-    std::vector<LocEntryView> entries;
-    bool complete = readLocList(s, addressSize, offset, entries);
+    LocListReader list;
+    bool complete = list.read(s, addressSize, offset);
     key("entries");
     out_ += '[';
     bool first = true;
-    for (const auto& e : entries) {
+    for (const LocEntryView e : list.entries()) {
       if (e.kind == LocEntryView::endOfList) break;
       if (!first) out_ += ',';
       first = false;
@@ -484,7 +484,7 @@ class JsonDumper {
       uint8_t addressSize = d_.units[0].addressSize;
       uint64_t off = 0;
       bool first = true;
-      std::vector<LocEntryView> probe;
+      LocListReader probe;
       while (off < s->bytes.size()) {
         if (!first) out_ += ',';
         first = false;
@@ -494,8 +494,7 @@ class JsonDumper {
         uint64_t start = off;
         locEntries(s, start, addressSize, nullptr);
         out_ += '}';
-        probe.clear();
-        if (!readLocList(s, addressSize, off, probe)) break;
+        if (!probe.read(s, addressSize, off)) break;
       }
     }
     out_ += ']';

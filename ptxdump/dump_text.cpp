@@ -244,13 +244,13 @@ void appendFormName(std::string& out, uint64_t form) {
 // ---------------------------------------------------------------------------
 // .debug_loc reading
 
-bool readLocList(const SectionImage* loc, uint8_t addressSize, uint64_t& offset, std::vector<LocEntryView>& entries) {
+bool LocListReader::read(const SectionImage* loc, uint8_t addressSize, uint64_t& offset) {
+  refs_.clear();
+  list_ = {};
   if (!loc) return false;
-  std::vector<ptxdwarf::read::LocEntryRef> refs;
-  const ptxdwarf::read::LocList list = ptxdwarf::read::readLocList(*loc, offset, addressSize, refs);
-  entries.insert(entries.end(), list.entries.begin(), list.entries.end());
-  offset = list.end;
-  return list.terminated;
+  list_ = ptxdwarf::read::readLocList(*loc, offset, addressSize, refs_);
+  offset = list_.end;
+  return list_.terminated;
 }
 
 // ---------------------------------------------------------------------------
@@ -529,10 +529,10 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
     appendHex(out, v.value, 8);
   out += ": ";
   if (!known || !dwarf_.loc) return;
-  std::vector<LocEntryView> entries;
-  readLocList(dwarf_.loc, unit.addressSize, offset, entries);
+  LocListReader list;
+  list.read(dwarf_.loc, unit.addressSize, offset);
   BaseAddress base = unitBase(dwarf_, unit);
-  for (const LocEntryView& e : entries) {
+  for (const LocEntryView e : list.entries()) {
     if (e.kind == LocEntryView::endOfList) break;
     if (e.kind == LocEntryView::baseAddress) {
       base.known = true;
@@ -557,6 +557,7 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
     }
     out += ": ";
     expression(out, e.expr, dwarf_.loc, e.exprOffset, unit.addressSize);
+    if (betweenEntries_) betweenEntries_();
   }
 }
 
@@ -743,7 +744,7 @@ using detail::appendHex;
 class TextDumper {
  public:
   TextDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out, std::FILE* stream)
-      : d_(d), out_(out), stream_(stream), r_(m, d) {}
+      : d_(d), out_(out), stream_(stream), r_(m, d, [this] { drain(); }) {}
 
   // With a stream, writes what has been rendered once it fills a chunk: the
   // dump of a large file never sits whole in memory, and the buffer is reused.
@@ -927,15 +928,14 @@ class TextDumper {
     uint8_t addressSize = d_.units[0].addressSize;
     uint64_t off = 0;
     bool first = true;
-    std::vector<detail::LocEntryView> entries;
+    detail::LocListReader list;
     while (off < s->bytes.size()) {
       if (!first) out_ += '\n';
       first = false;
       appendHex(out_, off, 8);
       out_ += ": ";
-      entries.clear();
-      bool ok = detail::readLocList(s, addressSize, off, entries);
-      for (const auto& e : entries) {
+      bool ok = list.read(s, addressSize, off);
+      for (const detail::LocEntryView e : list.entries()) {
         if (e.kind == detail::LocEntryView::endOfList) break;
         out_ += "\n            (";
         detail::Renderer::address(out_,
@@ -950,6 +950,7 @@ class TextDumper {
           out_ += ": ";
           r_.expression(out_, e.expr, s, e.exprOffset, addressSize);
         }
+        drain();  // a list may hold tens of thousands of entries
       }
       out_ += '\n';
       drain();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,17 +37,36 @@ void appendReloc(std::string& out, const ptxdwarf::Relocation& r);
 
 using LocEntryView = ptxdwarf::read::LocEntry;
 
-// The list at `offset` (the library's reader); false when the section ends
-// inside it. `offset` is left after the last complete entry read.
-bool readLocList(const ptxdwarf::SectionImage* loc, uint8_t addressSize, uint64_t& offset,
-                 std::vector<LocEntryView>& entries);
+// One list at a time, as the library's reader reads it (read::readLocList),
+// its entries decoded as they are iterated from the 8-byte references the
+// reader keeps. nvcc -G gives a variable live across a long kernel one list
+// of tens of thousands of entries: held as LocEntry values (72 bytes each,
+// in a vector grown by doubling) the one list of a 20 MB single-kernel
+// file took 12 MB of a dump's 36.
+class LocListReader {
+ public:
+  // Reads the list at `offset`; false when the section ends inside it.
+  // `offset` is left after the last complete entry read. The entries of the
+  // list read before are gone.
+  bool read(const ptxdwarf::SectionImage* loc, uint8_t addressSize, uint64_t& offset);
+  const ptxdwarf::read::LocEntries& entries() const { return list_.entries; }
+
+ private:
+  std::vector<ptxdwarf::read::LocEntryRef> refs_;  // the list's, reused for the next
+  ptxdwarf::read::LocList list_;
+};
 
 // ---- the renderer ----
 
 class Renderer {
  public:
-  Renderer(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf)
-      : module_(module), dwarf_(dwarf) {}
+  // `betweenEntries`, when set, is called after each entry of a location
+  // list rendered into the output: where a dump writing to a stream may
+  // write out what it holds (one attribute can name a list of tens of
+  // thousands of entries, megabytes of text).
+  Renderer(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
+           std::function<void()> betweenEntries = {})
+      : module_(module), dwarf_(dwarf), betweenEntries_(std::move(betweenEntries)) {}
 
   // What llvm-dwarfdump prints between "DW_AT_x\t(" and ")" (with our
   // extensions). `listIndent` is the indentation of location-list entry lines;
@@ -86,6 +106,7 @@ class Renderer {
  private:
   const ptxdwarf::ptx::Module& module_;
   const ptxdwarf::read::Dwarf& dwarf_;
+  std::function<void()> betweenEntries_;
 };
 
 // Tag/attribute/form names with llvm-dwarfdump 14's spelling of unknown values.

@@ -15,6 +15,7 @@
 // for any PTX file.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -541,6 +542,51 @@ TEST(DumpText, LocationList) {
   EXPECT_EQ(ll["entries"][0]["expression"][0]["register"].str, "%r1");
   EXPECT_EQ(ll["entries"][0]["text"].str, "[$L__a, $L__b): DW_OP_regx %r1");
   EXPECT_TRUE(ll["complete"].b);
+}
+
+// nvcc -G gives a variable live across a long kernel one location list of
+// tens of thousands of entries. Dumped to a stream, its text goes out as it
+// is rendered, in the attribute (--debug-info) and in --debug-loc: the
+// buffer keeps the size dumpText reserved for a stream instead of growing
+// to hold the list's megabytes, and the stream gets the whole text.
+TEST(DumpText, LongLocationListStreams) {
+  constexpr size_t kEntries = 50000;  // about 2.7 MB of text in each of the two places
+  Sec ab;
+  ab.uleb(1).uleb(TAG_cu).b8({1}).uleb(AT_name).uleb(FORM_string).b8({0, 0});
+  ab.uleb(2).uleb(TAG_variable).b8({0}).uleb(AT_name).uleb(FORM_string).uleb(AT_location).uleb(FORM_data4);
+  ab.b8({0, 0, 0});
+  Sec in;
+  in.b32(25 - 4).b16(2).sym32(".debug_abbrev").b8({8});  // 11
+  in.uleb(1).str("t.cu");                                 // 17
+  in.uleb(2).str("x").sym32(".debug_loc");                 // 24
+  in.b8({0});                                              // 25
+  std::string locText = ".section .debug_loc {\n";
+  for (size_t i = 0; i < kEntries; ++i) {
+    locText += ".b64 $L__" + std::to_string(i) + "\n.b64 $L__" + std::to_string(i + 1) + "\n";
+    locText += ".b8 5, 0, 144, 177, 228, 149, 1\n";  // length 5: DW_OP_regx %r1
+  }
+  locText += ".b64 0\n.b64 0\n}\n";
+  const std::string ptx = std::string(kHeader) + ab.block(".debug_abbrev") + in.block(".debug_info") + locText;
+  auto d = load(ptx, "long.ptx");
+  ASSERT_TRUE(d->read.ok());
+  ptxdump::DumpOptions o;
+  o.info = o.loc = true;
+
+  std::FILE* stream = std::tmpfile();
+  ASSERT_NE(stream, nullptr);
+  std::string out;
+  ptxdump::dumpText(d->read.module, d->dwarf, o, out, stream);
+  const size_t capacity = out.capacity();
+  std::fflush(stream);
+  const long written = std::ftell(stream);
+  std::fclose(stream);
+
+  const std::string whole = text(*d, o);  // the same dump, all in the string
+  EXPECT_EQ(static_cast<size_t>(written), whole.size());
+  EXPECT_GT(whole.size(), 2 * (size_t{2} << 20)) << "the list's text should be larger than the stream's buffer";
+  EXPECT_LE(capacity, (size_t{2} << 20) + 4096 + 4096) << "the buffer grew to hold a whole list";
+  EXPECT_NE(whole.find("                   ($L__49999, $L__50000): DW_OP_regx %r1)\n"), std::string::npos);
+  EXPECT_NE(whole.find("            ($L__49999, $L__50000): DW_OP_regx %r1\n"), std::string::npos);
 }
 
 TEST(DumpJson, Chapter6IsWellFormedAndComplete) {
