@@ -1,7 +1,8 @@
 #include "ptxdwarf/view/attributes.h"
 
 #include <algorithm>
-#include <vector>
+#include <array>
+#include <cstdint>
 
 #include "ptxdwarf/dwarf.h"
 
@@ -17,28 +18,49 @@ const Die* referencedDie(const Dwarf& dwarf, const Die& die, uint16_t attr) {
   return dwarf.dieAt(v->value);
 }
 
+namespace {
+
+// The DIE a reference value names, as referencedDie says.
+const Die* referenced(const Dwarf& dwarf, const AttrValue& v) {
+  return v.isReference() && !v.reloc ? dwarf.dieAt(v.value) : nullptr;
+}
+
+}  // namespace
+
 std::optional<AttrValue> findRecursively(const Dwarf& dwarf, const Die& die, std::initializer_list<uint16_t> attrs) {
-  // Most DIEs have the attribute themselves: answer without the worklist.
-  for (uint16_t a : attrs)
-    if (std::optional<AttrValue> v = dwarf.attribute(die, a)) return v;
   // LLVM's worklist: a crafted file may make the chains cycle, so each DIE
   // once; and chain thousands of DIEs, so a bounded number of them (real
-  // chains are two or three long: concrete -> abstract -> declaration).
+  // chains are two or three long: concrete -> abstract -> declaration). On
+  // the stack: the statistics ask this of every variable several times
+  // (two allocations a call were a seventh of their instructions).
   constexpr size_t kMaxChain = 64;
-  std::vector<const Die*> work{&die}, seen{&die};
-  bool first = true;
-  while (!work.empty()) {
-    const Die* d = work.back();
-    work.pop_back();
-    if (!first)
-      for (uint16_t a : attrs)
-        if (std::optional<AttrValue> v = dwarf.attribute(*d, a)) return v;
-    first = false;
-    for (uint16_t link : {dw::DW_AT_abstract_origin, dw::DW_AT_specification}) {
-      const Die* t = referencedDie(dwarf, *d, link);
-      if (t && seen.size() < kMaxChain && std::find(seen.begin(), seen.end(), t) == seen.end()) {
-        seen.push_back(t);
-        work.push_back(t);
+  std::array<const Die*, kMaxChain> work, seen;
+  size_t working = 0, seenCount = 0;
+  work[working++] = seen[seenCount++] = &die;
+  while (working != 0) {
+    const Die* d = work[--working];
+    // One look at the DIE's attribute names: the first of `attrs`, in their
+    // order, that it has answers; else its links are followed.
+    const read::AttrRange range = dwarf.attributes(*d);
+    size_t found = SIZE_MAX, rank = attrs.size();
+    size_t abstractOrigin = SIZE_MAX, specification = SIZE_MAX;
+    for (size_t i = 0; i < range.size(); ++i) {
+      const uint16_t name = range.nameAt(i);
+      const auto wanted = std::find(attrs.begin(), attrs.end(), name);
+      if (wanted != attrs.end() && static_cast<size_t>(wanted - attrs.begin()) < rank) {
+        rank = static_cast<size_t>(wanted - attrs.begin());
+        found = i;
+      }
+      if (name == dw::DW_AT_abstract_origin && abstractOrigin == SIZE_MAX) abstractOrigin = i;
+      if (name == dw::DW_AT_specification && specification == SIZE_MAX) specification = i;
+    }
+    if (found != SIZE_MAX) return range[found];
+    for (const size_t link : {abstractOrigin, specification}) {
+      if (link == SIZE_MAX) continue;
+      const Die* t = referenced(dwarf, range[link]);
+      if (t && seenCount < kMaxChain && std::find(seen.begin(), seen.begin() + seenCount, t) == seen.begin() + seenCount) {
+        seen[seenCount++] = t;
+        work[working++] = t;
       }
     }
   }

@@ -84,7 +84,11 @@ class Collector {
 
   struct Frame {
     uint32_t die = 0;
-    std::string fnPrefix, varPrefix;
+    // The function this DIE counts towards (LLVM's FnPrefix, an entry of
+    // functions_: their addresses stay put), held instead of its name, which
+    // each child copied and each variable hashed again.
+    PerFunction* fn = nullptr;
+    std::string varPrefix;
     uint64_t scope = 0;  // instructions in the innermost enclosing scope that has some
     uint32_t inlineDepth = 0;
     int aoOwner = -1;  // the frame whose abstract-origin variables this DIE's are checked off against
@@ -281,7 +285,7 @@ class Collector {
     bool isConstantMember = tag == dw::DW_TAG_member && attr(die, dw::DW_AT_const_value);
     if (!isParam && !isLocalVar && !isConstantMember) return;
     if (isLocalVar && attr(die, dw::DW_AT_declaration)) return;
-    PerFunction& fn = functions_[f.fnPrefix];
+    PerFunction& fn = *f.fn;
 
     bool hasSrcLoc = findRecursively(d_, die, {dw::DW_AT_decl_file}) && findRecursively(d_, die, {dw::DW_AT_decl_line});
     bool hasType = findRecursively(d_, die, {dw::DW_AT_type}).has_value();
@@ -405,7 +409,7 @@ class Collector {
         }
         if (findRecursively(d_, die, {dw::DW_AT_decl_file}) && findRecursively(d_, die, {dw::DW_AT_decl_line}))
           fn.hasSourceLocation = true;
-        f.fnPrefix = id;
+        f.fn = &fn;
       }
       if (inThisScope) {
         f.scope = inThisScope;
@@ -440,7 +444,7 @@ class Collector {
     stack_.clear();
     Frame top;
     top.die = root;
-    top.fnPrefix = "/";
+    top.fn = &functions_["/"];  // the global scope: zero in every total until a variable counts
     top.varPrefix = "g";
     stack_.push_back(std::move(top));
     if (!enter(stack_.back())) {
@@ -469,7 +473,7 @@ class Collector {
       }
       Frame child;
       child.die = i;
-      child.fnPrefix = f.fnPrefix;
+      child.fn = f.fn;
       child.varPrefix = f.varPrefix;
       if (c.tag == dw::DW_TAG_lexical_block) child.varPrefix += hexByte(f.lexicalBlocks++) + '.';
       if (c.tag == dw::DW_TAG_formal_parameter) child.varPrefix += 'p' + hexByte(f.formalParameters++) + '.';
