@@ -1,10 +1,11 @@
 #!/bin/sh
 # Whole-command timings of ptxdump on large nvcc -G PTX, side by side with
 # llvm-dwarfdump on the cubin ptxas makes of it and with `wc -l`.
-# usage: tests/bench/run.sh [BUILD_DIR] [SIZES_MB] [RUNS]
+# usage: tests/bench/run.sh [BUILD_DIR] [SIZES_MB] [RUNS] [SHAPE_MB]
 #   BUILD_DIR  a configured and built tree (default: build)
 #   SIZES_MB   PTX sizes to generate, in MB (default: "1 20 100")
 #   RUNS       runs per command; the median is reported (default: 5)
+#   SHAPE_MB   size of the other shapes' PTX, in MB (default: 20; 0: none)
 # Inputs are cached in BUILD_DIR/bench-work (nvcc and ptxas take minutes on
 # the largest). Prints one Markdown table: times on two cores and pinned to
 # one (`@1`, taskset -c 0, for both tools), the ratios the performance
@@ -15,6 +16,7 @@ set -eu
 BUILD=${1:-build}
 SIZES=${2:-"1 20 100"}
 RUNS=${3:-5}
+SHAPE_MB=${4:-20}
 PTXDUMP=$BUILD/ptxdump/ptxdump
 GEN=$BUILD/tests/bench/ptxdwarf_gen_cuda
 RUSAGE=$BUILD/tests/bench/ptxdwarf_rusage
@@ -80,6 +82,53 @@ for mb in $SIZES; do
       r[1], (c[1] > 0 ? r[1] / c[1] : 0), c[2] / 1024, d[2] / 1024, (peak * 1024) / s, 1000 * c[1] / f, c[2] / 1024 / f
   }'
 done
+
+# Other shapes of nvcc -G PTX (ptxdwarf_gen_cuda): one kernel of megabytes
+# whose running value has one location list of tens of thousands of entries
+# (generated, unrolled code), and template-heavy CUB kernels (long names, deep
+# type trees). check against wc -l; dump and dump --statistics against
+# llvm-dwarfdump on the cubin where ptxas makes one in reasonable time (ptxas
+# -g takes minutes on a single kernel of megabytes: not for `kernel`); peak
+# memory against the file.
+if [ "$SHAPE_MB" -gt 0 ]; then
+  printf '\n| shape | PTX MB | check s | wc -l s | check/wc | check peak/file | dump s | llvm-dwarfdump s | dump/llvm | dump peak/file | statistics s | llvm --statistics s | statistics/llvm | statistics peak/file |\n'
+  printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+  for shape in kernel templates; do
+    # About 1.5 KB of PTX per statement, 250 KB per CUB kernel.
+    if [ $shape = kernel ]; then n=$((SHAPE_MB * 665)); else n=$((SHAPE_MB * 4)); fi
+    ptx=$WORK/$shape$SHAPE_MB.ptx
+    if [ ! -s "$ptx" ]; then
+      "$GEN" $n $shape > "$WORK/$shape$SHAPE_MB.cu"
+      nvcc -G -ptx -arch=sm_90 "$WORK/$shape$SHAPE_MB.cu" -o "$ptx"
+    fi
+    cubin=$WORK/$shape$SHAPE_MB.cubin
+    [ $shape = kernel ] || [ -s "$cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$cubin"
+    for f in sc sw sd sl ss sls; do : > "$WORK/$f"; done
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+      timed "$PTXDUMP" check "$ptx" >> "$WORK/sc"
+      timed wc -l "$ptx" >> "$WORK/sw"
+      timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" >> "$WORK/sd"
+      timed "$PTXDUMP" dump --statistics "$ptx" >> "$WORK/ss"
+      if [ -s "$cubin" ]; then
+        timed llvm-dwarfdump --debug-info --debug-loc "$cubin" >> "$WORK/sl"
+        timed llvm-dwarfdump --statistics "$cubin" >> "$WORK/sls"
+      fi
+      i=$((i + 1))
+    done
+    sc=$(medianRun "$WORK/sc"); sw=$(medianRun "$WORK/sw"); sd=$(medianRun "$WORK/sd"); ss=$(medianRun "$WORK/ss")
+    sl=$(medianRun "$WORK/sl"); sls=$(medianRun "$WORK/sls")
+    echo "$sc|$sw|$sd|$sl|$ss|$sls" | awk -F'|' -v shape=$shape -v s="$(wc -c < "$ptx")" '{
+      split($1, c, " "); split($2, w, " "); split($3, d, " "); split($4, l, " "); split($5, t, " "); split($6, u, " ")
+      MB = 1048576
+      llvm = (l[1] > 0 ? sprintf("%.3f | %.2fx", l[1], d[1] / l[1]) : "- | -")
+      stats = (u[1] > 0 ? sprintf("%.3f | %.2fx", u[1], t[1] / u[1]) : "- | -")
+      printf "| %s | %.1f | %.3f | %.4f | %.1fx | %.2fx | %.3f | %s | %.2fx | %.3f | %s | %.2fx |\n", shape, s / MB,
+             c[1], w[1], (w[1] > 0 ? c[1] / w[1] : 0), c[2] * 1024 / s, d[1], llvm, d[2] * 1024 / s, t[1], stats,
+             t[2] * 1024 / s
+    }'
+  done
+fi
 
 # annotate against check on the same program compiled without -G (nvcc -O3:
 # no debug information, what `ptxdump annotate` is for); issue 13 asks for
