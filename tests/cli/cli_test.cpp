@@ -174,6 +174,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "53:5: error: symbolic operand in .b8: ptxas accepts symbols only in .b32 and .b64 (\"Illegal "
                       "type for dwarf data\")"},
         MalformedCase{"nul_byte.ptx", "3:1: error: NUL byte in the input: this is not PTX text"},
+        MalformedCase{"file_two_strings.ptx",
+                      "44:17: error: a second string in .file: PTX takes one path (`.file N \"dir/name\"`); "
+                      "`.file N \"dir\" \"name\"` is the DWARF 5 form of other assemblers, which ptxas rejects"},
         MalformedCase{"not_text.ptx", "1:1: error: expected a directive at module scope"}),
     [](const testing::TestParamInfo<MalformedCase>& info) {
       std::string name = info.param.file;

@@ -185,6 +185,21 @@ TEST(LocDirective, MalformedTailsAreSyntaxErrors) {
   EXPECT_NE(big.diagnostics.items[0].message.find("a file number out of range"), std::string::npos);
 }
 
+// clang emits `.file N "dir" "name"` for DWARF 5 outside CUDA mode (clang
+// -target nvptx64-nvidia-cuda on C): ptxas stops at the second string with a
+// bare syntax error; the reader says what it is, where it starts.
+TEST(FileDirective, TwoStringsAreNamedAsTheOtherAssemblersForm) {
+  ReadResult r = read(".version 7.5\n.target sm_75\n.address_size 64\n.file\t1 \"/tmp/dir\" \"a.c\"\n", "x.ptx");
+  ASSERT_FALSE(r.ok());
+  const Diagnostic& d = r.diagnostics.items[0];
+  EXPECT_NE(d.message.find("a second string in .file"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("ptxas rejects"), std::string::npos) << d.message;
+  EXPECT_EQ(d.loc.line, 4u);
+  EXPECT_EQ(d.loc.col, 20u);
+  // One path, with or without the timestamp and size, still reads.
+  EXPECT_TRUE(read(".version 7.5\n.target sm_75\n.file 1 \"/tmp/dir/a.c\", 0, 0\n", "x.ptx").ok());
+}
+
 TEST(LineTable, FilesSplitAsPtxasSplitsThem) {
   ReadResult r = read(kKernel, "k.ptx");
   ASSERT_TRUE(r.ok());

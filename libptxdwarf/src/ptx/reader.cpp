@@ -222,6 +222,12 @@ class Reader {
     cur_.skipInlineSpace();
     f.path = std::string(cur_.stringLiteral());
     cur_.skipInlineSpace();
+    // clang's assembler output for DWARF 5 names the directory and the file
+    // apart (`.file 1 "/src" "k.cu"`): not PTX, and ptxas stops at it with
+    // a bare syntax error. Said here with what to write instead.
+    if (cur_.peek() == '"')
+      cur_.fail(cur_.loc(), "a second string in .file: PTX takes one path (`.file N \"dir/name\"`); "
+                            "`.file N \"dir\" \"name\"` is the DWARF 5 form of other assemblers, which ptxas rejects");
     if (cur_.consume(',')) {  // .file N "path", timestamp, size
       cur_.skipInlineSpace();
       f.timestamp = cur_.unsignedNumber("a timestamp");
