@@ -233,6 +233,7 @@ class JsonDumper {
         str("text", scratch2_);
       }
       out_ += '}';
+      drain();  // a list may hold tens of thousands of entries: megabytes of JSON
     }
     out_ += "],";
     key("complete");

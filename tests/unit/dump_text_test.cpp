@@ -587,6 +587,24 @@ TEST(DumpText, LongLocationListStreams) {
   EXPECT_LE(capacity, (size_t{2} << 20) + 4096 + 4096) << "the buffer grew to hold a whole list";
   EXPECT_NE(whole.find("                   ($L__49999, $L__50000): DW_OP_regx %r1)\n"), std::string::npos);
   EXPECT_NE(whole.find("            ($L__49999, $L__50000): DW_OP_regx %r1\n"), std::string::npos);
+
+  // JSON and JSON lines: each entry is an object of its own (the list's
+  // megabytes go out as they come); what stays whole is the attribute's
+  // one-string "text", a tenth of it.
+  for (const bool lines : {false, true}) {
+    std::FILE* jsonStream = std::tmpfile();
+    ASSERT_NE(jsonStream, nullptr);
+    std::string jsonOut;
+    ptxdump::dumpJson(d->read.module, d->dwarf, o, jsonOut, jsonStream, lines);
+    const size_t jsonCapacity = jsonOut.capacity();
+    std::fflush(jsonStream);
+    const long jsonWritten = std::ftell(jsonStream);
+    std::fclose(jsonStream);
+    std::string jsonWhole;
+    ptxdump::dumpJson(d->read.module, d->dwarf, o, jsonWhole, nullptr, lines);
+    EXPECT_EQ(static_cast<size_t>(jsonWritten), jsonWhole.size()) << lines;
+    EXPECT_LT(jsonCapacity, jsonWhole.size() / 2) << lines << ": the buffer held most of the list";
+  }
 }
 
 TEST(DumpJson, Chapter6IsWellFormedAndComplete) {
