@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ptxdwarf/ptx/module.h"
@@ -45,6 +46,10 @@ using LocEntryView = ptxdwarf::read::LocEntry;
 // file took 12 MB of a dump's 36.
 class LocListReader {
  public:
+  LocListReader() = default;
+  LocListReader(const LocListReader&) = delete;  // the entries refer to this reader's references
+  LocListReader& operator=(const LocListReader&) = delete;
+
   // Reads the list at `offset`; false when the section ends inside it.
   // `offset` is left after the last complete entry read. The entries of the
   // list read before are gone.
