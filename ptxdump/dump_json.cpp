@@ -190,7 +190,9 @@ class JsonDumper {
     }
   }
 
-  void locEntries(const SectionImage* s, uint64_t offset, uint8_t addressSize, const Unit* unit) {
+  // The list at `offset`, which is left after its last complete entry;
+  // whether the list ends before the section does.
+  bool locEntries(const SectionImage* s, uint64_t& offset, uint8_t addressSize, const Unit* unit) {
     LocListReader list;
     bool complete = list.read(s, addressSize, offset);
     key("entries");
@@ -238,6 +240,7 @@ class JsonDumper {
     out_ += "],";
     key("complete");
     out_ += complete ? "true" : "false";
+    return complete;
   }
 
   void attribute(const Die& die, const AttrValue& v) {
@@ -485,17 +488,15 @@ class JsonDumper {
       uint8_t addressSize = d_.units[0].addressSize;
       uint64_t off = 0;
       bool first = true;
-      LocListReader probe;
       while (off < s->bytes.size()) {
         if (!first) out_ += ',';
         first = false;
         out_ += '{';
         num("offset", off);
         out_ += ',';
-        uint64_t start = off;
-        locEntries(s, start, addressSize, nullptr);
+        const bool complete = locEntries(s, off, addressSize, nullptr);  // read once, where a probe read it again
         out_ += '}';
-        if (!probe.read(s, addressSize, off)) break;
+        if (!complete) break;
       }
     }
     out_ += ']';

@@ -12,20 +12,19 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 
-const Die* referencedDie(const Dwarf& dwarf, const Die& die, uint16_t attr) {
-  std::optional<AttrValue> v = dwarf.attribute(die, attr);
-  if (!v || !v->isReference() || v->reloc) return nullptr;
-  return dwarf.dieAt(v->value);
-}
-
 namespace {
 
-// The DIE a reference value names, as referencedDie says.
+// The DIE a reference value names; none for a relocated one.
 const Die* referenced(const Dwarf& dwarf, const AttrValue& v) {
   return v.isReference() && !v.reloc ? dwarf.dieAt(v.value) : nullptr;
 }
 
 }  // namespace
+
+const Die* referencedDie(const Dwarf& dwarf, const Die& die, uint16_t attr) {
+  std::optional<AttrValue> v = dwarf.attribute(die, attr);
+  return v ? referenced(dwarf, *v) : nullptr;
+}
 
 std::optional<AttrValue> findRecursively(const Dwarf& dwarf, const Die& die, std::initializer_list<uint16_t> attrs) {
   // LLVM's worklist: a crafted file may make the chains cycle, so each DIE
