@@ -102,6 +102,52 @@ TEST(HostileOutput, ExistingTargetsSurviveAFailedWrite) {
   EXPECT_EQ(dir.names(), std::vector<std::string>{"out.bin"});
 }
 
+// reformat -o writes its text as it is made, reading the input's text back
+// from the mapped file: the file holds what stdout gets, in every style and
+// re-encoded, for files whose sections are split, appended, labelled, CRLF.
+TEST(HostileOutput, ReformatToAFileIsWhatStdoutGets) {
+  TempDir dir("reformat_file");
+  const std::string out = dir.file("out.ptx");
+  for (const std::string& input :
+       {kChapter6, kFixtures + "/variants/split_blocks.ptx", kFixtures + "/variants/crlf.ptx",
+        kFixtures + "/variants/section_labels.ptx", kFixtures + "/variants/empty_blocks.ptx",
+        kFixtures + "/variants/comments.ptx"}) {
+    for (const char* style : {"packed", "one-per-line", "verbose", "dense"}) {
+      for (bool reencode : {false, true}) {
+        std::vector<std::string> args{"reformat", input, "--style", style};
+        if (reencode) args.push_back("--reencode");
+        const CommandResult toStdout = ptxdump(args);
+        args.insert(args.end(), {"-o", out});
+        const CommandResult toFile = ptxdump(args);
+        const std::string what = input + " " + style + (reencode ? " --reencode" : "");
+        ASSERT_EQ(toStdout.exitCode, toFile.exitCode) << what << toFile.err;
+        EXPECT_EQ(toStdout.err, toFile.err) << what;
+        EXPECT_EQ(toFile.out, "") << what;
+        if (toFile.exitCode != 0) continue;
+        EXPECT_EQ(readFile(out), toStdout.out) << what;
+        EXPECT_EQ(dir.names(), std::vector<std::string>{"out.ptx"}) << what;
+      }
+    }
+  }
+}
+
+// A refused reformat (labels in sections need .version 7.0) creates no file.
+TEST(HostileOutput, RefusedReformatCreatesNoFile) {
+  TempDir dir("reformat_refused");
+  const std::string input = dir.file("x.ptx");
+  std::string text = readFile(kFixtures + "/variants/section_labels.ptx").value_or("");
+  ASSERT_EQ(text.rfind(".version 7.0\n", 0), 0u);
+  text.replace(0, 12, ".version 6.5");
+  ASSERT_TRUE(writeFile(input, text));
+  const CommandResult r = ptxdump({"reformat", input, "-o", dir.file("out.ptx")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find(input + ":54:6: error: label '$L__debug_info_1' at .debug_info+0: labels inside a section need "
+                               "PTX .version 7.0 or later (target is 6.5)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(dir.names(), std::vector<std::string>{"x.ptx"});
+}
+
 TEST(HostileOutput, OutputToADeviceIsWrittenInPlace) {
   // /dev/null is not replaced by a regular file (as root, a rename would do that).
   CommandResult r = ptxdump({"reformat", kChapter6, "-o", "/dev/null"});

@@ -561,3 +561,66 @@ TEST(PtxWriter, ALargeSectionRenderedInPartsIsTheSameText) {
     EXPECT_NE(texts[1].find("\n$L__end:\n\t}"), std::string::npos);
   }
 }
+
+// reformat() to a sink: the text of the string form, in pieces of a few
+// megabytes at most except views of the input's own runs, and nothing
+// handed over when the images are refused.
+TEST(PtxWriter, StreamedReformatIsTheStringFormInPieces) {
+  // A large .debug_info (rendered in parts, in place: not indented), a
+  // second block of it (removed), a kept section, and .debug_loc, which the
+  // text does not have (appended after the last block).
+  std::vector<uint8_t> bytes(3u << 20);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
+  SectionImage info = image(".debug_info", bytes);
+  for (uint64_t o = 100; o + 8 < info.bytes.size(); o += 997) {
+    for (uint64_t k = 0; k < 4; ++k) info.bytes[o + k] = 0;
+    info.relocations.push_back(reloc(static_cast<uint32_t>(o), 4, ".debug_abbrev"));
+  }
+  const std::string code(3u << 20, ' ');  // a run of the text longer than a piece
+  const std::string text = ".version 7.5\n.target sm_75, debug\n.address_size 64\n// " + code +
+                           "\n.section .debug_info { .b8 1 }\n.section .debug_str { .b8 104, 0 }\n"
+                           ".section .debug_info { .b8 2 }\n// tail\n";
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok()) << errorsOf(r.diagnostics);
+  const std::vector<SectionImage> images = {info, image(".debug_loc", {0, 0})};
+  for (Style style : kStyles) {
+    for (unsigned threads : {1u, 2u}) {
+      WriteOptions o;
+      o.style = style;
+      o.threads = threads;
+      Diagnostics diags;
+      const std::optional<std::string> whole = write::reformat(text, r.module, images, o, diags);
+      ASSERT_TRUE(whole.has_value()) << errorsOf(diags);
+      std::string streamed;
+      size_t pieces = 0, views = 0;
+      ASSERT_TRUE(write::reformat(text, r.module, images, o, diags, [&](std::string_view piece) {
+        const bool view = piece.data() >= text.data() && piece.data() + piece.size() <= text.data() + text.size();
+        views += view;
+        ++pieces;
+        EXPECT_FALSE(piece.empty());
+        // Made text comes in pieces of about 1 MB, or a part of a large
+        // section rendered on the second thread: 512 KB of it, up to 8
+        // characters a byte (one per line).
+        if (!view) {
+          EXPECT_LE(piece.size(), size_t{5} << 20) << "a piece of made text, " << write::styleName(style);
+        }
+        streamed.append(piece);
+      }));
+      EXPECT_EQ(streamed.size(), whole->size()) << write::styleName(style) << " threads " << threads;
+      EXPECT_TRUE(streamed == *whole) << write::styleName(style) << " threads " << threads;
+      EXPECT_EQ(views, 1u) << "the 3 MB comment goes out as a view of the text";
+      EXPECT_GT(pieces, 3u);
+    }
+  }
+  // Refused (a label in a section needs PTX 7.0): nothing handed over.
+  const std::string old = ".version 6.5\n.target sm_75, debug\n.address_size 64\n.section .debug_info { .b8 1 }\n";
+  ptx::ReadResult r65 = ptx::read(old, "t.ptx");
+  ASSERT_TRUE(r65.ok());
+  std::vector<SectionImage> labelled = r65.module.sections;
+  labelled[0].labels.push_back({"$L__info_end", 1, {}});
+  Diagnostics diags;
+  size_t handed = 0;
+  EXPECT_FALSE(write::reformat(old, r65.module, labelled, {}, diags, [&](std::string_view) { ++handed; }));
+  EXPECT_EQ(handed, 0u);
+  EXPECT_EQ(diags.errorCount(), 1u);
+}

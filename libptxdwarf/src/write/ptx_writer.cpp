@@ -935,7 +935,7 @@ std::vector<uint64_t> cutPoints(const SectionImage& image, const WriteOptions& o
 // section's. False when no helper could be started (nothing was written).
 bool renderInParts(const std::function<void(std::string_view)>& sink, const SectionImage& image,
                    const WriteOptions& options, const std::vector<uint64_t>& cuts, std::string& buffer,
-                   const std::function<void(std::string&)>& flush) {
+                   const std::function<void(std::string&)>& flush, bool indent) {
   const size_t parts = cuts.size() - 1;
   const std::vector<const SectionLabel*> labels = SectionWriter::sortedLabels(image);
   struct Slot {
@@ -958,7 +958,7 @@ bool renderInParts(const std::function<void(std::string_view)>& sink, const Sect
           if (stop) return;
         }
         slot.text.clear();
-        SectionWriter(slot.text, image, options, labels).writePart(true, cuts[k], cuts[k + 1], false, k + 1 == parts);
+        SectionWriter(slot.text, image, options, labels).writePart(indent, cuts[k], cuts[k + 1], false, k + 1 == parts);
         std::lock_guard lock(mutex);
         slot.full = true;
         changed.notify_all();
@@ -988,7 +988,7 @@ bool renderInParts(const std::function<void(std::string_view)>& sink, const Sect
     for (size_t k = 0; k < parts; ++k) {
       if (k % 2 == 0) {
         SectionWriter(buffer, image, options, labels, &flush)
-            .writePart(true, cuts[k], cuts[k + 1], k == 0, k + 1 == parts);
+            .writePart(indent, cuts[k], cuts[k + 1], k == 0, k + 1 == parts);
         continue;
       }
       if (!buffer.empty()) flush(buffer);
@@ -1025,7 +1025,7 @@ bool streamSections(const std::function<void(std::string_view)>& sink, std::span
   };
   for (const SectionImage& image : images) {
     const std::vector<uint64_t> cuts = cutPoints(image, options);
-    if (cuts.size() < 3 || !renderInParts(sink, image, options, cuts, buffer, flush))
+    if (cuts.size() < 3 || !renderInParts(sink, image, options, cuts, buffer, flush, true))
       render(buffer, image, options, true, &flush);
     buffer += options.crlf ? "\r\n" : "\n";
   }
@@ -1051,10 +1051,31 @@ std::string writeSections(std::span<const SectionImage> images, const WriteOptio
   return out;
 }
 
-std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
-                                    std::span<const SectionImage> sections, const WriteOptions& options,
-                                    Diagnostics& diags) {
-  WriteOptions opt = options;
+namespace {
+
+// What reformat() replaces: the module's blocks in text order, each with the
+// image it becomes (none: removed), and the images no block of the module
+// names (appended after its last block).
+struct ReformatPlan {
+  struct Edit {
+    TextRange range;
+    const SectionImage* image = nullptr;  // null: remove the block
+  };
+  WriteOptions options;
+  std::vector<Edit> edits;
+  std::vector<bool> placed;  // per image: it replaces a block
+  uint64_t lastEnd = 0;      // the end of the text's last block
+  bool anyBlock = false;
+};
+
+// Every check reformat() makes, before any text is made: a plan, or nullopt
+// with the errors in diags.
+std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Module& module,
+                                         std::span<const SectionImage> sections, const WriteOptions& options,
+                                         Diagnostics& diags) {
+  ReformatPlan plan;
+  WriteOptions& opt = plan.options;
+  opt = options;
   if (!opt.version.present) opt.version = module.version;
   if (!options.crlf) {
     const size_t nl = text.find('\n');
@@ -1062,14 +1083,7 @@ std::optional<std::string> reformat(std::string_view text, const ptx::Module& mo
   }
   if (!validate(sections, opt, diags)) return std::nullopt;
 
-  struct Edit {
-    TextRange range;
-    const SectionImage* image = nullptr;  // null: remove the block
-  };
-  std::vector<Edit> edits;
-  std::vector<bool> placed(sections.size(), false);
-  uint64_t lastEnd = 0;
-  bool anyBlock = false;
+  plan.placed.assign(sections.size(), false);
   for (const SectionImage& original : module.sections) {
     for (const TextRange& b : original.blocks) {
       if (b.begin > b.end || b.end > text.size()) {
@@ -1079,8 +1093,8 @@ std::optional<std::string> reformat(std::string_view text, const ptx::Module& mo
         d.section = original.name;
         return std::nullopt;
       }
-      lastEnd = std::max(lastEnd, b.end);
-      anyBlock = true;
+      plan.lastEnd = std::max(plan.lastEnd, b.end);
+      plan.anyBlock = true;
     }
     size_t idx = sections.size();
     for (size_t i = 0; i < sections.size(); ++i)
@@ -1089,9 +1103,9 @@ std::optional<std::string> reformat(std::string_view text, const ptx::Module& mo
         break;
       }
     if (idx == sections.size() || original.blocks.empty()) continue;
-    placed[idx] = true;
+    plan.placed[idx] = true;
     for (size_t k = 0; k < original.blocks.size(); ++k)
-      edits.push_back({original.blocks[k], k == 0 ? &sections[idx] : nullptr});
+      plan.edits.push_back({original.blocks[k], k == 0 ? &sections[idx] : nullptr});
   }
   for (size_t i = 0; i < sections.size(); ++i)
     for (size_t j = 0; j < i; ++j)
@@ -1101,51 +1115,143 @@ std::optional<std::string> reformat(std::string_view text, const ptx::Module& mo
         d.section = sections[i].name;
         return std::nullopt;
       }
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.range.begin < b.range.begin; });
-  for (size_t i = 1; i < edits.size(); ++i)
-    if (edits[i].range.begin < edits[i - 1].range.end) {
+  std::sort(plan.edits.begin(), plan.edits.end(),
+            [](const ReformatPlan::Edit& a, const ReformatPlan::Edit& b) { return a.range.begin < b.range.begin; });
+  for (size_t i = 1; i < plan.edits.size(); ++i)
+    if (plan.edits[i].range.begin < plan.edits[i - 1].range.end) {
       diags.error({}, "overlapping section blocks in the module").rule = "ptx-write";
       return std::nullopt;
     }
+  return plan;
+}
 
+// Makes the text a plan describes, in order, into `out`: out.text() takes
+// bytes of the original text, out.section() renders an image, and
+// out.endsLine() says whether what was made so far is empty or ends a line.
+template <class Output>
+void emitReformat(const ReformatPlan& plan, std::string_view text, std::span<const SectionImage> sections,
+                  Output& out) {
+  const WriteOptions& opt = plan.options;
+  std::vector<bool> placed = plan.placed;
   const std::string_view nl = opt.crlf ? "\r\n" : "\n";
-  size_t need = text.size();
-  for (const SectionImage& s : sections) need += estimateSize(s, opt.style);
-  std::string out;
-  out.reserve(need);
+  bool anyBlock = plan.anyBlock;
   uint64_t pos = 0;
   auto appendNew = [&] {
     for (size_t i = 0; i < sections.size(); ++i) {
       if (placed[i]) continue;
-      out += nl;
-      render(out, sections[i], opt, true);
-      if (!anyBlock) out += nl;
+      out.text(nl);
+      out.section(sections[i], true);
+      if (!anyBlock) out.text(nl);
     }
   };
-  for (const Edit& e : edits) {
-    out.append(text.substr(pos, e.range.begin - pos));
-    if (e.image) render(out, *e.image, opt, false);
+  for (const ReformatPlan::Edit& e : plan.edits) {
+    out.text(text.substr(pos, e.range.begin - pos));
+    if (e.image) out.section(*e.image, false);
     pos = e.range.end;
-    if (anyBlock && pos == lastEnd) {
+    if (anyBlock && pos == plan.lastEnd) {
       appendNew();
       anyBlock = false;  // appended
       std::fill(placed.begin(), placed.end(), true);
     }
   }
-  if (anyBlock && lastEnd > pos) {  // the last block belongs to a kept section
-    out.append(text.substr(pos, lastEnd - pos));
-    pos = lastEnd;
+  if (anyBlock && plan.lastEnd > pos) {  // the last block belongs to a kept section
+    out.text(text.substr(pos, plan.lastEnd - pos));
+    pos = plan.lastEnd;
     appendNew();
     std::fill(placed.begin(), placed.end(), true);
     anyBlock = false;
   }
-  out.append(text.substr(pos));
+  out.text(text.substr(pos));
   if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
-    if (!out.empty() && out.back() != '\n') out += nl;
+    if (!out.endsLine()) out.text(nl);
     anyBlock = false;
     appendNew();
   }
+}
+
+// reformat()'s text as one string, reserved for its estimated size.
+class StringOutput {
+ public:
+  StringOutput(std::string& out, const WriteOptions& options) : out_(out), options_(options) {}
+  void text(std::string_view t) { out_.append(t); }
+  void section(const SectionImage& image, bool indent) { render(out_, image, options_, indent); }
+  bool endsLine() const { return out_.empty() || out_.back() == '\n'; }
+
+ private:
+  std::string& out_;
+  const WriteOptions& options_;
+};
+
+// reformat()'s text handed to a sink in pieces of about kStreamChunk: the
+// original text's long runs as they are (views of the text, not copies), a
+// large section rendered in parts on two threads (renderInParts).
+class SinkOutput {
+ public:
+  SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
+      : sink_(sink), options_(options) {
+    buffer_.reserve(kStreamChunk + 64 * 1024);
+  }
+  void text(std::string_view t) {
+    if (t.size() >= kStreamChunk) {
+      flush(buffer_);
+      hand(t);
+      return;
+    }
+    buffer_ += t;
+    if (buffer_.size() >= kStreamChunk) flush(buffer_);
+  }
+  void section(const SectionImage& image, bool indent) {
+    const std::vector<uint64_t> cuts = cutPoints(image, options_);
+    if (cuts.size() < 3 || !renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent))
+      render(buffer_, image, options_, indent, &flushing_);
+  }
+  bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
+  void finish() { flush(buffer_); }
+
+ private:
+  void hand(std::string_view piece) {
+    if (piece.empty()) return;
+    last_ = piece.back();
+    sink_(piece);
+  }
+  void flush(std::string& text) {
+    hand(text);
+    text.clear();
+  }
+
+  const std::function<void(std::string_view)>& sink_;
+  const WriteOptions& options_;
+  std::string buffer_;
+  char last_ = 0;  // the last byte handed over; 0 before the first
+  // hand() and flush() as the section writers take them.
+  const std::function<void(std::string_view)> counted_ = [this](std::string_view piece) { hand(piece); };
+  const std::function<void(std::string&)> flushing_ = [this](std::string& text) { flush(text); };
+};
+
+}  // namespace
+
+std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
+                                    std::span<const SectionImage> sections, const WriteOptions& options,
+                                    Diagnostics& diags) {
+  std::optional<ReformatPlan> plan = planReformat(text, module, sections, options, diags);
+  if (!plan) return std::nullopt;
+  std::string out;
+  size_t need = text.size();
+  for (const SectionImage& s : sections) need += estimateSize(s, plan->options.style);
+  out.reserve(need);
+  StringOutput output(out, plan->options);
+  emitReformat(*plan, text, sections, output);
   return out;
+}
+
+bool reformat(std::string_view text, const ptx::Module& module, std::span<const SectionImage> sections,
+              const WriteOptions& options, Diagnostics& diags, const std::function<void(std::string_view)>& sink) {
+  std::optional<ReformatPlan> plan = planReformat(text, module, sections, options, diags);
+  if (!plan) return false;
+  SinkOutput output(sink, plan->options);
+  emitReformat(*plan, text, sections, output);
+  output.finish();
+  return true;
 }
 
 }  // namespace ptxdwarf::write

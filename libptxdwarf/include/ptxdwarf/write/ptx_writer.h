@@ -118,5 +118,12 @@ bool writeSections(std::ostream& out, std::span<const SectionImage> images, cons
 std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
                                     std::span<const SectionImage> sections, const WriteOptions& options,
                                     Diagnostics& diags);
+// The same text handed to `sink` in order, in pieces (most about 1 MB, a
+// part of a large section rendered on a second thread a few MB, a long run
+// of the original text one view of `text`), so that a caller writing a file
+// never holds the whole output. Every error is found before
+// the first piece: on false nothing was handed over.
+bool reformat(std::string_view text, const ptx::Module& module, std::span<const SectionImage> sections,
+              const WriteOptions& options, Diagnostics& diags, const std::function<void(std::string_view)>& sink);
 
 }  // namespace ptxdwarf::write
