@@ -677,29 +677,34 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   write::WriteOptions options;
   options.style = *style;
   options.dwarf = request.reencode ? &annotated : &file->dwarf;
-  // To a file, the text goes out as it is made (never held whole: it is
-  // larger than the input), into a temporary file renamed when all is
-  // written; reformat() finds every error before the first piece, so a
-  // refused input creates nothing.
+  // The text goes out as it is made, never held whole (it is larger than
+  // the input): to a temporary file renamed when all is written, or to the
+  // stream. reformat() finds every error before the first piece, so a
+  // refused input creates no file and writes nothing.
   const bool toFile = !request.output.empty() && request.output != "-";
   ReplacingFile replacing;
   std::string openError;
   // A run of the text handed over whole (a view of it, read back from the
   // file) is not read again once written: its pages go again.
   const std::string_view inputText = file->text.view();
-  auto toTemporary = [&](std::string_view piece) {
-    if (!replacing.isOpen() && openError.empty() && !replacing.open(request.output, openError)) return;
-    if (!replacing.isOpen()) return;
-    replacing.write(piece);
+  auto writePiece = [&](std::string_view piece) {
+    if (!toFile) {
+      writeTo(request.stream, piece);
+    } else {
+      if (!replacing.isOpen() && openError.empty() && !replacing.open(request.output, openError)) return;
+      if (!replacing.isOpen()) return;
+      replacing.write(piece);
+    }
     if (piece.data() >= inputText.data() && piece.data() + piece.size() <= inputText.data() + inputText.size()) {
       const auto at = static_cast<uint64_t>(piece.data() - inputText.data());
       file->text.release(at, at + piece.size());
     }
   };
+  const bool streamed = toFile || request.stream;
   std::optional<std::string> text;
   bool written = false;
   if (!diags.hasErrors()) {
-    if (toFile) written = write::reformat(file->text.view(), m, images, options, diags, toTemporary);
+    if (streamed) written = write::reformat(file->text.view(), m, images, options, diags, writePiece);
     else if ((text = write::reformat(file->text.view(), m, images, options, diags))) written = true;
   }
   if (!written && request.reencode) {
@@ -716,11 +721,12 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   }
   appendDiagnostics(diags, request.file, err);
   if (!written) return kProblems;
-  if (file->text.shrank()) {  // the kept bytes were read again while writing (a temporary file goes)
+  if (file->text.shrank()) {  // the text was read again while writing (a temporary file goes; a stream got it cut)
     err += request.file + ": error: " + kShrankMessage + "\n";
     return kUnreadable;
   }
-  if (!toFile) return writeOutput(request.output, *text, out, err) ? kOk : kUnreadable;
+  if (!streamed) return writeOutput(request.output, *text, out, err) ? kOk : kUnreadable;
+  if (!toFile) return kOk;  // a failed write to the stream is the caller's exit 2
   if (!replacing.isOpen() && openError.empty()) replacing.open(request.output, openError);  // an empty text
   std::string writeError = openError;
   if (writeError.empty()) replacing.commit(writeError);

@@ -175,6 +175,7 @@ struct ReformatRequest {
   std::string output;            // empty or "-": to `out`
   std::string style = "packed";  // packed | one-per-line | verbose | dense
   bool reencode = false;         // through the canonical encoder
+  std::FILE* stream = nullptr;   // without -o the text goes here as it is made, not to `out`
 };
 // Rewrites only the debug sections; every other byte of the file is kept.
 // Exit 0 written, 1 the sections cannot be written for this .version, 2 unreadable.

@@ -266,6 +266,7 @@ static int run(int argc, char** argv) {
     return finish(code, out, err);
   }
   if (reformatCmd->parsed()) {
+    reformat.stream = stdout;
     int code = ptxdump::runReformat(reformat, out, err);
     return finish(code, out, err);
   }
