@@ -44,24 +44,14 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   }
   // Whole or not at all: `annotate x.ptx -o x.ptx` that fails keeps x.ptx.
   // The output (about five times the input) goes to the file as it is made,
-  // never held whole; the file is opened at the first piece, so a refused
-  // input creates nothing.
-  ReplacingFile file;
-  std::string openError;
-  write::Annotated a = write::annotate(text, r.module, options, [&](std::string_view piece) {
-    if (!file.isOpen() && openError.empty() && !file.open(request.output, openError)) return;
-    if (file.isOpen()) file.write(piece);
-  });
+  // never held whole; a refused input creates nothing (PiecewiseFile).
+  PiecewiseFile file(request.output);
+  write::Annotated a =
+      write::annotate(text, r.module, options, [&](std::string_view piece) { file.write(piece); });
   for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
   if (!a.written()) return kProblems;
   if (shrank(*loaded, err)) return kUnreadable;  // the temporary file goes, the output stays as it was
-  std::string writeError = openError;
-  if (writeError.empty()) file.commit(writeError);
-  if (!writeError.empty()) {
-    err += request.output + ": error: cannot write: " + writeError + "\n";
-    return kUnreadable;
-  }
-  return kOk;
+  return file.commit(err) ? kOk : kUnreadable;
 }
 
 }  // namespace ptxdump

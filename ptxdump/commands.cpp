@@ -345,6 +345,20 @@ bool ReplacingFile::commit(std::string& error) {
   return ok;
 }
 
+void PiecewiseFile::write(std::string_view piece) {
+  if (!file_.isOpen() && openError_.empty()) file_.open(path_, openError_);
+  if (file_.isOpen()) file_.write(piece);
+}
+
+bool PiecewiseFile::commit(std::string& err) {
+  if (!file_.isOpen() && openError_.empty()) file_.open(path_, openError_);  // an empty text
+  std::string error = openError_;
+  if (error.empty()) file_.commit(error);
+  if (error.empty()) return true;
+  err += path_ + ": error: cannot write: " + error + "\n";
+  return false;
+}
+
 ReplacingFile::~ReplacingFile() {
   if (fd_ < 0) return;
   close(fd_);
@@ -682,19 +696,13 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   // stream. reformat() finds every error before the first piece, so a
   // refused input creates no file and writes nothing.
   const bool toFile = !request.output.empty() && request.output != "-";
-  ReplacingFile replacing;
-  std::string openError;
+  PiecewiseFile outputFile(request.output);
   // A run of the text handed over whole (a view of it, read back from the
   // file) is not read again once written: its pages go again.
   const std::string_view inputText = file->text.view();
   auto writePiece = [&](std::string_view piece) {
-    if (!toFile) {
-      writeTo(request.stream, piece);
-    } else {
-      if (!replacing.isOpen() && openError.empty() && !replacing.open(request.output, openError)) return;
-      if (!replacing.isOpen()) return;
-      replacing.write(piece);
-    }
+    if (toFile) outputFile.write(piece);
+    else writeTo(request.stream, piece);
     if (piece.data() >= inputText.data() && piece.data() + piece.size() <= inputText.data() + inputText.size()) {
       const auto at = static_cast<uint64_t>(piece.data() - inputText.data());
       file->text.release(at, at + piece.size());
@@ -727,14 +735,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   }
   if (!streamed) return writeOutput(request.output, *text, out, err) ? kOk : kUnreadable;
   if (!toFile) return kOk;  // a failed write to the stream is the caller's exit 2
-  if (!replacing.isOpen() && openError.empty()) replacing.open(request.output, openError);  // an empty text
-  std::string writeError = openError;
-  if (writeError.empty()) replacing.commit(writeError);
-  if (!writeError.empty()) {
-    err += request.output + ": error: cannot write: " + writeError + "\n";
-    return kUnreadable;
-  }
-  return kOk;
+  return outputFile.commit(err) ? kOk : kUnreadable;
 }
 
 }  // namespace ptxdump

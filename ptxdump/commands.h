@@ -121,6 +121,22 @@ class ReplacingFile {
   int fd_ = -1;
   int errno_ = 0;
 };
+// An output file written in pieces as they are made: the temporary file
+// is opened at the first piece, so a command that refuses its input creates
+// nothing, and renamed over `path` by commit() once all is written.
+class PiecewiseFile {
+ public:
+  explicit PiecewiseFile(std::string path) : path_(std::move(path)) {}
+  void write(std::string_view piece);
+  // Puts the file in place (an empty one when no piece came); false with
+  // `PATH: error: cannot write: ...` appended to `err`.
+  bool commit(std::string& err);
+
+ private:
+  std::string path_;
+  ReplacingFile file_;
+  std::string openError_;
+};
 // Do `a` and `b` name the same existing file?
 bool sameFile(const std::string& a, const std::string& b);
 
