@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 
 #include "corpus.h"
@@ -285,46 +286,12 @@ TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {
   EXPECT_EQ(firstError(section(".b8 7\n.b8 09")), "6:5: invalid number in .b8 operand");
 }
 
-// nvcc's other debug-section lines (`.b8 108,103,101`, `.b32 957421`,
-// `.b64 $L__tmp3`) are read by a fast path too (Cursor::plainDataLine). Each
-// line here is read again with a block comment at its end, which the fast
-// path leaves to the general one: bytes, source map, relocations and
-// warnings must not differ, for the lines it takes and for those it declines.
-TEST(PtxReader, DataLinesReadAsTheGeneralPathReadsThem) {
-  const std::vector<std::string> lines = {
-      ".b8 108,103,101,110,0",   // a string
-      ".b32 957421",             // a unit length
-      ".b32 0,4294967295",       // the largest constant ptxas keeps whole
-      ".b64 4294967295",         // ... and its high half zero
-      ".b64 0",
-      ".b16 65535,1,0",
-      ".b64 $L__tmp3",           // a label address
-      ".b64 $L__tmp3",           // the same name again (kept once)
-      ".b32 sym_a,7,%sym_b",     // symbols and constants on one line
-      ".b8 1, 2",                // declined: a blank after a comma
-      ".b8 012,1",               // declined: an octal literal
-      ".b32 sym+4",              // declined: an addend
-      ".b32 .debug_abbrev",      // declined: a section name
-      ".b64 $L__end-$L__begin",  // declined: a label difference
-      ".b16 0x10,0",             // declined: hex
-      ".b64 -1",                 // declined: negative
-      ".b32 10U",                // declined: a suffix
-      ".b32 4294967296",         // declined: wider than ptxas keeps (a warning)
-      "\t.b32 12",              // declined: indented (the general path skips the blank)
-      ".b8 7",                   // nvcc's one byte, between them
-      ".b64 a1,b2",
-  };
-  std::string fast, general;
-  for (const std::string& line : lines) {
-    fast += line + "\n";
-    general += line + " /* general */\n";
-  }
-  ReadResult a = readOk(section(fast)), b = readOk(section(general));
+namespace {
+// What a section read with the fast paths holds, against the same lines
+// read by the general path: bytes, source map, relocations and warnings.
+void expectSameSection(const ReadResult& a, const ReadResult& b) {
   const SectionImage& sa = *a.module.section(".debug_str");
   const SectionImage& sb = *b.module.section(".debug_str");
-  const std::vector<uint8_t> head = {108, 103, 101, 110, 0, 0xed, 0x9b, 0x0e, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
-  ASSERT_GE(sa.bytes.size(), head.size());
-  EXPECT_TRUE(std::equal(head.begin(), head.end(), sa.bytes.begin()));
   EXPECT_EQ(sa.bytes, sb.bytes);
   EXPECT_EQ(sa.sourceMap.size(), sb.sourceMap.size());
   for (uint64_t offset = 0; offset < sa.bytes.size(); ++offset) {
@@ -337,19 +304,135 @@ TEST(PtxReader, DataLinesReadAsTheGeneralPathReadsThem) {
     EXPECT_EQ(sa.relocations[i].size, sb.relocations[i].size) << i;
     EXPECT_EQ(sa.relocations[i].expression(), sb.relocations[i].expression()) << i;
   }
+  ASSERT_EQ(a.diagnostics.items.size(), b.diagnostics.items.size());
+  for (size_t i = 0; i < a.diagnostics.items.size(); ++i)
+    EXPECT_EQ(a.diagnostics.items[i].format("t.ptx"), b.diagnostics.items[i].format("t.ptx"));
+}
+}  // namespace
+
+// The other debug-section lines -- nvcc's `.b8 108,103,101`, `.b32 957421`,
+// `.b64 $L__tmp3`, this library's packed and dense styles, LLVM's commented
+// lines -- are read by a fast path too (Cursor::plainDataLine). Each line
+// here is read again with a block comment before what follows its operands
+// (its `//` comment, if any), which the fast path leaves to the general one:
+// bytes, source map, relocations and warnings must not differ, for the
+// lines it takes and for those it declines.
+TEST(PtxReader, DataLinesReadAsTheGeneralPathReadsThem) {
+  // Each line and what follows its operands.
+  const std::vector<std::pair<std::string, std::string>> lines = {
+      {".b8 108,103,101,110,0", ""},   // nvcc's string
+      {".b32 957421", ""},             // a unit length
+      {".b32 0,4294967295", ""},       // the largest constant ptxas keeps whole
+      {".b64 4294967295", ""},         // ... and its high half zero
+      {".b64 0", ""},
+      {".b16 65535,1,0", ""},
+      {".b64 $L__tmp3", ""},           // a label address
+      {".b64 $L__tmp3", ""},           // the same name again (kept once)
+      {".b32 sym_a,7,%sym_b", ""},     // symbols and constants on one line
+      {".b8 237, 155, 14, 0", ""},     // the packed style: a blank after each comma
+      {".b32 0x676c0108, 0X65666E65", ""},  // the dense style: hexadecimal, either case
+      {".b8\t1 ,\t2 , 3", "  "},       // tabs and blanks anywhere between, and after
+      {".b32 63", "   // Length of Unit"},  // LLVM's
+      {".b8 4, 0", "\t// DW_AT_language"},  // the verbose style
+      {".b32 .debug_abbrev", ""},      // a section name
+      {".b64 a1, .debug_line,b2", ""},
+      {".b8 0xff,0x0,0x00", ""},
+      {".b16 0xffff", ""},
+      {".b8 0x100", ""},               // declined: too wide (an error, below)
+      {".b32 0x100000000", ""},        // declined: wider than ptxas keeps (a warning)
+      {".b8 012,1", ""},               // declined: an octal literal
+      {".b8 0x", ""},                  // declined: no digits (an error)
+      {".b32 0x1fg", ""},              // declined
+      {".b32 sym+4", ""},              // declined: an addend
+      {".b32 sym + 4", ""},
+      {".b64 $L__end-$L__begin", ""},  // declined: a label difference
+      {".b64 -1", ""},                 // declined: negative
+      {".b32 10U", ""},                // declined: a suffix
+      {".b32 4294967296", ""},         // declined: wider than ptxas keeps (a warning)
+      {"\t.b32 12", ""},               // declined: indented (the general path skips the blank)
+      {".b32 1 /* a */ , 2", ""},      // declined: a block comment
+      {".b8 7", ""},                   // nvcc's one byte, between them
+      {".b64 a1,b2", ""},
+  };
+  std::string fast, general;
+  for (const auto& [line, rest] : lines) {
+    fast += line + rest + "\n";
+    general += line + " /* general */" + rest + "\n";
+  }
+  // The errors first: each line alone, after a line the fast path takes.
+  for (const auto& [line, rest] : lines)
+    EXPECT_EQ(firstError(section(".b8 7\n" + line + rest)), firstError(section(".b8 7\n" + line + " /* g */" + rest)))
+        << line;
+  auto withoutErrors = [](std::string text) {
+    for (std::string_view bad : {".b8 0x100\n", ".b8 0x\n", ".b32 0x1fg\n", ".b8 0x100 /* general */\n",
+                                 ".b8 0x /* general */\n", ".b32 0x1fg /* general */\n"})
+      if (size_t at = text.find(bad); at != std::string::npos) text.replace(at, bad.size(), "\n");
+    return text;
+  };
+  ReadResult a = readOk(section(withoutErrors(fast))), b = readOk(section(withoutErrors(general)));
+  const SectionImage& sa = *a.module.section(".debug_str");
+  const std::vector<uint8_t> head = {108, 103, 101, 110, 0, 0xed, 0x9b, 0x0e, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+  ASSERT_GE(sa.bytes.size(), head.size());
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), sa.bytes.begin()));
+  expectSameSection(a, b);
   EXPECT_EQ(sa.relocations[2].expression(), "sym_a");
   EXPECT_EQ(sa.relocations[3].expression(), "%sym_b");
   EXPECT_EQ(sa.relocations[3].offset, 63u);  // 5 + 4 + 8 + 8 + 8 + 6 + 8 + 8, then sym_a and 7
   EXPECT_EQ(sa.relocations.back().expression(), "b2");
-  EXPECT_EQ(a.diagnostics.warningCount(), 1u);  // the wide constant
-  EXPECT_EQ(b.diagnostics.warningCount(), 1u);
+  EXPECT_EQ(a.diagnostics.warningCount(), 2u);  // the wide constants
   EXPECT_EQ(sa.locate(63).line, 13u);  // `%sym_b`: its own column
   EXPECT_EQ(sa.locate(63).col, 14u);
+  // The packed line: 237 at column 5, 14 at column 15.
+  EXPECT_EQ(sa.locate(67).col, 5u);
+  EXPECT_EQ(sa.locate(69).col, 15u);
   // What the fast path declines is still checked by the general one, at the operand.
   EXPECT_EQ(firstError(section(".b8 7\n.b8 1,256")), "6:7: value out of range for type .b8: 256");
+  EXPECT_EQ(firstError(section(".b8 7\n.b8 1, 0x100")), "6:8: value out of range for type .b8: 256");
   EXPECT_EQ(firstError(section(".b8 7\n.b16 1,65536")), "6:8: value out of range for type .b16: 65536");
   EXPECT_EQ(firstError(section(".b8 7\n.b8 1,sym")).substr(0, 34), "6:7: symbolic operand in .b8: ptxa");
   EXPECT_EQ(firstError(section(".b8 7\n.b32 1,")), "7:1: expected an operand after .b32");
+  EXPECT_EQ(firstError(section(".b8 7\n.b32 1, // no operand")), "7:1: expected an operand after .b32");
+}
+
+// Data lines made at random from the pieces the fast path looks at --
+// literals in every base, at and past each width's limits, symbols with and
+// without addends, signs, suffixes, blanks, tabs, commas, comments -- read
+// with and without a block comment that sends them to the general path: the
+// same section, or the same first error, each time.
+TEST(PtxReader, RandomDataLinesReadAsTheGeneralPathReadsThem) {
+  const std::vector<std::string> directives = {".b8", ".b16", ".b32", ".b64"};
+  const std::vector<std::string> operands = {
+      "0",    "1",     "9",      "10",          "255",  "256",        "65535",      "65536",   "4294967295",
+      "4294967296",    "012",    "00",          "0x0",  "0xff",       "0x100",      "0xFFFF",  "0x10000",
+      "0xffffffff",    "0x100000000",           "0x",   "0x1g",       "1U",         "-1",      "- 2",
+      "sym",  "$L__tmp5",       "%r1",          ".debug_abbrev",      "sym+4",      "A-B",     "sym - 1",
+      "1e3",  "0b101", "1.5",    "x1",          "_a$b"};
+  const std::vector<std::string> separators = {",", ", ", " ,", "\t,\t", " , ", ",,", " "};
+  const std::vector<std::string> ends = {"", " ", "\t", " // comment", "// c", ",", " /"};
+  std::mt19937 random(20261126);
+  auto pick = [&](const std::vector<std::string>& v) { return v[random() % v.size()]; };
+  size_t taken = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string line = pick(directives) + (random() % 4 == 0 ? "\t" : " ") + (random() % 6 == 0 ? " " : "");
+    const unsigned count = 1 + random() % 5;
+    for (unsigned i = 0; i < count; ++i) line += (i ? pick(separators) : "") + pick(operands);
+    const std::string end = pick(ends);
+    const std::string fast = section(".b8 7\n" + line + end), general = section(".b8 7\n" + line + " /* g */" + end);
+    ReadResult a = read(fast, "t.ptx"), b = read(general, "t.ptx");
+    ASSERT_EQ(a.ok(), b.ok()) << line << end;
+    if (!a.ok()) {  // an error in `end` stands further right by the comment's width in `general`
+      const Diagnostic &da = a.diagnostics.items.at(0), &db = b.diagnostics.items.at(0);
+      const bool inEnd = da.loc.line == 6 && da.loc.col > line.size();
+      EXPECT_EQ(da.message, db.message) << line << end;
+      EXPECT_EQ(da.loc.line, db.loc.line) << line << end;
+      EXPECT_EQ(da.loc.col + (inEnd ? 8 : 0), db.loc.col) << line << end;
+      continue;
+    }
+    SCOPED_TRACE(line + end);
+    expectSameSection(a, b);
+    ++taken;
+  }
+  EXPECT_GT(taken, 300u);  // enough lines that read to compare what they hold
 }
 
 // A run of `.b8 N` lines is stored 256 lines at a time: runs across that

@@ -177,42 +177,50 @@ size_t Cursor::plainByteLines(std::span<uint8_t> out) {
   return n;
 }
 
-std::optional<Cursor::DataLine> Cursor::plainDataLine() const {
+std::optional<Cursor::DataLine> Cursor::plainDataLine(std::span<PlainOperand> operands) const {
   const char* p = p_;
   if (end_ - p < 6 || p[0] != '.' || p[1] != 'b') return std::nullopt;
-  unsigned width = 0, digits = 0;  // the most digits a literal of the width can have
-  uint64_t most = 0;
+  unsigned width = 0;
   const char* q = p + 3;
   if (p[2] == '8') {
-    width = 1, digits = 3, most = 0xff;
-  } else if (p[2] == '1' && p[3] == '6') {
-    width = 2, digits = 5, most = 0xffff, ++q;
-  } else if ((p[2] == '3' && p[3] == '2') || (p[2] == '6' && p[3] == '4')) {
-    width = p[2] == '3' ? 4 : 8, digits = 10, most = UINT32_MAX, ++q;
+    width = 1;
+  } else if ((p[2] == '1' && p[3] == '6') || (p[2] == '3' && p[3] == '2') || (p[2] == '6' && p[3] == '4')) {
+    width = p[2] == '1' ? 2 : p[2] == '3' ? 4 : 8;
+    ++q;
   } else {
     return std::nullopt;
   }
-  if (q >= end_ || *q != ' ') return std::nullopt;
-  const char* first = ++q;
-  uint32_t operands = 0;
-  for (;; ++q) {  // at an operand; q < end_ holds
-    if (isDigit(*q)) {
-      const char* start = q;
-      uint64_t value = 0;
-      while (q < end_ && isDigit(*q) && static_cast<unsigned>(q - start) < digits)
-        value = value * 10 + static_cast<uint64_t>(*q++ - '0');
-      // A leading 0 makes an octal literal, and a longer one does not fit.
-      if ((*start == '0' && q - start > 1) || value > most || (q < end_ && isDigit(*q))) return std::nullopt;
-    } else if (width >= 4 && isIdentStart(*q)) {
-      while (++q < end_ && isIdentChar(*q)) {
-      }
-    } else {
-      return std::nullopt;
-    }
-    ++operands;
+  auto blanks = [&](const char* at) {
+    while (at < end_ && isSpaceOrTab(*at)) ++at;
+    return at;
+  };
+  if (q >= end_ || !isSpaceOrTab(*q)) return std::nullopt;
+  q = blanks(q + 1);
+  const uint64_t most = plainOperandMost(width);
+  for (uint32_t count = 0;;) {
     if (q >= end_) return std::nullopt;
-    if (*q == '\n') return DataLine{width, operands, first, q};
-    if (*q != ',' || q + 1 >= end_) return std::nullopt;
+    const PlainOperand op = plainOperand(q, end_, width, most);
+    if (!op.end) return std::nullopt;
+    if (count < operands.size()) operands[count] = op;
+    ++count;
+    q = op.end;
+    if (q < end_ && *q == ',') {  // nvcc's: no blank before the next operand
+      q = blanks(q + 1);
+      continue;
+    }
+    if (q < end_ && *q == '\n') return DataLine{width, count, q};
+    q = blanks(q);
+    if (q < end_ && *q == ',') {
+      q = blanks(q + 1);
+      continue;
+    }
+    if (end_ - q >= 2 && q[0] == '/' && q[1] == '/') {
+      const void* newline = std::memchr(q, '\n', static_cast<size_t>(end_ - q));
+      if (!newline) return std::nullopt;
+      q = static_cast<const char*>(newline);
+    }
+    if (q >= end_ || *q != '\n') return std::nullopt;
+    return DataLine{width, count, q};
   }
 }
 

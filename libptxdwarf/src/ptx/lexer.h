@@ -38,6 +38,58 @@ inline bool isIdentStart(char c) { return kCharClasses.of[static_cast<unsigned c
 // [A-Za-z0-9_$]
 inline bool isIdentChar(char c) { return kCharClasses.of[static_cast<unsigned char>(c)] & CharClasses::kIdentChar; }
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
+// A blank inside a line of a debug section: what a writer puts between
+// operands (a CR or form feed sends the line to the general path).
+inline bool isSpaceOrTab(char c) { return c == ' ' || c == '\t'; }
+
+// An operand of a plain data line (Cursor::plainDataLine): a literal that
+// the width holds with nothing to say about it -- decimal without a leading
+// zero (octal), or 0x hexadecimal -- at most `most` (2^32 - 1 for .b32 and
+// .b64, what ptxas keeps of a non-negative one), or from .b32 on a plain
+// symbol (`$L__tmp5`, `.debug_abbrev`). `end`: one past it, nullptr for
+// anything else (a suffix, an addend, a negative number: the general
+// path's). Inline: a large debug section has millions.
+struct PlainOperand {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+  uint64_t value = 0;
+  bool symbol = false;
+};
+[[gnu::always_inline]] inline PlainOperand plainOperand(const char* p, const char* end, unsigned width,
+                                                        uint64_t most) {
+  const char* q = p;
+  unsigned d = static_cast<unsigned>(static_cast<unsigned char>(*q)) - '0';
+  if (d <= 9) {
+    uint64_t value = d;  // at most most * 16 + 15 below: no overflow
+    ++q;
+    if (d == 0 && q < end && (*q | 0x20) == 'x') {
+      const char* digits = ++q;
+      for (; q < end && value <= most; ++q) {
+        const char c = *q;
+        if (isDigit(c)) d = static_cast<unsigned>(c - '0');
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') d = static_cast<unsigned>((c | 0x20) - 'a' + 10);
+        else break;
+        value = value << 4 | d;
+      }
+      if (q == digits) return {};
+    } else if (d == 0) {
+      if (q < end && isDigit(*q)) return {};  // octal
+    } else {
+      for (; q < end && (d = static_cast<unsigned>(static_cast<unsigned char>(*q)) - '0') <= 9 && value <= most; ++q)
+        value = value * 10 + d;
+    }
+    if (value > most || (q < end && isIdentChar(*q))) return {};
+    return {p, q, value, false};
+  }
+  if (width >= 4 && (isIdentStart(*q) || (*q == '.' && q + 1 < end && isIdentChar(q[1])))) {
+    while (++q < end && isIdentChar(*q)) {
+    }
+    return {p, q, 0, true};
+  }
+  return {};
+}
+// The most plainOperand takes for a width.
+inline uint64_t plainOperandMost(unsigned width) { return width == 1 ? 0xff : width == 2 ? 0xffff : UINT32_MAX; }
 
 // Result of scanning an integer literal the way ptxas reads it in data
 // directives: decimal, 0x hex, 0b binary, leading-0 octal, optional U suffix.
@@ -115,23 +167,25 @@ class Cursor {
   // columns after the cursor, each later one at column 5 of its line.
   size_t plainByteLines(std::span<uint8_t> out);
 
-  // A line of exactly `.bW op,op,...` (W 8, 16, 32 or 64; one blank after
-  // the directive, none elsewhere; a newline at its end): how nvcc writes
-  // the debug-section lines byteLine does not take, strings as byte lists,
-  // offsets and label addresses (a fifth of a large nvcc -G file's section
-  // lines, two thirds of its operands outside `.b8 N`). An operand is a
-  // decimal literal without a leading zero that the width holds (at most
-  // 2^32 - 1 for .b32 and .b64, what ptxas keeps of a non-negative one) or,
-  // from .b32 on, a plain symbol. Looks without moving: anything else is
-  // nullopt, and the general path reads the line and reports what is wrong
-  // with it.
+  // A line `.bW op, op, ...` (W 8, 16, 32 or 64) of plain operands
+  // (plainOperand) on the line alone: blanks after the directive, spaces and
+  // tabs around the commas and at the end, a `//` comment to the newline.
+  // How the debug-section lines are written that byteLine does not take:
+  // nvcc's strings as byte lists, offsets and label addresses (a fifth of a
+  // large nvcc -G file's section lines, two thirds of its operands outside
+  // `.b8 N`), this library's packed and dense styles (`.b8 237, 155, 14`,
+  // `.b32 0x676c0108`), LLVM's `.b32 63  // Length of Unit`. Looks without
+  // moving: anything else is nullopt, and the general path reads the line
+  // and reports what is wrong with it.
+  // The operands go to `operands` as they are matched, as many as it holds
+  // (the caller reads the rest of a longer line again, from the last one's
+  // end).
   struct DataLine {
-    unsigned width;       // of each operand, in bytes
-    uint32_t operands;    // how many
-    const char* first;    // the first operand
-    const char* newline;  // the end of the line
+    unsigned width;        // of each operand, in bytes
+    uint32_t operands;     // how many
+    const char* newline;   // the end of the line
   };
-  std::optional<DataLine> plainDataLine() const;
+  std::optional<DataLine> plainDataLine(std::span<PlainOperand> operands) const;
   // Moves past a line plainDataLine matched (its newline included).
   void passLine(const DataLine& line) {
     newline(line.newline);

@@ -2,6 +2,7 @@
 // declarations are indexed; instruction bodies are skipped statement by
 // statement; `.section` blocks are assembled into SectionImages.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <iterator>
@@ -687,7 +688,7 @@ class Reader {
       // nvcc's `.b8 N` first, then its other lines, then `.b8 N` with blanks
       // and comments (LLVM's): each form is looked for where it fails fastest.
       if (byteRun(image)) continue;
-      if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine();
+      if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine(lineOperands_);
           data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
         plainDataLine(image, *data);
         cur_.passLine(*data);
@@ -729,37 +730,34 @@ class Reader {
     appendValue(image, 1, line.value);
   }
 
-  // The operands of a line plainDataLine matched: decimal literals the width
-  // holds, and plain symbols.
+  // The operands of a line plainDataLine matched (in lineOperands_, as many
+  // as it holds): literals the width holds, and plain symbols.
   void plainDataLine(SectionImage& image, const Cursor::DataLine& line) {
     const uint32_t begin = static_cast<uint32_t>(image.bytes.size());
     const uint32_t size = line.width * line.operands;
     image.bytes.resize(begin + size);  // zeros: a symbol's bytes, and a .b64 constant's high half
     uint32_t offset = begin;
-    const char* p = line.first;
-    for (uint32_t i = 1;; ++i, ++p, offset += line.width) {  // at operand i of line.operands
-      const SourceLoc at = cur_.locAt(p);
+    for (uint32_t i = 0; i < line.operands; ++i, offset += line.width) {
+      const PlainOperand op = i < lineOperands_.size() ? lineOperands_[i] : nextPlainOperand(line);
+      const SourceLoc at = cur_.locAt(op.begin);
       image.sourceMap.add(offset, at.line, at.col);
-      if (isDigit(*p)) {
-        uint64_t value = 0;
-        for (; isDigit(*p); ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
-        storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), value);
-      } else {
-        const char* symbol = p;
-        if (i == line.operands) {
-          p = line.newline;  // the last ends the line: nvcc's `.b64 $L__tmp5` is not scanned again
-        } else {
-          while (isIdentChar(*++p)) {
-          }
-        }
+      if (op.symbol)
         image.addRelocation(offset, static_cast<uint8_t>(line.width),
-                            std::string_view(symbol, static_cast<size_t>(p - symbol)), {}, 0);
-      }
-      if (*p == '\n') break;
+                            std::string_view(op.begin, static_cast<size_t>(op.end - op.begin)), {}, 0);
+      else
+        storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), op.value);
+      lastPlainOperand_ = op;
     }
     fillAhead(image.bytes, size);
   }
-
+  // The operand after lastPlainOperand_ on a line plainDataLine matched.
+  PlainOperand nextPlainOperand(const Cursor::DataLine& line) const {
+    const char* p = lastPlainOperand_.end;
+    while (*p != ',') ++p;  // blanks, then the comma: the line matched
+    do ++p;
+    while (isSpaceOrTab(*p));
+    return plainOperand(p, line.newline, line.width, plainOperandMost(line.width));
+  }
   // `.b8`, `.b16`, `.b32` or `.b64` at the cursor (nearly every line of a
   // debug section), matched by its bytes: the cursor moves past it and the
   // width comes back. 0, the cursor unmoved, for anything else.
@@ -918,6 +916,12 @@ class Reader {
   int32_t block_ = -1;     // the innermost open `{ }` block of the body being read
   std::unordered_map<std::string, uint32_t> locFunctionNameIndex_;
   std::vector<std::string_view> types_;  // kept by keepType (in module_.names), in order of first use
+  // The operands of the plain data line being read (plainDataLine): this
+  // library's lines hold at most 16, nvcc's all but a few of its strings
+  // (one line in 900,000 of a 20 MB nvcc -G file holds more than 32; the
+  // rest of it is read again from the last operand held).
+  std::array<PlainOperand, 32> lineOperands_{};
+  PlainOperand lastPlainOperand_{};
 };
 
 
