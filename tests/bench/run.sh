@@ -43,14 +43,17 @@ medianRun() { sort -n "$1" | awk '{v[NR]=$0} END {print v[int((NR+1)/2)]}'; }
 # "@1": pinned to one core (taskset -c 0), both ptxdump and llvm-dwarfdump.
 printf '| PTX MB | debug text MB | dump s | llvm-dwarfdump s | dump/llvm | dump@1 s | llvm@1 s | dump/llvm@1 | dump faults (llvm) | dump@1 faults (llvm) | dump sys %% | check s (MB/s) | check@1 s | wc -l s | check/wc | check faults | check sys %% | reencode s | reencode/check | check peak MB | dump peak MB | peak/file | check ms/MB | check peak MB/MB |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
-for mb in $SIZES; do
-  n=$((mb * 110))  # about 9 KB of nvcc -G PTX per generated function pair
-  ptx=$WORK/gen$mb.ptx
-  if [ ! -s "$ptx" ]; then
-    "$GEN" $n > "$WORK/gen$mb.cu"
-    nvcc -G -ptx -arch=sm_90 "$WORK/gen$mb.cu" -o "$ptx"
+# The generated nvcc -G PTX of about $1 MB and its cubin, made once.
+makeGen() {
+  if [ ! -s "$WORK/gen$1.ptx" ]; then
+    "$GEN" $(($1 * 110)) > "$WORK/gen$1.cu"  # about 9 KB of nvcc -G PTX per generated function pair
+    nvcc -G -ptx -arch=sm_90 "$WORK/gen$1.cu" -o "$WORK/gen$1.ptx"
   fi
-  [ -s "$WORK/gen$mb.cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$WORK/gen$mb.cubin"
+  [ -s "$WORK/gen$1.cubin" ] || ptxas -arch=sm_90 -g "$WORK/gen$1.ptx" -o "$WORK/gen$1.cubin"
+}
+for mb in $SIZES; do
+  makeGen $mb
+  ptx=$WORK/gen$mb.ptx
   size=$(wc -c < "$ptx")
   debug=$(awk '/^[ \t]*\.section/{s=1} s{n+=length($0)+1} /^[ \t]*}/{s=0} END{print n+0}' "$ptx")
   for f in d l d1 l1 c c1 w r; do : > "$WORK/$f"; done
@@ -86,23 +89,34 @@ done
 # Other shapes of nvcc -G PTX (ptxdwarf_gen_cuda): one kernel of megabytes
 # whose running value has one location list of tens of thousands of entries
 # (generated, unrolled code), and template-heavy CUB kernels (long names, deep
-# type trees). check against wc -l; dump and dump --statistics against
+# type trees); and the generated program's PTX as this library writes debug
+# sections (`reformat --style packed`, the producer's default: `.b8 237, 155,
+# 14`; `--style dense`, annotate's: `.b32 0x676c0108`), the same DWARF in
+# fewer lines. check against wc -l; dump and dump --statistics against
 # llvm-dwarfdump on the cubin where ptxas makes one in reasonable time (ptxas
 # -g takes minutes on a single kernel of megabytes: not for `kernel`); peak
 # memory against the file.
 if [ "$SHAPE_MB" -gt 0 ]; then
   printf '\n| shape | PTX MB | check s | wc -l s | check/wc | check peak/file | dump s | llvm-dwarfdump s | dump/llvm | dump peak/file | statistics s | llvm --statistics s | statistics/llvm | statistics peak/file |\n'
   printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
-  for shape in kernel templates; do
-    # About 1.5 KB of PTX per statement, 250 KB per CUB kernel.
-    if [ $shape = kernel ]; then n=$((SHAPE_MB * 665)); else n=$((SHAPE_MB * 4)); fi
+  for shape in kernel templates packed dense; do
     ptx=$WORK/$shape$SHAPE_MB.ptx
-    if [ ! -s "$ptx" ]; then
-      "$GEN" $n $shape > "$WORK/$shape$SHAPE_MB.cu"
-      nvcc -G -ptx -arch=sm_90 "$WORK/$shape$SHAPE_MB.cu" -o "$ptx"
-    fi
     cubin=$WORK/$shape$SHAPE_MB.cubin
-    [ $shape = kernel ] || [ -s "$cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$cubin"
+    case $shape in
+      packed | dense)  # written again from gen: the same DWARF, so gen's cubin
+        makeGen "$SHAPE_MB"
+        # Made by this build each time: what this build writes.
+        "$PTXDUMP" reformat --style $shape "$WORK/gen$SHAPE_MB.ptx" -o "$ptx"
+        cubin=$WORK/gen$SHAPE_MB.cubin ;;
+      *)
+        # About 1.5 KB of PTX per statement, 250 KB per CUB kernel.
+        if [ $shape = kernel ]; then n=$((SHAPE_MB * 665)); else n=$((SHAPE_MB * 4)); fi
+        if [ ! -s "$ptx" ]; then
+          "$GEN" $n $shape > "$WORK/$shape$SHAPE_MB.cu"
+          nvcc -G -ptx -arch=sm_90 "$WORK/$shape$SHAPE_MB.cu" -o "$ptx"
+        fi
+        [ $shape = kernel ] || [ -s "$cubin" ] || ptxas -arch=sm_90 -g "$ptx" -o "$cubin" ;;
+    esac
     for f in sc sw sd sl ss sls; do : > "$WORK/$f"; done
     i=0
     while [ $i -lt "$RUNS" ]; do
