@@ -678,15 +678,15 @@ class Reader {
     }
   }
 
-  // A run of the lines nvcc writes, `.b8 N` (Cursor::plainByteLines, and
-  // Cursor::byteLine for LLVM's blanks and comments) and the other plain
-  // data lines (Cursor::plainDataLine), read without the general path's
-  // per-operand checks: what the run stores is what dataOperands would
-  // have. False when the cursor is not at one.
+  // A run of plain data lines -- nvcc's `.b8 N` (Cursor::plainByteLines),
+  // the other lines of nvcc, LLVM and this library's styles
+  // (Cursor::plainDataLine), and `.b8 N` indented (Cursor::byteLine) --
+  // read without the general path's per-operand checks: what the run stores
+  // is what dataOperands would have. False when the cursor is not at one.
   bool plainLines(SectionImage& image) {
     for (bool any = false;; any = true, consumed()) {
-      // nvcc's `.b8 N` first, then its other lines, then `.b8 N` with blanks
-      // and comments (LLVM's): each form is looked for where it fails fastest.
+      // nvcc's `.b8 N` first, then the other lines, then an indented `.b8 N`:
+      // each form is looked for where it fails fastest.
       if (byteRun(image)) continue;
       if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine(lineOperands_);
           data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
