@@ -737,8 +737,9 @@ class Reader {
     const uint32_t size = line.width * line.operands;
     image.bytes.resize(begin + size);  // zeros: a symbol's bytes, and a .b64 constant's high half
     uint32_t offset = begin;
+    PlainOperand op;
     for (uint32_t i = 0; i < line.operands; ++i, offset += line.width) {
-      const PlainOperand op = i < lineOperands_.size() ? lineOperands_[i] : nextPlainOperand(line);
+      op = i < lineOperands_.size() ? lineOperands_[i] : nextPlainOperand(op, line);
       const SourceLoc at = cur_.locAt(op.begin);
       image.sourceMap.add(offset, at.line, at.col);
       if (op.symbol)
@@ -746,13 +747,12 @@ class Reader {
                             std::string_view(op.begin, static_cast<size_t>(op.end - op.begin)), {}, 0);
       else
         storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), op.value);
-      lastPlainOperand_ = op;
     }
     fillAhead(image.bytes, size);
   }
-  // The operand after lastPlainOperand_ on a line plainDataLine matched.
-  PlainOperand nextPlainOperand(const Cursor::DataLine& line) const {
-    const char* p = lastPlainOperand_.end;
+  // The operand after `before` on a line plainDataLine matched.
+  static PlainOperand nextPlainOperand(const PlainOperand& before, const Cursor::DataLine& line) {
+    const char* p = before.end;
     while (*p != ',') ++p;  // blanks, then the comma: the line matched
     do ++p;
     while (isSpaceOrTab(*p));
@@ -921,7 +921,6 @@ class Reader {
   // (one line in 900,000 of a 20 MB nvcc -G file holds more than 32; the
   // rest of it is read again from the last operand held).
   std::array<PlainOperand, 32> lineOperands_{};
-  PlainOperand lastPlainOperand_{};
 };
 
 
