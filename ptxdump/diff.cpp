@@ -623,9 +623,9 @@ class Differ {
           const Relocation* n = r.lengthReloc;
           if (!a && !n) {
             detail::appendHex(t, r.address + r.length, set.addressSize * 2);
-          } else if (a && n && n->isDifference() && !a->isDifference() && a->addend == 0 && n->minus() == a->symbol &&
+          } else if (a && n && n->isDifference() && !a->isDifference() && a->addend() == 0 && n->minus() == a->symbol &&
                      r.address == 0) {
-            detail::appendReloc(t, Relocation(0, 0, n->symbol, n->addend));
+            detail::appendSymbolPlus(t, n->symbol, n->addend());
           } else {
             detail::Renderer::address(t, r.address, a, set.addressSize);
             t += '+';

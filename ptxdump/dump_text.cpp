@@ -208,17 +208,20 @@ void appendJsonString(std::string& out, std::string_view s) {
 }
 
 void appendReloc(std::string& out, const Relocation& r) {
+  if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
   out += r.symbol;
-  if (!r.minus().empty()) {
-    out += '-';
-    out += r.minus();
-  }
-  if (r.addend > 0) {
+  out += '-';
+  appendSymbolPlus(out, r.minus(), r.addend());
+}
+
+void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend) {
+  out += name;
+  if (addend > 0) {
     out += '+';
-    appendDec(out, static_cast<uint64_t>(r.addend));
-  } else if (r.addend < 0) {
+    appendDec(out, static_cast<uint64_t>(addend));
+  } else if (addend < 0) {
     out += '-';
-    appendDec(out, static_cast<uint64_t>(0) - static_cast<uint64_t>(r.addend));
+    appendDec(out, static_cast<uint64_t>(0) - static_cast<uint64_t>(addend));
   }
 }
 
@@ -356,8 +359,8 @@ void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc
 
 bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
   if (v.reloc) {
-    if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference() || v.reloc->addend < 0) return false;
-    offset = static_cast<uint64_t>(v.reloc->addend) + v.value;
+    if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference() || v.reloc->addend() < 0) return false;
+    offset = static_cast<uint64_t>(v.reloc->addend()) + v.value;
     return true;
   }
   offset = v.value;
@@ -494,16 +497,9 @@ void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t valu
     Renderer::address(out, value, reloc, addressSize);
     return;
   }
-  if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend == 0 &&
+  if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend() == 0 &&
       reloc->minus() == base.reloc->symbol && base.value == 0) {
-    out += reloc->symbol;
-    if (reloc->addend > 0) {
-      out += '+';
-      appendDec(out, static_cast<uint64_t>(reloc->addend));
-    } else if (reloc->addend < 0) {
-      out += '-';
-      appendDec(out, 0 - static_cast<uint64_t>(reloc->addend));
-    }
+    appendSymbolPlus(out, reloc->symbol, reloc->addend());
     return;
   }
   Renderer::address(out, base.value, base.reloc, addressSize);
@@ -620,8 +616,8 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       appendDec(out, v.value);
       break;
     case dw::DW_FORM_strp: {
-      uint64_t at = v.reloc ? (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference() && v.reloc->addend >= 0
-                                   ? static_cast<uint64_t>(v.reloc->addend) + v.value
+      uint64_t at = v.reloc ? (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference() && v.reloc->addend() >= 0
+                                   ? static_cast<uint64_t>(v.reloc->addend()) + v.value
                                    : UINT64_MAX)
                             : v.value;
       if (d.str && at < d.str->size()) {

@@ -33,6 +33,8 @@ void appendEscaped(std::string& out, std::string_view s);
 void appendJsonString(std::string& out, std::string_view s);
 // `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
 void appendReloc(std::string& out, const ptxdwarf::Relocation& r);
+// `name`, `name+8`, `name-4`.
+void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend);
 
 // ---- .debug_loc entries, read straight from the section image ----
 

@@ -48,9 +48,9 @@ uint64_t Linker::value(const Relocation& r) const {
     for (const SectionImage& s : sections_)
       if ((d = s.resolveDifference(r))) break;
     v = d ? static_cast<uint64_t>(*d)
-          : symbolValue(r.symbol) - symbolValue(r.minus()) + static_cast<uint64_t>(r.addend);
+          : symbolValue(r.symbol) - symbolValue(r.minus()) + static_cast<uint64_t>(r.addend());
   } else {
-    v = symbolValue(r.symbol) + static_cast<uint64_t>(r.addend);
+    v = symbolValue(r.symbol) + static_cast<uint64_t>(r.addend());
   }
   return mask(v, r.size);
 }

@@ -904,7 +904,7 @@ ptxdwarf_status ptxdwarf_sections_relocation(const ptxdwarf_sections* sections, 
     // Names kept by a SectionImage are NUL-terminated (StringStore::keep).
     out->symbol = r.symbol.c_str();
     out->minus = r.minus().c_str();
-    out->addend = r.addend;
+    out->addend = r.addend();
   });
 }
 

@@ -1,6 +1,7 @@
 #include "ptxdwarf/section.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ostream>
 
 #include "ptxdwarf/leb128.h"
@@ -38,51 +39,70 @@ std::ostream& operator<<(std::ostream& os, SymbolName n) { return os << n.view()
 
 Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
                                         std::string_view minus, int64_t addend) {
-  // A location list's entries chain their labels (one range ends where the
-  // next begins): a name the last relocation or the one before it holds is
-  // not kept again (a third of the names of a large nvcc -G file's .debug_loc).
-  auto keep = [this](std::string_view name) {
-    for (size_t back = 1; back <= 2 && back <= relocations.size(); ++back) {
-      const Relocation& r = relocations[relocations.size() - back];
-      if (r.symbol == name) return r.symbol;
-      if (r.isDifference() && r.minus() == name) return r.minus();
-    }
-    return SymbolName::fromKept(names.keep(name));
-  };
-  // A difference's two names are kept together, the second after the first's
-  // NUL (Relocation::minus). The reader gives every difference a first name.
-  auto keepPair = [this](std::string_view first, std::string_view second) {
-    std::string pair(first);
-    pair += '\0';
-    pair += second;
-    return SymbolName::fromKept(names.keep(pair));
-  };
-  const bool difference = !minus.empty();
-  Relocation& added = relocations.emplace_back(static_cast<uint32_t>(offset), size,
-                                               difference ? keepPair(symbol, minus) : keep(symbol), addend);
-  added.difference_ = difference;
+  Relocation& added = relocations.emplace_back(static_cast<uint32_t>(offset), size, SymbolName());
   fillAhead(relocations);
+  added.kept_ = (minus.empty() ? 0 : Relocation::kDifference) | (addend == 0 ? 0 : Relocation::kAddend);
+  added.symbol = added.kept_ ? keepWithTail(symbol, minus, addend) : keepShared(symbol);
   return added;
 }
 
-SymbolName Relocation::secondName() const {
-  const std::string_view first = symbol.view();
-  if (first.data() == nullptr) return {};  // a difference always has a first name (addRelocation)
-  return SymbolName::fromKept(std::string_view(first.data() + first.size() + 1));
+SymbolName SectionImage::keepShared(std::string_view name) {
+  // A location list's entries chain their labels (one range ends where the
+  // next begins): a name the relocation before the one being added, or the
+  // one before that, holds is not kept again (a third of the names of a
+  // large nvcc -G file's .debug_loc).
+  const size_t before = relocations.size() - 1;  // the one being added is last
+  for (size_t back = 1; back <= 2 && back <= before; ++back) {
+    const Relocation& r = relocations[before - back];
+    if (r.symbol == name) return r.symbol;
+    if (r.isDifference() && r.minus() == name) return r.minus();
+  }
+  return SymbolName::fromKept(names.keep(name));
+}
+
+SymbolName SectionImage::keepWithTail(std::string_view symbol, std::string_view minus, int64_t addend) {
+  // symbol NUL [minus NUL] [addend's 8 bytes], as Relocation reads them back.
+  const size_t size = symbol.size() + 1 + (minus.empty() ? 0 : minus.size() + 1) + (addend == 0 ? 0 : 8);
+  std::string tail;
+  tail.reserve(size);
+  tail.append(symbol);
+  tail += '\0';
+  if (!minus.empty()) {
+    tail.append(minus);
+    tail += '\0';
+  }
+  if (addend != 0) tail.append(reinterpret_cast<const char*>(&addend), sizeof addend);
+  return SymbolName::fromKept(names.keep(tail));
+}
+
+const char* Relocation::afterSymbol() const {
+  const char* chars = symbol.c_str();
+  return chars + std::strlen(chars) + 1;
+}
+
+SymbolName Relocation::secondName() const { return SymbolName::fromKept(afterSymbol()); }
+
+int64_t Relocation::keptAddend() const {
+  const char* at = afterSymbol();
+  if (isDifference()) at += std::strlen(at) + 1;
+  int64_t addend;
+  std::memcpy(&addend, at, sizeof addend);  // kept unaligned
+  return addend;
 }
 
 std::string Relocation::expression() const {
   std::string s(symbol);
-  if (difference_) {
+  if (isDifference()) {
     s += '-';
     s += minus();
   }
-  if (addend > 0) {
+  const int64_t a = addend();
+  if (a > 0) {
     s += '+';
-    s += std::to_string(addend);
-  } else if (addend < 0) {
+    s += std::to_string(a);
+  } else if (a < 0) {
     s += '-';
-    s += std::to_string(-static_cast<uint64_t>(addend));
+    s += std::to_string(-static_cast<uint64_t>(a));
   }
   return s;
 }
@@ -263,7 +283,7 @@ std::optional<int64_t> SectionImage::resolveDifference(const Relocation& r) cons
   const SectionLabel* a = findLabel(r.symbol);
   const SectionLabel* b = findLabel(r.minus());
   if (!a || !b) return std::nullopt;
-  return static_cast<int64_t>(a->offset) - static_cast<int64_t>(b->offset) + r.addend;
+  return static_cast<int64_t>(a->offset) - static_cast<int64_t>(b->offset) + r.addend();
 }
 
 const SectionImage* findSection(std::span<const SectionImage> images, std::string_view name) {

@@ -195,7 +195,7 @@ TEST_P(CorpusTest, ReaderMatchesPtxas) {
         if (a != labels.end() && b != labels.end() && a->second.first == b->second.first) {
           ++t.differences;
           const uint64_t expected =
-              truncate(a->second.second - b->second.second + uint64_t(r.addend), r.size);
+              truncate(a->second.second - b->second.second + uint64_t(r.addend()), r.size);
           EXPECT_EQ(value, expected) << where() << ": ptxas resolved the label difference differently";
         }
         continue;
@@ -211,7 +211,7 @@ TEST_P(CorpusTest, ReaderMatchesPtxas) {
       }
       if (ours.count(std::string(r.symbol)) != 0 || kPtxasOwnSections.count(std::string(r.symbol)) != 0) {
         // A section-relative operand: every section starts at 0 in a cubin.
-        EXPECT_EQ(value, truncate(uint64_t(r.addend), r.size)) << where();
+        EXPECT_EQ(value, truncate(uint64_t(r.addend()), r.size)) << where();
       }
     }
 

@@ -463,7 +463,7 @@ TEST(PtxReader, SymbolicOperands) {
   const SectionImage& s = *r.module.section(".debug_str");
   ASSERT_EQ(s.relocations.size(), 6u);
   EXPECT_EQ(s.relocations[1].symbol, "$L__func_begin0");
-  EXPECT_EQ(s.relocations[1].addend, 16);
+  EXPECT_EQ(s.relocations[1].addend(), 16);
   EXPECT_EQ(s.relocations[1].offset, 4u);
   EXPECT_EQ(s.relocations[2].expression(), ".debug_loc+138");
   EXPECT_EQ(s.relocations[3].expression(), "sym-4");

@@ -80,10 +80,10 @@ SectionImage image(std::string name, std::vector<uint8_t> bytes) {
   return s;
 }
 
-// Names are string literals, or for a difference kept by an image that lives
-// as long as the tests: a Relocation views its names.
+// Names are string literals, or for a difference or an addend kept by an
+// image that lives as long as the tests: a Relocation views its names.
 Relocation reloc(uint32_t offset, uint8_t size, SymbolName symbol, int64_t addend = 0, std::string_view minus = {}) {
-  if (minus.empty()) return {offset, size, symbol, addend};
+  if (minus.empty() && addend == 0) return {offset, size, symbol};
   static SectionImage differences;
   return differences.addRelocation(offset, size, symbol, minus, addend);
 }

@@ -9,6 +9,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 
 #include "ptxdwarf/section.h"
 
@@ -305,7 +306,7 @@ TEST(SectionImage, ANameOfTheLastTwoRelocationsIsKeptOnce) {
   image.addRelocation(24, 8, "$L__c");
   image.addRelocation(32, 8, "$L__b");            // the one before the last
   image.addRelocation(40, 4, "$L__d", "$L__c");   // a difference: its two names kept together
-  image.addRelocation(44, 4, "$L__c", "", 12);    // the last one's minus, with an addend
+  image.addRelocation(44, 4, "$L__c", "", 12);    // the last one's minus, but with an addend: kept with it
   image.addRelocation(48, 8, "$L__a");            // further back: kept again
   const std::vector<Relocation>& r = image.relocations;
   const std::vector<std::string> expected = {"$L__a", "$L__b", "$L__b", "$L__c", "$L__b", "$L__d-$L__c", "$L__c+12", "$L__a"};
@@ -317,10 +318,53 @@ TEST(SectionImage, ANameOfTheLastTwoRelocationsIsKeptOnce) {
   EXPECT_EQ(r[5].symbol, "$L__d");
   EXPECT_EQ(r[5].minus(), "$L__c");
   EXPECT_EQ(r[5].minus().data(), r[5].symbol.data() + r[5].symbol.size() + 1);
-  EXPECT_EQ(r[6].symbol.data(), r[5].minus().data());
+  EXPECT_NE(r[6].symbol.data(), r[5].minus().data());
   EXPECT_FALSE(r[6].isDifference());
+  EXPECT_EQ(r[6].addend(), 12);
   EXPECT_NE(r[7].symbol.data(), r[0].symbol.data());
   EXPECT_TRUE(r[0].minus().empty());
+}
+
+TEST(SectionImage, WhatARelocationKeepsAfterItsNameReadsBackAsAdded) {
+  // A difference's second name and an addend are kept after the symbol's
+  // characters; a relocation holds only a flag for each. Every combination,
+  // addends at the limits of their width, and an empty symbol.
+  const int64_t addends[] = {0, 1, -1, 12, INT32_MAX, int64_t{INT32_MAX} + 1, INT64_MAX, INT64_MIN};
+  const std::string_view minuses[] = {"", "$L__begin"};
+  const std::string_view symbols[] = {"$L__end", ".debug_loc", ""};
+  SectionImage image;
+  struct Added {
+    std::string_view symbol, minus;
+    int64_t addend;
+  };
+  std::vector<Added> added;
+  for (std::string_view symbol : symbols)
+    for (std::string_view minus : minuses)
+      for (int64_t addend : addends) {
+        image.addRelocation(added.size() * 8, 8, symbol, minus, addend);
+        added.push_back({symbol, minus, addend});
+      }
+  const std::vector<Relocation> copies = image.relocations;  // a copy reads as the original while the names live
+  for (const std::vector<Relocation>* relocations : {&std::as_const(image.relocations), &copies}) {
+    ASSERT_EQ(relocations->size(), added.size());
+    for (size_t i = 0; i < added.size(); ++i) {
+      const Relocation& r = (*relocations)[i];
+      EXPECT_EQ(r.offset, i * 8);
+      EXPECT_EQ(r.size, 8);
+      EXPECT_EQ(r.symbol, added[i].symbol) << i;
+      EXPECT_EQ(r.symbol.empty(), added[i].symbol.empty()) << i;
+      EXPECT_EQ(r.isDifference(), !added[i].minus.empty()) << i;
+      EXPECT_EQ(r.minus(), added[i].minus) << i;
+      EXPECT_EQ(r.addend(), added[i].addend) << i;
+    }
+  }
+  EXPECT_EQ(image.relocations[2].expression(), "$L__end-1");
+  EXPECT_EQ(image.relocations[8 + 3].expression(), "$L__end-$L__begin+12");
+  EXPECT_EQ(image.relocations[16 + 7].expression(), ".debug_loc-9223372036854775808");
+  // The empty symbol equals every other empty name, kept with a tail or not.
+  EXPECT_EQ(image.relocations[32 + 1].symbol, SymbolName());
+  EXPECT_EQ(SymbolName(), image.relocations[32 + 1].symbol);
+  static_assert(sizeof(void*) != 8 || sizeof(Relocation) == 16);
 }
 
 }  // namespace

@@ -90,7 +90,9 @@ class SymbolName {
   // NUL-terminated, "" when empty: what a C caller can take as it is.
   const char* c_str() const { return chars_ ? chars_ : ""; }
   const char* data() const { return c_str(); }
-  bool empty() const { return !chars_; }
+  // A relocation whose symbol is empty but keeps a second name or an addend
+  // after it views a NUL (Relocation): empty too.
+  bool empty() const { return !chars_ || *chars_ == '\0'; }
   size_t size() const { return view().size(); }
   bool starts_with(std::string_view prefix) const { return view().starts_with(prefix); }
 
@@ -98,7 +100,7 @@ class SymbolName {
   // first difference, neither measured first (`reloc->symbol == ".debug_loc"`
   // is asked of every location attribute of a large file).
   friend bool operator==(SymbolName a, SymbolName b) {
-    return a.chars_ == b.chars_ || (a.chars_ && b.chars_ && std::strcmp(a.chars_, b.chars_) == 0);
+    return a.chars_ == b.chars_ || std::strcmp(a.c_str(), b.c_str()) == 0;
   }
   // Measuring the kept name only as far as `b` goes, never past its NUL (a
   // lookup compares names with the same hash, nearly always equal: 200,000
@@ -120,42 +122,47 @@ class SymbolName {
   const char* chars_ = nullptr;  // nullptr for the empty name
 };
 
-// `symbol + addend`, or the label difference `symbol - minus() + addend`.
+// `symbol + addend()`, or the label difference `symbol - minus() + addend()`.
 // The names view characters that live as long as the owning SectionImage's
 // `names` (SectionImage::addRelocation keeps them there), or string
-// literals. 24 bytes: offsets are 32-bit, as a PTX file is at most 4 GiB,
-// and a difference's second name is kept right after its first instead of
-// in a pointer every relocation would carry (differences are rare: a 20 MB
-// nvcc -G file has none among its 130,561 relocations).
+// literals. 16 bytes: offsets are 32-bit, as a PTX file is at most 4 GiB,
+// and what few relocations have -- a difference's second name, an addend --
+// is kept after the symbol's characters instead of in fields every
+// relocation would carry (a 20 MB nvcc -G file's 130,561 relocations hold
+// no difference, and 6,668 addends, its `.debug_loc+N`). Only
+// SectionImage::addRelocation, which keeps them so, makes a relocation with
+// either; a copy has them as long as the names live.
 struct Relocation {
   uint32_t offset = 0;
   uint8_t size = 0;  // 1, 2, 4 or 8 (the directive's width)
 
  private:
-  // `A-B`: `symbol` is A, and B's characters follow A's NUL where A is kept.
-  // Only SectionImage::addRelocation, which keeps the two names so, makes
-  // one; a copy is one as long as the names live.
-  bool difference_ = false;
+  // What follows the symbol's NUL where it is kept, in this order: B's
+  // characters and NUL for `A-B` (kDifference), then the addend's eight
+  // bytes (kAddend; a zero addend is not kept).
+  static constexpr uint8_t kDifference = 1, kAddend = 2;
+  uint8_t kept_ = 0;
 
  public:
   SymbolName symbol{};
-  int64_t addend = 0;
 
   Relocation() = default;
-  Relocation(uint32_t offset, uint8_t size, SymbolName symbol, int64_t addend = 0)
-      : offset(offset), size(size), symbol(symbol), addend(addend) {}
+  Relocation(uint32_t offset, uint8_t size, SymbolName symbol) : offset(offset), size(size), symbol(symbol) {}
 
-  bool isDifference() const { return difference_; }
+  bool isDifference() const { return kept_ & kDifference; }
   // B of `A-B`; empty for any other relocation.
-  SymbolName minus() const { return difference_ ? secondName() : SymbolName(); }
+  SymbolName minus() const { return isDifference() ? secondName() : SymbolName(); }
+  int64_t addend() const { return kept_ & kAddend ? keptAddend() : 0; }
   // "sym", "sym+8", "sym-4", "A-B"
   std::string expression() const;
 
  private:
   friend struct SectionImage;
-  SymbolName secondName() const;  // the name kept after `symbol`'s NUL
+  const char* afterSymbol() const;  // past the kept symbol's NUL
+  SymbolName secondName() const;
+  int64_t keptAddend() const;
 };
-static_assert(sizeof(void*) != 8 || sizeof(Relocation) == 24, "Relocation is one per symbolic operand: keep it small");
+static_assert(sizeof(void*) != 8 || sizeof(Relocation) == 16, "Relocation is one per symbolic operand: keep it small");
 
 // A label defined inside a section (`name:`), at the offset of the next byte.
 struct SectionLabel {
@@ -322,6 +329,13 @@ struct SectionImage {
   // The value ptxas computes for an `A-B` whose labels are both defined in this
   // section (nvcc writes pubnames lengths this way); nullopt otherwise.
   std::optional<int64_t> resolveDifference(const Relocation& r) const;
+
+ private:
+  // The name for a relocation with nothing kept after it, which it may
+  // share with one of the two relocations before (the one added is last).
+  SymbolName keepShared(std::string_view name);
+  // `symbol`, with a difference's second name and an addend after it (Relocation).
+  SymbolName keepWithTail(std::string_view symbol, std::string_view minus, int64_t addend);
 };
 
 // The image named `name` (".debug_info") among `images` -- what write::encode()

@@ -631,7 +631,7 @@ class Checker {
           checkExpression(die, v.block(), d_.info, v.value, d_.unitOf(die).addressSize,
                           v.name == DW_AT_location ? cls : std::nullopt);
         } else if (v.reloc && v.reloc->symbol == ".debug_loc") {
-          const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend));
+          const read::LocList* list = d_.locListAt(static_cast<uint64_t>(v.reloc->addend()));
           if (!list) continue;
           const std::optional<read::AttrValue> classHere = v.name == DW_AT_location ? cls : std::nullopt;
           const int64_t classValue = classHere ? static_cast<int64_t>(classHere->value) : -1;
@@ -718,7 +718,7 @@ class Checker {
                     std::to_string(v.value) + "` in the PTX", &die);
       }
       if (std::optional<read::AttrValue> s = d_.attribute(die, DW_AT_stmt_list)) {
-        if (!s->reloc || s->reloc->symbol != ".debug_line" || s->reloc->addend != 0)
+        if (!s->reloc || s->reloc->symbol != ".debug_line" || s->reloc->addend() != 0)
           error(d_.info, s->offset, "stmt-list",
                 "DW_AT_stmt_list must be `.b32 .debug_line` (ptxas builds the line table), not " +
                     (s->reloc ? s->reloc->expression() : std::to_string(s->value)), &die);
@@ -971,8 +971,8 @@ class Checker {
                 relocatedHigh ? hi->reloc->symbol : SymbolName()};
         if (relocatedLow && relocatedHigh) {
           n.highIsAddress = hi->form == DW_FORM_addr;
-          n.highAddendBelowLow = hi->reloc->addend < lo->reloc->addend;
-          n.addendsZero = lo->reloc->addend == 0 && hi->reloc->addend == 0;
+          n.highAddendBelowLow = hi->reloc->addend() < lo->reloc->addend();
+          n.addendsZero = lo->reloc->addend() == 0 && hi->reloc->addend() == 0;
         }
         names.push_back(n);
         fillAhead(names);

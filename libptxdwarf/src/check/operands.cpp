@@ -51,8 +51,8 @@ void stringOffsets(const read::Dwarf& d, const Report& report) {
                what + " is " + v.reloc->expression() + ", not an offset into .debug_str", &die, {});
         continue;
       }
-      if (v.reloc && v.reloc->addend < 0) continue;  // section-operand reports `.debug_str-N`
-      const uint64_t at = v.reloc ? static_cast<uint64_t>(v.reloc->addend) : v.value;
+      if (v.reloc && v.reloc->addend() < 0) continue;  // section-operand reports `.debug_str-N`
+      const uint64_t at = v.reloc ? static_cast<uint64_t>(v.reloc->addend()) : v.value;
       if (!d.str) {
         report(d.info, v.offset, "string-offset", what + " names .debug_str+" + std::to_string(at) +
                                                       ", but the file has no .debug_str section", &die, {});
@@ -92,12 +92,12 @@ void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Repo
                nullptr, {});
         continue;
       }
-      if (r.addend < 0) {
+      if (r.addend() < 0) {
         report(&s, r.offset, "section-operand",
                "'" + r.expression() + "' points before the start of " + std::string(r.symbol) +
                    "; ptxas rejects a negative addend (`sym-N` is a syntax error)",
                nullptr, {});
-      } else if (target && static_cast<uint64_t>(r.addend) > target->size()) {
+      } else if (target && static_cast<uint64_t>(r.addend()) > target->size()) {
         report(&s, r.offset, "section-operand",
                "'" + r.expression() + "' points past the end of " + std::string(r.symbol) + " (size " +
                    std::to_string(target->size()) + ")",

@@ -134,7 +134,7 @@ bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, Relocati
     case dw::DW_FORM_strp: {
       // `.b32 .debug_str+N` names offset N; a plain number is the offset itself.
       uint64_t at = out.reloc ? (out.reloc->symbol == ".debug_str" && !out.reloc->isDifference()
-                                     ? static_cast<uint64_t>(out.reloc->addend)
+                                     ? static_cast<uint64_t>(out.reloc->addend())
                                      : UINT64_MAX)
                               : out.value;
       if (dwarf.str && at < dwarf.str->size()) {
@@ -203,7 +203,7 @@ void collectLocListReference(const AttrValue& v, uint16_t name, uint8_t addressS
   uint64_t offset = v.value;
   if (v.reloc) {
     if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference()) return;
-    offset = static_cast<uint64_t>(v.reloc->addend);
+    offset = static_cast<uint64_t>(v.reloc->addend());
   }
   into.push_back({offset, v.offset, addressSize});
   fillAhead(into);
@@ -364,7 +364,7 @@ void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
     } else if (!dwarf.abbrev) {
       dwarf.error(&sec, abbrevAt, "no .debug_abbrev section").rule = "abbrev-offset";
     } else {
-      uint64_t tableOffset = u.abbrevOffset + (u.abbrevReloc ? static_cast<uint64_t>(u.abbrevReloc->addend) : 0);
+      uint64_t tableOffset = u.abbrevOffset + (u.abbrevReloc ? static_cast<uint64_t>(u.abbrevReloc->addend()) : 0);
       u.abbrevOffset = tableOffset;
       u.abbrevTable = abbrevTableAt(dwarf, tableOffset);
       if (u.abbrevTable == kNone) {

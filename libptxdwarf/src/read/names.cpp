@@ -11,7 +11,7 @@ uint64_t infoOffsetField(const SectionImage& sec, ByteReader& r, const Relocatio
   uint64_t v = r.u32();
   reloc = sec.relocationAt(at, 4);
   if (reloc && reloc->symbol == ".debug_info" && !reloc->isDifference())
-    v += static_cast<uint64_t>(reloc->addend);
+    v += static_cast<uint64_t>(reloc->addend());
   return v;
 }
 

@@ -235,12 +235,12 @@ class Lookup {
     }
     uint64_t offset = loc->value;
     if (loc->reloc) {
-      if (loc->reloc->symbol != ".debug_loc" || loc->reloc->isDifference() || loc->reloc->addend < 0) {
+      if (loc->reloc->symbol != ".debug_loc" || loc->reloc->isDifference() || loc->reloc->addend() < 0) {
         v.available = false;
         v.location = "location list " + loc->reloc->expression() + " is not in .debug_loc";
         return;
       }
-      offset += static_cast<uint64_t>(loc->reloc->addend);
+      offset += static_cast<uint64_t>(loc->reloc->addend());
     }
     const read::LocList* list = d_.locListAt(offset);
     if (!list || !d_.loc) {

@@ -110,7 +110,7 @@ class Collector {
 
   // The instruction a relocated address names: a label, or a function's first instruction.
   std::optional<uint64_t> instructionOf(const Relocation* r) const {
-    if (!r || r->isDifference() || r->addend != 0) return std::nullopt;
+    if (!r || r->isDifference() || r->addend() != 0) return std::nullopt;
     if (const ptx::Label* l = m_.findLabel(r->symbol); l && l->instruction != ptx::kNoIndex) return l->instruction;
     if (const ptx::Function* f = m_.findFunction(r->symbol); f && f->hasBody) return f->firstInstruction;
     return std::nullopt;
@@ -207,8 +207,8 @@ class Collector {
     if (!listForm) return loc;
     uint64_t offset = v->value;
     if (v->reloc) {
-      if (v->reloc->symbol != ".debug_loc" || v->reloc->isDifference() || v->reloc->addend < 0) return loc;
-      offset += static_cast<uint64_t>(v->reloc->addend);
+      if (v->reloc->symbol != ".debug_loc" || v->reloc->isDifference() || v->reloc->addend() < 0) return loc;
+      offset += static_cast<uint64_t>(v->reloc->addend());
     }
     const read::LocList* list = d_.locListAt(offset);
     if (!list || !list->terminated) return loc;

@@ -140,7 +140,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
         if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !isSectionLabel(name))
           fault(diags, image, r.offset, what() + ": '" + std::string(name) + "' is not defined in the PTX module");
     if (r.isDifference()) {
-      if (r.addend != 0)
+      if (r.addend() != 0)
         fault(diags, image, r.offset,
               what() + ": ptxas accepts a label difference only without an addend (`A-B+N` is a syntax error)");
       if (!version.present || !version.atLeast(7, 5))
@@ -150,7 +150,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
         fault(diags, image, r.offset,
               what() + ": ptxas computes a label difference only between labels defined inside debug sections "
                      "(code labels give \"label invalid\")");
-    } else if (r.addend < 0) {
+    } else if (r.addend() < 0) {
       fault(diags, image, r.offset,
             what() + ": ptxas cannot read a negative addend (`sym-N` is a syntax error at every .version)");
     }
@@ -432,9 +432,9 @@ class SectionWriter {
         if (r->isDifference()) {
           out_ += '-';
           out_ += r->minus();
-        } else if (r->addend > 0) {
+        } else if (r->addend() > 0) {
           out_ += '+';
-          appendUnsigned(out_, uint64_t(r->addend));
+          appendUnsigned(out_, uint64_t(r->addend()));
         }
         if (!commented) comment(firstComment), commented = true;
         out_ += nl_;

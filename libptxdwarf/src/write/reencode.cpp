@@ -28,7 +28,7 @@ struct RelocationRef {
 // `x` re-encoded as `y` (nullopt when they agree), one lost, one added.
 std::optional<ImageDifference> changedRelocation(const SectionImage& e, const Relocation& x, const Relocation& y) {
   if (x.offset == y.offset && x.size == y.size && x.symbol == y.symbol &&
-      x.isDifference() == y.isDifference() && (!x.isDifference() || x.minus() == y.minus()) && x.addend == y.addend)
+      x.isDifference() == y.isDifference() && (!x.isDifference() || x.minus() == y.minus()) && x.addend() == y.addend())
     return std::nullopt;
   return ImageDifference{e.name, std::min(x.offset, y.offset),
                          "relocation " + x.expression() + " re-encoded as " + y.expression() + " at offset " +
@@ -635,7 +635,7 @@ namespace {
 
 SymbolRef symbolOf(const Relocation* r, uint64_t raw) {
   if (!r) return {"", static_cast<int64_t>(raw)};
-  return {std::string(r->symbol), r->addend};
+  return {std::string(r->symbol), r->addend()};
 }
 
 // Copies a block's bytes and the relocations inside it.
@@ -647,7 +647,7 @@ Expr exprOf(const SectionImage* sec, uint64_t at, std::span<const uint8_t> bytes
                                [](const Relocation& r, uint64_t o) { return r.offset < o; });
     for (; it != sec->relocations.end() && it->offset < at + bytes.size(); ++it) {
       for (; pos < it->offset - at; ++pos) e.u8(bytes[pos]);
-      e.symbolic({std::string(it->symbol), it->addend}, it->size);
+      e.symbolic({std::string(it->symbol), it->addend()}, it->size);
       pos += it->size;
     }
   }
@@ -737,8 +737,8 @@ class CanonicalBuilder {
       case DW_FORM_addr: return Value::address(symbolOf(v.reloc, v.value), v.form);
       default: break;
     }
-    if (v.reloc && v.reloc->symbol == ".debug_loc" && dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend))) {
-      const read::LocList* list = dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend));
+    if (v.reloc && v.reloc->symbol == ".debug_loc" && dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend()))) {
+      const read::LocList* list = dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend()));
       std::vector<Location::ListEntry> entries;
       for (const read::LocEntry& e : list->entries) {
         if (e.kind == read::LocEntry::endOfList) break;
