@@ -264,9 +264,10 @@ struct Side {
   uint64_t descendants(uint32_t die) const {
     uint64_t count = 0;
     const Die& root = d.dies[die];
+    const uint64_t unitEnd = d.unitOf(root).end;
     for (size_t j = die + 1; j < d.dies.size(); ++j) {
       const Die& x = d.dies[j];
-      if (x.unit != root.unit || x.depth <= root.depth) break;
+      if (x.offset >= unitEnd || x.depth <= root.depth) break;
       if (!x.isNull()) ++count;
     }
     return count;

@@ -100,7 +100,7 @@ void BM_PhaseDecode(benchmark::State& state) {
     read::Dwarf dwarf = read::decode(r.module.sections);
     dies = dwarf.dies.size();
     attrs = 0;
-    for (const read::Die& d : dwarf.dies) attrs += d.attrCount;
+    for (const read::Die& d : dwarf.dies) attrs += dwarf.attributes(d).size();
   }
   for (const SectionImage& s : r.module.sections) relocations += s.relocations.size();
   state.counters["dies"] = static_cast<double>(dies);

@@ -176,7 +176,9 @@ static void expectAttributesDecodeAlike(const char* fixture) {
     const read::AttrRange attrs = dw.attributes(die);
     std::vector<read::AttrValue> forward(attrs.begin(), attrs.end());
     ASSERT_EQ(forward.size(), attrs.size());
-    ASSERT_EQ(forward.size(), die.attrCount);
+    const read::Unit& unit = dw.unitOf(die);
+    const size_t abbreviated = die.isNull() ? 0 : dw.tableOf(unit)->specsOf(dw.tableOf(unit)->abbrevs[die.abbrevIndex]).size();
+    ASSERT_EQ(forward.size(), die.offset == unit.cutDie ? unit.cutAttributes : abbreviated);
     // Walking skips each value to the next: the attributes lie back to back
     // from the abbreviation code to the next DIE.
     size_t i = 0;
@@ -186,7 +188,7 @@ static void expectAttributesDecodeAlike(const char* fixture) {
     }
     if (!forward.empty()) {
       EXPECT_EQ(forward.front().offset - forward.front().formCodeSize, die.offset + die.codeSize);
-      if (k + 1 < dw.dies.size() && dw.dies[k + 1].unit == die.unit) {
+      if (k + 1 < dw.dies.size() && &dw.unitOf(dw.dies[k + 1]) == &unit) {
         EXPECT_EQ(forward.back().offset + forward.back().size, dw.dies[k + 1].offset) << "DIE " << die.offset;
         ++walked;
       }
@@ -242,6 +244,39 @@ TEST(DecoderErrors, BlockAndStringPastUnitEnd) {
   info2.insert(info2.end(), {1, 'a', 'b', 'c'});
   auto d2 = decodeText(sections({1, 0x11, 0, 0x03, 0x08, 0, 0, 0}, info2));
   EXPECT_EQ(firstError(d2->dwarf), ".debug_info+12: string attribute is not NUL-terminated inside the unit");
+}
+
+// A DIE keeps neither its unit nor its attribute count: the unit is the one
+// whose bytes hold it, and the attributes its abbreviation's, except in the
+// DIE a unit's decode stopped inside, which has those before the bad value.
+TEST(DecoderErrors, ADieCutShortHasTheAttributesBeforeTheBadValue) {
+  const std::vector<int> abbrev = {1, 0x11, 0, 0x03, 0x08, 0x0b, 0x0b, 0x13, 0x0a, 0, 0, 0};  // name, byte_size, block1
+  std::vector<int> info = header(15);
+  info.insert(info.end(), {1, 'a', 'b', 0, 7, 9, 1, 2});  // block1 of length 9 with 2 bytes left
+  const std::vector<int> second = header(14);
+  info.insert(info.end(), second.begin(), second.end());
+  info.insert(info.end(), {1, 'c', 'd', 0, 5, 1, 42});
+  auto d = decodeText(sections(abbrev, info));
+  const read::Dwarf& dw = d->dwarf;
+  EXPECT_EQ(firstError(dw), ".debug_info+16: DW_FORM_block1 length 9 runs past the end of the unit");
+  ASSERT_EQ(dw.units.size(), 2u);
+  ASSERT_EQ(dw.dies.size(), 2u);
+  EXPECT_EQ(dw.units[0].cutDie, dw.dies[0].offset);
+  EXPECT_EQ(dw.units[0].cutAttributes, 2u);
+  EXPECT_EQ(dw.units[1].cutDie, read::kNone);
+  EXPECT_EQ(&dw.unitOf(dw.dies[0]), &dw.units[0]);
+  EXPECT_EQ(&dw.unitOf(dw.dies[1]), &dw.units[1]);
+  EXPECT_EQ(dw.unitIndexOf(dw.dies[1]), 1u);
+  const read::AttrRange cut = dw.attributes(dw.dies[0]);
+  ASSERT_EQ(cut.size(), 2u);
+  EXPECT_EQ(cut[0].string(), "ab");
+  EXPECT_EQ(cut[1].value, 7u);
+  const read::AttrRange whole = dw.attributes(dw.dies[1]);
+  ASSERT_EQ(whole.size(), 3u);
+  EXPECT_EQ(whole[0].string(), "cd");
+  EXPECT_EQ(whole[2].block().size(), 1u);
+  EXPECT_FALSE(dw.attribute(dw.dies[0], DW_AT_language));
+  EXPECT_TRUE(dw.attribute(dw.dies[1], DW_AT_language));
 }
 
 TEST(DecoderErrors, FixedSizeValuesPastUnitEnd) {

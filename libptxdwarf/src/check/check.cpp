@@ -496,7 +496,7 @@ class Checker {
                   " bytes up to and including the 0 terminator)");
       for (const read::NameEntry& e : s.entries) {
         const read::Die* die = d_.dieAt(u->offset + e.dieOffset);
-        if (!die || die->unit != static_cast<uint32_t>(u - d_.units.data())) {
+        if (!die || &d_.unitOf(*die) != u) {
  error(d_.pubnames, e.offset, "pubnames-entry",
                 "entry '" + printable(e.name) + "' names offset " + std::to_string(e.dieOffset) +
                     ", which is not the start of a DIE of the unit");

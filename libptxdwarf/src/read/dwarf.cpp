@@ -68,12 +68,21 @@ uint32_t AttrRange::offsetAt(size_t i) const {
 
 AttrValue AttrRange::operator[](size_t i) const { return valueAt(i, offsetAt(i)); }
 
+uint32_t Dwarf::unitIndexOf(const Die& d) const {
+  // The last unit to start at or before the DIE: units are in section order.
+  const auto after = std::upper_bound(units.begin(), units.end(), uint64_t{d.offset},
+                                      [](uint64_t offset, const Unit& u) { return offset < u.offset; });
+  return static_cast<uint32_t>(after - units.begin()) - 1;
+}
+
 AttrRange Dwarf::attributes(const Die& d) const {
-  if (d.attrCount == 0) return {};
-  const Unit& u = units[d.unit];
+  if (d.isNull()) return {};
+  const Unit& u = unitOf(d);
   const AbbrevTable& table = abbrevTables[u.abbrevTable];
-  return AttrRange(*this, u, table.specsOf(table.abbrevs[d.abbrevIndex]).first(d.attrCount), d.offset + d.codeSize,
-                   d.firstReloc);
+  std::span<const AttrSpec> specs = table.specsOf(table.abbrevs[d.abbrevIndex]);
+  if (d.offset == u.cutDie) specs = specs.first(u.cutAttributes);
+  if (specs.empty()) return {};
+  return AttrRange(*this, u, specs, d.offset + d.codeSize, d.firstReloc);
 }
 
 std::optional<AttrValue> Dwarf::attribute(const Die& d, uint16_t name) const {

@@ -228,7 +228,6 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
   while (!r.atEnd()) {
     Die die;
     die.offset = static_cast<uint32_t>(r.offset());  // decodeInfo: the section is at most 4 GiB
-    die.unit = unitIndex;
     die.depth = static_cast<uint32_t>(parents.size());
     die.parent = parents.empty() ? kNone : parents.back();
     const uint64_t code = r.uleb();
@@ -265,6 +264,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
     die.hasChildren = a->hasChildren;
     die.firstReloc = static_cast<uint32_t>(relocs.advanceTo(die.offset));
     bool ok = true;
+    uint32_t attributes = 0;  // decoded
     for (const AttrSpec& spec : table.specsOf(*a)) {
       // A value of a size its form gives has nothing to check but its bounds,
       // unless it may name a location list: stepped over, its relocation not
@@ -275,7 +275,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
                                                                                        : kReadIt;
       if (size != kReadIt && size <= r.remaining() && !(locLists && isLocationAttribute(spec.name))) {
         r.seek(r.offset() + size);
-        ++die.attrCount;
+        ++attributes;
         continue;
       }
       // Every other value is read here, for its checks and its size; none is
@@ -288,7 +288,11 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
         break;
       }
       if (locLists) collectLocListReference(v, spec.name, unit.addressSize, *locLists);
-      ++die.attrCount;
+      ++attributes;
+    }
+    if (!ok) {
+      unit.cutDie = die.offset;
+      unit.cutAttributes = attributes;
     }
     uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
     dwarf.dies.push_back(die);

@@ -105,13 +105,14 @@ struct AttrValue {
   uint32_t dataSize_ = 0;
 };
 
+// 24 bytes: its unit is the one whose bytes hold it (Dwarf::unitOf), and
+// its attributes are its abbreviation's (the one DIE a unit's decode stopped
+// inside has fewer: Unit::cutDie).
 struct Die {
   uint32_t offset = 0;         // a PTX file, and so .debug_info, is at most 4 GiB
-  uint32_t unit = 0;
   uint32_t parent = kNone;     // index into Dwarf::dies
   uint32_t depth = 0;          // 0 for the unit DIE
   uint32_t abbrevIndex = kNone;  // into the unit's table; kNone for a NULL entry
-  uint32_t attrCount = 0;      // the abbreviation's, or fewer where decoding stopped
   uint32_t firstReloc = 0;     // where a relocation lookup for its values starts: a relocation of
                                // .debug_info at or before the first one at or after `offset`
   uint16_t tag = 0;            // 0 for a NULL entry
@@ -122,7 +123,7 @@ struct Die {
   bool isNull() const { return tag == 0 && abbrevIndex == kNone; }
 };
 
-static_assert(sizeof(Die) == 32, "Die is one per DIE: keep it small");
+static_assert(sizeof(Die) == 24, "Die is one per DIE: keep it small");
 
 struct Unit {
   uint64_t offset = 0;
@@ -135,6 +136,11 @@ struct Unit {
   uint32_t abbrevTable = kNone;  // into Dwarf::abbrevTables
   uint32_t firstDie = 0;
   uint32_t dieCount = 0;
+  // Where a value failed to decode, the unit's decode stopped: its last DIE
+  // (at cutDie; kNone when none) has the attributes before that value only,
+  // cutAttributes of them.
+  uint32_t cutDie = kNone;
+  uint32_t cutAttributes = 0;
   uint64_t headerSize() const { return 11; }
 };
 
@@ -408,7 +414,11 @@ class Dwarf {
   bool hasAttribute(const Die& d, uint16_t name) const;
   const Die* dieAt(uint64_t offset) const;  // the DIE starting exactly there (not NULL entries)
   const Die* parentOf(const Die& d) const { return d.parent == kNone ? nullptr : &dies[d.parent]; }
-  const Unit& unitOf(const Die& d) const { return units[d.unit]; }
+  // The unit whose bytes hold `d`, one of this Dwarf's DIEs.
+  const Unit& unitOf(const Die& d) const {
+    return units.size() == 1 ? units.front() : units[unitIndexOf(d)];  // one unit: nvcc's and clang's files
+  }
+  uint32_t unitIndexOf(const Die& d) const;
   const AbbrevTable* tableOf(const Unit& u) const {
     return u.abbrevTable == kNone ? nullptr : &abbrevTables[u.abbrevTable];
   }
