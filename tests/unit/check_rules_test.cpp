@@ -68,6 +68,22 @@ TEST(CheckLocations, ASharedListIsJudgedOncePerAddressClass) {
   EXPECT_NE(classErrors[1].find("6 ADDR_local_space"), std::string::npos) << classErrors[1];
 }
 
+// The first class an entry is judged against is kept in a byte by entry;
+// classes past what a byte codes (253 and up) are kept in a set: judged
+// once each all the same.
+TEST(CheckLocations, ClassesPastAByteAreJudgedOnceToo) {
+  const std::string text = sharedListVariables({253, 253, 252, 252, 255, 253, 5});
+  ptx::ReadResult r = ptx::read(text, "shared.ptx");
+  ASSERT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  ASSERT_TRUE(dwarf.diagnostics.items.empty());
+  std::vector<std::string> classErrors;
+  for (const Diagnostic& d : check::run(r.module, dwarf).items)
+    if (d.rule == "address-class") classErrors.push_back(std::to_string(d.offset));
+  // Class bytes at 17, 23, 29, 35, 41, 47, 53: the first of 253, of 252 and of 255.
+  EXPECT_EQ(classErrors, (std::vector<std::string>{"17", "29", "41"}));
+}
+
 // An expression is checked an operation at a time: the operations before one
 // that does not decode are judged as well, and the failure is reported where
 // the failing operation starts.

@@ -128,10 +128,13 @@ struct PcLabels {
     bool highIsAddress;       // DW_AT_high_pc is DW_FORM_addr (not an offset from low_pc)
     bool highAddendBelowLow;  // high_pc's addend is less than low_pc's
     bool addendsZero;         // both name their labels with no addend
-    const ptx::Label* low;    // nullptr: no relocated low_pc, or no label of its name
-    const ptx::Label* high;
+    // Into Module::labels (Checker::label); kNoLabel: no relocated low_pc,
+    // or no label of its name. While the entries are built: the index of the
+    // value's relocation in .debug_info, or kNoLabel.
+    uint32_t low, high;
   };
-  static_assert(sizeof(void*) != 8 || sizeof(Entry) == 24);
+  static constexpr uint32_t kNoLabel = UINT32_MAX;
+  static_assert(sizeof(Entry) == 16);
   std::vector<Entry> entries;  // the DIEs with a relocated low_pc or high_pc, in DIE order
   std::once_flag built;
 };
@@ -595,23 +598,28 @@ class Checker {
 
   // Lists share tails: each expression is checked once per address class it
   // is held against, not once per attribute naming it. The class an entry is
-  // first checked with is kept in a flat vector by entry (tens of thousands
-  // of entries in a large nvcc -G file: a set of them took megabytes); the
-  // rare further classes, and entries outside Dwarf::locEntries, in a set.
-  static constexpr int64_t kUnchecked = INT64_MIN;
-  std::vector<int64_t> firstClassChecked;
+  // first checked with is kept in a flat vector by entry, a byte each (tens
+  // of thousands of entries in a large nvcc -G file: a set of them took
+  // megabytes, eight bytes each 400 KB); the rare further classes, classes
+  // outside a byte's codes, and entries outside Dwarf::locEntries, in a set.
+  // A class of -1: none (not DW_AT_location, or no DW_AT_address_class).
+  static constexpr uint8_t kNotYet = 0, kOtherClass = UINT8_MAX;  // the codes of classes -1..252 lie between
+  std::vector<uint8_t> firstClassChecked;
   std::set<std::pair<const read::LocEntryRef*, int64_t>> moreClassesChecked;
+
+  static uint8_t classCode(int64_t cls) { return cls >= -1 && cls < kOtherClass - 2 ? uint8_t(cls + 2) : kOtherClass; }
 
   bool firstCheckOf(const read::LocEntryRef& e, int64_t cls) {
     const size_t index = d_.locEntryIndex(e);
-    if (cls == kUnchecked || index == SIZE_MAX) return moreClassesChecked.emplace(&e, cls).second;
-    if (firstClassChecked.empty()) firstClassChecked.assign(d_.allLocEntries().size(), kUnchecked);
-    int64_t& first = firstClassChecked[index];
-    if (first == kUnchecked) {
-      first = cls;
+    const uint8_t code = classCode(cls);
+    if (code == kOtherClass || index == SIZE_MAX) return moreClassesChecked.emplace(&e, cls).second;
+    if (firstClassChecked.empty()) firstClassChecked.assign(d_.allLocEntries().size(), kNotYet);
+    uint8_t& first = firstClassChecked[index];
+    if (first == kNotYet) {
+      first = code;
       return true;
     }
-    return first != cls && moreClassesChecked.emplace(&e, cls).second;
+    return first != code && moreClassesChecked.emplace(&e, cls).second;
   }
 
   void locations() {
@@ -729,7 +737,7 @@ class Checker {
   // Labels are in file order, and code addresses follow it.
   void pcRanges() {
     for (const PcLabels::Entry& pc : pcLabels()) {
-      const ptx::Label *begin = pc.low, *end = pc.high;
+      const ptx::Label *begin = label(pc.low), *end = label(pc.high);
       if (!begin || !end || begin->function != end->function || !pc.highIsAddress) continue;
       if (end < begin || (end == begin && pc.highAddendBelowLow)) {
         const read::Die& die = d_.dies[pc.die];
@@ -759,13 +767,12 @@ class Checker {
     std::vector<Scope> scopes;
     scopes.reserve(pcs.size());
     for (const PcLabels::Entry& pc : pcs) {
-      const ptx::Label *begin = pc.low, *end = pc.high;
+      const ptx::Label *begin = label(pc.low), *end = label(pc.high);
       if (!begin || !end || begin->function != end->function || end <= begin) continue;
       if (!pc.highIsAddress || !pc.addendsZero) continue;
       const read::Die& die = d_.dies[pc.die];
       if (die.parent == read::kNone) continue;
-      scopes.push_back({die.parent, static_cast<uint32_t>(begin - m_.labels.data()),
-                        static_cast<uint32_t>(end - m_.labels.data()), pc.die});
+      scopes.push_back({die.parent, pc.low, pc.high, pc.die});
     }
     std::stable_sort(scopes.begin(), scopes.end(), [](const Scope& a, const Scope& b) {
       return a.parent != b.parent ? a.parent < b.parent : a.begin < b.begin;
@@ -814,7 +821,7 @@ class Checker {
       while (pc != pcs.end() && pc->die < dieIndex) ++pc;
       if (pc == pcs.end() || pc->die != dieIndex) continue;  // neither pc is relocated
       const std::pair<std::optional<read::AttrValue>, const ptx::Label*> pcLabelPairs[] = {
-          {lo, pc->low}, {d_.attribute(die, DW_AT_high_pc), pc->high}};
+          {lo, label(pc->low)}, {d_.attribute(die, DW_AT_high_pc), label(pc->high)}};
       for (const auto& [value, l] : pcLabelPairs) {
         if (!l) continue;  // not relocated, or symbol-defined reports it
         int32_t fi = static_cast<int32_t>(f - m_.functions.data());
@@ -947,56 +954,59 @@ class Checker {
     detail::sectionLabels(m_, toError);
   }
 
+  const ptx::Label* label(uint32_t index) const { return index == PcLabels::kNoLabel ? nullptr : &m_.labels[index]; }
+
   const std::vector<PcLabels::Entry>& pcLabels() const {
     std::call_once(pcLabels_.built, [this] {
-      // The names first, then the lookups, each kLookAhead names after its
-      // name index entry was asked for (the misses overlap, as in symbols()).
-      struct Names {  // 24 bytes: a large file has tens of thousands
-        uint32_t die;
-        bool highIsAddress, highAddendBelowLow, addendsZero;  // as in PcLabels::Entry
-        SymbolName low, high;
-      };
-      static_assert(sizeof(void*) != 8 || sizeof(Names) == 24);
+      // The entries with their relocations first, then the lookups of the
+      // relocations' names, each kLookAhead entries after its name index
+      // entry was asked for (the misses overlap, as in symbols()). One
+      // vector, turned from relocations to labels in place: with the names
+      // in a second one it took twice the memory.
+      std::vector<PcLabels::Entry>& entries = pcLabels_.entries;
+      const Relocation* infoRelocations = d_.info ? d_.info->relocations.data() : nullptr;
+      auto relocationIndex = [&](const read::AttrValue& v) { return static_cast<uint32_t>(v.reloc - infoRelocations); };
       // At most a DIE each: reserved for that, filled ahead (reserve.h), not
       // grown by doubling into fresh pages.
-      std::vector<Names> names;
-      reserveUpTo(names, d_.dies.size());
+      reserveUpTo(entries, d_.dies.size());
       for (uint32_t i = 0; i < d_.dies.size(); ++i) {
         const read::Die& die = d_.dies[i];
         if (die.isNull()) continue;
         const auto [lo, hi] = pcAttributes(die);
         const bool relocatedLow = lo && lo->reloc, relocatedHigh = hi && hi->reloc;
         if (!relocatedLow && !relocatedHigh) continue;
-        Names n{i, false, false, false, relocatedLow ? lo->reloc->symbol : SymbolName(),
-                relocatedHigh ? hi->reloc->symbol : SymbolName()};
+        PcLabels::Entry e{i, false, false, false, relocatedLow ? relocationIndex(*lo) : PcLabels::kNoLabel,
+                          relocatedHigh ? relocationIndex(*hi) : PcLabels::kNoLabel};
         if (relocatedLow && relocatedHigh) {
-          n.highIsAddress = hi->form == DW_FORM_addr;
-          n.highAddendBelowLow = hi->reloc->addend() < lo->reloc->addend();
-          n.addendsZero = lo->reloc->addend() == 0 && hi->reloc->addend() == 0;
+          e.highIsAddress = hi->form == DW_FORM_addr;
+          e.highAddendBelowLow = hi->reloc->addend() < lo->reloc->addend();
+          e.addendsZero = lo->reloc->addend() == 0 && hi->reloc->addend() == 0;
         }
-        names.push_back(n);
-        fillAhead(names);
+        entries.push_back(e);
+        fillAhead(entries);
       }
-      // The keys of names[i]'s low and high labels, at i mod kLookAhead.
+      // The keys of entries[i]'s low and high labels, at i mod kLookAhead.
       std::array<std::pair<ptx::Module::NameKey, ptx::Module::NameKey>, kLookAhead> ahead;
+      auto keyOf = [&](uint32_t relocation) {
+        return m_.nameKey(relocation == PcLabels::kNoLabel ? std::string_view() : infoRelocations[relocation].symbol);
+      };
       auto fetch = [&](size_t i) {
         auto& [low, high] = ahead[i % kLookAhead];
-        low = m_.nameKey(names[i].low);
-        high = m_.nameKey(names[i].high);
+        low = keyOf(entries[i].low);
+        high = keyOf(entries[i].high);
         if (!low.name.empty()) m_.prefetch(low);
         if (!high.name.empty()) m_.prefetch(high);
       };
       auto labelOf = [this](const ptx::Module::NameKey& key) {
-        return key.name.empty() ? nullptr : m_.findLabel(key);
+        const ptx::Label* l = key.name.empty() ? nullptr : m_.findLabel(key);
+        return l ? static_cast<uint32_t>(l - m_.labels.data()) : PcLabels::kNoLabel;
       };
-      reserveExactly(pcLabels_.entries, names.size());
-      for (size_t i = 0; i < std::min(kLookAhead, names.size()); ++i) fetch(i);
-      for (size_t i = 0; i < names.size(); ++i) {
+      for (size_t i = 0; i < std::min(kLookAhead, entries.size()); ++i) fetch(i);
+      for (size_t i = 0; i < entries.size(); ++i) {
         const auto [low, high] = ahead[i % kLookAhead];
-        if (i + kLookAhead < names.size()) fetch(i + kLookAhead);
-        const Names& n = names[i];
-        pcLabels_.entries.push_back(
-            {n.die, n.highIsAddress, n.highAddendBelowLow, n.addendsZero, labelOf(low), labelOf(high)});
+        if (i + kLookAhead < entries.size()) fetch(i + kLookAhead);
+        entries[i].low = labelOf(low);
+        entries[i].high = labelOf(high);
       }
     });
     return pcLabels_.entries;
