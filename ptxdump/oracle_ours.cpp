@@ -29,7 +29,7 @@ Linker::Linker(std::span<const SectionImage> sections, const ptx::Module* module
   for (const SectionImage& s : sections)
     for (const SectionLabel& l : s.labels) place(l.name, l.offset);
   if (module) {
-    for (const ptx::Label& l : module->labels) place(l.name, uint64_t{l.loc.line} * kLineSpacing);
+    for (const ptx::Label& l : module->labels) place(l.name, uint64_t{l.line} * kLineSpacing);
     for (const ptx::Function& f : module->functions) place(f.name, uint64_t{f.loc.line} * kLineSpacing);
     for (const ptx::Variable& v : module->variables) place(v.name, uint64_t{v.loc.line} * kLineSpacing);
   }

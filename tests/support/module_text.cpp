@@ -74,8 +74,8 @@ std::string moduleText(const ptx::ReadResult& result) {
   }
   for (const ptx::Variable& v : m.variables) variable(out, m, v);
   for (const ptx::Label& l : m.labels)
-    out += "label " + l.name.str() + " function=" + std::to_string(l.function) + " instruction=" +
-           std::to_string(l.instruction) + at(l.loc) +
+    out += "label " + l.name.str() + " function=" + std::to_string(m.functionOf(l)) + " instruction=" +
+           std::to_string(l.instruction) + "@" + std::to_string(l.line) +
            (m.findLabel(l.name) ? "" : " NOT INDEXED") + "\n";
   for (const SectionImage& s : m.sections) section(out, s);
   for (const Diagnostic& d : result.diagnostics.items) out += d.format(m.filename) + "\n";

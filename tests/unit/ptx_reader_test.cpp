@@ -107,8 +107,8 @@ TEST(PtxReader, Chapter6Module) {
   EXPECT_FALSE(m.declaresRegister(test, "%rd2"));
   // Labels and the function each lies in.
   ASSERT_NE(m.findLabel("func_end1"), nullptr);
-  EXPECT_EQ(m.findLabel("func_end1")->function, 1);
-  EXPECT_EQ(m.findLabel("func_begin0")->function, 0);
+  EXPECT_EQ(m.functionOf(*m.findLabel("func_end1")), 1);
+  EXPECT_EQ(m.functionOf(*m.findLabel("func_begin0")), 0);
   // `.param .b32 param0;` inside the body is a function-scope variable.
   const Variable* p0 = m.findVariable("param0", 1);
   ASSERT_NE(p0, nullptr);
@@ -125,6 +125,27 @@ TEST(PtxReader, Chapter6Module) {
 // range `%x<N>` whose prefix it starts with, followed by a decimal index
 // below N without leading zeros: prefixes that end in digits, that are a
 // prefix of another declaration's, and indexes too long for any count.
+// A label keeps no function: the one whose label range holds it is found
+// from the ranges, with a guess or without. Every label of every body, in a
+// file of several functions.
+TEST(PtxReader, EveryLabelIsInTheFunctionWhoseRangeHoldsIt) {
+  ReadResult r = readOk(ptxdwarf::testsupport::readFixture("producers/nvcc_G_locals_main.ptx"));
+  const Module& m = r.module;
+  size_t labels = 0, declarations = 0;
+  for (size_t f = 0; f < m.functions.size(); ++f) {
+    declarations += !m.functions[f].hasBody;
+    for (uint32_t l = m.functions[f].firstLabel; l < m.functions[f].endLabel; ++l, ++labels) {
+      const int32_t holder = static_cast<int32_t>(f);
+      EXPECT_EQ(m.functionOf(m.labels[l]), holder) << m.labels[l].name;
+      // A guess is taken only where it holds the label.
+      for (int32_t guess : {holder, holder - 1, holder + 1, 0, -1, static_cast<int32_t>(m.functions.size()) + 5})
+        EXPECT_EQ(m.functionOf(m.labels[l], guess), holder) << m.labels[l].name << " guessing " << guess;
+    }
+  }
+  EXPECT_EQ(labels, m.labels.size());
+  EXPECT_GT(m.functions.size() - declarations, 1u);
+}
+
 TEST(PtxReader, DeclaresRegisterByNameOrRange) {
   const ReadResult r = readOk(
       ".version 7.5\n.target sm_75\n.address_size 64\n.func f()\n{\n"
@@ -208,10 +229,10 @@ dup:
   EXPECT_EQ(m.findFunction("twice"), &m.functions[2]);
   // The same name as a label of another function: each lookup finds its kind.
   ASSERT_NE(m.findLabel("twice"), nullptr);
-  EXPECT_EQ(m.findLabel("twice")->function, 3);
+  EXPECT_EQ(m.functionOf(*m.findLabel("twice")), 3);
   // A label name in two functions and a section: the first label.
   ASSERT_NE(m.findLabel("dup"), nullptr);
-  EXPECT_EQ(m.findLabel("dup")->function, 2);
+  EXPECT_EQ(m.functionOf(*m.findLabel("dup")), 2);
   EXPECT_TRUE(m.definesSymbol("dup"));
   // Locals of the same name in two functions; a module-scope declaration twice.
   ASSERT_NE(m.findVariable("x", 2), nullptr);

@@ -225,7 +225,7 @@ ptx::Module collidingLabels(size_t n) {
   ptx::Module m;
   for (uint64_t i = 0; m.labels.size() < n; ++i) {
     std::string name = "$L__" + std::to_string(i);
-    if ((oldHash(name) & (capacity - 1)) == 0) m.labels.push_back({SymbolName::fromKept(m.names.keep(name)), -1, {}});
+    if ((oldHash(name) & (capacity - 1)) == 0) m.labels.push_back({SymbolName::fromKept(m.names.keep(name))});
   }
   return m;
 }

@@ -128,6 +128,7 @@ struct PcLabels {
     bool highIsAddress;       // DW_AT_high_pc is DW_FORM_addr (not an offset from low_pc)
     bool highAddendBelowLow;  // high_pc's addend is less than low_pc's
     bool addendsZero;         // both name their labels with no addend
+    bool sameFunction;        // both labels found, in one function's body
     // Into Module::labels (Checker::label); kNoLabel: no relocated low_pc,
     // or no label of its name. While the entries are built: the index of the
     // value's relocation in .debug_info, or kNoLabel.
@@ -257,7 +258,8 @@ class Checker {
     if (const ptx::Function* f = m_.findFunction(ptxName(subprogram))) return f;
     std::optional<read::AttrValue> lo = d_.attribute(subprogram, DW_AT_low_pc);
     const ptx::Label* l = lo && lo->reloc ? m_.findLabel(lo->reloc->symbol) : nullptr;
-    return l && l->function >= 0 ? &m_.functions[static_cast<size_t>(l->function)] : nullptr;
+    const int32_t function = l ? m_.functionOf(*l) : -1;
+    return function >= 0 ? &m_.functions[static_cast<size_t>(function)] : nullptr;
   }
 
   // ---- structure -----------------------------------------------------------
@@ -738,14 +740,14 @@ class Checker {
   void pcRanges() {
     for (const PcLabels::Entry& pc : pcLabels()) {
       const ptx::Label *begin = label(pc.low), *end = label(pc.high);
-      if (!begin || !end || begin->function != end->function || !pc.highIsAddress) continue;
+      if (!pc.sameFunction || !pc.highIsAddress) continue;
       if (end < begin || (end == begin && pc.highAddendBelowLow)) {
         const read::Die& die = d_.dies[pc.die];
         const auto [lo, hi] = pcAttributes(die);
         error(d_.info, hi->offset, "pc-range",
-              "DW_AT_high_pc " + hi->reloc->expression() + " (line " + std::to_string(end->loc.line) +
+              "DW_AT_high_pc " + hi->reloc->expression() + " (line " + std::to_string(end->line) +
                   ") comes before DW_AT_low_pc " + lo->reloc->expression() + " (line " +
-                  std::to_string(begin->loc.line) + ")", &die);
+                  std::to_string(begin->line) + ")", &die);
       }
     }
   }
@@ -767,8 +769,7 @@ class Checker {
     std::vector<Scope> scopes;
     scopes.reserve(pcs.size());
     for (const PcLabels::Entry& pc : pcs) {
-      const ptx::Label *begin = label(pc.low), *end = label(pc.high);
-      if (!begin || !end || begin->function != end->function || end <= begin) continue;
+      if (!pc.sameFunction || pc.high <= pc.low) continue;
       if (!pc.highIsAddress || !pc.addendsZero) continue;
       const read::Die& die = d_.dies[pc.die];
       if (die.parent == read::kNone) continue;
@@ -781,8 +782,8 @@ class Checker {
     // among those that started before it.
     auto lines = [this](const Scope& s) {
       const ptx::Label &low = m_.labels[s.begin], &high = m_.labels[s.end];
-      return "[" + low.name.str() + ", " + high.name.str() + ") (lines " + std::to_string(low.loc.line) + "-" +
-             std::to_string(high.loc.line) + ")";
+      return "[" + low.name.str() + ", " + high.name.str() + ") (lines " + std::to_string(low.line) + "-" +
+             std::to_string(high.line) + ")";
     };
     const Scope* widest = nullptr;
     for (size_t i = 0; i < scopes.size(); ++i) {
@@ -824,12 +825,13 @@ class Checker {
           {lo, label(pc->low)}, {d_.attribute(die, DW_AT_high_pc), label(pc->high)}};
       for (const auto& [value, l] : pcLabelPairs) {
         if (!l) continue;  // not relocated, or symbol-defined reports it
-        int32_t fi = static_cast<int32_t>(f - m_.functions.data());
-        if (l->function != fi)
+        const int32_t fi = static_cast<int32_t>(f - m_.functions.data());
+        const int32_t holder = m_.functionOf(*l, fi);
+        if (holder != fi)
           error(d_.info, value->offset, "subprogram-pc",
                 std::string(attributeName(value->name)) + " label " + l->name.str() + " is " +
-                    (l->function < 0 ? std::string("outside every function")
-                                     : "in " + m_.functions[static_cast<size_t>(l->function)].name) +
+                    (holder < 0 ? std::string("outside every function")
+                                : "in " + m_.functions[static_cast<size_t>(holder)].name) +
                     ", not in " + f->name, &die);
       }
     }
@@ -975,7 +977,7 @@ class Checker {
         const auto [lo, hi] = pcAttributes(die);
         const bool relocatedLow = lo && lo->reloc, relocatedHigh = hi && hi->reloc;
         if (!relocatedLow && !relocatedHigh) continue;
-        PcLabels::Entry e{i, false, false, false, relocatedLow ? relocationIndex(*lo) : PcLabels::kNoLabel,
+        PcLabels::Entry e{i, false, false, false, false, relocatedLow ? relocationIndex(*lo) : PcLabels::kNoLabel,
                           relocatedHigh ? relocationIndex(*hi) : PcLabels::kNoLabel};
         if (relocatedLow && relocatedHigh) {
           e.highIsAddress = hi->form == DW_FORM_addr;
@@ -1002,11 +1004,16 @@ class Checker {
         return l ? static_cast<uint32_t>(l - m_.labels.data()) : PcLabels::kNoLabel;
       };
       for (size_t i = 0; i < std::min(kLookAhead, entries.size()); ++i) fetch(i);
+      int32_t function = -1;  // the last label's: scopes come in PTX order, mostly
       for (size_t i = 0; i < entries.size(); ++i) {
         const auto [low, high] = ahead[i % kLookAhead];
         if (i + kLookAhead < entries.size()) fetch(i + kLookAhead);
-        entries[i].low = labelOf(low);
-        entries[i].high = labelOf(high);
+        PcLabels::Entry& e = entries[i];
+        e.low = labelOf(low);
+        e.high = labelOf(high);
+        if (e.low == PcLabels::kNoLabel || e.high == PcLabels::kNoLabel) continue;
+        function = m_.functionOf(m_.labels[e.low], function);
+        e.sameFunction = function >= 0 && m_.functionOf(m_.labels[e.high], function) == function;
       }
     });
     return pcLabels_.entries;

@@ -212,6 +212,19 @@ bool Module::isNamed(uint32_t ref, std::string_view name) const {
   return isNamed(static_cast<DefinitionKind>(ref >> kIndexBits), ref & kIndexMask, 0, name);
 }
 
+int32_t Module::functionOf(const Label& label, int32_t guess) const {
+  const uint32_t index = static_cast<uint32_t>(&label - labels.data());
+  if (guess >= 0 && static_cast<size_t>(guess) < functions.size()) {
+    const Function& f = functions[static_cast<size_t>(guess)];
+    if (index >= f.firstLabel && index < f.endLabel) return guess;
+  }
+  // Bodies' label ranges are contiguous and in order: the first function
+  // whose range ends past the label holds it.
+  const auto holder = std::upper_bound(functions.begin(), functions.end(), index,
+                                       [](uint32_t i, const Function& f) { return i < f.endLabel; });
+  return holder == functions.end() || holder->firstLabel > index ? -1 : static_cast<int32_t>(holder - functions.begin());
+}
+
 void Module::indexFiles() {
   fileIndex_.clear();
   fileIndex_.reserve(files.size());

@@ -586,7 +586,7 @@ class Reader {
       cur_.advance();
       if (!options_.bodies) return;
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
-      module_.labels.push_back({keepName(name), function, static_cast<uint32_t>(module_.instructions.size()), at});
+      module_.labels.push_back({keepName(name), static_cast<uint32_t>(module_.instructions.size()), at.line});
       fillAhead(module_.labels);
       module_.functions[static_cast<size_t>(function)].endLabel = index + 1;
       return;
@@ -1097,7 +1097,6 @@ void appendDeclarations(Module& into, Module& part, const PartBase& base) {
 
 void appendLabels(Module& into, Module& part, const PartBase& base) {
   for (Label& l : part.labels) {
-    l.function = shifted(l.function, base.function);
     l.instruction = shifted(l.instruction, base.instruction);
     into.labels.push_back(std::move(l));
   }

@@ -23,10 +23,12 @@ bool ScopeTree::rangeOf(const read::Die& die, uint32_t& begin, uint32_t& end, in
   if (!lo || !hi || !lo->reloc || !hi->reloc || lo->reloc->isDifference() || hi->reloc->isDifference()) return false;
   const ptx::Label* b = module_.findLabel(lo->reloc->symbol);
   const ptx::Label* e = module_.findLabel(hi->reloc->symbol);
-  if (!b || !e || b->function < 0 || b->function != e->function || e->instruction < b->instruction) return false;
+  if (!b || !e || e->instruction < b->instruction) return false;
+  const int32_t holder = module_.functionOf(*b);
+  if (holder < 0 || module_.functionOf(*e) != holder) return false;
   begin = b->instruction;
   end = e->instruction;
-  function = b->function;
+  function = holder;
   return true;
 }
 

@@ -226,16 +226,18 @@ struct RegisterDecl {
 };
 static_assert(sizeof(void*) != 8 || sizeof(RegisterDecl) == 32, "tens of thousands in a large file: keep it small");
 
+// A code label (`name:`). 16 bytes: its function is the one whose label
+// range holds it (Module::functionOf), and of where it was written only the
+// line is kept (the column is a label's indentation, which nothing asks for).
 struct Label {
   SymbolName name;
-  int32_t function = -1;  // index into Module::functions; -1 outside any body
   // The instruction the label stands for: the next one in the function (PTX
   // ISA: a label takes the location of the next instruction); the function's
   // instruction end when none follows.
   uint32_t instruction = kNoIndex;
-  SourceLoc loc;
+  uint32_t line = 0;
 };
-static_assert(sizeof(void*) != 8 || sizeof(Label) == 24, "one per code label: keep it small");
+static_assert(sizeof(void*) != 8 || sizeof(Label) == 16, "one per code label: keep it small");
 
 // A function's parameters and registers are ranges of the module's
 // (Module::paramsOf, returnsOf, registersOf), as its labels and
@@ -296,6 +298,11 @@ struct Module {
   }
   // The array dimensions of a variable or parameter; empty when it is no array.
   std::span<const uint64_t> dimsOf(const Variable& v) const { return rangeOf(dims, v.firstDim, v.endDim); }
+  // The index into `functions` of the function whose body defines `label`,
+  // one of `labels`: `guess` when its label range holds the label (the
+  // function expected, or the last answer for labels visited in order),
+  // else a binary search of the ranges.
+  int32_t functionOf(const Label& label, int32_t guess = -1) const;
   // The inlining operands of an inlined record (r.isInlined()).
   const LocInlining& inliningOf(const LocRecord& r) const { return locInlinings[r.inlining]; }
   // Does the body of `f` declare `reg` ("%r3" matches `%r<4>`, `%SP` matches `%SP`)?
