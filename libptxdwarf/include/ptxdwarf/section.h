@@ -144,6 +144,9 @@ struct Relocation {
   uint8_t kept_ = 0;
 
  public:
+  // Replace it only in a relocation that keeps nothing after it (neither a
+  // difference nor an addend): what is kept is read from after the kept
+  // symbol's characters.
   SymbolName symbol{};
 
   Relocation() = default;
