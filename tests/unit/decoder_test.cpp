@@ -177,7 +177,8 @@ static void expectAttributesDecodeAlike(const char* fixture) {
     std::vector<read::AttrValue> forward(attrs.begin(), attrs.end());
     ASSERT_EQ(forward.size(), attrs.size());
     const read::Unit& unit = dw.unitOf(die);
-    const size_t abbreviated = die.isNull() ? 0 : dw.tableOf(unit)->specsOf(dw.tableOf(unit)->abbrevs[die.abbrevIndex]).size();
+    const read::AbbrevTable* table = dw.tableOf(unit);
+    const size_t abbreviated = die.isNull() ? 0 : table->specsOf(table->abbrevs[die.abbrevIndex]).size();
     ASSERT_EQ(forward.size(), die.offset == unit.cutDie ? unit.cutAttributes : abbreviated);
     // Walking skips each value to the next: the attributes lie back to back
     // from the abbreviation code to the next DIE.

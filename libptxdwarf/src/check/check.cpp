@@ -123,8 +123,8 @@ struct PcLabels {
   struct Entry {
     uint32_t die;  // index into Dwarf::dies
     // What the range rules ask of the two values, kept here so that they read
-    // neither again (in the padding: 24 bytes an entry still). Meaningful
-    // when both are relocated.
+    // neither again (in the padding: 16 bytes an entry). Meaningful when
+    // both are relocated.
     bool highIsAddress;       // DW_AT_high_pc is DW_FORM_addr (not an offset from low_pc)
     bool highAddendBelowLow;  // high_pc's addend is less than low_pc's
     bool addendsZero;         // both name their labels with no addend

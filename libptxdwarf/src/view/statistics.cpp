@@ -60,8 +60,8 @@ uint64_t rawReference(const Dwarf& d, const Die& die, const AttrValue& v) {
 // each function, as one flat set of (function, id) pairs: an id's
 // characters kept once, in one buffer, and an open-addressing table of
 // 4-byte indices. A set of strings per function took a node and often a
-// string allocation a variable: 3 MB for a 20 MB nvcc -G file, where this
-// takes under 1 MB.
+// string allocation a variable: the statistics of a 20 MB nvcc -G file
+// peaked 2.6 MiB higher with them.
 class VariableIds {
  public:
   // Whether the pair is new (then added).
@@ -90,7 +90,8 @@ class VariableIds {
   static constexpr uint32_t kEmpty = UINT32_MAX;
 
   static uint32_t hashOf(const void* function, std::string_view id) {
-    const uint64_t h = std::hash<std::string_view>()(id) ^ (reinterpret_cast<uintptr_t>(function) * 0x9e3779b97f4a7c15u);
+    const uint64_t h =
+        std::hash<std::string_view>()(id) ^ (reinterpret_cast<uintptr_t>(function) * 0x9e3779b97f4a7c15u);
     return static_cast<uint32_t>(h ^ (h >> 32));
   }
   std::string_view charsOf(const Id& id) const { return std::string_view(chars_.data() + id.begin, id.size); }
