@@ -10,6 +10,25 @@
 
 namespace ptxdwarf {
 
+namespace {
+
+// `first`, then `rest` with `shift` applied to each of its items, kept in
+// the storage of whichever holds more: only the smaller is copied into new
+// pages, the larger moves along inside its reservation (a section read in
+// two parts is joined where the larger part lies, at either end).
+template <class T, class Shift>
+std::vector<T> joined(std::vector<T>&& first, std::vector<T>&& rest, const Shift& shift) {
+  for (T& item : rest) shift(item);
+  std::vector<T>& into = first.size() >= rest.size() ? first : rest;
+  const size_t size = first.size() + rest.size();
+  reserveExactly(into, size);
+  if (&into == &first) first.insert(first.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+  else rest.insert(rest.begin(), std::make_move_iterator(first.begin()), std::make_move_iterator(first.end()));
+  return std::move(into);
+}
+
+}  // namespace
+
 std::string_view StringStore::keep(std::string_view s) {
   if (s.empty()) return {};
   if (s.size() + 1 > free_.size()) {
@@ -137,9 +156,40 @@ void SourceMap::reserve(size_t operands) {
   reserveUpTo(checkpoints_, operands / 4 + 1);  // a long entry takes at most 16 bytes of deltas
 }
 
+void SourceMap::appendRest(SourceMap&& rest, uint32_t base) {
+  if (rest.count_ == 0) return;
+  const auto at = static_cast<uint32_t>(deltas_.size());
+  deltas_ = joined(std::move(deltas_), std::move(rest.deltas_), [](uint8_t&) {});
+  // A map's first entry is a checkpoint: no delta of the rest refers back.
+  checkpoints_ = joined(std::move(checkpoints_), std::move(rest.checkpoints_), [&](Checkpoint& c) {
+    c.entry.offset += base;
+    c.pos += at;
+  });
+  last_ = {rest.last_.offset + base, rest.last_.line, rest.last_.col};
+  count_ += rest.count_;
+  checkpointPos_ = rest.checkpointPos_ + at;
+  repeatAt_ = rest.repeatAt_ == kNoRepeat ? kNoRepeat : rest.repeatAt_ + at;
+  runByte_ = rest.runByte_;
+  rest = SourceMap();
+}
+
 void SourceMap::releaseUnusedTails() {
   releaseUnusedTail(deltas_);
   releaseUnusedTail(checkpoints_);
+}
+
+void SectionImage::appendRest(SectionImage&& rest) {
+  const auto base = static_cast<uint32_t>(bytes.size());
+  bytes = joined(std::move(bytes), std::move(rest.bytes), [](uint8_t&) {});
+  relocations = joined(std::move(relocations), std::move(rest.relocations), [&](Relocation& r) { r.offset += base; });
+  names.adopt(std::move(rest.names));  // the relocations' names stay where they are
+  labels = joined(std::move(labels), std::move(rest.labels), [&](SectionLabel& l) { l.offset += base; });
+  sourceMap.appendRest(std::move(rest.sourceMap), base);
+  auto block = rest.blocks.begin();
+  if (block != rest.blocks.end() && !blocks.empty()) blocks.back().end = (block++)->end;
+  blocks.insert(blocks.end(), block, rest.blocks.end());
+  negativeOperands = joined(std::move(negativeOperands), std::move(rest.negativeOperands), [&](uint32_t& n) { n += base; });
+  rest = SectionImage();
 }
 
 void SectionImage::releaseUnusedTails() {

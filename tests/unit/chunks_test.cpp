@@ -1,6 +1,7 @@
 // Cutting a text for threads (libptxdwarf/src/ptx/chunks.h): cuts fall on
 // module-scope statements where the reading work, not the byte count, is
-// even, and each chunk knows its first line.
+// even, or inside a section's body where no statement is near, and each
+// chunk knows its first line.
 #include "ptx/chunks.h"
 
 #include <gtest/gtest.h>
@@ -46,7 +47,10 @@ void expectWellFormed(const std::string& text, const std::vector<Chunk>& chunks)
     const Chunk& c = chunks[i];
     EXPECT_GT(c.begin, chunks[i - 1].begin);
     EXPECT_EQ(text[c.begin - 1], '\n');
-    EXPECT_TRUE(startsModuleStatement(std::string_view(text).substr(c.begin, 32)));
+    EXPECT_EQ(chunks[i - 1].stopsInSection, !c.continues.empty());
+    const std::string_view line = std::string_view(text).substr(text.find_first_not_of(" \t", c.begin), 32);
+    if (c.continues.empty()) EXPECT_TRUE(startsModuleStatement(line));
+    else EXPECT_TRUE(line.starts_with(".b")) << line;  // a data directive
     EXPECT_EQ(chunks[i - 1].stop, text.find_first_not_of(" \t", c.begin));
     EXPECT_EQ(c.line, 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(c.begin), '\n'));
   }
@@ -54,17 +58,64 @@ void expectWellFormed(const std::string& text, const std::vector<Chunk>& chunks)
 
 }  // namespace
 
-// Half the bytes fall inside the big section; half the work (a short line
-// costs more than its bytes) is nearer its start than its end: the cut is
-// there, not after the section.
-TEST(Chunks, ACutInsideASectionGoesToItsNearerEnd) {
-  const std::string head = code(700);
-  const std::string text = head + section(".debug_info", 24000) + section(".debug_abbrev", 10);
-  ASSERT_GT(text.size() / 2, head.size());  // the byte midpoint is inside .debug_info
+// The work is even in the middle of a small section between two halves of
+// code: one of its ends is near enough, and the cut is there, not inside it.
+TEST(Chunks, ACutNearASectionsEndGoesToTheEnd) {
+  const std::string head = code(1000), body = section(".debug_info", 1000);
+  const std::string text = head + body + code(1000);
   const std::vector<Chunk> chunks = cut(text, 2);
   expectWellFormed(text, chunks);
   ASSERT_EQ(chunks.size(), 2u);
-  EXPECT_EQ(chunks[1].begin, head.size());
+  EXPECT_TRUE(chunks[1].continues.empty());
+  EXPECT_TRUE(chunks[1].begin == head.size() || chunks[1].begin == head.size() + body.size()) << chunks[1].begin;
+}
+
+// Most of the work lies in one section: its ends are far from where the
+// work is even, and the cut goes inside it, at a `.b8` line near there.
+TEST(Chunks, AFarCutGoesInsideTheSection) {
+  const std::string head = code(700);
+  const std::string text = head + section(".debug_info", 24000) + section(".debug_abbrev", 10);
+  const std::vector<Chunk> chunks = cut(text, 2);
+  expectWellFormed(text, chunks);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[1].continues, ".debug_info");
+  EXPECT_TRUE(chunks[0].stopsInSection);
+  EXPECT_GT(chunks[1].begin, head.size() + 1000);
+  EXPECT_LT(chunks[1].begin, text.size() - 1000);
+}
+
+// A text that is one section is cut inside it as many times as asked, each
+// chunk but the last stopping inside it and each but the first going on.
+TEST(Chunks, OneSectionIsCutSeveralTimes) {
+  const std::string text = ".version 7.5\n" + section(".debug_loc", 50000);
+  for (unsigned parts : {2u, 3u, 5u}) {
+    SCOPED_TRACE(parts);
+    const std::vector<Chunk> chunks = cut(text, parts);
+    expectWellFormed(text, chunks);
+    ASSERT_EQ(chunks.size(), parts);
+    for (unsigned i = 1; i < parts; ++i) {
+      EXPECT_EQ(chunks[i].continues, ".debug_loc");
+      const double share = static_cast<double>(chunks[i].begin) / static_cast<double>(text.size());
+      EXPECT_NEAR(share, static_cast<double>(i) / parts, 0.01);
+    }
+    EXPECT_FALSE(chunks.back().stopsInSection);
+  }
+}
+
+// A section written with an operand list a line costs by its operands: the
+// cut between code and such a section falls where the work, operands
+// counted, is even, not where the bytes and lines alone would put it.
+TEST(Chunks, OperandListsCountAsWork) {
+  std::string packed = "\t.section\t.debug_info\n\t{\n";
+  for (int i = 0; i < 6000; ++i) packed += ".b8 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16\n";
+  packed += "\t}\n";
+  const std::string head = code(4000);
+  const std::string text = head + packed;
+  const std::vector<Chunk> chunks = cut(text, 2);
+  expectWellFormed(text, chunks);
+  ASSERT_EQ(chunks.size(), 2u);
+  // Bytes and lines alone would put the cut in the code, a quarter before the section.
+  EXPECT_GT(chunks[1].begin, head.size());
 }
 
 // Code alone: work follows bytes, and the cut falls at the function

@@ -12,6 +12,7 @@
 
 #include "corpus.h"
 #include "module_text.h"
+#include "ptx/chunks.h"
 #include "ptxdwarf/ptx/module.h"
 
 using namespace ptxdwarf;
@@ -127,6 +128,90 @@ TEST(ReaderThreads, ASectionInTwoPartsFallsBackToOneThread) {
   EXPECT_EQ(r.parts, 1u);
   expectSameAsOneThread(text, 4);
   EXPECT_NE(moduleText(r).find("second non-empty block"), std::string::npos);
+}
+
+namespace {
+
+// One module-scope statement: a .debug_info section of `lines` lines of every
+// kind a section holds -- `.b8 N` lines, operand lists (nvcc's and packed),
+// wide constants, negative operands, symbols, label differences, addends,
+// labels, comments -- so that a cut at any line finds something different
+// on each side.
+std::string oneSection(int lines) {
+  std::string t = ".version 7.5\n.target sm_75\n.address_size 64\n\t.section\t.debug_info\n\t{\n";
+  for (int i = 0; i < lines; ++i) {
+    const std::string n = std::to_string(i);
+    switch (i % 9) {
+      case 0: t += ".b8 " + std::to_string(i % 256) + "\n"; break;
+      case 1: t += ".b8 104,101,108,108,111," + std::to_string(i % 200) + "\n"; break;
+      case 2: t += "\t.b32 " + n + ", 0x" + std::to_string(i % 90 + 10) + " // a comment\n"; break;
+      case 3: t += ".b64 $L__tmp" + n + "\n"; break;
+      case 4: t += "$L__sec" + n + ":\n.b32 $L__sec" + n + "-$L__sec" + std::to_string(i - 9 < 0 ? 4 : i - 9) + "\n"; break;
+      case 5: t += ".b32 .debug_loc+" + n + "\n"; break;
+      case 6: t += ".b8 -" + std::to_string(i % 100 + 1) + ", 7\n"; break;
+      case 7: t += "/* a comment\n   over lines */ .b16 " + std::to_string(i % 60000) + "\n"; break;
+      default: t += ".b8 1, 2, 3, 4, 5, 6, 7, 8\n"; break;
+    }
+  }
+  return t + "\t}\n";
+}
+
+}  // namespace
+
+// A text that is one section can only be cut inside it: the parts read its
+// pieces and join them into the one-thread read, wherever the cuts fall.
+TEST(ReaderThreads, ASectionCutInsideJoinsIntoTheOneThreadRead) {
+  for (int lines : {400, 401, 407, 1000}) {
+    const std::string text = oneSection(lines);
+    for (unsigned threads : {2u, 3u, 4u, 7u, 16u}) {
+      SCOPED_TRACE(std::to_string(lines) + " lines, " + std::to_string(threads) + " threads");
+      expectSameAsOneThread(text, threads);
+      EXPECT_GT(readInParts(text, threads).parts, 1u);
+    }
+  }
+}
+
+// The cuts of a program's sections go inside them too when the work is even
+// there, and the parts after them read code and other sections on.
+TEST(ReaderThreads, CutsInsideSectionsAndBetweenStatementsJoin) {
+  std::string text = program(30);
+  text += oneSection(3000).substr(oneSection(0).find("\t.section"));
+  text += program(10).substr(program(10).find(".global"));
+  int cutInside = 0, cutBetween = 0;
+  for (unsigned threads : {2u, 3u, 5u, 9u}) {
+    SCOPED_TRACE(threads);
+    expectSameAsOneThread(text, threads);
+    const std::vector<Chunk> chunks = chunksOf(text, threads, 256, scanText(text, threads, 256, 1));
+    for (size_t i = 1; i < chunks.size(); ++i) ++(chunks[i].continues.empty() ? cutBetween : cutInside);
+  }
+  EXPECT_GT(cutInside, 0);
+  EXPECT_GT(cutBetween, 0);
+}
+
+// A comment that spans the cut (`/*` before it, `*/` after): the part before
+// runs into the end of its text inside the comment, and the text is read
+// again on one thread.
+TEST(ReaderThreads, ACutInsideACommentInASectionFallsBackToOneThread) {
+  std::string text = ".version 7.5\n\t.section\t.debug_info\n\t{\n/*\n";
+  for (int i = 0; i < 400; ++i) text += ".b8 " + std::to_string(i % 256) + "\n";
+  text += "*/\n.b8 1\n\t}\n";
+  expectSameAsOneThread(text, 4);
+  EXPECT_EQ(readInParts(text, 4).parts, 1u);
+}
+
+// An error in a section read in parts: whichever side of a cut it falls on,
+// the result is the one-thread read's, error and all.
+TEST(ReaderThreads, AnErrorInASectionCutInsideIsReportedAsOnOneThread) {
+  for (const char* bad : {".b8 300\n", ".b8 1,\n", ".b32 $\n", "}\n"}) {
+    for (int at : {50, 200, 390}) {
+      SCOPED_TRACE(std::string(bad) + " at line " + std::to_string(at));
+      std::string text = oneSection(400);
+      size_t line = text.find("\t{\n") + 3;
+      for (int i = 0; i < at; ++i) line = text.find('\n', line) + 1;
+      text.insert(line, bad);
+      expectSameAsOneThread(text, 4);
+    }
+  }
 }
 
 TEST(ReaderThreads, AnErrorInALaterPartIsReportedWhereOneThreadReportsIt) {

@@ -236,6 +236,10 @@ class SourceMap {
   bool empty() const { return count_ == 0; }
   // The bytes the encoded entries take (what the compact encoding is for).
   size_t encodedBytes() const { return deltas_.size() + checkpoints_.size() * sizeof(Checkpoint); }
+  // Appends the entries of `rest`, a map of the operands that follow this
+  // one's, made with offsets from `base` on counted from 0. Its encoded
+  // entries are copied as they are: each checkpoint starts afresh.
+  void appendRest(SourceMap&& rest, uint32_t base);
 
  private:
   struct Entry {
@@ -313,6 +317,13 @@ struct SectionImage {
   // pages would otherwise keep (up to 2 MiB a vector). Contents and
   // capacities are unchanged.
   void releaseUnusedTails();
+
+  // Appends `rest`, the rest of this section read on its own (a reader that
+  // began inside its body: ptx::read on several threads), whose offsets count
+  // from its own start: its bytes, relocations (and the names they view),
+  // labels, operand positions and negative operands follow these, and its
+  // first block goes on with this one's last.
+  void appendRest(SectionImage&& rest);
 
   // Appends a relocation whose names are copied into `names`.
   Relocation& addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,

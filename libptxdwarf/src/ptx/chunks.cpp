@@ -8,6 +8,7 @@
 #endif
 
 #include "../parallel.h"
+#include "lexer.h"
 
 namespace ptxdwarf::ptx {
 
@@ -29,10 +30,12 @@ bool startsModuleStatement(std::string_view line) {
 
 namespace {
 
-// What one pass over a block of the text finds: its newlines and its first
-// NUL byte. Sixteen or eight bytes at a time: tens of megabytes of text.
+// What one pass over a block of the text finds: its newlines, its commas
+// and its first NUL byte. Sixteen or eight bytes at a time: tens of
+// megabytes of text.
 struct BlockScan {
   uint32_t newlines = 0;
+  uint32_t commas = 0;
   size_t firstNul = std::string_view::npos;  // from the block's start
 };
 
@@ -41,58 +44,70 @@ BlockScan scanBlock(std::string_view text) {
   constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
   // The high bit of each byte of `word` that is zero.
   auto zeroBytes = [](uint64_t word) { return ~(((word & kLow7) + kLow7) | word) & ~kLow7; };
-  uint64_t count = 0, nuls = 0;
+  // How many bytes of `word` are `c`, summed in the top byte.
+  auto countOf = [&](uint64_t word, char c) {
+    return ((zeroBytes(word ^ (kOnes * static_cast<uint8_t>(c))) >> 7) * kOnes) >> 56;
+  };
+  uint64_t newlines = 0, commas = 0, nuls = 0;
   size_t i = 0;
 #if defined(__SSE2__)
   // Sixteen bytes a step where every x86-64 has the instructions for it:
-  // each byte lane counts its newlines (a match is -1, subtracted) for up to
+  // each byte lane counts its matches (a match is -1, subtracted) for up to
   // 255 steps, then the lanes are summed.
-  const __m128i newline = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-  __m128i lanes = zero, nulLanes = zero;
-  auto addLanes = [&] {
+  const __m128i newline = _mm_set1_epi8('\n'), comma = _mm_set1_epi8(','), zero = _mm_setzero_si128();
+  __m128i newlineLanes = zero, commaLanes = zero, nulLanes = zero;
+  auto sum = [&](__m128i& lanes) {
     const __m128i sums = _mm_sad_epu8(lanes, zero);  // two 64-bit sums of eight lanes each
-    count += static_cast<uint64_t>(_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
     lanes = zero;
+    return static_cast<uint64_t>(_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
   };
   for (unsigned steps = 0; i + 16 <= text.size(); i += 16) {
     const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(chunk, newline));
+    newlineLanes = _mm_sub_epi8(newlineLanes, _mm_cmpeq_epi8(chunk, newline));
+    commaLanes = _mm_sub_epi8(commaLanes, _mm_cmpeq_epi8(chunk, comma));
     nulLanes = _mm_or_si128(nulLanes, _mm_cmpeq_epi8(chunk, zero));
     if (++steps == 255) {
-      addLanes();
+      newlines += sum(newlineLanes);
+      commas += sum(commaLanes);
       steps = 0;
     }
   }
-  addLanes();
+  newlines += sum(newlineLanes);
+  commas += sum(commaLanes);
   nuls = static_cast<uint64_t>(_mm_movemask_epi8(nulLanes));
 #endif
   for (; i + 8 <= text.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, 8);
     nuls |= zeroBytes(word);
-    count += ((zeroBytes(word ^ (kOnes * '\n')) >> 7) * kOnes) >> 56;  // the newlines, summed in the top byte
+    newlines += countOf(word, '\n');
+    commas += countOf(word, ',');
   }
   const std::string_view tail = text.substr(i);
-  scan.newlines = static_cast<uint32_t>(count + static_cast<uint64_t>(std::count(tail.begin(), tail.end(), '\n')));
+  scan.newlines = static_cast<uint32_t>(newlines + static_cast<uint64_t>(std::count(tail.begin(), tail.end(), '\n')));
+  scan.commas = static_cast<uint32_t>(commas + static_cast<uint64_t>(std::count(tail.begin(), tail.end(), ',')));
   // Rare: found again where it is (the words only say whether there is one).
   if (nuls || tail.find('\0') != std::string_view::npos) scan.firstNul = text.find('\0');
   return scan;
 }
 
-// The reading work of a stretch of text, in bytes: its bytes and
-// kLineWeight more a line. A statement costs more than its characters, and
-// a debug section is a statement a short line (`.b8 N`): cut at half the
-// bytes of a 20 MB nvcc -G file, the part holding the sections took 44-49
-// ms against 31-37 for the other (about 1.9 ms a MB plus 27 ms a million
-// lines: 14 bytes a line).
+// The reading work of a stretch of text, in bytes: its bytes, kLineWeight
+// more a line and kOperandWeight more a comma. A statement costs more than
+// its characters, and a debug section is a statement a short line (`.b8 N`);
+// a section written an operand list a line (`.b8 1, 2, 3`) costs by its
+// operands instead. Fitted to the reading times of this project's bench
+// shapes (tests/bench/run.sh) on one thread, within 15% for nvcc's, packed
+// and template-heavy layouts; nvcc's -O3 code and one long kernel read
+// faster than their weight and dense `.b32 0x...` sections slower.
 constexpr uint64_t kLineWeight = 14;
+constexpr uint64_t kOperandWeight = 24;
 
 // The work of the text before each block (and, last, of the whole text).
 std::vector<uint64_t> workBeforeBlocks(std::string_view text, const TextScan& scan) {
   std::vector<uint64_t> before(scan.newlines.size() + 1);
   for (size_t b = 0; b < scan.newlines.size(); ++b) {
     const uint64_t bytes = std::min<uint64_t>(TextScan::kBlock, text.size() - b * TextScan::kBlock);
-    before[b + 1] = before[b] + bytes + kLineWeight * scan.newlines[b];
+    before[b + 1] = before[b] + bytes + kLineWeight * scan.newlines[b] + kOperandWeight * scan.commas[b];
   }
   return before;
 }
@@ -135,6 +150,90 @@ size_t previousModuleStatement(std::string_view text, size_t at, size_t floor) {
   return std::string_view::npos;
 }
 
+// A cut inside a section costs the join a copy of the smaller of the
+// section's two parts: it is made only when the nearest statement is
+// further than this fraction of a chunk's work from where the work is even.
+constexpr uint64_t kInsideSectionSlack = 16;
+
+// The name of the section the line at `statement` opens (`.section NAME`);
+// empty when it opens something else.
+std::string_view sectionOpenedAt(std::string_view text, size_t statement) {
+  std::string_view rest = text.substr(statement);
+  rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+  constexpr std::string_view kSection = ".section";
+  if (!rest.starts_with(kSection)) return {};
+  rest.remove_prefix(kSection.size());
+  rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+  size_t n = 0;  // as the reader takes a section's name
+  while (n < rest.size() && (isIdentChar(rest[n]) || rest[n] == '.')) ++n;
+  return rest.substr(0, n);
+}
+
+// The last `c` in text[0, at), or npos.
+size_t lastBefore(std::string_view text, char c, size_t at) {
+#if defined(__GLIBC__)
+  const void* found = memrchr(text.data(), c, at);  // a section's megabytes: vector instructions
+  return found ? static_cast<size_t>(static_cast<const char*>(found) - text.data()) : std::string_view::npos;
+#else
+  return at == 0 ? std::string_view::npos : text.rfind(c, at - 1);
+#endif
+}
+
+// The start of the line holding `at`.
+size_t lineStartOf(std::string_view text, size_t at) {
+  const size_t newline = lastBefore(text, '\n', at);
+  return newline == std::string_view::npos ? 0 : newline + 1;
+}
+
+// A section whose body holds a place in the text: its name, the line of its
+// `.section` and its closing brace.
+struct SectionAround {
+  std::string_view name{};  // empty: no section's body holds the place
+  size_t opened = 0;
+  size_t closed = 0;
+};
+
+// The section whose body holds `at`: the last '{' before it opens a
+// section's body (a data section's body holds no brace but its last, as
+// nvcc, LLVM and this library write them; one in a comment costs the cut,
+// which then does not join), on the `.section` line or the line after it,
+// and no '}' lies between.
+SectionAround sectionAround(std::string_view text, size_t at) {
+  if (at >= text.size()) return {};
+  const size_t brace = lastBefore(text, '{', at);
+  if (brace == std::string_view::npos || std::memchr(text.data() + brace, '}', at - brace)) return {};
+  const void* close = std::memchr(text.data() + at, '}', text.size() - at);
+  if (!close) return {};
+  SectionAround s;
+  s.closed = static_cast<size_t>(static_cast<const char*>(close) - text.data());
+  s.opened = lineStartOf(text, brace);
+  s.name = sectionOpenedAt(text, s.opened);
+  if (s.name.empty() && s.opened > 0 && text.find_first_not_of(" \t", s.opened) == brace) {  // `{` alone
+    s.opened = lineStartOf(text, s.opened - 1);
+    s.name = sectionOpenedAt(text, s.opened);
+  }
+  return s;
+}
+
+// The first line after `at` whose first non-blank characters are a data
+// directive (`.b8`, `.b16`, `.b32`, `.b64`): in a section's body, where one
+// reader may stop and another go on. Looks at a few lines only (a body is
+// data lines, with a label here and there); npos when none is there.
+size_t dataLineAfter(std::string_view text, size_t at) {
+  constexpr int kLines = 64;
+  for (int n = 0; n < kLines; ++n) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos) return at;
+    ++at;
+    const size_t first = text.find_first_not_of(" \t", at);
+    if (first == std::string_view::npos) return first;
+    const std::string_view d = text.substr(first, 4);
+    if (d.size() == 4 && d[0] == '.' && d[1] == 'b' && (d[2] == '8' || d[2] == '1' || d[2] == '3' || d[2] == '6'))
+      return at;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 // Scans the text in blocks, a block a task, for where to cut it into up to
@@ -152,8 +251,10 @@ TextScan scanText(std::string_view text, unsigned parts, uint64_t minChunk, unsi
   std::vector<BlockScan> scans(blocks);
   runTasks(blocks, threads, [&](size_t i) { scans[i] = scanBlock(text.substr(i * TextScan::kBlock, TextScan::kBlock)); });
   scan.newlines.resize(blocks);
+  scan.commas.resize(blocks);
   for (size_t i = 0; i < blocks; ++i) {
     scan.newlines[i] = scans[i].newlines;
+    scan.commas[i] = scans[i].commas;
     if (scans[i].firstNul != std::string_view::npos && scan.firstNul == std::string_view::npos)
       scan.firstNul = i * TextScan::kBlock + scans[i].firstNul;
   }
@@ -163,29 +264,51 @@ TextScan scanText(std::string_view text, unsigned parts, uint64_t minChunk, unsi
 // Cuts `text` into at most `parts` chunks of at least `minChunk` bytes and
 // about equal work, each starting at a line startsModuleStatement() accepts:
 // the one before or after where the work is even, whichever is nearer in
-// work (a debug section is one statement of megabytes: the cut that falls
-// inside it goes to its start or its end).
+// work. A debug section is one statement of megabytes (a template-heavy
+// file's .debug_info is 40% of it): where the even point lies inside one and
+// neither of its ends is near, the cut goes inside it, at a data line.
 std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minChunk, const TextScan& scan) {
   std::vector<Chunk> chunks(1);
   if (scan.newlines.empty()) return chunks;
   const std::vector<uint64_t> before = workBeforeBlocks(text, scan);
+  const uint64_t slack = before.back() / parts / kInsideSectionSlack;
   for (unsigned i = 1; i < parts; ++i) {
     const uint64_t target = before.back() / parts * i;
     const size_t floor = chunks.back().begin + minChunk;
     const size_t even = std::max<size_t>(offsetOfWork(text, before, target), floor);
+    if (even >= text.size()) break;  // the chunks so far are as small as they may be
     auto distance = [&](size_t offset) {
       const uint64_t work = workAt(text, before, offset);
       return work > target ? work - target : target - work;
     };
-    // The statement before first: a later one is no nearer once it lies
-    // further on in bytes than that one is off in work (a byte is at least
-    // a unit of work), so the search forward stops there, not at the end of
-    // a section of megabytes.
-    size_t at = previousModuleStatement(text, even + 1, floor);
-    const size_t limit = at == std::string_view::npos ? text.size() : even + distance(at);
-    const size_t later = nextModuleStatement(text, even, limit);
-    if (later != std::string_view::npos && (at == std::string_view::npos || distance(later) < distance(at)))
-      at = later;
+    // Inside a section's body the statements nearest are its own line and
+    // the first after its end: its lines are not searched one by one.
+    const SectionAround section = sectionAround(text, even);
+    size_t at = std::string_view::npos;
+    if (!section.name.empty()) {
+      if (section.opened >= floor) at = section.opened;
+      const size_t limit = at == std::string_view::npos ? text.size() : section.closed + distance(at);
+      const size_t after = nextModuleStatement(text, section.closed, limit);
+      if (after != std::string_view::npos && (at == std::string_view::npos || distance(after) < distance(at)))
+        at = after;
+      const size_t inside = at == std::string_view::npos || distance(at) > slack ? dataLineAfter(text, even)
+                                                                                : std::string_view::npos;
+      if (inside != std::string_view::npos && inside < section.closed && text.size() - inside >= minChunk / 2) {
+        chunks.back().stop = text.find_first_not_of(" \t", inside);
+        chunks.back().stopsInSection = true;
+        chunks.push_back({inside, UINT64_MAX, 0, std::string(section.name), false});
+        continue;
+      }
+    } else {
+      // The statement before first: a later one is no nearer once it lies
+      // further on in bytes than that one is off in work (a byte is at
+      // least a unit of work), so the search forward stops there.
+      at = previousModuleStatement(text, even + 1, floor);
+      const size_t limit = at == std::string_view::npos ? text.size() : even + distance(at);
+      const size_t later = nextModuleStatement(text, even, limit);
+      if (later != std::string_view::npos && (at == std::string_view::npos || distance(later) < distance(at)))
+        at = later;
+    }
     if (at == std::string_view::npos || text.size() - at < minChunk / 2) break;
     // The part before stops at the directive; this one starts at its line.
     chunks.back().stop = text.find_first_not_of(" \t", at);

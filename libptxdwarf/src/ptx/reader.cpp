@@ -79,7 +79,15 @@ unsigned dataWidth(std::string_view d) {
 class Reader {
  public:
   Reader(std::string_view text, std::string_view filename, const ReadOptions& options, Chunk chunk = {})
-      : cur_(text, chunk.begin, chunk.line), stop_(chunk.stop), options_(options), consumedFrom_(chunk.begin) {
+      // A chunk that stops inside a section reads up to the stop and no
+      // further: its text ends there, and its section is left open.
+      : cur_(chunk.stopsInSection ? text.substr(0, std::min<uint64_t>(chunk.stop, text.size())) : text, chunk.begin,
+             chunk.line),
+        stop_(chunk.stop),
+        options_(options),
+        consumedFrom_(chunk.begin),
+        continues_(chunk.continues),
+        stopsInSection_(chunk.stopsInSection) {
     module_.filename = std::string(filename);
     // The first reader's module is what the others' parts are appended to:
     // it reserves for the whole text, so that joining them copies nothing of it.
@@ -102,6 +110,7 @@ class Reader {
   // ends the read with a diagnostic.
   void run() {
     try {
+      if (!continues_.empty()) continueSection();
       for (;;) {
         cur_.skipSpace();
         if (cur_.atEnd() || cur_.offset() >= stop_) break;
@@ -118,6 +127,9 @@ class Reader {
   bool failed() const { return failed_; }
   // Where the read ended: the stop itself when it is a statement boundary.
   uint64_t offset() const { return cur_.offset(); }
+  // The section whose body the read stopped inside, between two directives,
+  // at its chunk's stop: where the next chunk goes on. Empty when it did not.
+  const std::string& leftOpen() const { return leftOpen_; }
   Module take() { return std::move(module_); }
   const Module& module() const { return module_; }
   Diagnostics& diagnostics() { return diagnostics_; }
@@ -634,9 +646,24 @@ class Reader {
     return s;
   }
 
+  // The rest of the section a chunk begins inside: its offsets count from
+  // where the chunk begins (the join moves them on past what was read of it
+  // before).
+  void continueSection() {
+    const uint64_t begin = cur_.offset();
+    const SourceLoc at = cur_.loc();
+    SectionImage& image = sectionNamed(continues_, at);
+    sectionBody(image, at);
+    image.blocks.push_back({begin, cur_.offset()});
+  }
+
   void sectionBody(SectionImage& image, SourceLoc open) {
     for (;;) {
       cur_.skipSpace();
+      if (cur_.atEnd() && stopsInSection_ && leftOpen_.empty()) {  // the text ends at the chunk's stop
+        leftOpen_ = image.name;
+        return;
+      }
       if (cur_.atEnd()) cur_.fail(open, "unterminated section " + image.name + ": expected '}'");
       char c = cur_.peek();
       if (c == '}') {
@@ -906,6 +933,9 @@ class Reader {
   uint64_t stop_;
   const ReadOptions& options_;
   uint64_t consumedFrom_;
+  std::string continues_;        // the section this reader's chunk begins inside, if any
+  bool stopsInSection_ = false;  // its text ends inside a section's body
+  std::string leftOpen_;         // the section the read stopped inside (see leftOpen())
   uint64_t begin_ = 0;      // where this reader starts in the text
   uint64_t remaining_ = 0;  // bytes of text from there that its module may hold items of
   Module module_;
@@ -956,15 +986,29 @@ bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
 
 // ---- reading on several threads --------------------------------------------
 
-// Whether no section has blocks in two of the modules: joining those needs
-// the one-reader path.
-bool sectionsDisjoint(const Module& into, std::span<const Module> parts) {
-  std::set<std::string_view> names;  // not Module::section per name: a scan each
-  for (const SectionImage& s : into.sections) names.insert(s.name);
-  for (const Module& part : parts)
-    for (const SectionImage& s : part.sections) {
+// Whether the part's first section is the rest of one a part before it
+// left open (its chunk began inside it: Reader::continueSection).
+bool continuesSection(const Module& part, const Chunk& chunk) {
+  return !chunk.continues.empty() && !part.sections.empty() && part.sections.front().name == chunk.continues;
+}
+
+// Whether the parts' sections join as one reader would have read them: no
+// section has blocks in two of the modules (joining those needs the
+// one-reader path) but the rest of one a part left open, and a section read
+// in parts holds what one reader takes (4 GiB).
+bool sectionsJoin(const Module& into, std::span<const Module> parts, std::span<const Chunk> partChunks) {
+  std::map<std::string_view, uint64_t> sizes;  // not Module::section per name: a scan each
+  for (const SectionImage& s : into.sections) sizes.emplace(s.name, s.size());
+  for (size_t i = 0; i < parts.size(); ++i)
+    for (size_t k = 0; k < parts[i].sections.size(); ++k) {
+      const SectionImage& s = parts[i].sections[k];
       work::step(work::sectionLookup);
-      if (!names.insert(s.name).second) return false;
+      if (k == 0 && continuesSection(parts[i], partChunks[i])) {  // the rest of one before it
+        const auto open = sizes.find(s.name);
+        if (open == sizes.end() || (open->second += s.size()) > UINT32_MAX) return false;  // as one reader stops
+        continue;
+      }
+      if (!sizes.emplace(s.name, s.size()).second) return false;
     }
   return true;
 }
@@ -1009,7 +1053,7 @@ int32_t shifted(int32_t index, int32_t base) { return index < 0 ? index : index 
 uint32_t shifted(uint32_t index, uint32_t base) { return index == kNoIndex ? index : index + base; }
 
 // The module-scope facts and the items no other item points into.
-void appendModuleScope(Module& into, Module& part) {
+void appendModuleScope(Module& into, Module& part, const Chunk& chunk) {
   if (part.version.present) {
     into.version = part.version;
     into.versionLoc = part.versionLoc;
@@ -1024,7 +1068,13 @@ void appendModuleScope(Module& into, Module& part) {
     into.addressSizeLoc = part.addressSizeLoc;
   }
   std::move(part.files.begin(), part.files.end(), std::back_inserter(into.files));
-  std::move(part.sections.begin(), part.sections.end(), std::back_inserter(into.sections));
+  auto sections = part.sections.begin();
+  if (continuesSection(part, chunk)) {  // sectionsJoin found the section it continues
+    const auto open = std::find_if(into.sections.begin(), into.sections.end(),
+                                   [&](const SectionImage& s) { return s.name == chunk.continues; });
+    open->appendRest(std::move(*sections++));
+  }
+  std::move(sections, part.sections.end(), std::back_inserter(into.sections));
   into.names.adopt(std::move(part.names));
 }
 
@@ -1106,14 +1156,14 @@ void appendLabels(Module& into, Module& part, const PartBase& base) {
 // `into`: what one reader would have built from all of it. Each kind of item
 // is one task over all the parts (each writes only its own vectors), so that
 // several threads share the copying: megabytes, into pages faulted in as it goes.
-void appendParts(Module& into, std::span<Module> parts, unsigned threads) {
+void appendParts(Module& into, std::span<Module> parts, std::span<const Chunk> partChunks, unsigned threads) {
   const std::vector<PartBase> bases = partBases(into, parts);
   using Append = void (*)(Module&, Module&, const PartBase&);
   static constexpr Append kAppends[] = {appendLocs,      appendCode,   appendFunctions,
                                         appendVariables, appendLabels, appendDeclarations};
   runTasks(std::size(kAppends) + 1, threads, [&](size_t task) {
     for (size_t i = 0; i < parts.size(); ++i) {
-      if (task == std::size(kAppends)) appendModuleScope(into, parts[i]);
+      if (task == std::size(kAppends)) appendModuleScope(into, parts[i], partChunks[i]);
       else kAppends[task](into, parts[i], bases[i]);
     }
   });
@@ -1185,15 +1235,24 @@ bool readInChunks(std::string_view text, std::string_view filename, const ReadOp
 
   // The parts up to the first that failed: one reader would have stopped there too.
   size_t joined = 1;
-  for (; joined < chunks.size() && !readers[joined - 1]->failed(); ++joined)
-    if (readers[joined - 1]->offset() != chunks[joined - 1].stop) return false;  // the cut was not a statement boundary
+  for (; joined < chunks.size() && !readers[joined - 1]->failed(); ++joined) {
+    const Chunk& c = chunks[joined - 1];
+    if (readers[joined - 1]->offset() != c.stop) return false;  // the cut was not a statement boundary
+    if (c.stopsInSection && readers[joined - 1]->leftOpen() != chunks[joined].continues) return false;
+  }
+  // A cut inside a section joins only when every part read without an error:
+  // an error near it may read differently from either side (an operand list
+  // that goes on past the cut), so the text is read again on one thread.
+  const bool cutInSection = std::any_of(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.stopsInSection; });
+  if (cutInSection && (joined < chunks.size() || readers.back()->failed())) return false;
   result.module = readers[0]->take();
   std::vector<Module> parts;
   parts.reserve(joined - 1);
   for (size_t i = 1; i < joined; ++i) parts.push_back(readers[i]->take());
-  if (!sectionsDisjoint(result.module, parts)) return false;
+  const std::span<const Chunk> partChunks = std::span(chunks).subspan(1, joined - 1);
+  if (!sectionsJoin(result.module, parts, partChunks)) return false;
   reserveForJoin(parts, result.module);
-  appendParts(result.module, parts, threads);
+  appendParts(result.module, parts, partChunks, threads);
   result.diagnostics = std::move(readers[0]->diagnostics());
   for (size_t i = 1; i < joined; ++i) {
     auto& items = readers[i]->diagnostics().items;
