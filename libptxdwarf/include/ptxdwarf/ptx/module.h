@@ -405,11 +405,13 @@ struct ReadOptions {
   uint64_t consumedStep = uint64_t{1} << 20;
   // Threads to read a large text on (0: one per hardware thread). The text is
   // cut at lines that can only start a module-scope statement (`.section`,
-  // `.entry`, `.func`, `.visible`, `.weak`), at least `minChunk` bytes apart;
-  // each part is read on its own and the parts are joined in order. The
-  // result is always the one-thread result: when a cut turns out not to be a
-  // statement boundary (it fell in a comment), or one section's blocks lie
-  // in two parts, the text is read again on one thread.
+  // `.entry`, `.func`, `.visible`, `.weak`), or, where the work is even deep
+  // inside a section's body, at a data line there, at least `minChunk` bytes
+  // apart; each part is read on its own and the parts are joined in order
+  // (a section cut inside is joined whole). The result is always the
+  // one-thread result: when a cut turns out not to be a statement boundary
+  // (it fell in a comment), one section's blocks lie in two parts, or a text
+  // cut inside a section holds an error, the text is read again on one thread.
   unsigned threads = 1;
   uint64_t minChunk = uint64_t{1} << 20;
   // Build the name index (Module::reindex) before returning. A caller may
