@@ -56,6 +56,17 @@ void expectWellFormed(const std::string& text, const std::vector<Chunk>& chunks)
   }
 }
 
+// `parts` well-formed chunks, each starting about where its share of a text
+// of even work begins.
+void expectEvenCuts(const std::string& text, const std::vector<Chunk>& chunks, unsigned parts) {
+  expectWellFormed(text, chunks);
+  ASSERT_EQ(chunks.size(), parts);
+  for (unsigned i = 1; i < parts; ++i) {
+    const double share = static_cast<double>(chunks[i].begin) / static_cast<double>(text.size());
+    EXPECT_NEAR(share, static_cast<double>(i) / parts, 0.01);
+  }
+}
+
 }  // namespace
 
 // The work is even in the middle of a small section between two halves of
@@ -91,13 +102,8 @@ TEST(Chunks, OneSectionIsCutSeveralTimes) {
   for (unsigned parts : {2u, 3u, 5u}) {
     SCOPED_TRACE(parts);
     const std::vector<Chunk> chunks = cut(text, parts);
-    expectWellFormed(text, chunks);
-    ASSERT_EQ(chunks.size(), parts);
-    for (unsigned i = 1; i < parts; ++i) {
-      EXPECT_EQ(chunks[i].continues, ".debug_loc");
-      const double share = static_cast<double>(chunks[i].begin) / static_cast<double>(text.size());
-      EXPECT_NEAR(share, static_cast<double>(i) / parts, 0.01);
-    }
+    expectEvenCuts(text, chunks, parts);
+    for (unsigned i = 1; i < chunks.size(); ++i) EXPECT_EQ(chunks[i].continues, ".debug_loc");
     EXPECT_FALSE(chunks.back().stopsInSection);
   }
 }
@@ -123,16 +129,10 @@ TEST(Chunks, OperandListsCountAsWork) {
 TEST(Chunks, CodeIsCutNearItsMiddle) {
   const std::string text = code(12000);  // over a megabyte: several scan blocks
   ASSERT_GT(text.size(), 4 * TextScan::kBlock);
-  const std::string oneFunction = code(1);
   for (unsigned parts : {2u, 3u, 5u}) {
     SCOPED_TRACE(parts);
     const std::vector<Chunk> chunks = cut(text, parts);
-    expectWellFormed(text, chunks);
-    ASSERT_EQ(chunks.size(), parts);
-    for (unsigned i = 1; i < parts; ++i) {
-      const double share = static_cast<double>(chunks[i].begin) / static_cast<double>(text.size());
-      EXPECT_NEAR(share, static_cast<double>(i) / parts, 0.01);
-    }
+    expectEvenCuts(text, chunks, parts);
   }
 }
 
