@@ -200,7 +200,7 @@ class Cursor {
   void skipLine();
 
   // [A-Za-z_$%][A-Za-z0-9_$]*, empty when none
-  std::string_view identifier() {
+  [[gnu::always_inline]] std::string_view identifier() {
     if (p_ >= end_ || !isIdentStart(*p_)) return {};
     const char* s = p_++;
     while (p_ < end_ && isIdentChar(*p_)) ++p_;
