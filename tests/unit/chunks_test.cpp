@@ -3,6 +3,7 @@
 // even, or inside a section's body where no statement is near, and each
 // chunk knows its first line.
 #include "ptx/chunks.h"
+#include "ptxdwarf/work.h"
 
 #include <gtest/gtest.h>
 
@@ -106,6 +107,25 @@ TEST(Chunks, OneSectionIsCutSeveralTimes) {
     for (unsigned i = 1; i < chunks.size(); ++i) EXPECT_EQ(chunks[i].continues, ".debug_loc");
     EXPECT_FALSE(chunks.back().stopsInSection);
   }
+}
+
+// Cutting a text into many parts searches it about once, not once a part:
+// a cut inside the section the part before began inside does not look for
+// the section's ends again, and the search for a statement after a section
+// goes no further than the slack.
+TEST(Chunks, ManyPartsSearchTheTextAboutOnce) {
+  const std::string text = ".version 7.5\n" + section(".debug_info", 150000) + code(3000) +
+                           section(".debug_loc", 150000) + "\t.global .b32 g;\n" + section(".debug_str", 20000);
+  std::vector<uint64_t> searched;
+  for (unsigned parts : {4u, 64u}) {
+    SCOPED_TRACE(parts);
+    ptxdwarf::work::reset();
+    const std::vector<Chunk> chunks = cut(text, parts);
+    searched.push_back(ptxdwarf::work::steps(ptxdwarf::work::cutSearch));
+    expectWellFormed(text, chunks);
+    EXPECT_EQ(chunks.size(), parts);
+  }
+  EXPECT_LT(searched[1], 2 * text.size()) << searched[0] << " bytes for 4 parts";
 }
 
 // A section written with an operand list a line costs by its operands: the

@@ -23,6 +23,7 @@ enum Pass : unsigned {
   attachWalk,         // ancestors visited when a subtree is attached (cycle check)
   annotatePlacement,  // declarations annotate examines to put them in their function or `{ }` block
   annotateRename,     // renamed names annotate tries for a token of the code (--rename-registers)
+  cutSearch,          // bytes of text searched for where a thread's part of a read may begin
   kPassCount
 };
 

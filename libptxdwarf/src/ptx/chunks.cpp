@@ -9,6 +9,7 @@
 
 #include "../parallel.h"
 #include "lexer.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::ptx {
 
@@ -131,7 +132,9 @@ uint64_t offsetOfWork(std::string_view text, const std::vector<uint64_t>& before
 // startsModuleStatement() accepts; npos when none.
 size_t nextModuleStatement(std::string_view text, size_t at, size_t limit) {
   for (;;) {
+    const size_t line = at;
     at = text.find('\n', at);
+    work::step(work::cutSearch, std::min(at, text.size()) - std::min(line, text.size()));
     if (at == std::string_view::npos || at >= limit) return std::string_view::npos;
     ++at;
     if (startsModuleStatement(text.substr(at, 32))) return at;
@@ -143,6 +146,7 @@ size_t nextModuleStatement(std::string_view text, size_t at, size_t limit) {
 size_t previousModuleStatement(std::string_view text, size_t at, size_t floor) {
   while (at > floor + 1) {
     const size_t newline = text.rfind('\n', at - 2);  // ending the line before the one at `at`
+    work::step(work::cutSearch, at - (newline == std::string_view::npos ? 0 : newline));
     if (newline == std::string_view::npos || newline < floor) return std::string_view::npos;
     at = newline + 1;
     if (startsModuleStatement(text.substr(at, 32))) return at;
@@ -169,19 +173,31 @@ std::string_view sectionOpenedAt(std::string_view text, size_t statement) {
   return rest.substr(0, n);
 }
 
-// The last `c` in text[0, at), or npos.
-size_t lastBefore(std::string_view text, char c, size_t at) {
+// The last `c` in text[from, at), or npos.
+size_t lastBetween(std::string_view text, char c, size_t from, size_t at) {
+  if (at <= from) return std::string_view::npos;
 #if defined(__GLIBC__)
-  const void* found = memrchr(text.data(), c, at);  // a section's megabytes: vector instructions
-  return found ? static_cast<size_t>(static_cast<const char*>(found) - text.data()) : std::string_view::npos;
+  const void* p = memrchr(text.data() + from, c, at - from);  // a section's megabytes: vector instructions
+  const size_t found = p ? static_cast<size_t>(static_cast<const char*>(p) - text.data()) : std::string_view::npos;
 #else
-  return at == 0 ? std::string_view::npos : text.rfind(c, at - 1);
+  size_t found = text.rfind(c, at - 1);
+  if (found < from) found = std::string_view::npos;
 #endif
+  work::step(work::cutSearch, at - (found == std::string_view::npos ? from : found));
+  return found;
+}
+
+// The first `c` in text[at, end), or npos.
+size_t firstBetween(std::string_view text, char c, size_t at, size_t end) {
+  const void* p = at < end ? std::memchr(text.data() + at, c, end - at) : nullptr;
+  const size_t found = p ? static_cast<size_t>(static_cast<const char*>(p) - text.data()) : std::string_view::npos;
+  work::step(work::cutSearch, (found == std::string_view::npos ? end : found) - std::min(at, end));
+  return found;
 }
 
 // The start of the line holding `at`.
 size_t lineStartOf(std::string_view text, size_t at) {
-  const size_t newline = lastBefore(text, '\n', at);
+  const size_t newline = lastBetween(text, '\n', 0, at);
   return newline == std::string_view::npos ? 0 : newline + 1;
 }
 
@@ -193,19 +209,22 @@ struct SectionAround {
   size_t closed = 0;
 };
 
-// The section whose body holds `at`: the last '{' before it opens a
-// section's body (a data section's body holds no brace but its last, as
-// nvcc, LLVM and this library write them; one in a comment costs the cut,
-// which then does not join), on the `.section` line or the line after it,
-// and no '}' lies between.
-SectionAround sectionAround(std::string_view text, size_t at) {
+// The section whose body holds `at`, where the chunk that holds `at` begins
+// at `from` inside `before` (or at a statement: `before` empty). Either
+// `before` still holds it, or the last '{' in [from, at) opens a section's
+// body (a data section's body holds no brace but its last, as nvcc, LLVM
+// and this library write them; one in a comment costs the cut, which then
+// does not join), on the `.section` line or the line after it, and no '}'
+// lies between. Each search stays inside the chunk or goes on to the end of
+// the section found, so cutting a text into many parts reads it about once.
+SectionAround sectionAround(std::string_view text, size_t from, size_t at, const SectionAround& before) {
   if (at >= text.size()) return {};
-  const size_t brace = lastBefore(text, '{', at);
-  if (brace == std::string_view::npos || std::memchr(text.data() + brace, '}', at - brace)) return {};
-  const void* close = std::memchr(text.data() + at, '}', text.size() - at);
-  if (!close) return {};
+  if (!before.name.empty() && at < before.closed) return before;
+  const size_t brace = lastBetween(text, '{', from, at);
+  if (brace == std::string_view::npos || firstBetween(text, '}', brace, at) != std::string_view::npos) return {};
   SectionAround s;
-  s.closed = static_cast<size_t>(static_cast<const char*>(close) - text.data());
+  s.closed = firstBetween(text, '}', at, text.size());
+  if (s.closed == std::string_view::npos) return {};
   s.opened = lineStartOf(text, brace);
   s.name = sectionOpenedAt(text, s.opened);
   if (s.name.empty() && s.opened > 0 && text.find_first_not_of(" \t", s.opened) == brace) {  // `{` alone
@@ -222,7 +241,7 @@ SectionAround sectionAround(std::string_view text, size_t at) {
 size_t dataLineAfter(std::string_view text, size_t at) {
   constexpr int kLines = 64;
   for (int n = 0; n < kLines; ++n) {
-    at = text.find('\n', at);
+    at = firstBetween(text, '\n', at, text.size());
     if (at == std::string_view::npos) return at;
     ++at;
     const size_t first = text.find_first_not_of(" \t", at);
@@ -272,6 +291,7 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
   if (scan.newlines.empty()) return chunks;
   const std::vector<uint64_t> before = workBeforeBlocks(text, scan);
   const uint64_t slack = before.back() / parts / kInsideSectionSlack;
+  SectionAround inside;  // the section the last chunk begins inside, if it does
   for (unsigned i = 1; i < parts; ++i) {
     const uint64_t target = before.back() / parts * i;
     const size_t floor = chunks.back().begin + minChunk;
@@ -283,20 +303,25 @@ std::vector<Chunk> chunksOf(std::string_view text, unsigned parts, uint64_t minC
     };
     // Inside a section's body the statements nearest are its own line and
     // the first after its end: its lines are not searched one by one.
-    const SectionAround section = sectionAround(text, even);
+    const SectionAround section = sectionAround(text, chunks.back().begin, even, inside);
+    inside = {};
     size_t at = std::string_view::npos;
     if (!section.name.empty()) {
+      // A statement after its end further than the slack is not taken: the
+      // cut goes inside (and the search stays short however many parts).
       if (section.opened >= floor) at = section.opened;
-      const size_t limit = at == std::string_view::npos ? text.size() : section.closed + distance(at);
+      const uint64_t reach = at == std::string_view::npos ? slack : std::min<uint64_t>(slack, distance(at));
+      const size_t limit = static_cast<size_t>(std::min<uint64_t>(text.size(), section.closed + reach));
       const size_t after = nextModuleStatement(text, section.closed, limit);
       if (after != std::string_view::npos && (at == std::string_view::npos || distance(after) < distance(at)))
         at = after;
-      const size_t inside = at == std::string_view::npos || distance(at) > slack ? dataLineAfter(text, even)
-                                                                                : std::string_view::npos;
-      if (inside != std::string_view::npos && inside < section.closed && text.size() - inside >= minChunk / 2) {
-        chunks.back().stop = text.find_first_not_of(" \t", inside);
+      const size_t line = at == std::string_view::npos || distance(at) > slack ? dataLineAfter(text, even)
+                                                                              : std::string_view::npos;
+      if (line != std::string_view::npos && line < section.closed && text.size() - line >= minChunk / 2) {
+        chunks.back().stop = text.find_first_not_of(" \t", line);
         chunks.back().stopsInSection = true;
-        chunks.push_back({inside, UINT64_MAX, 0, std::string(section.name), false});
+        chunks.push_back({line, UINT64_MAX, 0, std::string(section.name), false});
+        inside = section;
         continue;
       }
     } else {
