@@ -111,10 +111,14 @@ TEST(Chunks, OneSectionIsCutSeveralTimes) {
 
 // Cutting a text into many parts searches it about once, not once a part:
 // a cut inside the section the part before began inside does not look for
-// the section's ends again, and the search for a statement after a section
-// goes no further than the slack.
+// the section's ends again, one inside a function's body does not look for
+// the body's end, and the search for a statement after a section goes no
+// further than the slack.
 TEST(Chunks, ManyPartsSearchTheTextAboutOnce) {
-  const std::string text = ".version 7.5\n" + section(".debug_info", 150000) + code(3000) +
+  std::string kernel = ".visible .entry k()\n{\n";  // one body of 20,000 lines, no brace inside
+  for (int i = 0; i < 20000; ++i) kernel += "\tadd.s32 %r1, %r2, %r3;\n";
+  kernel += "}\n";
+  const std::string text = ".version 7.5\n" + section(".debug_info", 150000) + code(3000) + kernel +
                            section(".debug_loc", 150000) + "\t.global .b32 g;\n" + section(".debug_str", 20000);
   std::vector<uint64_t> searched;
   for (unsigned parts : {4u, 64u}) {
@@ -125,7 +129,9 @@ TEST(Chunks, ManyPartsSearchTheTextAboutOnce) {
     expectWellFormed(text, chunks);
     EXPECT_EQ(chunks.size(), parts);
   }
-  EXPECT_LT(searched[1], 2 * text.size()) << searched[0] << " bytes for 4 parts";
+  // 3.16 MB of 3.15 (4 parts: 4.36); 6.33 when a cut in the kernel searched
+  // on to its end, 89.6 when each cut searched afresh.
+  EXPECT_LT(searched[1], text.size() * 3 / 2) << searched[0] << " bytes for 4 parts";
 }
 
 // A section written with an operand list a line costs by its operands: the

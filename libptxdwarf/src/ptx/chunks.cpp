@@ -223,15 +223,15 @@ SectionAround sectionAround(std::string_view text, size_t from, size_t at, const
   const size_t brace = lastBetween(text, '{', from, at);
   if (brace == std::string_view::npos || firstBetween(text, '}', brace, at) != std::string_view::npos) return {};
   SectionAround s;
-  s.closed = firstBetween(text, '}', at, text.size());
-  if (s.closed == std::string_view::npos) return {};
   s.opened = lineStartOf(text, brace);
   s.name = sectionOpenedAt(text, s.opened);
   if (s.name.empty() && s.opened > 0 && text.find_first_not_of(" \t", s.opened) == brace) {  // `{` alone
     s.opened = lineStartOf(text, s.opened - 1);
     s.name = sectionOpenedAt(text, s.opened);
   }
-  return s;
+  if (s.name.empty()) return {};  // a function's body: not searched on to its end
+  s.closed = firstBetween(text, '}', at, text.size());
+  return s.closed == std::string_view::npos ? SectionAround{} : s;
 }
 
 // The first line after `at` whose first non-blank characters are a data
