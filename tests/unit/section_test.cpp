@@ -1,5 +1,6 @@
 // SectionImage's supporting structures: the source map's compact encoding
-// against a plain list, and the string store's lifetime rules.
+// against a plain list, the string store's lifetime rules, and a section
+// joined from two pieces.
 #include <gtest/gtest.h>
 
 #if defined(__linux__)
@@ -365,6 +366,55 @@ TEST(SectionImage, WhatARelocationKeepsAfterItsNameReadsBackAsAdded) {
   EXPECT_EQ(image.relocations[32 + 1].symbol, SymbolName());
   EXPECT_EQ(SymbolName(), image.relocations[32 + 1].symbol);
   static_assert(sizeof(void*) != 8 || sizeof(Relocation) == 16);
+}
+
+// A section made in two pieces, the second from offset 0, and joined by
+// appendRest is the section made whole: bytes, relocations with what they
+// keep after their names, labels, operand positions, negative operands and
+// blocks; whichever piece is the larger (the join works in its storage).
+TEST(SectionImage, ARestAppendedIsTheSectionMadeWhole) {
+  // Operand i: a byte, a symbol, a difference or an addend, on line 10 + i.
+  auto add = [](SectionImage& s, int i, uint32_t at) {
+    s.sourceMap.add(at, static_cast<uint32_t>(10 + i), 1 + static_cast<uint32_t>(i % 7));
+    switch (i % 5) {
+      case 0: s.bytes.push_back(static_cast<uint8_t>(i)); return;
+      case 1: s.addRelocation(at, 1, "sym" + std::to_string(i)); break;
+      case 2: s.addRelocation(at, 1, "a" + std::to_string(i), "b" + std::to_string(i)); break;
+      case 3: s.addRelocation(at, 1, ".debug_loc", {}, i); break;
+      default: s.negativeOperands.push_back(at); break;
+    }
+    s.bytes.push_back(0);
+    if (i % 9 == 0) s.labels.push_back({"L" + std::to_string(i), at, {static_cast<uint32_t>(10 + i), 1}});
+  };
+  auto describe = [](const SectionImage& s) {
+    std::string out;
+    for (size_t i = 0; i < s.bytes.size(); ++i) {
+      const SourceLoc at = s.locate(i);
+      out += std::to_string(s.bytes[i]) + "@" + std::to_string(at.line) + ":" + std::to_string(at.col) + " ";
+    }
+    for (const Relocation& r : s.relocations) out += "\n" + std::to_string(r.offset) + " " + r.expression();
+    for (const SectionLabel& l : s.labels) out += "\n" + l.name + " " + std::to_string(l.offset);
+    for (uint32_t n : s.negativeOperands) out += "\nneg " + std::to_string(n);
+    for (const TextRange& b : s.blocks) out += "\nblock " + std::to_string(b.begin) + ".." + std::to_string(b.end);
+    return out;
+  };
+  constexpr int kOperands = 2000;
+  SectionImage whole;
+  whole.name = ".debug_info";
+  for (int i = 0; i < kOperands; ++i) add(whole, i, static_cast<uint32_t>(whole.bytes.size()));
+  whole.blocks.push_back({100, 900});
+  for (int cut : {1, 700, 1300, kOperands - 1}) {
+    SCOPED_TRACE(cut);
+    SectionImage first, rest;
+    first.name = rest.name = whole.name;
+    for (int i = 0; i < cut; ++i) add(first, i, static_cast<uint32_t>(first.bytes.size()));
+    for (int i = cut; i < kOperands; ++i) add(rest, i, static_cast<uint32_t>(rest.bytes.size()));
+    first.blocks.push_back({100, 500});
+    rest.blocks.push_back({500, 900});
+    first.appendRest(std::move(rest));
+    EXPECT_EQ(describe(first), describe(whole));
+    EXPECT_EQ(first.sourceMap.size(), whole.sourceMap.size());
+  }
 }
 
 }  // namespace
