@@ -24,6 +24,8 @@ enum Pass : unsigned {
   annotatePlacement,  // declarations annotate examines to put them in their function or `{ }` block
   annotateRename,     // renamed names annotate tries for a token of the code (--rename-registers)
   cutSearch,          // bytes of text searched for where a thread's part of a read may begin
+  sectionLinesByOperand,  // debug-section lines the reader took operand by operand, not a line at a
+                          // time (what the fast paths decline; a writer's whole section must not be)
   kPassCount
 };
 

@@ -108,73 +108,83 @@ bool Cursor::skipComment() {
   return false;
 }
 
-std::optional<Cursor::ByteLine> Cursor::byteLine() {
-  if (std::optional<ByteLine> line = plainByteLine()) return line;
-  auto blank = [](char c) { return c == ' ' || c == '\t'; };
-  const char* q = p_;
-  while (q < end_ && blank(*q)) ++q;
-  if (end_ - q < 6 || q[0] != '.' || q[1] != 'b' || q[2] != '8' || !blank(q[3])) return std::nullopt;
-  q += 4;
-  while (q < end_ && blank(*q)) ++q;
-  const char* digits = q;
-  unsigned value = 0;
-  while (q < end_ && q - digits < 4 && isDigit(*q)) value = value * 10 + static_cast<unsigned>(*q++ - '0');
-  const auto length = q - digits;
-  // A leading 0 makes an octal literal: the general path reads it.
-  if (length == 0 || length > 3 || (length > 1 && *digits == '0') || value > 255) return std::nullopt;
-  while (q < end_ && blank(*q)) ++q;
-  if (end_ - q >= 2 && q[0] == '/' && q[1] == '/') {  // LLVM's verbose asm: `.b8 2  // DWARF version number`
-    const void* newline = std::memchr(q, '\n', static_cast<size_t>(end_ - q));
-    if (!newline) return std::nullopt;
-    q = static_cast<const char*>(newline);
-  }
-  if (q >= end_ || *q != '\n') return std::nullopt;
-  const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(digits - lineStart_ + 1)}};
-  newline(q);
-  p_ = q + 1;
-  return line;
+namespace {
+// The end of a line that ends at q: its newline, after a CR when the text
+// ends its lines with CRLF (as a PTX file written or checked out on Windows
+// does); nullptr when the line goes on.
+inline const char* lineEndAt(const char* q, const char* end) {
+  if (q < end && *q == '\n') return q;
+  if (end - q >= 2 && q[0] == '\r' && q[1] == '\n') return q + 1;
+  return nullptr;
 }
 
-namespace {
-// nvcc's form of the line, `.b8 N` and a newline with N of one to three
-// digits and no leading zero, at p (half of a large nvcc -G file's lines):
-// matched with no bounds check per byte, the longest such line fitting in
-// the 8 bytes the caller has checked are there. Its newline, and N in
-// `value`; nullptr for anything else.
-inline const char* plainByteLineEnd(const char* p, unsigned& value) {
+// nvcc's form of a byte line, `.b8 N` and the line's end with N of one to
+// three digits and no leading zero, at p (half of a large nvcc -G file's
+// lines): matched with no bounds check per byte, the longest such line
+// (`.b8 255` and CRLF) fitting in the 9 bytes the caller has checked are
+// there. Its newline, and N in `value`; nullptr for anything else.
+inline const char* nvccByteLineEnd(const char* p, unsigned& value) {
   if (std::memcmp(p, ".b8 ", 4) != 0) return nullptr;  // one 32-bit compare
   auto digit = [](char c) { return static_cast<unsigned>(static_cast<unsigned char>(c) - '0'); };
   const char* digits = p + 4;
   value = digit(digits[0]);
-  if (value > 9 || (value == 0 && digits[1] != '\n')) return nullptr;  // `0` alone: a leading 0 is octal
+  // After a 0 only the line's end: a digit would make it octal, an x hex
+  // (both above '\r'; what else is there fails below).
+  if (value > 9 || (value == 0 && digits[1] > '\r')) return nullptr;
   const char* q = digits + 1;
   for (unsigned d; q < digits + 3 && (d = digit(*q)) <= 9; ++q) value = value * 10 + d;
-  if (*q != '\n' || value > 255) return nullptr;
+  if (*q != '\n' || value > 255) return q[0] == '\r' && q[1] == '\n' && value <= 255 ? q + 1 : nullptr;
+  return q;
+}
+
+// Every other form of the line, checked byte by byte: blanks before the
+// directive and around N, N in hex, a `//` comment after it. `digits`: where
+// N starts.
+const char* spacedByteLineEnd(const char* p, const char* end, unsigned& value, const char*& digits) {
+  while (p < end && isSpaceOrTab(*p)) ++p;
+  if (end - p < 5 || std::memcmp(p, ".b8", 3) != 0 || !isSpaceOrTab(p[3])) return nullptr;
+  p += 4;
+  while (p < end && isSpaceOrTab(*p)) ++p;
+  if (p >= end) return nullptr;
+  const PlainOperand op = plainOperand(p, end, 1, plainOperandMost(1));
+  if (!op.end) return nullptr;
+  const char* q = op.end;
+  while (q < end && isSpaceOrTab(*q)) ++q;
+  if (end - q >= 2 && q[0] == '/' && q[1] == '/') {  // LLVM's verbose asm: `.b8 2  // DWARF version number`
+    q = static_cast<const char*>(std::memchr(q, '\n', static_cast<size_t>(end - q)));
+  } else {
+    q = lineEndAt(q, end);
+  }
+  if (!q) return nullptr;
+  value = static_cast<unsigned>(op.value);
+  digits = p;
   return q;
 }
 }  // namespace
 
-// nullopt, the cursor unmoved, for anything but nvcc's line: byteLine's
-// general path decides.
-std::optional<Cursor::ByteLine> Cursor::plainByteLine() {
-  unsigned value;
-  const char* q = end_ - p_ < 8 ? nullptr : plainByteLineEnd(p_, value);
-  if (!q) return std::nullopt;
-  const ByteLine line{static_cast<uint8_t>(value), {line_, static_cast<uint32_t>(p_ + 4 - lineStart_ + 1)}};
-  newline(q);
-  p_ = q + 1;
-  return line;
-}
-
-size_t Cursor::plainByteLines(std::span<uint8_t> out) {
+size_t Cursor::nvccByteLines(std::span<uint8_t> out) {
   size_t n = 0;
   unsigned value;
-  for (const char* q; n < out.size() && end_ - p_ >= 8 && (q = plainByteLineEnd(p_, value)); ++n) {
+  for (const char* q; n < out.size() && end_ - p_ >= 9 && (q = nvccByteLineEnd(p_, value)); ++n) {
     out[n] = static_cast<uint8_t>(value);
     newline(q);
     p_ = q + 1;
   }
   return n;
+}
+
+void Cursor::byteLines(std::span<uint8_t> out, ByteRun& run) {
+  unsigned value;
+  const char* digits;
+  for (const char* q; run.count < out.size() && (q = spacedByteLineEnd(p_, end_, value, digits)); ++run.count) {
+    const auto col = static_cast<uint32_t>(digits - lineStart_ + 1);
+    if (run.count == 0) run.first = {line_, col};
+    else if (run.count == 1) run.col = col;
+    else if (col != run.col) break;  // the run's later operands stand at one column
+    out[run.count] = static_cast<uint8_t>(value);
+    newline(q);
+    p_ = q + 1;
+  }
 }
 
 std::optional<Cursor::DataLine> Cursor::plainDataLine(std::span<PlainOperand> operands) const {
@@ -217,9 +227,10 @@ std::optional<Cursor::DataLine> Cursor::plainDataLine(std::span<PlainOperand> op
     if (end_ - q >= 2 && q[0] == '/' && q[1] == '/') {
       const void* newline = std::memchr(q, '\n', static_cast<size_t>(end_ - q));
       if (!newline) return std::nullopt;
-      q = static_cast<const char*>(newline);
+      return DataLine{width, count, static_cast<const char*>(newline)};
     }
-    if (q >= end_ || *q != '\n') return std::nullopt;
+    q = lineEndAt(q, end_);
+    if (!q) return std::nullopt;
     return DataLine{width, count, q};
   }
 }

@@ -149,23 +149,27 @@ class Cursor {
       }
     }
   }
-  // A line of exactly `.b8 N` (blanks around, N decimal and at most 255, a
-  // `//` comment after it): how nvcc and LLVM write a debug section, a byte
-  // a line (a million lines in a 20 MB nvcc -G file). At one, moves past its newline and returns N and
-  // where N stood; else returns nothing and stays (the general path reads
-  // the line, and reports what is wrong with it).
-  struct ByteLine {
-    uint8_t value;
-    SourceLoc at;
+  // A run of byte lines, `.b8 N` a line: how nvcc and LLVM write a debug
+  // section (a million lines in a 20 MB nvcc -G file). Blanks may stand
+  // before the directive and around N, a `//` comment after it, a CR before
+  // the newline; N is decimal without a leading zero (octal) or 0x hex, at
+  // most 255. The operands after the first stand at one column of their
+  // lines. A line of any other form ends the run unread (the other paths
+  // read it, and report what is wrong with it).
+  struct ByteRun {
+    size_t count = 0;  // lines read
+    SourceLoc first;   // the first line's operand
+    uint32_t col = 0;  // the column of every later line's operand
   };
-  std::optional<ByteLine> byteLine();
-  // nvcc's form of it alone, `.b8 N` and a newline (half of a large nvcc -G
-  // file's lines), matched with no bounds check per byte.
-  std::optional<ByteLine> plainByteLine();
-  // A run of such lines, at most out.size(): the values go to `out`, the
-  // cursor past the run; how many there were. The first operand stands 4
-  // columns after the cursor, each later one at column 5 of its line.
-  size_t plainByteLines(std::span<uint8_t> out);
+  // nvcc's form alone, `.b8 N` at the line's start with one blank and no
+  // comment, matched with no bounds check per byte: what is looked for
+  // first, where it fails fastest. At most out.size() lines; the values go
+  // to `out`, the cursor past the run, and the count comes back (the first
+  // N stands 4 columns after the cursor, each later one at column 5).
+  size_t nvccByteLines(std::span<uint8_t> out);
+  // Lines of every form, continuing `run` (with its values in `out`, up to
+  // out.size() of them).
+  void byteLines(std::span<uint8_t> out, ByteRun& run);
 
   // A line `.bW op, op, ...` (W 8, 16, 32 or 64) of plain operands
   // (plainOperand) on the line alone: blanks after the directive, spaces and

@@ -704,56 +704,55 @@ class Reader {
     }
   }
 
-  // A run of plain data lines -- nvcc's `.b8 N` (Cursor::plainByteLines),
+  // A run of plain data lines -- `.b8 N` a line (Cursor::byteLines), and
   // the other lines of nvcc, LLVM and this library's styles
-  // (Cursor::plainDataLine), and `.b8 N` indented (Cursor::byteLine) --
-  // read without the general path's per-operand checks: what the run stores
-  // is what dataOperands would have. False when the cursor is not at one.
+  // (Cursor::plainDataLine) -- read without the general path's per-operand
+  // checks: what the run stores is what dataOperands would have. False when
+  // the cursor is not at one.
   bool plainLines(SectionImage& image) {
-    for (bool any = false;; any = true, consumed()) {
-      // nvcc's `.b8 N` first, then the other lines, then an indented `.b8 N`:
-      // each form is looked for where it fails fastest.
-      if (byteRun(image)) continue;
-      if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine(lineOperands_);
-          data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
+    // Each form is looked for where it fails fastest: nvcc's `.b8 N` lines,
+    // then the other data lines, then byte lines of the other forms -- and
+    // those first once one is met (a section written in them has few else).
+    bool any = false, anyForm = false;
+    for (;; consumed()) {
+      if (byteRun(image, anyForm)) {
+        any = true;
+      } else if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine(lineOperands_);
+                 data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
         plainDataLine(image, *data);
         cur_.passLine(*data);
-      } else if (const std::optional<Cursor::ByteLine> spaced = cur_.byteLine()) {
-        byteLine(image, *spaced);
+        anyForm = data->width == 1 && data->operands == 1;  // a byte line nvcc's form did not match
+        any = true;
+      } else if (!anyForm && isSpaceOrTab(cur_.peek())) {
+        anyForm = true;  // an indented byte line, perhaps (plainDataLine takes the others)
       } else {
         return any;  // past 4 GiB the general path says which operand does not fit
       }
     }
   }
 
-  // A run of nvcc's `.b8 N` lines (a million in a 20 MB nvcc -G file, a
-  // few at a time between its other lines): their bytes stored at once.
-  bool byteRun(SectionImage& image) {
+  // A run of `.b8 N` lines (a million in a 20 MB nvcc -G file, a few at a
+  // time between its other lines): their bytes stored at once, and their
+  // positions as the first operand's and one column for the rest.
+  bool byteRun(SectionImage& image, bool anyForm) {
     uint8_t values[256];
     const SourceLoc directive = cur_.loc();
-    const size_t count = cur_.plainByteLines(values);
+    Cursor::ByteRun run{cur_.nvccByteLines(values), {directive.line, directive.col + 4}, 5};
+    if (anyForm) cur_.byteLines(values, run);
     const uint64_t offset = image.bytes.size();
-    auto operand = [&](size_t i) {
-      return i == 0 ? SourceLoc{directive.line, directive.col + 4} : SourceLoc{directive.line + uint32_t(i), 5};
-    };
-    if (offset + count > UINT32_MAX)
-      cur_.fail(operand(UINT32_MAX - offset), "section " + image.name + " exceeds 4 GiB");
-    if (count != 0) {  // the first operand after its directive, the rest a line each at column 5
-      const SourceLoc first = operand(0), second = operand(1);
-      image.sourceMap.add(static_cast<uint32_t>(offset), first.line, first.col);
-      image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), second.line, second.col,
-                               static_cast<uint32_t>(count - 1));
+    if (offset + run.count > UINT32_MAX) {
+      const uint64_t i = UINT32_MAX - offset;
+      cur_.fail(i == 0 ? run.first : SourceLoc{run.first.line + static_cast<uint32_t>(i), run.col},
+                "section " + image.name + " exceeds 4 GiB");
     }
-    image.bytes.insert(image.bytes.end(), values, values + count);
-    fillAhead(image.bytes, count);
-    return count != 0;
-  }
-
-  void byteLine(SectionImage& image, const Cursor::ByteLine& line) {
-    const uint64_t offset = image.bytes.size();
-    if (offset + 1 > UINT32_MAX) cur_.fail(line.at, "section " + image.name + " exceeds 4 GiB");
-    image.sourceMap.add(static_cast<uint32_t>(offset), line.at.line, line.at.col);
-    appendValue(image, 1, line.value);
+    if (run.count != 0) {
+      image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
+      image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
+                               static_cast<uint32_t>(run.count - 1));
+    }
+    image.bytes.insert(image.bytes.end(), values, values + run.count);
+    fillAhead(image.bytes, run.count);
+    return run.count != 0;
   }
 
   // The operands of a line plainDataLine matched (in lineOperands_, as many
@@ -808,6 +807,7 @@ class Reader {
   static constexpr std::string_view kDataDirectives[9] = {"", ".b8", ".b16", "", ".b32", "", "", "", ".b64"};
 
   void dataOperands(SectionImage& image, unsigned width, std::string_view directive) {
+    work::step(work::sectionLinesByOperand);
     for (;;) {
       cur_.skipSpace();
       dataOperand(image, width, directive);
