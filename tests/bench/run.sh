@@ -89,24 +89,30 @@ done
 # Other shapes of nvcc -G PTX (ptxdwarf_gen_cuda): one kernel of megabytes
 # whose running value has one location list of tens of thousands of entries
 # (generated, unrolled code), and template-heavy CUB kernels (long names, deep
-# type trees); and the generated program's PTX as this library writes debug
+# type trees); the generated program's PTX as this library writes debug
 # sections (`reformat --style packed`, the producer's default: `.b8 237, 155,
-# 14`; `--style dense`, annotate's: `.b32 0x676c0108`), the same DWARF in
-# fewer lines. check against wc -l; dump and dump --statistics against
+# 14`; `--style dense`, annotate's: `.b32 0x676c0108`; `--style verbose`,
+# LLVM's layout with a comment a line), the same DWARF in fewer lines; and
+# its PTX with CRLF line endings, as a file written or checked out on
+# Windows has them. check against wc -l; dump and dump --statistics against
 # llvm-dwarfdump on the cubin where ptxas makes one in reasonable time (ptxas
 # -g takes minutes on a single kernel of megabytes: not for `kernel`); peak
 # memory against the file.
 if [ "$SHAPE_MB" -gt 0 ]; then
   printf '\n| shape | PTX MB | check s | wc -l s | check/wc | check peak/file | dump s | llvm-dwarfdump s | dump/llvm | dump peak/file | statistics s | llvm --statistics s | statistics/llvm | statistics peak/file |\n'
   printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
-  for shape in kernel templates packed dense; do
+  for shape in kernel templates packed dense verbose crlf; do
     ptx=$WORK/$shape$SHAPE_MB.ptx
     cubin=$WORK/$shape$SHAPE_MB.cubin
     case $shape in
-      packed | dense)  # written again from gen: the same DWARF, so gen's cubin
+      packed | dense | verbose)  # written again from gen: the same DWARF, so gen's cubin
         makeGen "$SHAPE_MB"
         # Made by this build each time: what this build writes.
         "$PTXDUMP" reformat --style $shape "$WORK/gen$SHAPE_MB.ptx" -o "$ptx"
+        cubin=$WORK/gen$SHAPE_MB.cubin ;;
+      crlf)
+        makeGen "$SHAPE_MB"
+        [ -s "$ptx" ] || sed 's/$/\r/' "$WORK/gen$SHAPE_MB.ptx" > "$ptx"
         cubin=$WORK/gen$SHAPE_MB.cubin ;;
       *)
         # About 1.5 KB of PTX per statement, 250 KB per CUB kernel.
