@@ -54,12 +54,6 @@ NumberScan scanNumber(const char* p, const char* end) {
   return r;
 }
 
-SourceLoc Cursor::locAt(const char* q) const {
-  // Only valid for positions on the current line; earlier positions get column 1.
-  if (q < lineStart_) return {line_, 1};
-  return {line_, static_cast<uint32_t>(q - lineStart_ + 1)};
-}
-
 void Cursor::moveTo(const char* q) {
   while (p_ < q) {
     const void* nl = std::memchr(p_, '\n', static_cast<size_t>(q - p_));

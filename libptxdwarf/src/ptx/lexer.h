@@ -129,7 +129,11 @@ class Cursor {
   uint64_t offset() const { return static_cast<uint64_t>(p_ - begin_); }
   const char* end() const { return end_; }
   SourceLoc loc() const { return {line_, static_cast<uint32_t>(p_ - lineStart_ + 1)}; }
-  SourceLoc locAt(const char* q) const;  // q on the current line or earlier in it
+  // q on the current line (earlier ones get column 1). Inline: a packed
+  // section line asks it for each operand.
+  SourceLoc locAt(const char* q) const {
+    return {line_, q < lineStart_ ? 1 : static_cast<uint32_t>(q - lineStart_ + 1)};
+  }
 
   void advance(size_t n = 1) { p_ += n; }
   // Moves to q (>= pos) counting the newlines passed.
