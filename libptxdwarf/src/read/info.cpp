@@ -150,10 +150,8 @@ bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, Relocati
 }
 
 uint64_t skipAttrValue(const Unit& unit, const uint8_t* data, uint64_t at, uint64_t end, uint16_t form) {
-  if (const uint8_t size = valueSizeOf(form); size != AttrSpec::kSizeVaries) {
-    const uint64_t bytes = size == AttrSpec::kAddressSized ? unit.addressSize : size;
-    return bytes <= end - std::min(at, end) ? at + bytes : end;
-  }
+  // The forms whose size varies first: AttrRange asks only for those (it
+  // steps over the others itself).
   ByteReader r(std::span<const uint8_t>(data, end), std::min(at, end));
   switch (form) {
     case dw::DW_FORM_ref_addr:
@@ -185,8 +183,12 @@ uint64_t skipAttrValue(const Unit& unit, const uint8_t* data, uint64_t at, uint6
       if (!r.ok() || actual == dw::DW_FORM_indirect || actual > 0xffff) return end;
       return skipAttrValue(unit, data, r.offset(), end, static_cast<uint16_t>(actual));
     }
-    default:
-      return end;
+    default: {
+      const uint8_t size = valueSizeOf(form);
+      if (size == AttrSpec::kSizeVaries) return end;  // a form this reader does not know
+      const uint64_t bytes = size == AttrSpec::kAddressSized ? unit.addressSize : size;
+      return bytes <= end - std::min(at, end) ? at + bytes : end;
+    }
   }
   return r.ok() ? r.offset() : end;
 }
