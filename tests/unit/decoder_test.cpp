@@ -1,6 +1,8 @@
 // The DWARF decoder on the Chapter 6 example and on hand-made malformed units.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 
 #include "corpus.h"
 #include "ptxdwarf/cuda.h"
@@ -540,4 +542,44 @@ TEST(Decoder, LocationListsNamedByConstantsAndRelocations) {
   const read::Dwarf without = read::decode(d->read.module.sections, {.locationLists = false});
   EXPECT_TRUE(without.locLists.empty());
   EXPECT_TRUE(without.diagnostics.items.empty());
+}
+
+// dieAt looks only in the bucket of offsets the one asked for falls in: on
+// DIEs of very uneven sizes -- runs of short ones, a few of thousands of
+// bytes, NULL entries -- it finds the DIE at every offset of the section
+// that starts one, and no DIE anywhere else or past the end (a binary
+// search over all of them says which).
+TEST(Decoder, DieAtOnUnevenDies) {
+  const std::vector<int> abbrev = {1, 0x11, 1, 0x03, 0x08, 0, 0,   // compile_unit, children, name: string
+                                   2, 0x34, 0, 0x03, 0x08, 0, 0,   // variable, name: string
+                                   3, 0x13, 1, 0x03, 0x08, 0, 0,   // structure_type, children, name: string
+                                   0};
+  std::vector<int> body = {1, 'c', 0};
+  for (int i = 0; i < 600; ++i) {
+    const size_t length = i % 97 == 0 ? 3000 + i * 7 : (i % 5 == 4 ? 40 : 1);  // mostly short, a few huge
+    const int code = i % 50 == 0 ? 3 : 2;
+    body.push_back(code);
+    for (size_t k = 0; k < length; ++k) body.push_back('a' + k % 26);
+    body.push_back(0);
+    if (code == 3) {  // a member, then the NULL closing the structure's children
+      body.insert(body.end(), {2, 'm', 0, 0});
+    }
+  }
+  body.push_back(0);  // the unit's children end
+  std::vector<int> info = header(static_cast<uint32_t>(body.size() + 7));
+  info.insert(info.end(), body.begin(), body.end());
+  auto d = decodeText(sections(abbrev, info));
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
+  ASSERT_GT(dw.dies.size(), 600u);
+  size_t found = 0;
+  for (uint64_t offset = 0; offset < info.size() + 3; ++offset) {
+    auto it = std::lower_bound(dw.dies.begin(), dw.dies.end(), offset,
+                               [](const read::Die& die, uint64_t o) { return die.offset < o; });
+    const read::Die* expected = it != dw.dies.end() && it->offset == offset && !it->isNull() ? &*it : nullptr;
+    ASSERT_EQ(dw.dieAt(offset), expected) << offset;
+    found += expected != nullptr;
+  }
+  EXPECT_EQ(found, 1u + 600u + 12u);  // the unit, the variables and structures, the structures' members
+  EXPECT_FALSE(dw.dieBuckets.empty());
 }

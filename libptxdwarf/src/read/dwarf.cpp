@@ -101,10 +101,39 @@ bool Dwarf::hasAttribute(const Die& d, uint16_t name) const {
 }
 
 const Die* Dwarf::dieAt(uint64_t offset) const {
-  auto it = std::lower_bound(dies.begin(), dies.end(), offset,
-                             [](const Die& d, uint64_t o) { return d.offset < o; });
+  // Every DW_AT_type is looked up (60,000 times in a 20 MB nvcc -G file):
+  // the bucket of `offset` narrows the search to a few DIEs.
+  size_t lo = 0, hi = dies.size();  // the first DIE at or after `offset` is in [lo, hi]
+  if (!dieBuckets.empty()) {
+    const uint64_t b = offset >> dieBucketShift;
+    lo = dieBuckets[std::min<uint64_t>(b, dieBuckets.size() - 1)];
+    if (b + 1 < dieBuckets.size()) hi = dieBuckets[b + 1];
+  }
+  auto it = std::lower_bound(dies.begin() + static_cast<ptrdiff_t>(lo), dies.begin() + static_cast<ptrdiff_t>(hi),
+                             offset, [](const Die& d, uint64_t o) { return d.offset < o; });
   return it != dies.end() && it->offset == offset && !it->isNull() ? &*it : nullptr;
 }
+
+namespace {
+// Dwarf::dieBuckets for the decoded DIEs: buckets of a power-of-two size
+// that hold about four DIEs each (4 bytes a bucket). Few DIEs: none, a
+// search over all is as quick.
+void bucketDies(Dwarf& dwarf) {
+  constexpr size_t kDiesPerBucket = 4, kFewDies = 64;
+  if (dwarf.dies.size() < kFewDies) return;
+  const uint64_t last = dwarf.dies.back().offset;
+  unsigned shift = 0;
+  while ((last >> shift) * kDiesPerBucket > dwarf.dies.size()) ++shift;
+  const size_t buckets = static_cast<size_t>(last >> shift) + 1;
+  dwarf.dieBuckets.resize(buckets);
+  size_t i = 0;
+  for (size_t b = 0; b < buckets; ++b) {
+    while (i < dwarf.dies.size() && (dwarf.dies[i].offset >> shift) < b) ++i;
+    dwarf.dieBuckets[b] = static_cast<uint32_t>(i);
+  }
+  dwarf.dieBucketShift = shift;
+}
+}  // namespace
 
 std::string_view Dwarf::name(const Die& d) const {
   std::optional<AttrValue> v = attribute(d, dw::DW_AT_name);
@@ -151,6 +180,7 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
   const bool lists = options.locationLists && dwarf.loc;
   if (dwarf.info) decodeInfo(dwarf, lists ? &locLists : nullptr);
   releaseUnusedTail(dwarf.dies);  // reserved for the most the section could hold (reserve.h)
+  bucketDies(dwarf);
   // Tables no unit names are decoded too, in section order: dumps list them
   // and preserve-mode encoding reproduces every byte of the section.
   for (uint64_t at = 0; dwarf.abbrev && at < dwarf.abbrev->size();) {

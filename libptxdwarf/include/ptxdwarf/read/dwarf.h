@@ -386,6 +386,11 @@ class Dwarf {
   std::map<uint64_t, uint32_t, work::CountingLess<work::abbrevTableLookup>> abbrevTableAtOffset;
   std::vector<Unit> units;
   std::vector<Die> dies;
+  // Where dieAt looks: dieBuckets[b] is the index of the first DIE at or
+  // after offset b << dieBucketShift, about four DIEs a bucket (made by
+  // decode; empty: dieAt searches all the DIEs).
+  std::vector<uint32_t> dieBuckets;
+  unsigned dieBucketShift = 0;
   std::vector<NameSet> pubnameSets;
   std::vector<ArangeSet> arangeSets;
   std::vector<LocList> locLists;  // sorted by offset
