@@ -739,20 +739,19 @@ class Reader {
     const SourceLoc directive = cur_.loc();
     Cursor::ByteRun run{cur_.nvccByteLines(values), {directive.line, directive.col + 4}, 5};
     if (anyForm) cur_.byteLines(values, run);
+    if (run.count == 0) return false;  // most lines of a packed section: nothing to store
     const uint64_t offset = image.bytes.size();
     if (offset + run.count > UINT32_MAX) {
       const uint64_t i = UINT32_MAX - offset;
       cur_.fail(i == 0 ? run.first : SourceLoc{run.first.line + static_cast<uint32_t>(i), run.col},
                 "section " + image.name + " exceeds 4 GiB");
     }
-    if (run.count != 0) {
-      image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
-      image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
-                               static_cast<uint32_t>(run.count - 1));
-    }
+    image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
+    image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
+                             static_cast<uint32_t>(run.count - 1));
     image.bytes.insert(image.bytes.end(), values, values + run.count);
     fillAhead(image.bytes, run.count);
-    return run.count != 0;
+    return true;
   }
 
   // The operands of a line plainDataLine matched (in lineOperands_, as many
