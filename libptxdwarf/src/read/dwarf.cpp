@@ -75,16 +75,6 @@ uint32_t Dwarf::unitIndexOf(const Die& d) const {
   return static_cast<uint32_t>(after - units.begin()) - 1;
 }
 
-AttrRange Dwarf::attributes(const Die& d) const {
-  if (d.isNull()) return {};
-  const Unit& u = unitOf(d);
-  const AbbrevTable& table = abbrevTables[u.abbrevTable];
-  std::span<const AttrSpec> specs = table.specsOf(table.abbrevs[d.abbrevIndex]);
-  if (d.offset == u.cutDie) specs = specs.first(u.cutAttributes);
-  if (specs.empty()) return {};
-  return AttrRange(*this, u, specs, d.offset + d.codeSize, d.firstReloc);
-}
-
 std::optional<AttrValue> Dwarf::attribute(const Die& d, uint16_t name) const {
   // The names first (no bytes read): most lookups ask for what a DIE lacks.
   const AttrRange attrs = attributes(d);

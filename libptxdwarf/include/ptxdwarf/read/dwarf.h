@@ -412,8 +412,18 @@ class Dwarf {
   }
   Diagnostics diagnostics;
 
-  // The DIE's attributes, decoded as they are read (see AttrRange).
-  AttrRange attributes(const Die& d) const;
+  // The DIE's attributes, decoded as they are read (see AttrRange). Inline:
+  // each rule asks for every DIE's (500,000 calls in a check of a 20 MB
+  // nvcc -G file).
+  AttrRange attributes(const Die& d) const {
+    if (d.isNull()) return {};
+    const Unit& u = unitOf(d);
+    const AbbrevTable& table = abbrevTables[u.abbrevTable];
+    std::span<const AttrSpec> specs = table.specsOf(table.abbrevs[d.abbrevIndex]);
+    if (d.offset == u.cutDie) specs = specs.first(u.cutAttributes);
+    if (specs.empty()) return {};
+    return AttrRange(*this, u, specs, d.offset + d.codeSize, d.firstReloc);
+  }
   // The first attribute named `name`, decoded; nullopt when the DIE has none.
   std::optional<AttrValue> attribute(const Die& d, uint16_t name) const;
   bool hasAttribute(const Die& d, uint16_t name) const;
