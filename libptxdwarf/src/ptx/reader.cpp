@@ -65,12 +65,14 @@ template <size_t N>
 constexpr TypeDirective typeDirective(const char (&literal)[N]) {
   return {std::string_view(literal, N - 1), SymbolName(literal)};
 }
+// The ones declarations name most first (nvcc's registers and parameters:
+// .b32, .b64, .f32, .b8, .pred, .u64 in that order).
 constexpr TypeDirective kTypeDirectives[] = {
-    typeDirective(".b8"),     typeDirective(".b16"),    typeDirective(".b32"),        typeDirective(".b64"),
-    typeDirective(".b128"),   typeDirective(".s8"),     typeDirective(".s16"),        typeDirective(".s32"),
-    typeDirective(".s64"),    typeDirective(".u8"),     typeDirective(".u16"),        typeDirective(".u32"),
-    typeDirective(".u64"),    typeDirective(".f16"),    typeDirective(".f16x2"),      typeDirective(".bf16"),
-    typeDirective(".bf16x2"), typeDirective(".f32"),    typeDirective(".f64"),        typeDirective(".pred"),
+    typeDirective(".b32"),    typeDirective(".b64"),    typeDirective(".f32"),        typeDirective(".b8"),
+    typeDirective(".pred"),   typeDirective(".u64"),    typeDirective(".b16"),        typeDirective(".u32"),
+    typeDirective(".f64"),    typeDirective(".s32"),    typeDirective(".u8"),         typeDirective(".u16"),
+    typeDirective(".s64"),    typeDirective(".s8"),     typeDirective(".s16"),        typeDirective(".f16"),
+    typeDirective(".f16x2"),  typeDirective(".bf16"),   typeDirective(".bf16x2"),     typeDirective(".b128"),
     typeDirective(".texref"), typeDirective(".samplerref"), typeDirective(".surfref"), typeDirective(".e4m3"),
     typeDirective(".e5m2"),   typeDirective(".tf32")};
 
