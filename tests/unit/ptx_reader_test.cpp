@@ -372,7 +372,7 @@ TEST(PtxReader, DataLinesReadAsTheGeneralPathReadsThem) {
       {".b64 -1", ""},                 // declined: negative
       {".b32 10U", ""},                // declined: a suffix
       {".b32 4294967296", ""},         // declined: wider than ptxas keeps (a warning)
-      {"\t.b32 12", ""},               // declined: indented (the general path skips the blank)
+      {"\t.b32 12", ""},               // indented
       {".b32 1 /* a */ , 2", ""},      // declined: a block comment
       {".b8 7", ""},                   // nvcc's one byte, between them
       {".b64 a1,b2", ""},
@@ -537,6 +537,13 @@ TEST(PtxReader, ByteRunsInEveryFormAndLineEndingReadALineAtATime) {
   EXPECT_EQ(work::steps(work::sectionLinesByOperand), 0u);
   EXPECT_EQ(bytesOf(r, ".debug_str"),
             (std::vector<uint8_t>{0xed, 0x9b, 0x0e, 0, 108, 103, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7}));
+  // Indented data lines (the packed and dense styles indented): a line at a time.
+  work::reset();
+  ReadResult indented = readOk(section("\t.b32 0x676c0108, 5\n  .b8 1, 2, 3\r\n\t.b16 0x1234 // c\n\t.b8 9\n\t.b8 8\n"));
+  EXPECT_EQ(work::steps(work::sectionLinesByOperand), 0u);
+  EXPECT_EQ(bytesOf(indented, ".debug_str"),
+            (std::vector<uint8_t>{0x08, 0x01, 0x6c, 0x67, 5, 0, 0, 0, 1, 2, 3, 0x34, 0x12, 9, 8}));
+  EXPECT_EQ(indented.module.section(".debug_str")->locate(4).col, 19u);  // `5`, after the tab and the hex
 }
 
 // Sections of byte lines whose form and line ending change from line to

@@ -183,6 +183,7 @@ void Cursor::byteLines(std::span<uint8_t> out, ByteRun& run) {
 
 std::optional<Cursor::DataLine> Cursor::plainDataLine(std::span<PlainOperand> operands) const {
   const char* p = p_;
+  while (p < end_ && isSpaceOrTab(*p)) ++p;  // an indented line: `\t.b32 0x676c0108`
   if (end_ - p < 6 || p[0] != '.' || p[1] != 'b') return std::nullopt;
   unsigned width = 0;
   const char* q = p + 3;

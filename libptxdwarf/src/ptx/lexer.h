@@ -176,8 +176,9 @@ class Cursor {
   void byteLines(std::span<uint8_t> out, ByteRun& run);
 
   // A line `.bW op, op, ...` (W 8, 16, 32 or 64) of plain operands
-  // (plainOperand) on the line alone: blanks after the directive, spaces and
-  // tabs around the commas and at the end, a `//` comment to the newline.
+  // (plainOperand) on the line alone: blanks before and after the directive,
+  // spaces and tabs around the commas and at the end, a `//` comment to the
+  // newline, a CR before it.
   // How the debug-section lines are written that byteLine does not take:
   // nvcc's strings as byte lists, offsets and label addresses (a fifth of a
   // large nvcc -G file's section lines, two thirds of its operands outside

@@ -732,8 +732,9 @@ class Reader {
   // the cursor is not at one.
   bool plainLines(SectionImage& image) {
     // Each form is looked for where it fails fastest: nvcc's `.b8 N` lines,
-    // then the other data lines, then byte lines of the other forms -- and
-    // those first once one is met (a section written in them has few else).
+    // then the other data lines -- and byte lines of the other forms first
+    // once the other data lines meet one (a section written in them has few
+    // else).
     bool any = false, anyForm = false;
     for (;; consumed()) {
       if (byteRun(image, anyForm)) {
@@ -744,8 +745,6 @@ class Reader {
         cur_.passLine(*data);
         anyForm = data->width == 1 && data->operands == 1;  // a byte line nvcc's form did not match
         any = true;
-      } else if (!anyForm && isSpaceOrTab(cur_.peek())) {
-        anyForm = true;  // an indented byte line, perhaps (plainDataLine takes the others)
       } else {
         return any;  // past 4 GiB the general path says which operand does not fit
       }
