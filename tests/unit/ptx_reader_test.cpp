@@ -268,7 +268,7 @@ TEST(PtxReader, OperandSyntax) {
 }
 
 // nvcc's and LLVM's `.b8 N` a line is read by a fast path
-// (Cursor::byteLine); every line here is read again with a block comment
+// (Cursor::byteLines); every line here is read again with a block comment
 // after its operand, which the fast path leaves to the general one: the
 // bytes and the source map must not differ.
 TEST(PtxReader, ByteLinesReadAsTheGeneralPathReadsThem) {

@@ -179,7 +179,7 @@ class Cursor {
   // (plainOperand) on the line alone: blanks before and after the directive,
   // spaces and tabs around the commas and at the end, a `//` comment to the
   // newline, a CR before it.
-  // How the debug-section lines are written that byteLine does not take:
+  // How the debug-section lines are written that byteLines does not take:
   // nvcc's strings as byte lists, offsets and label addresses (a fifth of a
   // large nvcc -G file's section lines, two thirds of its operands outside
   // `.b8 N`), this library's packed and dense styles (`.b8 237, 155, 14`,
