@@ -11,6 +11,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace ptxdwarf::workers {
 
 namespace {
@@ -32,6 +36,15 @@ bool spinUntil(const Ready& ready) {
   }
 }
 
+// The CPU the calling thread is on; -1 where that cannot be known.
+int currentCpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
 // One kept thread and the call it is given. `state` goes idle -> posted (a
 // caller gave it a call) -> running (it took the call) -> done, and back to
 // idle when the caller has seen it done; a caller that finds its call still
@@ -45,7 +58,8 @@ struct Worker {
   size_t index = 0;
   std::thread thread;
 
-  void loop() {
+  void loop(int creatorCpu) {
+    leaveCpu(creatorCpu);
     bool hasArena = false;
     auto given = [this] {
       const uint32_t s = state.load(std::memory_order_acquire);
@@ -132,7 +146,7 @@ class Pool {
   Worker* startOne() {  // mutex_ held
     auto w = std::make_unique<Worker>();
     try {
-      w->thread = std::thread([raw = w.get()] { raw->loop(); });
+      w->thread = std::thread([raw = w.get(), cpu = currentCpu()] { raw->loop(cpu); });
     } catch (const std::system_error&) {
       return nullptr;
     }
@@ -173,6 +187,30 @@ void run(size_t count, void (*body)(void*, size_t), void* context) {
     }
     w->claimed.store(false, std::memory_order_release);
   }
+}
+
+// A new thread starts on its
+// creator's CPU here (Linux places it beside its parent; measured: 10 of 12
+// starts on a 2-vCPU machine), where its spin for a first call holds the
+// creator up to kSpinNanoseconds: pthread_create returned after 0.8-3.1 ms
+// against 0.06 ms for a thread that does not spin, and ptxdump creates its
+// thread just before it maps its input. Moving is cheap for the creator; the
+// moved thread waits for the other CPU to wake instead of the creator
+// waiting for it.
+void leaveCpu(int cpu) {
+#if defined(__linux__)
+  if (cpu < 0 || sched_getcpu() != cpu) return;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || !CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) < 2)
+    return;
+  cpu_set_t elsewhere = allowed;
+  CPU_CLR(cpu, &elsewhere);
+  if (sched_setaffinity(0, sizeof elsewhere, &elsewhere) != 0) return;  // returns on another CPU
+  sched_setaffinity(0, sizeof allowed, &allowed);                      // free to move again
+#else
+  (void)cpu;
+#endif
 }
 
 void start(size_t count) { pool().startUpTo(count); }

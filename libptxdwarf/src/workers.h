@@ -32,6 +32,12 @@ void run(size_t count, void (*body)(void* context, size_t index), void* context)
 // run: the first batch then need not wait 2-3 ms for its threads.
 void start(size_t count);
 
+// Moves the calling thread off `cpu` (sched_getcpu's number) when it is on
+// it and may run elsewhere, then lets it run wherever it could before: a
+// kept thread's first step, away from the CPU of the thread that started it.
+// A no-op for cpu < 0, off Linux, and where only one CPU is allowed.
+void leaveCpu(int cpu);
+
 // Threads started so far (tests: they are kept, not started per batch).
 size_t started();
 

@@ -12,6 +12,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include "ptxdwarf/threads.h"
 
 using namespace ptxdwarf;
@@ -81,3 +85,30 @@ TEST(Workers, RunConcurrentlyRunsBoth) {
   EXPECT_EQ(second, 2);
   EXPECT_THROW(runConcurrently([] {}, [] { throw std::runtime_error("second"); }), std::runtime_error);
 }
+
+#if defined(__linux__)
+// A kept thread's first step (workers::leaveCpu): off the CPU it names, and
+// afterwards free to run wherever it could before.
+TEST(Workers, LeaveCpuMovesTheThreadOffThatCpuAndKeepsItsAffinity) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one CPU allowed: there is nowhere to move";
+  auto affinityKept = [&] {
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    return sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &allowed);
+  };
+  std::thread([&] {
+    for (int round = 0; round < 20; ++round) {
+      const int here = sched_getcpu();
+      ASSERT_GE(here, 0);
+      workers::leaveCpu(here);
+      EXPECT_NE(sched_getcpu(), here) << "round " << round;
+      EXPECT_TRUE(affinityKept()) << "round " << round;
+      workers::leaveCpu(-1);  // unknown: nothing to do
+      EXPECT_TRUE(affinityKept());
+    }
+  }).join();
+}
+#endif
