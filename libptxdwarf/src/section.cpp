@@ -294,7 +294,7 @@ const Relocation* SectionImage::relocationAt(uint64_t offset, uint8_t size) cons
   return r && r->offset == offset && r->size == size ? r : nullptr;
 }
 
-const Relocation* RelocationCursor::at(uint64_t offset, uint8_t size) {
+const Relocation* RelocationCursor::seek(uint64_t offset, uint8_t size) {
   const std::vector<Relocation>& relocs = image_->relocations;
   auto before = [](const Relocation& r, uint64_t o) { return r.offset < o; };
   if (offset < offset_) {
@@ -309,11 +309,7 @@ const Relocation* RelocationCursor::at(uint64_t offset, uint8_t size) {
           relocs.begin());
   }
   offset_ = offset;
-  // As relocationAt(): the relocation overlapping [offset, offset+size) must
-  // be exactly that field.
-  if (next_ > 0 && relocs[next_ - 1].offset + relocs[next_ - 1].size > offset) return nullptr;
-  if (next_ < relocs.size() && relocs[next_].offset == offset && relocs[next_].size == size) return &relocs[next_];
-  return nullptr;
+  return fieldAt(offset, size);
 }
 
 const SectionLabel* SectionImage::labelAt(uint64_t offset) const {

@@ -419,3 +419,40 @@ TEST(SectionImage, ARestAppendedIsTheSectionMadeWhole) {
 
 }  // namespace
 }  // namespace ptxdwarf
+
+namespace ptxdwarf {
+namespace {
+
+// RelocationCursor::at answers as SectionImage::relocationAt does, whatever
+// the order of the lookups: forward by a field or two (its inline step),
+// forward by many, back, and at offsets inside or between relocations.
+TEST(RelocationCursor, AgreesWithRelocationAtInEveryOrderOfLookups) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 40; ++round) {
+    SectionImage image;
+    image.name = ".debug_loc";
+    uint64_t offset = random() % 3;
+    const int count = static_cast<int>(random() % 60);
+    for (int i = 0; i < count; ++i) {
+      const uint8_t size = random() % 2 ? 8 : 4;
+      image.addRelocation(offset, size, "$L__tmp" + std::to_string(i), {}, 0);
+      offset += size + (random() % 3 == 0 ? random() % 12 : 0);  // fields side by side, or bytes between
+    }
+    image.bytes.resize(offset + 16);
+    RelocationCursor cursor(image);
+    uint64_t at = 0;
+    for (int lookup = 0; lookup < 400; ++lookup) {
+      switch (random() % 6) {
+        case 0: at = random() % (offset + 8); break;  // anywhere, back included
+        case 1: at += random() % 40; break;           // forward by many
+        default: at += random() % 2 ? 4 : 8; break;   // the next field or so
+      }
+      const uint8_t size = random() % 2 ? 8 : 4;
+      EXPECT_EQ(cursor.at(at, size), image.relocationAt(at, size))
+          << "round " << round << ", lookup " << lookup << " at " << at << " size " << int(size);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ptxdwarf

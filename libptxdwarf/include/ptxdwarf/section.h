@@ -368,7 +368,19 @@ class RelocationCursor {
   // at or after `offset` (lookups walk forward from it).
   RelocationCursor(const SectionImage& image, size_t next, uint64_t offset)
       : image_(&image), next_(next), offset_(offset) {}
-  const Relocation* at(uint64_t offset, uint8_t size);
+  const Relocation* at(uint64_t offset, uint8_t size) {
+    // Inline for the common step: forward to the next relocation or the one
+    // after it (a location entry's two addresses; 640,000 lookups in a check
+    // of a 20 MB nvcc -G file). Further, or back, is a search (seek).
+    const std::vector<Relocation>& relocs = image_->relocations;
+    if (offset < offset_) return seek(offset, size);
+    size_t next = next_;
+    if (next < relocs.size() && relocs[next].offset < offset && ++next < relocs.size() && relocs[next].offset < offset)
+      return seek(offset, size);
+    next_ = next;
+    offset_ = offset;
+    return fieldAt(offset, size);
+  }
   // Where the next lookup starts: at or before the first relocation at or
   // after any offset not behind the last lookup.
   size_t next() const { return next_; }
@@ -380,6 +392,18 @@ class RelocationCursor {
   }
 
  private:
+  // at() past its inline step: a walk of a few, then a binary search.
+  const Relocation* seek(uint64_t offset, uint8_t size);
+  // With next_ the first relocation at or after `offset`: the one that is
+  // exactly the field [offset, offset + size), as relocationAt() finds it
+  // (one overlapping the field otherwise makes it none).
+  const Relocation* fieldAt(uint64_t offset, uint8_t size) const {
+    const std::vector<Relocation>& relocs = image_->relocations;
+    if (next_ > 0 && relocs[next_ - 1].offset + relocs[next_ - 1].size > offset) return nullptr;
+    if (next_ < relocs.size() && relocs[next_].offset == offset && relocs[next_].size == size) return &relocs[next_];
+    return nullptr;
+  }
+
   const SectionImage* image_;
   size_t next_ = 0;     // the first relocation at or after `offset_`
   uint64_t offset_ = 0;  // of the last lookup
