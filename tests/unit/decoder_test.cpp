@@ -10,6 +10,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
+#include "read/stages.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::dw;
@@ -159,6 +160,36 @@ TEST(Decoder, EveryFixedAndVariableForm) {
   EXPECT_EQ(a[12].value, 1u);
 }
 
+static bool sameValue(const read::AttrValue& x, const read::AttrValue& y) {
+  return x.name == y.name && x.form == y.form && x.value == y.value && x.reloc == y.reloc && x.offset == y.offset &&
+         x.size == y.size && x.indirect == y.indirect && x.formCodeSize == y.formCodeSize && x.string() == y.string() &&
+         x.block().data() == y.block().data() && x.block().size() == y.block().size();
+}
+
+// Every value AttrRange gives is the one the decoder's general path
+// (readAttrValue) reads at its offset: AttrRange reads the common
+// fixed-size forms itself. How many values were compared.
+static size_t expectValuesReadAsTheGeneralPathReadsThem(const read::Dwarf& dw) {
+  size_t compared = 0;
+  for (const read::Die& die : dw.dies) {
+    const read::AttrRange attrs = dw.attributes(die);
+    const read::Unit& unit = dw.unitOf(die);
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      read::AttrValue general;
+      general.name = attrs.nameAt(i);
+      ByteReader r(dw.info->data(), attrs.offsetAt(i));
+      r.limit(unit.end);
+      RelocationCursor relocs(*dw.info, die.firstReloc, die.offset + die.codeSize);
+      read::AttrProblem problem;
+      EXPECT_TRUE(read::readAttrValue(dw, unit, r, relocs, attrs.declaredFormAt(i), general, problem)) << problem.message;
+      EXPECT_TRUE(sameValue(attrs[i], general)) << "DIE " << die.offset << " attribute " << i << " form "
+                                                << attrs.declaredFormAt(i);
+      ++compared;
+    }
+  }
+  return compared;
+}
+
 // Values are decoded when read (AttrRange): in any order, through
 // attribute() as through the range, each read gives the same value,
 // relocation included.
@@ -167,11 +198,6 @@ static void expectAttributesDecodeAlike(const char* fixture) {
   auto d = decodeText(ptxdwarf::testsupport::readFixture(fixture));
   const read::Dwarf& dw = d->dwarf;
   ASSERT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
-  auto same = [](const read::AttrValue& x, const read::AttrValue& y) {
-    return x.name == y.name && x.form == y.form && x.value == y.value && x.reloc == y.reloc &&
-           x.offset == y.offset && x.size == y.size && x.string() == y.string() &&
-           x.block().data() == y.block().data() && x.block().size() == y.block().size();
-  };
   size_t values = 0, relocated = 0, walked = 0;
   for (size_t k = 0; k < dw.dies.size(); ++k) {
     const read::Die& die = dw.dies[k];
@@ -197,7 +223,7 @@ static void expectAttributesDecodeAlike(const char* fixture) {
       }
     }
     for (size_t i = attrs.size(); i-- > 0;) {  // backwards: the relocation cursor starts over
-      EXPECT_TRUE(same(attrs[i], forward[i])) << "DIE " << die.offset << " attribute " << i;
+      EXPECT_TRUE(sameValue(attrs[i], forward[i])) << "DIE " << die.offset << " attribute " << i;
       EXPECT_EQ(attrs.nameAt(i), forward[i].name);
       EXPECT_EQ(attrs.offsetAt(i), forward[i].offset - forward[i].formCodeSize);
       EXPECT_TRUE(dw.attribute(die, attrs.nameAt(i)).has_value());
@@ -207,6 +233,7 @@ static void expectAttributesDecodeAlike(const char* fixture) {
     }
   }
   EXPECT_GT(values, dw.dies.size());
+  EXPECT_EQ(expectValuesReadAsTheGeneralPathReadsThem(dw), values);
   EXPECT_GT(walked, 4u);
   EXPECT_GE(relocated, 4u);  // low_pc, high_pc, ... name labels
   EXPECT_FALSE(dw.attribute(dw.dies[0], DW_AT_bit_size).has_value());
@@ -216,6 +243,67 @@ static void expectAttributesDecodeAlike(const char* fixture) {
 TEST(Decoder, AttributesDecodeAlikeInAnyOrder) {
   expectAttributesDecodeAlike("chapter6.ptx");
   expectAttributesDecodeAlike("producers/nvcc_G_locals_main.ptx");  // nvcc -G: hundreds of relocated values
+}
+
+// Every fixed-size form, relocated or not, in a unit that does not start
+// the section (references are unit-relative), read through AttrRange as
+// the decoder's general path reads it.
+TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
+  // compile_unit with data1, ref1, flag, data2, ref2, data4, ref4, sec_offset, data8, ref8, addr.
+  const std::vector<int> abbrev = {1,    0x11, 0,    0x0b, 0x0b, 0x3e, 0x11, 0x3f, 0x0c, 0x0d, 0x05, 0x49, 0x12, 0x02,
+                                   0x06, 0x4a, 0x13, 0x10, 0x17, 0x03, 0x07, 0x01, 0x14, 0x11, 0x01, 0,    0,    0};
+  // A unit's lines: its DIE's values as bytes, or (`symbols`) its data4,
+  // sec_offset and data8 as symbolic operands, relocated values.
+  auto unit = [](bool symbols) {
+    auto bytes = [](std::initializer_list<int> list) {
+      std::string s;
+      for (int b : list) s += (s.empty() ? ".b8 " : ", ") + std::to_string(b);
+      return s + "\n";
+    };
+    std::string lines = bytes({44 + 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8});  // header: 44 bytes of DIE
+    lines += bytes({1, 0x2a, 0x0b, 1, 0x34, 0x12, 0x0b, 0});
+    lines += symbols ? ".b32 value_a\n" : bytes({1, 0, 0, 0x80});
+    lines += bytes({0x0b, 0, 0, 0});
+    lines += symbols ? ".b32 .debug_loc+8\n" : bytes({0x44, 0x33, 0x22, 0x11});
+    lines += symbols ? ".b64 value_b\n" : bytes({2, 0, 0, 0, 0, 0, 0, 0x80});
+    lines += bytes({0x0b, 0, 0, 0, 0, 0, 0, 0});
+    lines += symbols ? ".b64 value_c\n" : bytes({0x10, 0, 0, 0, 0, 0, 0, 0});
+    return lines;
+  };
+  std::string text = sections(abbrev, {});
+  text.replace(text.rfind(".section .debug_info {") + 22, 0, "\n" + unit(false) + unit(true));
+  auto d = decodeText(text);
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
+  ASSERT_EQ(dw.units.size(), 2u);
+  ASSERT_EQ(dw.dies.size(), 2u);
+  EXPECT_EQ(expectValuesReadAsTheGeneralPathReadsThem(dw), 22u);
+  const read::AttrRange plain = dw.attributes(dw.dies[0]), relocated = dw.attributes(dw.dies[1]);
+  for (const read::AttrRange* a : {&plain, &relocated}) {
+    const uint64_t base = dw.unitOf(a == &plain ? dw.dies[0] : dw.dies[1]).offset;
+    SCOPED_TRACE(base);
+    EXPECT_EQ((*a)[0].value, 0x2au);
+    EXPECT_EQ((*a)[1].value, base + 0x0b);  // references are unit-relative
+    EXPECT_EQ((*a)[2].value, 1u);
+    EXPECT_EQ((*a)[3].value, 0x1234u);
+    EXPECT_EQ((*a)[4].value, base + 0x0b);
+    EXPECT_EQ((*a)[6].value, base + 0x0b);
+    EXPECT_EQ((*a)[9].value, base + 0x0b);
+  }
+  EXPECT_EQ(dw.units[1].offset, 55u);
+  EXPECT_EQ(plain[5].value, 0x80000001u);
+  EXPECT_EQ(plain[7].value, 0x11223344u);
+  EXPECT_EQ(plain[8].value, 0x8000000000000002u);
+  EXPECT_EQ(plain[10].value, 0x10u);
+  for (size_t i : {5u, 7u, 8u, 10u}) {
+    EXPECT_EQ(plain[i].reloc, nullptr);
+    ASSERT_NE(relocated[i].reloc, nullptr) << i;
+  }
+  EXPECT_EQ(relocated[5].reloc->symbol, "value_a");
+  EXPECT_EQ(relocated[7].reloc->symbol, ".debug_loc");
+  EXPECT_EQ(relocated[7].reloc->addend(), 8);
+  EXPECT_EQ(relocated[8].reloc->symbol, "value_b");
+  EXPECT_EQ(relocated[10].reloc->symbol, "value_c");
 }
 
 TEST(DecoderErrors, UnitLengthPastSection) {

@@ -40,9 +40,62 @@ bool AttrValue::isConstant() const {
   }
 }
 
+namespace {
+
+// The bytes of a value of `form` that is its bytes and nothing more (a
+// constant, a flag, an address, a unit-relative reference or a section
+// offset, of a size the form or the unit says), for the forms most values
+// have; 0 for the others.
+unsigned plainFixedSize(uint16_t form, const Unit& unit) {
+  switch (form) {
+    case dw::DW_FORM_addr:  // the decode checked the unit's address size
+      return unit.addressSize;
+    case dw::DW_FORM_data1:
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_flag:
+      return 1;
+    case dw::DW_FORM_data2:
+    case dw::DW_FORM_ref2:
+      return 2;
+    case dw::DW_FORM_data4:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_sec_offset:
+      return 4;
+    case dw::DW_FORM_data8:
+    case dw::DW_FORM_ref8:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
 AttrValue AttrRange::valueAt(size_t i, uint32_t offset) const {
   // The decoder read this value once without a problem; reading it again
   // from the same bytes, unit and relocations gives the same value.
+  AttrValue v;
+  v.name = specs_[i].name;
+  const SectionImage& info = *dwarf_->info;
+  // A plain fixed-size value is read here as readAttrValue reads it (the
+  // rules and the round trip ask for 440,000 values in a check of a 20 MB
+  // nvcc -G file, most of them of these forms).
+  if (const unsigned size = plainFixedSize(specs_[i].form, *unit_); size != 0 && offset + size <= unit_->end) {
+    ByteReader r(info.data(), offset);
+    v.form = specs_[i].form;
+    v.offset = offset;
+    v.size = size;
+    v.value = r.fixed(size);
+    if (!r.ok()) return valueRead(i, offset);  // past the section's end: as the decoder says
+    if (size > 1 || v.form == dw::DW_FORM_addr)  // as readAttrValue: no symbol in a data1, ref1 or flag
+      v.reloc = RelocationCursor(info, firstReloc_, first_).at(offset, static_cast<uint8_t>(size));
+    if (dw::isReferenceForm(v.form)) v.value += unit_->offset;
+    return v;
+  }
+  return valueRead(i, offset);
+}
+
+AttrValue AttrRange::valueRead(size_t i, uint32_t offset) const {
   AttrValue v;
   v.name = specs_[i].name;
   const SectionImage& info = *dwarf_->info;

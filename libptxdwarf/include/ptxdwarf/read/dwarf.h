@@ -361,6 +361,7 @@ class AttrRange {
     return size == AttrSpec::kAddressSized ? offset + unit_->addressSize : endOf(i, offset);
   }
   uint32_t endOf(size_t i, uint32_t offset) const;  // any form: reads what the size depends on
+  AttrValue valueRead(size_t i, uint32_t offset) const;  // valueAt by the decoder's general path
 
   const Dwarf* dwarf_ = nullptr;
   const Unit* unit_ = nullptr;
