@@ -146,6 +146,8 @@ TEST(CheckRoundTrip, LocationListsComparedAsWrittenSayWhatTheImageSays) {
     return text + ".b8 0\n}\n.section .debug_loc {\n" + loc + "}\n";
   };
   const std::string list = ".b64 0, 4\n.b8 1, 0, 48\n.b64 0, 0\n";  // 35 bytes
+  const std::string addrList = ".b64 0, 4\n.b8 9, 0, 3\n.b64 g\n.b64 0, 0\n";          // 43 bytes
+  const std::string relocatedAddrList = ".b64 g, g+4\n.b8 9, 0, 3\n.b64 g\n.b64 0, 0\n";  // 43 bytes
   struct Case {
     const char* what;
     std::string text;
@@ -159,6 +161,10 @@ TEST(CheckRoundTrip, LocationListsComparedAsWrittenSayWhatTheImageSays) {
       {"bytes after the lists", module({0}, list + ".b8 9, 9\n"), "size 37 re-encoded as 35"},
       {"a relocation between lists", module({0, 43}, list + ".b64 g\n" + list), "relocation lost: g"},
       {"a list inside an entry of another", module({0, 8}, list), nullptr},
+      // An expression's own relocation (DW_OP_addr g), after relocated
+      // addresses or plain ones: the round trip keeps each.
+      {"relocations in expressions", module({0, 43, 86}, addrList + relocatedAddrList + addrList), ""},
+      {"a relocation in the last expression", module({0}, relocatedAddrList), ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
