@@ -62,6 +62,25 @@ TEST(Leb128, TruncatedReadsFailWithoutReadingPastTheEnd) {
   EXPECT_FALSE(r3.ok());
 }
 
+TEST(Leb128, CStringsEndAtTheirNulAndNotPastTheLimit) {
+  const std::vector<uint8_t> b = {'a', 'b', 0, 0, 'c', 0, 'd', 'e', 'f', 0};
+  ByteReader r(b);
+  EXPECT_EQ(r.cstring(), "ab");
+  EXPECT_EQ(r.cstring(), "");
+  EXPECT_EQ(r.cstring(), "c");
+  EXPECT_EQ(r.offset(), 6u);
+  EXPECT_EQ(r.cstring(), "def");
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.atEnd());
+  EXPECT_EQ(r.cstring(), "");  // nothing left
+  EXPECT_FALSE(r.ok());
+  ByteReader limited(b, 6);
+  limited.limit(8);  // the NUL at 9 lies past the limit
+  EXPECT_EQ(limited.cstring(), "");
+  EXPECT_FALSE(limited.ok());
+  EXPECT_EQ(limited.cstring(), "");  // a failed reader stays failed
+}
+
 TEST(Leb128, FixedWidthReadsAreLittleEndianAtEveryWidth) {
   const std::vector<uint8_t> b = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x10};
   for (unsigned width = 1; width <= 8; ++width) {

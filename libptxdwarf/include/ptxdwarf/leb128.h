@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -92,16 +93,22 @@ class ByteReader {
   }
   // NUL-terminated string; the view excludes the terminator.
   std::string_view cstring() {
-    if (failed_) return {};
-    for (uint64_t i = pos_; i < data_.size(); ++i) {
-      if (data_[i] == 0) {
-        std::string_view s(reinterpret_cast<const char*>(data_.data() + pos_), i - pos_);
-        pos_ = i + 1;
-        return s;
-      }
+    if (failed_ || pos_ >= data_.size()) {
+      fail();
+      return {};
     }
-    fail();
-    return {};
+    // memchr, not a loop a byte a step: the rules skip every DW_FORM_string
+    // name again (420,000 in a check of a 20 MB nvcc -G file, mangled names
+    // of tens of characters among them).
+    const uint8_t* at = data_.data() + pos_;
+    const void* nul = std::memchr(at, 0, static_cast<size_t>(data_.size() - pos_));
+    if (!nul) {
+      fail();
+      return {};
+    }
+    const size_t length = static_cast<size_t>(static_cast<const uint8_t*>(nul) - at);
+    pos_ += length + 1;
+    return {reinterpret_cast<const char*>(at), length};
   }
   std::span<const uint8_t> bytes(uint64_t n) {
     if (failed_ || n > remaining()) {
