@@ -22,6 +22,7 @@ GEN=$BUILD/tests/bench/ptxdwarf_gen_cuda
 RUSAGE=$BUILD/tests/bench/ptxdwarf_rusage
 WORK=$BUILD/bench-work
 mkdir -p "$WORK"
+rm -f "$WORK/lookup-rows"
 for tool in nvcc ptxas llvm-dwarfdump; do
   command -v $tool >/dev/null 2>&1 || PATH=$PATH:/usr/local/cuda/bin
   command -v $tool >/dev/null 2>&1 || { echo "run.sh: $tool not found" >&2; exit 2; }
@@ -56,7 +57,7 @@ for mb in $SIZES; do
   ptx=$WORK/gen$mb.ptx
   size=$(wc -c < "$ptx")
   debug=$(awk '/^[ \t]*\.section/{s=1} s{n+=length($0)+1} /^[ \t]*}/{s=0} END{print n+0}' "$ptx")
-  for f in d l d1 l1 c c1 w r; do : > "$WORK/$f"; done
+  for f in d l d1 l1 c c1 w r k k1; do : > "$WORK/$f"; done
   i=0
   while [ $i -lt "$RUNS" ]; do  # alternating, so load changes hit every command alike
     timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" >> "$WORK/d"
@@ -67,6 +68,9 @@ for mb in $SIZES; do
     timed taskset -c 0 "$PTXDUMP" check "$ptx" >> "$WORK/c1"
     timed wc -l "$ptx" >> "$WORK/w"
     timed "$PTXDUMP" reformat --reencode "$ptx" -o "$WORK/re.ptx" >> "$WORK/r"
+    # The debugger's question at a source line of the first generated function.
+    timed "$PTXDUMP" lookup "$ptx" --at "gen$mb.cu:17" >> "$WORK/k"
+    timed taskset -c 0 "$PTXDUMP" lookup "$ptx" --at "gen$mb.cu:17" >> "$WORK/k1"
     i=$((i + 1))
   done
   d=$(medianRun "$WORK/d"); l=$(medianRun "$WORK/l"); d1=$(medianRun "$WORK/d1"); l1=$(medianRun "$WORK/l1")
@@ -84,7 +88,19 @@ for mb in $SIZES; do
       c[1], (c[1] > 0 ? f / c[1] : 0), c1[1], w[1], (w[1] > 0 ? c[1] / w[1] : 0), c[3], (c[1] > 0 ? 100 * csys / c[1] : 0),
       r[1], (c[1] > 0 ? r[1] / c[1] : 0), c[2] / 1024, d[2] / 1024, (peak * 1024) / s, 1000 * c[1] / f, c[2] / 1024 / f
   }'
+  k=$(medianRun "$WORK/k"); k1=$(medianRun "$WORK/k1")
+  echo "$k|$k1|$c|$c1" | awk -F'|' -v s="$size" '{
+    split($1, k, " "); split($2, k1, " "); split($3, c, " "); split($4, c1, " ")
+    printf "| %.1f | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx | %d | %.0f | %.2fx |\n", s / 1048576, k[1], c[1],
+      (c[1] > 0 ? k[1] / c[1] : 0), k1[1], c1[1], (c1[1] > 0 ? k1[1] / c1[1] : 0), k[3], k[2] / 1024, k[2] * 1024 / s
+  }' >> "$WORK/lookup-rows"
 done
+# lookup (what is in scope at a source line, where each variable lives) reads
+# the whole file as check does, and answers one question.
+printf '\n| PTX MB | lookup s | check s | lookup/check | lookup@1 s | check@1 s | lookup/check@1 | lookup faults | lookup peak MB | lookup peak/file |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
+cat "$WORK/lookup-rows"
+rm -f "$WORK/lookup-rows"
 
 # Other shapes of nvcc -G PTX (ptxdwarf_gen_cuda): one kernel of megabytes
 # whose running value has one location list of tens of thousands of entries
