@@ -592,6 +592,47 @@ TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
   EXPECT_EQ(tail.entries[0].endReloc, relocated.endReloc);
 }
 
+// The same kinds of entries with 4-byte addresses (a 32-bit unit's lists).
+TEST(Decoder, LocationListEntriesOfFourByteAddresses) {
+  const std::string text =
+      ".version 7.5\n.target sm_75\n.address_size 32\n"
+      ".section .debug_loc {\n"
+      ".b32 -1\n.b32 $L__a\n"                           // 0: base address selection
+      ".b32 $L__a+4\n.b32 $L__b\n.b8 2, 0\n.b8 144, 5\n"  // 8: range, relocated, DW_OP_regx 5
+      ".b32 16, 32\n.b8 1, 0, 48\n"                      // 20: range, constant, DW_OP_lit0
+      ".b32 0, 0\n"                                      // 31: end of list
+      "}\n";
+  const ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok());
+  const SectionImage* loc = r.module.section(".debug_loc");
+  ASSERT_NE(loc, nullptr);
+  std::vector<read::LocEntryRef> storage;
+  const read::LocList list = read::readLocList(*loc, 0, 4, storage);
+  EXPECT_TRUE(list.terminated);
+  EXPECT_EQ(list.end, 39u);
+  ASSERT_EQ(list.entries.size(), 4u);
+  EXPECT_EQ(list.entries[0].kind, read::LocEntry::baseAddress);
+  EXPECT_EQ(list.entries[0].begin, 0xffffffffu);
+  ASSERT_NE(list.entries[0].endReloc, nullptr);
+  EXPECT_EQ(list.entries[0].endReloc->symbol, "$L__a");
+  const read::LocEntry relocated = list.entries[1];
+  EXPECT_EQ(relocated.kind, read::LocEntry::range);
+  EXPECT_EQ(relocated.offset, 8u);
+  ASSERT_NE(relocated.beginReloc, nullptr);
+  EXPECT_EQ(relocated.beginReloc->expression(), "$L__a+4");
+  ASSERT_NE(relocated.endReloc, nullptr);
+  EXPECT_EQ(relocated.endReloc->symbol, "$L__b");
+  EXPECT_EQ(relocated.exprOffset, 18u);
+  EXPECT_EQ(std::vector<uint8_t>(relocated.expr.begin(), relocated.expr.end()), (std::vector<uint8_t>{144, 5}));
+  const read::LocEntry constant = list.entries[2];
+  EXPECT_EQ(constant.kind, read::LocEntry::range);
+  EXPECT_EQ(constant.begin, 16u);
+  EXPECT_EQ(constant.end, 32u);
+  EXPECT_EQ(constant.beginReloc, nullptr);
+  EXPECT_EQ(list.entries[3].kind, read::LocEntry::endOfList);
+  EXPECT_EQ(list.entries[3].offset, 31u);
+}
+
 // The lists location attributes name, collected while .debug_info is read:
 // constant and relocated offsets name lists, an offset past .debug_loc is an
 // error at its value (in DIE order), and one relocated against another
