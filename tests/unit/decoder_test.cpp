@@ -249,9 +249,10 @@ TEST(Decoder, AttributesDecodeAlikeInAnyOrder) {
 // the section (references are unit-relative), read through AttrRange as
 // the decoder's general path reads it.
 TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
-  // compile_unit with data1, ref1, flag, data2, ref2, data4, ref4, sec_offset, data8, ref8, addr.
-  const std::vector<int> abbrev = {1,    0x11, 0,    0x0b, 0x0b, 0x3e, 0x11, 0x3f, 0x0c, 0x0d, 0x05, 0x49, 0x12, 0x02,
-                                   0x06, 0x4a, 0x13, 0x10, 0x17, 0x03, 0x07, 0x01, 0x14, 0x11, 0x01, 0,    0,    0};
+  // compile_unit with data1, ref1, flag, data2, ref2, data4, ref4, sec_offset, data8, ref8, addr, ref_sig8.
+  const std::vector<int> abbrev = {1,    0x11, 0,    0x0b, 0x0b, 0x3e, 0x11, 0x3f, 0x0c, 0x0d, 0x05,
+                                   0x49, 0x12, 0x02, 0x06, 0x4a, 0x13, 0x10, 0x17, 0x03, 0x07, 0x01,
+                                   0x14, 0x11, 0x01, 0x69, 0x20, 0,    0,    0};
   // A unit's lines: its DIE's values as bytes, or (`symbols`) its data4,
   // sec_offset and data8 as symbolic operands, relocated values.
   auto unit = [](bool symbols) {
@@ -260,7 +261,7 @@ TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
       for (int b : list) s += (s.empty() ? ".b8 " : ", ") + std::to_string(b);
       return s + "\n";
     };
-    std::string lines = bytes({44 + 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8});  // header: 44 bytes of DIE
+    std::string lines = bytes({52 + 7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8});  // header: 52 bytes of DIE
     lines += bytes({1, 0x2a, 0x0b, 1, 0x34, 0x12, 0x0b, 0});
     lines += symbols ? ".b32 value_a\n" : bytes({1, 0, 0, 0x80});
     lines += bytes({0x0b, 0, 0, 0});
@@ -268,6 +269,7 @@ TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
     lines += symbols ? ".b64 value_b\n" : bytes({2, 0, 0, 0, 0, 0, 0, 0x80});
     lines += bytes({0x0b, 0, 0, 0, 0, 0, 0, 0});
     lines += symbols ? ".b64 value_c\n" : bytes({0x10, 0, 0, 0, 0, 0, 0, 0});
+    lines += symbols ? ".b64 value_d\n" : bytes({0x21, 0x43, 0, 0, 0, 0, 0, 0});  // a type signature
     return lines;
   };
   std::string text = sections(abbrev, {});
@@ -277,7 +279,7 @@ TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
   ASSERT_TRUE(dw.diagnostics.items.empty()) << firstError(dw);
   ASSERT_EQ(dw.units.size(), 2u);
   ASSERT_EQ(dw.dies.size(), 2u);
-  EXPECT_EQ(expectValuesReadAsTheGeneralPathReadsThem(dw), 22u);
+  EXPECT_EQ(expectValuesReadAsTheGeneralPathReadsThem(dw), 24u);
   const read::AttrRange plain = dw.attributes(dw.dies[0]), relocated = dw.attributes(dw.dies[1]);
   for (const read::AttrRange* a : {&plain, &relocated}) {
     const uint64_t base = dw.unitOf(a == &plain ? dw.dies[0] : dw.dies[1]).offset;
@@ -290,12 +292,13 @@ TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
     EXPECT_EQ((*a)[6].value, base + 0x0b);
     EXPECT_EQ((*a)[9].value, base + 0x0b);
   }
-  EXPECT_EQ(dw.units[1].offset, 55u);
+  EXPECT_EQ(dw.units[1].offset, 63u);
   EXPECT_EQ(plain[5].value, 0x80000001u);
   EXPECT_EQ(plain[7].value, 0x11223344u);
   EXPECT_EQ(plain[8].value, 0x8000000000000002u);
   EXPECT_EQ(plain[10].value, 0x10u);
-  for (size_t i : {5u, 7u, 8u, 10u}) {
+  EXPECT_EQ(plain[11].value, 0x4321u);  // a signature, not unit-relative
+  for (size_t i : {5u, 7u, 8u, 10u, 11u}) {
     EXPECT_EQ(plain[i].reloc, nullptr);
     ASSERT_NE(relocated[i].reloc, nullptr) << i;
   }
@@ -304,6 +307,7 @@ TEST(Decoder, FixedSizeFormsReadAsTheGeneralPathReadsThem) {
   EXPECT_EQ(relocated[7].reloc->addend(), 8);
   EXPECT_EQ(relocated[8].reloc->symbol, "value_b");
   EXPECT_EQ(relocated[10].reloc->symbol, "value_c");
+  EXPECT_EQ(relocated[11].reloc->symbol, "value_d");
 }
 
 TEST(DecoderErrors, UnitLengthPastSection) {
@@ -526,48 +530,48 @@ TEST(Expression, ReaderGivesWhatDecodeCollects) {
 }
 
 // A list keeps only where each entry starts (LocEntryRef); indexing and
-// iterating decode the entry again from the section, relocations included.
-TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
-  static_assert(sizeof(read::LocEntryRef) == 8, "the point of the refs: 8 bytes an entry, not 72");
+// iterating decode the entry again from the section, relocations included:
+// with 8-byte addresses and with a 32-bit unit's 4-byte ones.
+static void expectEntriesOfEveryKind(unsigned a) {
+  SCOPED_TRACE(a);
+  const std::string w = a == 8 ? ".b64 " : ".b32 ";
   const std::string text =
-      ".version 7.5\n.target sm_75\n.address_size 64\n"
-      ".section .debug_loc {\n"
-      ".b64 -1\n.b64 $L__a\n"  // 0: base address selection (a wide constant would be cut to 32 bits)
-      ".b64 $L__a+4\n.b64 $L__b\n.b8 2, 0\n.b8 144, 5\n"  // 16: range, relocated, DW_OP_regx 5
-      ".b64 16, 32\n.b8 1, 0, 48\n"                  // 36: range, constant, DW_OP_lit0
-      ".b64 0, 0\n"                                  // 55: end of list
-      "}\n";
+      ".version 7.5\n.target sm_75\n.address_size " + std::to_string(8 * a) + "\n.section .debug_loc {\n" +
+      w + "-1\n" + w + "$L__a\n" +  // 0: base address selection (-1: a wide constant would be cut to 32 bits)
+      w + "$L__a+4\n" + w + "$L__b\n.b8 2, 0\n.b8 144, 5\n" +           // 2a: range, relocated, DW_OP_regx 5
+      w + "16, 32\n.b8 1, 0, 48\n" +                                    // 4a + 4: range, constant, DW_OP_lit0
+      w + "0, 0\n}\n";                                                   // 6a + 7: end of list
   const ptx::ReadResult r = ptx::read(text, "t.ptx");
   ASSERT_TRUE(r.ok());
   const SectionImage* loc = r.module.section(".debug_loc");
   ASSERT_NE(loc, nullptr);
   std::vector<read::LocEntryRef> storage;
-  const read::LocList list = read::readLocList(*loc, 0, 8, storage);
+  const read::LocList list = read::readLocList(*loc, 0, static_cast<uint8_t>(a), storage);
   EXPECT_TRUE(list.terminated);
-  EXPECT_EQ(list.end, 71u);
+  EXPECT_EQ(list.end, 8 * a + 7);
   ASSERT_EQ(list.entries.size(), 4u);
 
   const read::LocEntry base = list.entries[0];
   EXPECT_EQ(base.kind, read::LocEntry::baseAddress);
   EXPECT_EQ(base.offset, 0u);
-  EXPECT_EQ(base.begin, UINT64_MAX);
+  EXPECT_EQ(base.begin, a == 8 ? UINT64_MAX : 0xffffffffu);
   EXPECT_EQ(base.beginReloc, nullptr);
   ASSERT_NE(base.endReloc, nullptr);
   EXPECT_EQ(base.endReloc->symbol, "$L__a");
 
   const read::LocEntry relocated = list.entries[1];
   EXPECT_EQ(relocated.kind, read::LocEntry::range);
-  EXPECT_EQ(relocated.offset, 16u);
+  EXPECT_EQ(relocated.offset, 2 * a);
   ASSERT_NE(relocated.beginReloc, nullptr);
   EXPECT_EQ(relocated.beginReloc->expression(), "$L__a+4");
   ASSERT_NE(relocated.endReloc, nullptr);
   EXPECT_EQ(relocated.endReloc->symbol, "$L__b");
-  EXPECT_EQ(relocated.exprOffset, 34u);
+  EXPECT_EQ(relocated.exprOffset, 4 * a + 2);
   EXPECT_EQ(std::vector<uint8_t>(relocated.expr.begin(), relocated.expr.end()), (std::vector<uint8_t>{144, 5}));
 
   const read::LocEntry constant = list.entries[2];
   EXPECT_EQ(constant.kind, read::LocEntry::range);
-  EXPECT_EQ(constant.offset, 36u);
+  EXPECT_EQ(constant.offset, 4 * a + 4);
   EXPECT_EQ(constant.begin, 16u);
   EXPECT_EQ(constant.end, 32u);
   EXPECT_EQ(constant.beginReloc, nullptr);
@@ -575,7 +579,7 @@ TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
   EXPECT_EQ(std::vector<uint8_t>(constant.expr.begin(), constant.expr.end()), (std::vector<uint8_t>{48}));
 
   EXPECT_EQ(list.entries.back().kind, read::LocEntry::endOfList);
-  EXPECT_EQ(list.entries.back().offset, 55u);
+  EXPECT_EQ(list.entries.back().offset, 6 * a + 7);
 
   // Iterating yields the same entries as indexing, and a list read from the
   // middle of this one finds the same relocations from its own start.
@@ -586,51 +590,16 @@ TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
     ++i;
   }
   EXPECT_EQ(i, 4u);
-  const read::LocList tail = read::readLocList(*loc, 16, 8, storage);
+  const read::LocList tail = read::readLocList(*loc, 2 * a, static_cast<uint8_t>(a), storage);
   ASSERT_EQ(tail.entries.size(), 3u);
   EXPECT_EQ(tail.entries[0].beginReloc, relocated.beginReloc);
   EXPECT_EQ(tail.entries[0].endReloc, relocated.endReloc);
 }
 
-// The same kinds of entries with 4-byte addresses (a 32-bit unit's lists).
-TEST(Decoder, LocationListEntriesOfFourByteAddresses) {
-  const std::string text =
-      ".version 7.5\n.target sm_75\n.address_size 32\n"
-      ".section .debug_loc {\n"
-      ".b32 -1\n.b32 $L__a\n"                           // 0: base address selection
-      ".b32 $L__a+4\n.b32 $L__b\n.b8 2, 0\n.b8 144, 5\n"  // 8: range, relocated, DW_OP_regx 5
-      ".b32 16, 32\n.b8 1, 0, 48\n"                      // 20: range, constant, DW_OP_lit0
-      ".b32 0, 0\n"                                      // 31: end of list
-      "}\n";
-  const ptx::ReadResult r = ptx::read(text, "t.ptx");
-  ASSERT_TRUE(r.ok());
-  const SectionImage* loc = r.module.section(".debug_loc");
-  ASSERT_NE(loc, nullptr);
-  std::vector<read::LocEntryRef> storage;
-  const read::LocList list = read::readLocList(*loc, 0, 4, storage);
-  EXPECT_TRUE(list.terminated);
-  EXPECT_EQ(list.end, 39u);
-  ASSERT_EQ(list.entries.size(), 4u);
-  EXPECT_EQ(list.entries[0].kind, read::LocEntry::baseAddress);
-  EXPECT_EQ(list.entries[0].begin, 0xffffffffu);
-  ASSERT_NE(list.entries[0].endReloc, nullptr);
-  EXPECT_EQ(list.entries[0].endReloc->symbol, "$L__a");
-  const read::LocEntry relocated = list.entries[1];
-  EXPECT_EQ(relocated.kind, read::LocEntry::range);
-  EXPECT_EQ(relocated.offset, 8u);
-  ASSERT_NE(relocated.beginReloc, nullptr);
-  EXPECT_EQ(relocated.beginReloc->expression(), "$L__a+4");
-  ASSERT_NE(relocated.endReloc, nullptr);
-  EXPECT_EQ(relocated.endReloc->symbol, "$L__b");
-  EXPECT_EQ(relocated.exprOffset, 18u);
-  EXPECT_EQ(std::vector<uint8_t>(relocated.expr.begin(), relocated.expr.end()), (std::vector<uint8_t>{144, 5}));
-  const read::LocEntry constant = list.entries[2];
-  EXPECT_EQ(constant.kind, read::LocEntry::range);
-  EXPECT_EQ(constant.begin, 16u);
-  EXPECT_EQ(constant.end, 32u);
-  EXPECT_EQ(constant.beginReloc, nullptr);
-  EXPECT_EQ(list.entries[3].kind, read::LocEntry::endOfList);
-  EXPECT_EQ(list.entries[3].offset, 31u);
+TEST(Decoder, LocationListEntriesDecodeFromTheSection) {
+  static_assert(sizeof(read::LocEntryRef) == 8, "the point of the refs: 8 bytes an entry, not 72");
+  expectEntriesOfEveryKind(8);
+  expectEntriesOfEveryKind(4);
 }
 
 // The lists location attributes name, collected while .debug_info is read:

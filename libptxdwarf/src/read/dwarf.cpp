@@ -40,47 +40,20 @@ bool AttrValue::isConstant() const {
   }
 }
 
-namespace {
-
-// The bytes of a value of `form` that is its bytes and nothing more (a
-// constant, a flag, an address, a unit-relative reference or a section
-// offset, of a size the form or the unit says), for the forms most values
-// have; 0 for the others.
-unsigned plainFixedSize(uint16_t form, const Unit& unit) {
-  switch (form) {
-    case dw::DW_FORM_addr:  // the decode checked the unit's address size
-      return unit.addressSize;
-    case dw::DW_FORM_data1:
-    case dw::DW_FORM_ref1:
-    case dw::DW_FORM_flag:
-      return 1;
-    case dw::DW_FORM_data2:
-    case dw::DW_FORM_ref2:
-      return 2;
-    case dw::DW_FORM_data4:
-    case dw::DW_FORM_ref4:
-    case dw::DW_FORM_sec_offset:
-      return 4;
-    case dw::DW_FORM_data8:
-    case dw::DW_FORM_ref8:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
-}  // namespace
-
 AttrValue AttrRange::valueAt(size_t i, uint32_t offset) const {
   // The decoder read this value once without a problem; reading it again
   // from the same bytes, unit and relocations gives the same value.
   AttrValue v;
   v.name = specs_[i].name;
   const SectionImage& info = *dwarf_->info;
-  // A plain fixed-size value is read here as readAttrValue reads it (the
+  // A value of a size the form gives (the abbreviation's valueSize) is its
+  // bytes and their relocation, read here as readAttrValue reads them: the
   // rules and the round trip ask for 440,000 values in a check of a 20 MB
-  // nvcc -G file, most of them of these forms).
-  if (const unsigned size = plainFixedSize(specs_[i].form, *unit_); size != 0 && offset + size <= unit_->end) {
+  // nvcc -G file, three in four of them of such forms. DW_FORM_strp names
+  // a string elsewhere, and flag_present has no bytes: readAttrValue's.
+  const uint8_t fixed = specs_[i].valueSize;
+  const unsigned size = fixed == AttrSpec::kAddressSized ? unit_->addressSize : fixed < AttrSpec::kAddressSized ? fixed : 0;
+  if (size != 0 && specs_[i].form != dw::DW_FORM_strp && offset + size <= unit_->end) {
     ByteReader r(info.data(), offset);
     v.form = specs_[i].form;
     v.offset = offset;
