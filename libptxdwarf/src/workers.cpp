@@ -189,14 +189,13 @@ void run(size_t count, void (*body)(void*, size_t), void* context) {
   }
 }
 
-// A new thread starts on its
-// creator's CPU here (Linux places it beside its parent; measured: 10 of 12
-// starts on a 2-vCPU machine), where its spin for a first call holds the
-// creator up to kSpinNanoseconds: pthread_create returned after 0.8-3.1 ms
-// against 0.06 ms for a thread that does not spin, and ptxdump creates its
-// thread just before it maps its input. Moving is cheap for the creator; the
-// moved thread waits for the other CPU to wake instead of the creator
-// waiting for it.
+// A new thread starts on its creator's CPU here (Linux places it beside its
+// parent; measured: 10 of 12 starts on a 2-vCPU machine), where its spin for
+// a first call holds the creator up to kSpinNanoseconds: pthread_create
+// returned after 0.8-3.1 ms against 0.06 ms for a thread that does not spin,
+// and ptxdump creates its thread just before it maps its input. Moving is
+// cheap for the creator; the moved thread waits for the other CPU to wake
+// instead of the creator waiting for it.
 void leaveCpu(int cpu) {
 #if defined(__linux__)
   if (cpu < 0 || sched_getcpu() != cpu) return;

@@ -12,7 +12,7 @@ namespace ptxdwarf::work {
 
 enum Pass : unsigned {
   abbrevTableLookup,  // tables examined to find the one at an offset
-  locListEntries,     // .debug_loc entries decoded or visited
+  locListEntries,     // .debug_loc entries decoded or visited (the round trip's visits too)
   siblingScan,        // DIEs visited to find where a subtree ends
   qualifiedName,      // scope names visited to build qualified names
   nameIndexProbe,     // slots probed in the module's name index

@@ -9,6 +9,7 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
+#include "ptxdwarf/work.h"
 #include "../reserve.h"
 
 namespace ptxdwarf::write {
@@ -341,7 +342,8 @@ std::vector<bool> writeLocEntries(const read::Dwarf& dwarf, Writer& w) {
   for (const read::LocList& list : dwarf.locLists) {
     const unsigned as = list.addressSize;
     for (size_t i = 0; i < list.entries.size(); ++i) {
-      const read::LocEntryRef ref = list.entries.refs()[i];
+      work::step(work::locListEntries);
+      const read::LocEntryRef& ref = list.entries.refs()[i];  // in the storage: locEntryIndex locates it there
       if (const size_t index = dwarf.locEntryIndex(ref); index != SIZE_MAX) {
         if (written[index]) break;  // and the rest of this tail with it
         written[index] = true;
