@@ -99,16 +99,21 @@ TEST(Workers, LeaveCpuMovesTheThreadOffThatCpuAndKeepsItsAffinity) {
     CPU_ZERO(&now);
     return sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &allowed);
   };
+  // Moved in nearly every round: the scheduler may move the thread back
+  // between leaveCpu's return and the look (a loaded machine, tests in
+  // parallel), while a leaveCpu that does nothing leaves it where it was.
+  int moved = 0;
   std::thread([&] {
     for (int round = 0; round < 20; ++round) {
       const int here = sched_getcpu();
       ASSERT_GE(here, 0);
       workers::leaveCpu(here);
-      EXPECT_NE(sched_getcpu(), here) << "round " << round;
+      moved += sched_getcpu() != here;
       EXPECT_TRUE(affinityKept()) << "round " << round;
       workers::leaveCpu(-1);  // unknown: nothing to do
       EXPECT_TRUE(affinityKept());
     }
   }).join();
+  EXPECT_GE(moved, 15);
 }
 #endif
