@@ -182,8 +182,11 @@ void Cursor::byteLines(std::span<uint8_t> out, ByteRun& run) {
 }
 
 std::optional<Cursor::DataLine> Cursor::plainDataLine(std::span<PlainOperand> operands) const {
-  const char* p = p_;
-  while (p < end_ && isSpaceOrTab(*p)) ++p;  // an indented line: `\t.b32 0x676c0108`
+  auto blanks = [&](const char* at) {
+    while (at < end_ && isSpaceOrTab(*at)) ++at;
+    return at;
+  };
+  const char* p = blanks(p_);  // an indented line: `\t.b32 0x676c0108`
   if (end_ - p < 6 || p[0] != '.' || p[1] != 'b') return std::nullopt;
   unsigned width = 0;
   const char* q = p + 3;
@@ -195,10 +198,6 @@ std::optional<Cursor::DataLine> Cursor::plainDataLine(std::span<PlainOperand> op
   } else {
     return std::nullopt;
   }
-  auto blanks = [&](const char* at) {
-    while (at < end_ && isSpaceOrTab(*at)) ++at;
-    return at;
-  };
   if (q >= end_ || !isSpaceOrTab(*q)) return std::nullopt;
   q = blanks(q + 1);
   const uint64_t most = plainOperandMost(width);
