@@ -402,6 +402,9 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
   options.threads = threads;
   options.index = false;  // built below, while the sections decode
   options.bodies = load.bodies;
+  // The text lives as long as the module (LoadedFile): the positions of
+  // section operands are found in it when a diagnostic needs them.
+  if (file.text.mapped()) options.operandPositions = ptx::ReadOptions::OperandPositions::fromText;
   if (!load.keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
   if (!load.keepText) file.text.release(0, UINT64_MAX);

@@ -44,6 +44,9 @@ class FileText {
   // zeros where those bytes were.
   bool shrank() const;
   std::string_view view() const { return map_ ? std::string_view(map_, size_) : std::string_view(owned_); }
+  // The view stays where it is for as long as this lives, moved or not (a
+  // text read into memory may be a string short enough to move with it).
+  bool mapped() const { return map_ != nullptr; }
   // Drops the mapped pages wholly inside [begin, end) from memory (a later
   // read of them faults them back in from the file). Nothing to do for text
   // read into memory.

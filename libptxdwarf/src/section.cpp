@@ -185,6 +185,7 @@ void SectionImage::appendRest(SectionImage&& rest) {
   names.adopt(std::move(rest.names));  // the relocations' names stay where they are
   labels = joined(std::move(labels), std::move(rest.labels), [&](SectionLabel& l) { l.offset += base; });
   sourceMap.appendRest(std::move(rest.sourceMap), base);
+  if (source && rest.source) source->append(*rest.source);  // the blocks the rest began
   auto block = rest.blocks.begin();
   if (block != rest.blocks.end() && !blocks.empty()) blocks.back().end = (block++)->end;
   blocks.insert(blocks.end(), block, rest.blocks.end());
@@ -273,9 +274,10 @@ SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
 }
 
 SourceLoc SectionImage::locate(uint64_t offset) const {
-  if (sourceMap.empty()) return loc;
-  if (offset >= bytes.size()) return sourceMap.last();
-  return sourceMap.locate(offset, loc);
+  const SourceMap& positions = source ? source->positions(bytes) : sourceMap;
+  if (positions.empty()) return loc;
+  if (offset >= bytes.size()) return positions.last();
+  return positions.locate(offset, loc);
 }
 
 const Relocation* SectionImage::relocationOverlapping(uint64_t offset, uint64_t size) const {

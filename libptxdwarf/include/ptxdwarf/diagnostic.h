@@ -12,6 +12,7 @@ namespace ptxdwarf {
 struct SourceLoc {
   uint32_t line = 0;
   uint32_t col = 0;
+  friend bool operator==(const SourceLoc&, const SourceLoc&) = default;
 };
 
 enum class Severity : uint8_t { note, warning, error };

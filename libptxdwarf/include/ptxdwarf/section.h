@@ -12,6 +12,7 @@
 #include <iosfwd>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -301,13 +302,51 @@ struct TextRange {
   uint64_t end = 0;
 };
 
+// Where a section was read from, for a section read without its operands'
+// positions (ptx::ReadOptions::OperandPositions::fromText): the text, and
+// where in it each block's operands begin. The first locate() of the
+// section reads those blocks again and records the positions then -- a
+// clean file asks for none, and recording a million of them (a 20 MB nvcc
+// -G file) was 6% of the instructions of a check.
+class SectionSource {
+ public:
+  struct Body {
+    uint64_t offset = 0;  // in the text, just after a block's `{` (read again to its `}`, through
+    SourceLoc at{};       // the parts a parallel read cut it into), and the position there
+  };
+  // `find` reads the bodies again: the positions of the operands of `bytes`,
+  // none when what it reads is not those bytes (the text changed since).
+  using Finder = SourceMap (*)(std::string_view text, std::span<const Body> bodies, std::span<const uint8_t> bytes);
+  SectionSource(std::string_view text, Finder find) : text_(text), find_(find) {}
+
+  void addBody(uint64_t offset, SourceLoc at) { bodies_.push_back({offset, at}); }
+  // The bodies of `rest`, what another part of a parallel read read of this
+  // section after the block it began inside.
+  void append(const SectionSource& rest) { bodies_.insert(bodies_.end(), rest.bodies_.begin(), rest.bodies_.end()); }
+  std::span<const Body> bodies() const { return bodies_; }
+  // The operands' positions, found the first time they are asked for (by
+  // one thread; others wait for it).
+  const SourceMap& positions(std::span<const uint8_t> bytes) const {
+    std::call_once(found_, [&] { positions_ = find_(text_, bodies_, bytes); });
+    return positions_;
+  }
+
+ private:
+  std::string_view text_;
+  Finder find_;
+  std::vector<Body> bodies_;
+  mutable std::once_flag found_;
+  mutable SourceMap positions_;
+};
+
 struct SectionImage {
   std::string name{};  // with the leading dot: ".debug_info"
   std::vector<uint8_t> bytes{};
   std::vector<Relocation> relocations{};     // sorted by offset, non-overlapping
   StringStore names{};                       // what the relocations' names view
   std::vector<SectionLabel> labels{};        // in definition order
-  SourceMap sourceMap{};                     // operand positions, by offset
+  SourceMap sourceMap{};                     // operand positions, by offset (unless `source` finds them)
+  std::shared_ptr<SectionSource> source{};   // read without sourceMap: where to find it
   SourceLoc loc{};                           // the first `.section` line of this name
   std::vector<TextRange> blocks{};           // every block of this name, in file order
   std::vector<uint32_t> negativeOperands{};  // offsets of operands written as negative numbers

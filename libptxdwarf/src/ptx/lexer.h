@@ -122,6 +122,13 @@ class Cursor {
     line_ = line;
   }
 
+  // Moves to `offset` of the text, a place the cursor passed before at `at`.
+  void moveTo(uint64_t offset, SourceLoc at) {
+    p_ = begin_ + offset;
+    line_ = at.line;
+    lineStart_ = p_ - (at.col - 1);
+  }
+
   bool atEnd() const { return p_ >= end_; }
   char peek() const { return p_ < end_ ? *p_ : '\0'; }
   char peekAt(size_t n) const { return p_ + n < end_ ? p_[n] : '\0'; }

@@ -96,6 +96,9 @@ unsigned dataWidth(std::string_view d) {
   return 0;
 }
 
+SourceMap findOperandPositions(std::string_view text, std::span<const SectionSource::Body> bodies,
+                               std::span<const uint8_t> bytes);
+
 class Reader {
  public:
   Reader(std::string_view text, std::string_view filename, const ReadOptions& options, Chunk chunk = {})
@@ -103,8 +106,10 @@ class Reader {
       // further: its text ends there, and its section is left open.
       : cur_(chunk.stopsInSection ? text.substr(0, std::min<uint64_t>(chunk.stop, text.size())) : text, chunk.begin,
              chunk.line),
+        text_(text),
         stop_(chunk.stop),
         options_(options),
+        recordPositions_(options.operandPositions == ReadOptions::OperandPositions::recorded),
         consumedFrom_(chunk.begin),
         continues_(chunk.continues),
         stopsInSection_(chunk.stopsInSection) {
@@ -142,6 +147,26 @@ class Reader {
       failed_ = true;
     }
     if (options_.consumed && cur_.offset() > consumedFrom_) options_.consumed(consumedFrom_, cur_.offset());
+  }
+
+  // The positions of the operands of a section read without them
+  // (OperandPositions::fromText): its bodies read again, recording them this
+  // time. None when what they hold now is not `bytes` (the text changed
+  // since) or does not read.
+  SourceMap operandPositions(std::span<const SectionSource::Body> bodies, std::span<const uint8_t> bytes) {
+    recordPositions_ = true;
+    SectionImage image;
+    try {
+      for (const SectionSource::Body& body : bodies) {
+        if (body.offset > text_.size()) return {};
+        cur_.moveTo(body.offset, body.at);
+        sectionBody(image, body.at);  // to its `}`, through the parts a parallel read cut it into
+      }
+    } catch (const ParseError&) {
+      return {};
+    }
+    if (!std::ranges::equal(image.bytes, bytes)) return {};
+    return std::move(image.sourceMap);
   }
 
   bool failed() const { return failed_; }
@@ -640,6 +665,7 @@ class Reader {
     SourceLoc braceLoc = cur_.loc();
     cur_.expect('{', ("to open section " + std::string(name)).c_str());
     SectionImage& image = sectionNamed(name, at);
+    if (image.source) image.source->addBody(cur_.offset(), cur_.loc());
     size_t before = image.bytes.size();
     sectionBody(image, braceLoc);
     image.blocks.push_back({textBegin, cur_.offset()});
@@ -660,8 +686,9 @@ class Reader {
     s.name = std::string(name);
     s.loc = at;
     const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
-    reserveForText(s.bytes, rest, 2);        // `0,` a byte
-    s.sourceMap.reserve(rest / 2);           // an entry per operand
+    reserveForText(s.bytes, rest, 2);  // `0,` a byte
+    if (recordPositions_) s.sourceMap.reserve(rest / 2);  // an entry per operand
+    else s.source = std::make_shared<SectionSource>(text_, findOperandPositions);
     reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
   }
@@ -672,7 +699,7 @@ class Reader {
   void continueSection() {
     const uint64_t begin = cur_.offset();
     const SourceLoc at = cur_.loc();
-    SectionImage& image = sectionNamed(continues_, at);
+    SectionImage& image = sectionNamed(continues_, at);  // no body: read again with the block's beginning
     sectionBody(image, at);
     image.blocks.push_back({begin, cur_.offset()});
   }
@@ -766,9 +793,11 @@ class Reader {
       cur_.fail(i == 0 ? run.first : SourceLoc{run.first.line + static_cast<uint32_t>(i), run.col},
                 "section " + image.name + " exceeds 4 GiB");
     }
-    image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
-    image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
-                             static_cast<uint32_t>(run.count - 1));
+    if (recordPositions_) {
+      image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
+      image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
+                               static_cast<uint32_t>(run.count - 1));
+    }
     image.bytes.insert(image.bytes.end(), values, values + run.count);
     fillAhead(image.bytes, run.count);
     return true;
@@ -784,8 +813,10 @@ class Reader {
     PlainOperand op;
     for (uint32_t i = 0; i < line.operands; ++i, offset += line.width) {
       op = i < lineOperands_.size() ? lineOperands_[i] : nextPlainOperand(op, line);
-      const SourceLoc at = cur_.locAt(op.begin);
-      image.sourceMap.add(offset, at.line, at.col);
+      if (recordPositions_) {
+        const SourceLoc at = cur_.locAt(op.begin);
+        image.sourceMap.add(offset, at.line, at.col);
+      }
       if (op.symbol)
         image.addRelocation(offset, static_cast<uint8_t>(line.width),
                             std::string_view(op.begin, static_cast<size_t>(op.end - op.begin)), {}, 0);
@@ -839,7 +870,7 @@ class Reader {
     SourceLoc at = cur_.loc();
     uint64_t offset = image.bytes.size();
     if (offset + width > UINT32_MAX) cur_.fail(at, "section " + image.name + " exceeds 4 GiB");
-    image.sourceMap.add(static_cast<uint32_t>(offset), at.line, at.col);
+    if (recordPositions_) image.sourceMap.add(static_cast<uint32_t>(offset), at.line, at.col);
     char c = cur_.peek();
     if (isDigit(c) || c == '-') {
       if (c == '-') image.negativeOperands.push_back(static_cast<uint32_t>(offset));
@@ -940,8 +971,12 @@ class Reader {
   SymbolName keepName(std::string_view name) { return SymbolName::fromKept(module_.names.keep(name)); }
 
   Cursor cur_;
+  std::string_view text_;  // all of it: sections read with OperandPositions::fromText view it
   uint64_t stop_;
   const ReadOptions& options_;
+  // Each operand's position goes into its section's sourceMap as it is read
+  // (ReadOptions::OperandPositions::recorded, and when they are found again).
+  bool recordPositions_;
   uint64_t consumedFrom_;
   std::string continues_;        // the section this reader's chunk begins inside, if any
   bool stopsInSection_ = false;  // its text ends inside a section's body
@@ -962,6 +997,16 @@ class Reader {
   std::array<PlainOperand, 32> lineOperands_{};
 };
 
+
+SourceMap findOperandPositions(std::string_view text, std::span<const SectionSource::Body> bodies,
+                               std::span<const uint8_t> bytes) {
+  if (bodies.empty()) return {};
+  ReadOptions options;
+  options.bodies = false;
+  // A chunk that holds nothing: the reader reserves nothing for a module.
+  Reader reader(text, {}, options, Chunk{.begin = bodies.front().offset, .stop = bodies.front().offset});
+  return reader.operandPositions(bodies, bytes);
+}
 
 // PTX is text: a NUL byte means a binary or corrupted file. Reports where
 // the one at `nul` is.
