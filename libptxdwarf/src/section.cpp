@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "ptxdwarf/leb128.h"
+#include "ptxdwarf/work.h"
 #include "own_uleb.h"
 #include "reserve.h"
 
@@ -185,7 +186,7 @@ void SectionImage::appendRest(SectionImage&& rest) {
   names.adopt(std::move(rest.names));  // the relocations' names stay where they are
   labels = joined(std::move(labels), std::move(rest.labels), [&](SectionLabel& l) { l.offset += base; });
   sourceMap.appendRest(std::move(rest.sourceMap), base);
-  if (source && rest.source) source->append(*rest.source);  // the blocks the rest began
+  if (source && rest.source) source->appendRest(*rest.source, base);
   auto block = rest.blocks.begin();
   if (block != rest.blocks.end() && !blocks.empty()) blocks.back().end = (block++)->end;
   blocks.insert(blocks.end(), block, rest.blocks.end());
@@ -274,10 +275,46 @@ SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
 }
 
 SourceLoc SectionImage::locate(uint64_t offset) const {
-  const SourceMap& positions = source ? source->positions(bytes) : sourceMap;
-  if (positions.empty()) return loc;
-  if (offset >= bytes.size()) return positions.last();
-  return positions.locate(offset, loc);
+  if (source) return source->locate(offset, bytes, loc);
+  if (sourceMap.empty()) return loc;
+  if (offset >= bytes.size()) return sourceMap.last();
+  return sourceMap.locate(offset, loc);
+}
+
+void SectionSource::appendRest(const SectionSource& rest, uint32_t base) {
+  for (Place p : rest.places_) {
+    p.offset += base;
+    places_.push_back(p);
+  }
+}
+
+SourceLoc SectionSource::locate(uint64_t offset, std::span<const uint8_t> bytes, SourceLoc fallback) const {
+  if (bytes.empty()) return fallback;
+  const bool past = offset >= bytes.size();
+  const uint64_t at = past ? bytes.size() - 1 : offset;
+  // The last place at or before the byte (of places at one offset, the
+  // last: a block's end is where the next block begins), and the next.
+  const auto after = std::upper_bound(places_.begin(), places_.end(), at,
+                                      [](uint64_t o, const Place& p) { return o < p.offset; });
+  if (after == places_.begin() || after == places_.end()) return fallback;
+  const size_t i = static_cast<size_t>(after - places_.begin()) - 1;
+  const SourceMap& positions = stretch(i, bytes);
+  if (positions.empty()) return fallback;
+  return past ? positions.last() : positions.locate(at - places_[i].offset, fallback);
+}
+
+const SourceMap& SectionSource::stretch(size_t i, std::span<const uint8_t> bytes) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stretches_.empty()) stretches_.resize(places_.size());
+  if (!stretches_[i]) {
+    const Place& from = places_[i];
+    const Place& to = places_[i + 1];
+    const bool inside = from.offset <= to.offset && to.offset <= bytes.size();
+    if (inside) work::step(work::positionsRead, to.offset - from.offset);
+    stretches_[i] = std::make_unique<SourceMap>(
+        inside ? find_(text_, from, to, bytes.subspan(from.offset, to.offset - from.offset)) : SourceMap());
+  }
+  return *stretches_[i];
 }
 
 const Relocation* SectionImage::relocationOverlapping(uint64_t offset, uint64_t size) const {

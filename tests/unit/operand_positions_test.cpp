@@ -14,6 +14,7 @@
 
 #include "corpus.h"
 #include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/work.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::ptx;
@@ -135,26 +136,44 @@ TEST(OperandPositions, FoundAgainInTheCorpus) {
   EXPECT_GT(files, 10);
 }
 
-// A text that no longer holds the bytes read from it (or no longer reads)
-// gives each byte the section's own position, not one that is wrong.
+// A text that no longer holds the bytes read from it, no longer reads, or
+// has moved gives the bytes read again from a changed stretch the section's
+// own position, not one that is wrong; the stretches a change of a byte
+// missed still find theirs.
 TEST(OperandPositions, ATextChangedSinceGivesTheSectionsPosition) {
-  const std::string original = sections(100);
-  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {".b8 104,101", ".b8 105,101"},  // another byte, the same length
-           {".b8 104,101", ".b8 104,1010"},  // out of range: the body no longer reads
-           {"\t}\n", "\t\n"}}) {            // the first block runs into the next
-    SCOPED_TRACE(to);
+  const std::string original = sections(2000);
+  const std::vector<SourceLoc> recorded = located(readWith(original, Positions::recorded, 1).module).front();
+  struct Change {
+    std::string from, to;
+    bool changesByteOne;  // the byte of `104` (the second of .debug_info)
+  };
+  for (const Change& change : {Change{".b8 104,101", ".b8 105,101", true},  // another byte, the same length
+                               Change{".b8 104,101", ".b8 104,1010", true},  // out of range: no longer reads
+                               Change{"\t}\n", "\t\n", false}}) {       // the first block runs into the next
+    SCOPED_TRACE(change.to);
     std::string text = original;
     text.reserve(text.size() + 16);  // changed where it lies: the sections view it
     const ReadResult r = readWith(text, Positions::fromText, 1);
     ASSERT_TRUE(r.ok());
-    text.replace(text.find(from), from.size(), to);  // a view of `text` is what the sections hold
+    text.replace(text.find(change.from), change.from.size(), change.to);
     const SectionImage& info = r.module.sections.front();
-    for (uint64_t offset = 0; offset <= info.size(); offset += 7) EXPECT_EQ(info.locate(offset), info.loc) << offset;
+    int lost = 0;
+    for (uint64_t offset = 0; offset <= info.size(); ++offset) {
+      const SourceLoc at = info.locate(offset);
+      if (at == info.loc) {
+        ++lost;
+      } else {
+        EXPECT_EQ(at, recorded[offset]) << offset;
+      }
+    }
+    EXPECT_GT(lost, 0);
+    if (change.to.size() == change.from.size()) {
+      EXPECT_LT(lost, 2 * static_cast<int>(SectionSource::kPlaceEvery));  // a stretch, not the section
+    }
+    if (change.changesByteOne) {
+      EXPECT_EQ(info.locate(1), info.loc);
+    }
   }
-  // The unchanged text, for contrast: its bytes locate at their operands.
-  const ReadResult r = readWith(original, Positions::fromText, 1);
-  EXPECT_NE(r.module.sections.front().locate(5), r.module.sections.front().loc);
 }
 
 // The check's rules run on several threads and may ask for the first
@@ -170,4 +189,24 @@ TEST(OperandPositions, AskedOnSeveralThreadsAtOnce) {
     for (std::thread& t : threads) t.join();
     for (const auto& s : seen) EXPECT_EQ(s, expected);
   }
+}
+
+// Each stretch between two places is read again once, however many of its
+// bytes are asked about: a section of one statement of n operands (no place
+// inside it) asked about at every byte reads 4n bytes again at 4n, not 16n.
+TEST(OperandPositions, EachStretchIsReadAgainOnce) {
+  auto readAgain = [](size_t n) {
+    std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n.section .debug_str {\n.b8 1";
+    for (size_t i = 1; i < n; ++i) text += ", " + std::to_string(i % 256);
+    text += "\n.b8 0\n}\n";
+    const ReadResult r = readWith(text, Positions::fromText, 1);
+    EXPECT_TRUE(r.ok());
+    work::reset();
+    const SectionImage& s = r.module.sections.front();
+    for (uint64_t offset = 0; offset <= s.size(); ++offset) EXPECT_EQ(s.locate(offset).line, offset < n ? 5u : 6u);
+    return work::steps(work::positionsRead);
+  };
+  const uint64_t small = readAgain(2000), large = readAgain(8000);
+  EXPECT_EQ(small, 2001u);
+  EXPECT_EQ(large, 8001u);
 }

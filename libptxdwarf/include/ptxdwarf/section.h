@@ -302,41 +302,55 @@ struct TextRange {
   uint64_t end = 0;
 };
 
-// Where a section was read from, for a section read without its operands'
-// positions (ptx::ReadOptions::OperandPositions::fromText): the text, and
-// where in it each block's operands begin. The first locate() of the
-// section reads those blocks again and records the positions then -- a
-// clean file asks for none, and recording a million of them (a 20 MB nvcc
-// -G file) was 6% of the instructions of a check.
+// Where a section read without its operands' positions (ptx::ReadOptions::
+// OperandPositions::fromText) was read from: the text, and places in it
+// between two statements of the section -- each block's beginning and end,
+// where a part of a parallel read began, and one every kPlaceEvery bytes of
+// the section. A locate() reads the text between the places around its
+// byte again, once for each such stretch asked about: a clean file asks for
+// none, and recording every position as the text is read (a million for a
+// 20 MB nvcc -G file) was 6% of the instructions of a check.
 class SectionSource {
  public:
-  struct Body {
-    uint64_t offset = 0;  // in the text, just after a block's `{` (read again to its `}`, through
-    SourceLoc at{};       // the parts a parallel read cut it into), and the position there
+  struct Place {
+    uint32_t offset = 0;      // the section's bytes before it
+    uint32_t textOffset = 0;  // where it is in the text (a PTX text is at most 4 GiB)
+    SourceLoc at{};           // and its position there
   };
-  // `find` reads the bodies again: the positions of the operands of `bytes`,
-  // none when what it reads is not those bytes (the text changed since).
-  using Finder = SourceMap (*)(std::string_view text, std::span<const Body> bodies, std::span<const uint8_t> bytes);
+  static constexpr uint32_t kPlaceEvery = 256;
+  // Reads the text from `from` to `to` again: the positions of the operands
+  // there, counted from `from.offset`, or none when what it reads is not
+  // `bytes` (the section's between the two) ending at `to` (the text changed).
+  using Finder = SourceMap (*)(std::string_view text, const Place& from, const Place& to, std::span<const uint8_t> bytes);
   SectionSource(std::string_view text, Finder find) : text_(text), find_(find) {}
 
-  void addBody(uint64_t offset, SourceLoc at) { bodies_.push_back({offset, at}); }
-  // The bodies of `rest`, what another part of a parallel read read of this
-  // section after the block it began inside.
-  void append(const SectionSource& rest) { bodies_.insert(bodies_.end(), rest.bodies_.begin(), rest.bodies_.end()); }
-  std::span<const Body> bodies() const { return bodies_; }
-  // The operands' positions, found the first time they are asked for (by
-  // one thread; others wait for it).
-  const SourceMap& positions(std::span<const uint8_t> bytes) const {
-    std::call_once(found_, [&] { positions_ = find_(text_, bodies_, bytes); });
-    return positions_;
+  // The reader: a place where the section holds `offset` bytes. The block's
+  // beginnings and ends are places; others are wanted from nextPlaceAt()
+  // bytes on.
+  void addPlace(uint64_t offset, uint64_t textOffset, SourceLoc at) {
+    places_.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(textOffset), at});
+    next_ = offset + kPlaceEvery;
   }
+  uint64_t nextPlaceAt() const { return next_; }
+  // The places of `rest`, the rest of this section read by another part of
+  // a parallel read, whose offsets count from `base`.
+  void appendRest(const SectionSource& rest, uint32_t base);
+  std::span<const Place> places() const { return places_; }
+
+  // The position of the operand that made byte `offset` of `bytes` (the
+  // last operand's past the end); `fallback` where the text no longer reads
+  // as it did.
+  SourceLoc locate(uint64_t offset, std::span<const uint8_t> bytes, SourceLoc fallback) const;
 
  private:
+  const SourceMap& stretch(size_t i, std::span<const uint8_t> bytes) const;
+
   std::string_view text_;
   Finder find_;
-  std::vector<Body> bodies_;
-  mutable std::once_flag found_;
-  mutable SourceMap positions_;
+  std::vector<Place> places_;
+  uint64_t next_ = 0;
+  mutable std::mutex mutex_;  // locate() may be asked on several threads (check's rules)
+  mutable std::vector<std::unique_ptr<SourceMap>> stretches_;  // from each place to the next, once found
 };
 
 struct SectionImage {

@@ -26,6 +26,7 @@ enum Pass : unsigned {
   cutSearch,          // bytes of text searched for where a thread's part of a read may begin
   sectionLinesByOperand,  // debug-section lines the reader took operand by operand, not a line at a
                           // time (what the fast paths decline; a writer's whole section must not be)
+  positionsRead,      // section bytes read again to find their operands' positions (SectionSource)
   kPassCount
 };
 

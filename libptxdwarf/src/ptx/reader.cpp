@@ -96,7 +96,7 @@ unsigned dataWidth(std::string_view d) {
   return 0;
 }
 
-SourceMap findOperandPositions(std::string_view text, std::span<const SectionSource::Body> bodies,
+SourceMap findOperandPositions(std::string_view text, const SectionSource::Place& from, const SectionSource::Place& to,
                                std::span<const uint8_t> bytes);
 
 class Reader {
@@ -150,22 +150,21 @@ class Reader {
   }
 
   // The positions of the operands of a section read without them
-  // (OperandPositions::fromText): its bodies read again, recording them this
-  // time. None when what they hold now is not `bytes` (the text changed
-  // since) or does not read.
-  SourceMap operandPositions(std::span<const SectionSource::Body> bodies, std::span<const uint8_t> bytes) {
+  // (OperandPositions::fromText) between two of its places: the text there
+  // read again (this reader's ends at `to`), with them recorded. None when
+  // the bytes read are not `bytes`, the read does not end at `to`'s
+  // position, or the text no longer reads: it changed since.
+  SourceMap operandPositions(const SectionSource::Place& from, const SectionSource::Place& to,
+                             std::span<const uint8_t> bytes) {
     recordPositions_ = true;
     SectionImage image;
     try {
-      for (const SectionSource::Body& body : bodies) {
-        if (body.offset > text_.size()) return {};
-        cur_.moveTo(body.offset, body.at);
-        sectionBody(image, body.at);  // to its `}`, through the parts a parallel read cut it into
-      }
+      cur_.moveTo(from.textOffset, from.at);
+      sectionBody(image, from.at);
     } catch (const ParseError&) {
       return {};
     }
-    if (!std::ranges::equal(image.bytes, bytes)) return {};
+    if (cur_.offset() != to.textOffset || !(cur_.loc() == to.at) || !std::ranges::equal(image.bytes, bytes)) return {};
     return std::move(image.sourceMap);
   }
 
@@ -665,9 +664,10 @@ class Reader {
     SourceLoc braceLoc = cur_.loc();
     cur_.expect('{', ("to open section " + std::string(name)).c_str());
     SectionImage& image = sectionNamed(name, at);
-    if (image.source) image.source->addBody(cur_.offset(), cur_.loc());
+    if (image.source) image.source->addPlace(image.bytes.size(), cur_.offset(), cur_.loc());
     size_t before = image.bytes.size();
     sectionBody(image, braceLoc);
+    blockEnded(image);
     image.blocks.push_back({textBegin, cur_.offset()});
     if (before > 0 && image.bytes.size() > before) {
       diagnostics_.warning(at, "second non-empty block of section " + image.name +
@@ -699,8 +699,10 @@ class Reader {
   void continueSection() {
     const uint64_t begin = cur_.offset();
     const SourceLoc at = cur_.loc();
-    SectionImage& image = sectionNamed(continues_, at);  // no body: read again with the block's beginning
+    SectionImage& image = sectionNamed(continues_, at);
+    if (image.source) image.source->addPlace(0, begin, at);
     sectionBody(image, at);
+    blockEnded(image);
     image.blocks.push_back({begin, cur_.offset()});
   }
 
@@ -723,6 +725,7 @@ class Reader {
       }
       SourceLoc at = cur_.loc();
       if (c == '.') {
+        betweenStatements(image);
         consumed();
         if (plainLines(image)) continue;
         unsigned width = dataDirective();
@@ -764,6 +767,7 @@ class Reader {
     // else).
     bool any = false, anyForm = false;
     for (;; consumed()) {
+      betweenStatements(image);
       if (byteRun(image, anyForm)) {
         any = true;
       } else if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine(lineOperands_);
@@ -776,6 +780,18 @@ class Reader {
         return any;  // past 4 GiB the general path says which operand does not fit
       }
     }
+  }
+
+  // Between two statements of a section's body: a place to read its text
+  // again from, when one is due (SectionSource).
+  void betweenStatements(SectionImage& image) {
+    if (image.source && image.bytes.size() >= image.source->nextPlaceAt())
+      image.source->addPlace(image.bytes.size(), cur_.offset(), cur_.loc());
+  }
+  // After a section's body (its `}`, or the end of a part's text inside it,
+  // where the next part's first place is): a place.
+  void blockEnded(SectionImage& image) {
+    if (image.source) image.source->addPlace(image.bytes.size(), cur_.offset(), cur_.loc());
   }
 
   // A run of `.b8 N` lines (a million in a 20 MB nvcc -G file, a few at a
@@ -998,14 +1014,15 @@ class Reader {
 };
 
 
-SourceMap findOperandPositions(std::string_view text, std::span<const SectionSource::Body> bodies,
+SourceMap findOperandPositions(std::string_view text, const SectionSource::Place& from, const SectionSource::Place& to,
                                std::span<const uint8_t> bytes) {
-  if (bodies.empty()) return {};
+  if (from.textOffset > to.textOffset || to.textOffset > text.size()) return {};
   ReadOptions options;
   options.bodies = false;
-  // A chunk that holds nothing: the reader reserves nothing for a module.
-  Reader reader(text, {}, options, Chunk{.begin = bodies.front().offset, .stop = bodies.front().offset});
-  return reader.operandPositions(bodies, bytes);
+  // The text up to `to`, as a part of a parallel read that stops inside a
+  // section reads it (and reserves nothing for a module).
+  Reader reader(text, {}, options, Chunk{.begin = from.textOffset, .stop = to.textOffset, .stopsInSection = true});
+  return reader.operandPositions(from, to, bytes);
 }
 
 // PTX is text: a NUL byte means a binary or corrupted file. Reports where
