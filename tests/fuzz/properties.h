@@ -49,8 +49,23 @@ inline bool readAndCheck(std::string_view text, std::string* why) {
     }
   }
   read::Dwarf dwarf = read::decode(r.module.sections);
-  if (formatted(check::run(r.module, dwarf, {.threads = 1})) != formatted(check::run(r.module, dwarf, {.threads = 2})))
+  const std::string checked = formatted(check::run(r.module, dwarf, {.threads = 1}));
+  if (checked != formatted(check::run(r.module, dwarf, {.threads = 2})))
     return *why = "the parallel check differs from the one-thread check", false;
+  // Operand positions found again from the text say what the recorded ones
+  // do: byte by byte (the first 4096 of a section), and in the check.
+  ptx::ReadOptions fromText = inParts;
+  fromText.operandPositions = ptx::ReadOptions::OperandPositions::fromText;
+  const ptx::ReadResult found = ptx::read(text, "fuzz.ptx", fromText);
+  if (found.module.sections.size() != r.module.sections.size()) return *why = "fromText read other sections", false;
+  for (size_t i = 0; i < found.module.sections.size(); ++i) {
+    const SectionImage &a = r.module.sections[i], &b = found.module.sections[i];
+    for (uint64_t offset = 0; offset <= std::min<uint64_t>(a.size(), 4096); ++offset)
+      if (!(a.locate(offset) == b.locate(offset)))
+        return *why = "operand position found again differs at " + a.name + "+" + std::to_string(offset), false;
+  }
+  if (formatted(check::run(found.module, read::decode(found.module.sections), {.threads = 2})) != checked)
+    return *why = "the check of a read that found operand positions again differs", false;
   return true;
 }
 

@@ -5,6 +5,7 @@
 // exact and fast on a busy machine.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -312,6 +313,70 @@ TEST(Scaling, DuplicateExternDeclarations) {
   ptx::ReadResult r = ptx::read(text, "t.ptx");
   ASSERT_EQ(r.module.functions.size(), 3u);
   EXPECT_EQ(r.module.findFunction("foo"), &r.module.functions[0]);  // the first declaration
+}
+
+// ---- registers declared one by one x DW_OP_regx ----
+
+// A kernel `k` that declares n registers one by one (`%x0` .. `%x<n-1>`,
+// the last from the end first, and a range `%y<n>` among them), and a unit
+// whose subprogram `k` holds a variable in each, and one in `%y<n-1>`.
+std::string registersOneByOne(size_t n) {
+  std::string text = kHeader;
+  text += ".visible .entry k()\n{\n";
+  for (size_t i = 0; i < n; ++i) {
+    text += ".reg .b32 %x" + std::to_string(n - 1 - i) + ";\n";
+    if (i == n / 2) text += ".reg .b32 %y<" + std::to_string(n) + ">;\n";
+  }
+  text += "ret;\n}\n";
+  // 1: compile_unit, children; 2: subprogram, children, DW_AT_name string;
+  // 3: variable, DW_AT_location block1.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 1, 3, 8, 0, 0, 3, 52, 0, 2, 10, 0, 0, 0\n}\n";
+  auto packed = [](const std::string& name) {  // the name's bytes, first most significant, as ULEB128
+    uint64_t v = 0;
+    for (char c : name) v = v << 8 | static_cast<uint8_t>(c);
+    std::string bytes;
+    do {
+      const uint64_t b = v & 0x7f;
+      v >>= 7;
+      bytes += std::to_string(b | (v ? 0x80 : 0)) + (v ? ", " : "");
+    } while (v);
+    return bytes;
+  };
+  std::string body = ".b8 1, 2, 107, 0\n";
+  size_t bytes = 4;
+  auto variable = [&](const std::string& reg) {
+    const std::string uleb = packed(reg);
+    const size_t ulebBytes = static_cast<size_t>(std::count(uleb.begin(), uleb.end(), ',')) + 1;
+    body += ".b8 3, " + std::to_string(1 + ulebBytes) + ", 144, " + uleb + "\n";  // DW_OP_regx
+    bytes += 3 + ulebBytes;
+  };
+  for (size_t i = 0; i < n; ++i) variable("%x" + std::to_string(i));
+  variable("%y" + std::to_string(n - 1));
+  body += ".b8 0, 0\n";
+  return text + unit(bytes + 2, body);
+}
+
+TEST(Scaling, RegistersDeclaredOneByOne) {
+  // Each DW_OP_regx searched every declaration of its function: x16.
+  expectLinear(work::registerLookup, registersOneByOne, 2000);
+  std::string text = registersOneByOne(50);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  EXPECT_FALSE(check::run(r.module, dwarf).hasErrors());  // each register found
+  const ptx::Function& k = r.module.functions.front();
+  EXPECT_TRUE(r.module.declaresRegister(k, "%x49"));
+  EXPECT_TRUE(r.module.declaresRegister(k, "%y49"));
+  EXPECT_FALSE(r.module.declaresRegister(k, "%x50"));
+  EXPECT_FALSE(r.module.declaresRegister(k, "%y50"));
+  EXPECT_FALSE(r.module.declaresRegister(k, "%y"));
+  EXPECT_FALSE(r.module.declaresRegister(k, "%y07"));
+  // A module without its index (ReadOptions::index off) scans the declarations: the same answers.
+  ptx::ReadOptions unindexed;
+  unindexed.index = false;
+  const ptx::ReadResult u = ptx::read(text, "t.ptx", unindexed);
+  const ptx::Function& uk = u.module.functions.front();
+  for (const char* reg : {"%x0", "%x49", "%y0", "%y49"}) EXPECT_TRUE(u.module.declaresRegister(uk, reg)) << reg;
+  for (const char* reg : {"%x50", "%y50", "%y", "%y07", "%x"}) EXPECT_FALSE(u.module.declaresRegister(uk, reg)) << reg;
 }
 
 // ---- .file entries x DW_AT_decl_file ----

@@ -27,6 +27,7 @@ enum Pass : unsigned {
   sectionLinesByOperand,  // debug-section lines the reader took operand by operand, not a line at a
                           // time (what the fast paths decline; a writer's whole section must not be)
   positionsRead,      // section bytes read again to find their operands' positions (SectionSource)
+  registerLookup,     // register declarations compared to find the one a name is declared by
   kPassCount
 };
 

@@ -2,6 +2,7 @@
 #include <array>
 #include <cstring>
 #include <random>
+#include <span>
 
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
@@ -36,11 +37,21 @@ namespace {
 // names are a few bytes and a miss shows at the second (`%r` against `%f`),
 // where measuring each declaration's name first was a library call per
 // declaration (64,000 lookups in a 20 MB nvcc -G file's check).
+// How much of `reg` the name `name` is the beginning of; npos when it is not
+// (a character at a time: most names differ from `reg` in their second).
 size_t prefixTaken(std::string_view reg, const char* name) {
   size_t i = 0;
   for (; name[i] != '\0'; ++i)
     if (i == reg.size() || reg[i] != name[i]) return std::string_view::npos;
   return i;
+}
+
+// `name` against `other` as their strings compare (no strlen of `name`).
+int compareName(const char* name, std::string_view other) {
+  size_t i = 0;
+  for (; name[i] != '\0' && i < other.size(); ++i)
+    if (name[i] != other[i]) return static_cast<unsigned char>(name[i]) < static_cast<unsigned char>(other[i]) ? -1 : 1;
+  return name[i] != '\0' ? 1 : i < other.size() ? -1 : 0;
 }
 
 // Whether `digits` is a decimal index (no sign, no leading zero) below `count`.
@@ -58,13 +69,34 @@ bool indexBelow(std::string_view digits, uint64_t count) {
 }  // namespace
 
 bool Module::declaresRegister(const Function& f, std::string_view reg) const {
-  for (const RegisterDecl& d : registersOf(f)) {
+  // `%r<4>` declares %r0..%r3: the range's name, then a decimal index below its count.
+  auto declaredBy = [&](const RegisterDecl& d) {
+    work::step(work::registerLookup);
     const size_t taken = prefixTaken(reg, d.name.c_str());
-    if (taken == std::string_view::npos) continue;
-    // `%r<4>` declares %r0..%r3: the name is the prefix followed by a decimal index.
-    if (d.isRange() ? indexBelow(reg.substr(taken), d.count) : taken == reg.size()) return true;
-  }
-  return false;
+    if (taken == std::string_view::npos) return false;
+    return d.isRange() ? indexBelow(reg.substr(taken), d.count) : taken == reg.size();
+  };
+  const std::span<const RegisterDecl> declared = registersOf(f);
+  if (declared.size() <= kRegistersScanned || registerOrder_.size() != registers.size())
+    return std::ranges::any_of(declared, declaredBy);
+  // Many declarations (reindex sorted them by name): those named what `reg`
+  // is less its trailing digits (a range, as most are: `%r` for %r123), less
+  // fewer of them (`%r1<30>`), and `reg` itself, searched for.
+  const std::span<const uint32_t> byName = rangeOf(registerOrder_, f.firstRegister, f.endRegister);
+  auto anyNamed = [&](std::string_view name) {
+    auto it = std::lower_bound(byName.begin(), byName.end(), name, [this](uint32_t a, std::string_view b) {
+      work::step(work::registerLookup);
+      return compareName(registers[a].name.c_str(), b) < 0;
+    });
+    for (; it != byName.end() && compareName(registers[*it].name.c_str(), name) == 0; ++it)
+      if (declaredBy(registers[*it])) return true;
+    return false;
+  };
+  size_t digits = 0;
+  while (digits < reg.size() && reg[reg.size() - 1 - digits] >= '0' && reg[reg.size() - 1 - digits] <= '9') ++digits;
+  for (; digits > 0; --digits)
+    if (anyNamed(reg.substr(0, reg.size() - digits))) return true;
+  return anyNamed(reg);
 }
 
 const SectionImage* Module::section(std::string_view name) const {
@@ -234,6 +266,7 @@ void Module::indexFiles() {
 
 void Module::reindex() {
   indexFiles();
+  indexRegisters();
   size_t count = labels.size() + functions.size() + variables.size() + parameters.size() + sections.size();
   for (const SectionImage& s : sections) count += s.labels.size();
   // At most three quarters full (less where names repeat: a chain takes one
@@ -337,6 +370,22 @@ void Module::reindex() {
       define(sections[i].labels[l].name, DefinitionKind::sectionLabel, i, l);
   }
   for (size_t i = defined > kAhead ? defined - kAhead : 0; i < defined; ++i) insert(pending[i % kAhead]);
+}
+
+void Module::indexRegisters() {
+  registerOrder_.clear();
+  auto many = [&](const Function& f) {
+    return f.firstRegister <= f.endRegister && f.endRegister <= registers.size() &&
+           f.endRegister - f.firstRegister > kRegistersScanned;
+  };
+  if (std::ranges::none_of(functions, many)) return;  // nvcc's functions declare a few ranges each
+  registerOrder_.resize(registers.size());
+  for (uint32_t i = 0; i < registerOrder_.size(); ++i) registerOrder_[i] = i;
+  for (const Function& f : functions) {
+    if (!many(f)) continue;
+    std::sort(registerOrder_.begin() + f.firstRegister, registerOrder_.begin() + f.endRegister,
+              [this](uint32_t a, uint32_t b) { return std::strcmp(registers[a].name.c_str(), registers[b].name.c_str()) < 0; });
+  }
 }
 
 Module::NameKey Module::nameKey(std::string_view name) const { return {name, hashName(name)}; }

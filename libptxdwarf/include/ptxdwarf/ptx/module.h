@@ -306,7 +306,10 @@ struct Module {
   // The inlining operands of an inlined record (r.isInlined()).
   const LocInlining& inliningOf(const LocRecord& r) const { return locInlinings[r.inlining]; }
   // Does the body of `f` declare `reg` ("%r3" matches `%r<4>`, `%SP` matches `%SP`)?
+  // The declarations one by one; a binary search of them by name where a
+  // function has more than kRegistersScanned and reindex() has sorted them.
   bool declaresRegister(const Function& f, std::string_view reg) const;
+  static constexpr size_t kRegistersScanned = 64;
 
   const SectionImage* section(std::string_view name) const;
   const Function* findFunction(std::string_view name) const;
@@ -338,6 +341,8 @@ struct Module {
   void reindex();
   // Builds only the index findFile() uses (it scans without one).
   void indexFiles();
+  // Builds only the order declaresRegister() searches (it scans without one).
+  void indexRegisters();
 
  private:
   template <class T>
@@ -391,6 +396,9 @@ struct Module {
   std::vector<Slot> slots_;  // any size (not a power of two), at most three quarters full
   std::vector<Definition> definitions_;
   std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
+  // Positions in `registers`, each function's with more than
+  // kRegistersScanned sorted by name; empty when none has (from reindex()).
+  std::vector<uint32_t> registerOrder_;
 };
 
 struct ReadOptions {
