@@ -379,6 +379,80 @@ TEST(Scaling, RegistersDeclaredOneByOne) {
   for (const char* reg : {"%x50", "%y50", "%y", "%y07", "%x"}) EXPECT_FALSE(u.module.declaresRegister(uk, reg)) << reg;
 }
 
+// ---- a local of the same name in every function x DW_OP_addr ----
+
+// n functions `f<i>` that each declare a local `x`, one `g` that declares
+// n locals (`y<i>`), and a subprogram for each with a variable at the
+// address of its `x` (DW_AT_address_class: local), and `g`'s at each `y<i>`.
+std::string sameLocalEverywhere(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 0; i < n; ++i) text += ".visible .func f" + std::to_string(i) + "()\n{\n.local .b8 x[4];\nret;\n}\n";
+  text += ".visible .func g()\n{\n";
+  for (size_t i = 0; i < n; ++i) text += ".local .b8 y" + std::to_string(i) + "[4];\n";
+  text += "ret;\n}\n";
+  // 1: compile_unit, children; 2: subprogram, children, DW_AT_name string;
+  // 3: variable, DW_AT_address_class data1, DW_AT_location block1.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 1, 3, 8, 0, 0, 3, 52, 0, 51, 11, 2, 10, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  size_t bytes = 1;
+  auto subprogram = [&](const std::string& name, const std::vector<std::string>& at) {
+    body += ".b8 2, " + std::to_string(static_cast<uint8_t>(name[0]));
+    for (size_t c = 1; c < name.size(); ++c) body += ", " + std::to_string(static_cast<uint8_t>(name[c]));
+    body += ", 0\n";
+    bytes += name.size() + 2;
+    for (const std::string& symbol : at) {
+      body += ".b8 3, 6, 9, 3\n.b64 " + symbol + "\n";  // local space; DW_OP_addr
+      bytes += 12;
+    }
+    body += ".b8 0\n";
+    ++bytes;
+  };
+  for (size_t i = 0; i < n; ++i) subprogram("f" + std::to_string(i), {"x"});
+  std::vector<std::string> ys;
+  for (size_t i = 0; i < n; ++i) ys.push_back("y" + std::to_string(i));
+  subprogram("g", ys);
+  body += ".b8 0\n";
+  return text + unit(bytes + 1, body);
+}
+
+TEST(Scaling, TheSameLocalInEveryFunction) {
+  // Each DW_OP_addr walked the name's definitions in every function to its
+  // own function's (x16), and a function of many locals was scanned.
+  expectLinear(work::nameIndexProbe, sameLocalEverywhere, 1000);
+  std::string text = sameLocalEverywhere(100);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  EXPECT_TRUE(check::run(r.module, dwarf).items.empty());  // each variable found, in the local space
+  const ptx::Variable* x = r.module.findVariable("x", 42);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->function, 42);
+  EXPECT_EQ(r.module.findVariable("x"), nullptr);  // no module-scope x
+  const ptx::Variable* y = r.module.findVariable("y77", 100);
+  ASSERT_TRUE(y);
+  EXPECT_EQ(r.module.findVariable("y77", 99), nullptr);
+}
+
+// A name many functions use for other things (a parameter each), a
+// function's own variable of it, and a module-scope one declared last: each
+// lookup finds what it did when every definition was walked.
+TEST(Scaling, AModuleVariableAfterManyOfItsName) {
+  std::string text = kHeader;
+  for (int i = 0; i < 200; ++i) text += ".visible .func f" + std::to_string(i) + "(.param .b32 x)\n{\n.local .b8 x[4];\nret;\n}\n";
+  text += ".visible .func g()\n{\n.local .b8 x[4];\nret;\n}\n.visible .func h()\n{\nret;\n}\n.global .b8 x[4];\n";
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  ASSERT_TRUE(r.ok());
+  const ptx::Variable* global = r.module.findVariable("x");
+  ASSERT_TRUE(global);
+  EXPECT_EQ(global->function, -1);
+  EXPECT_EQ(r.module.findVariable("x", 201), global);  // h declares none
+  for (int32_t f : {0, 150, 200}) {
+    const ptx::Variable* own = r.module.findVariable("x", f);
+    ASSERT_TRUE(own);
+    EXPECT_EQ(own->function, f);
+  }
+  EXPECT_EQ(r.module.findParameter("x"), &r.module.parameters[0]);
+}
+
 // ---- .file entries x DW_AT_decl_file ----
 
 std::string filesPerAttribute(size_t n) {

@@ -2,6 +2,7 @@
 #include <array>
 #include <cstring>
 #include <random>
+#include <ranges>
 #include <span>
 
 #include "ptxdwarf/leb128.h"
@@ -55,7 +56,7 @@ int compareName(const char* name, std::string_view other) {
 }
 
 // Whether `digits` is a decimal index (no sign, no leading zero) below `count`.
-bool indexBelow(std::string_view digits, uint64_t count) {
+[[gnu::always_inline]] inline bool indexBelow(std::string_view digits, uint64_t count) {
   constexpr size_t kMaxDigits = 19;  // any more is past every uint32_t count, and would overflow
   if (digits.empty() || digits.size() > kMaxDigits || (digits.size() > 1 && digits[0] == '0')) return false;
   uint64_t n = 0;
@@ -67,37 +68,6 @@ bool indexBelow(std::string_view digits, uint64_t count) {
 }
 
 }  // namespace
-
-bool Module::declaresRegister(const Function& f, std::string_view reg) const {
-  // `%r<4>` declares %r0..%r3: the range's name, then a decimal index below its count.
-  auto declaredBy = [&](const RegisterDecl& d) {
-    work::step(work::registerLookup);
-    const size_t taken = prefixTaken(reg, d.name.c_str());
-    if (taken == std::string_view::npos) return false;
-    return d.isRange() ? indexBelow(reg.substr(taken), d.count) : taken == reg.size();
-  };
-  const std::span<const RegisterDecl> declared = registersOf(f);
-  if (declared.size() <= kRegistersScanned || registerOrder_.size() != registers.size())
-    return std::ranges::any_of(declared, declaredBy);
-  // Many declarations (reindex sorted them by name): those named what `reg`
-  // is less its trailing digits (a range, as most are: `%r` for %r123), less
-  // fewer of them (`%r1<30>`), and `reg` itself, searched for.
-  const std::span<const uint32_t> byName = rangeOf(registerOrder_, f.firstRegister, f.endRegister);
-  auto anyNamed = [&](std::string_view name) {
-    auto it = std::lower_bound(byName.begin(), byName.end(), name, [this](uint32_t a, std::string_view b) {
-      work::step(work::registerLookup);
-      return compareName(registers[a].name.c_str(), b) < 0;
-    });
-    for (; it != byName.end() && compareName(registers[*it].name.c_str(), name) == 0; ++it)
-      if (declaredBy(registers[*it])) return true;
-    return false;
-  };
-  size_t digits = 0;
-  while (digits < reg.size() && reg[reg.size() - 1 - digits] >= '0' && reg[reg.size() - 1 - digits] <= '9') ++digits;
-  for (; digits > 0; --digits)
-    if (anyNamed(reg.substr(0, reg.size() - digits))) return true;
-  return anyNamed(reg);
-}
 
 const SectionImage* Module::section(std::string_view name) const {
   for (const SectionImage& s : sections)
@@ -266,7 +236,7 @@ void Module::indexFiles() {
 
 void Module::reindex() {
   indexFiles();
-  indexRegisters();
+  indexDeclarations();
   size_t count = labels.size() + functions.size() + variables.size() + parameters.size() + sections.size();
   for (const SectionImage& s : sections) count += s.labels.size();
   // At most three quarters full (less where names repeat: a chain takes one
@@ -355,6 +325,12 @@ void Module::reindex() {
     if (defined > kAhead) insert(next);
     next = {name, hash, kind, declaration, index, sub};
   };
+  // A name's module-scope variable first (a chain holds one), the
+  // functions' own variables after the functions and their parameters:
+  // findVariable() finds the module's at once, and walks the rest of a
+  // chain only so far (a function's own are searched in its body's range).
+  for (uint32_t i = 0; i < variables.size(); ++i)
+    if (variables[i].function < 0) define(variables[i].name, DefinitionKind::variable, i, 0, kModuleVariableDeclared);
   for (uint32_t i = 0; i < functions.size(); ++i) {
     const Function& f = functions[i];
     define(f.name, DefinitionKind::function, i, 0, f.hasBody ? 0 : kFunctionDeclared);
@@ -362,7 +338,7 @@ void Module::reindex() {
     for (uint32_t p = f.firstReturn; p < f.firstParam; ++p) define(parameters[p].name, DefinitionKind::returnValue, p);
   }
   for (uint32_t i = 0; i < variables.size(); ++i)
-    define(variables[i].name, DefinitionKind::variable, i, 0, variables[i].function < 0 ? kModuleVariableDeclared : 0);
+    if (variables[i].function >= 0) define(variables[i].name, DefinitionKind::variable, i);
   for (uint32_t i = 0; i < labels.size(); ++i) define(labels[i].name, DefinitionKind::label, i);
   for (uint32_t i = 0; i < sections.size(); ++i) {
     define(sections[i].name, DefinitionKind::section, i);
@@ -372,20 +348,75 @@ void Module::reindex() {
   for (size_t i = defined > kAhead ? defined - kAhead : 0; i < defined; ++i) insert(pending[i % kAhead]);
 }
 
-void Module::indexRegisters() {
-  registerOrder_.clear();
-  auto many = [&](const Function& f) {
-    return f.firstRegister <= f.endRegister && f.endRegister <= registers.size() &&
-           f.endRegister - f.firstRegister > kRegistersScanned;
-  };
-  if (std::ranges::none_of(functions, many)) return;  // nvcc's functions declare a few ranges each
-  registerOrder_.resize(registers.size());
-  for (uint32_t i = 0; i < registerOrder_.size(); ++i) registerOrder_[i] = i;
-  for (const Function& f : functions) {
-    if (!many(f)) continue;
-    std::sort(registerOrder_.begin() + f.firstRegister, registerOrder_.begin() + f.endRegister,
-              [this](uint32_t a, uint32_t b) { return std::strcmp(registers[a].name.c_str(), registers[b].name.c_str()) < 0; });
+
+void Module::indexDeclarations() {
+  // Each function's body: its variables are contiguous (a body declares
+  // only its own), from where the first is to the last.
+  for (Function& f : functions) f.firstVariable = f.endVariable = 0;
+  for (uint32_t i = 0; i < variables.size(); ++i) {
+    const int32_t fi = variables[i].function;
+    if (fi < 0 || static_cast<size_t>(fi) >= functions.size()) continue;
+    Function& f = functions[static_cast<size_t>(fi)];
+    if (f.firstVariable == f.endVariable) f.firstVariable = i;
+    f.endVariable = i + 1;
   }
+  declarationOrder_ = std::make_shared<DeclarationOrder>();
+}
+
+
+template <class NameOf>
+Module::DeclarationOrder::Hashed Module::DeclarationOrder::byHash(ptrdiff_t function, bool locals, uint32_t first,
+                                                                  uint32_t end, NameOf nameOf) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, added] = sorted.try_emplace(static_cast<uint64_t>(function) << 1 | (locals ? 1 : 0));
+  std::vector<Entry>& entries = it->second;
+  if (added) {
+    for (uint32_t i = first; i < end; ++i) entries.push_back({hashName(nameOf(i)), i});
+    std::sort(entries.begin(), entries.end());  // by hash, then in declaration order
+  }
+  return entries;
+}
+
+// The positions of the declarations whose names hash as `name` does, in
+// declaration order (the names themselves still to compare).
+auto Module::DeclarationOrder::named(Hashed entries, std::string_view name, work::Pass pass) {
+  const uint32_t hash = hashName(name);
+  auto it = std::lower_bound(entries.begin(), entries.end(), Entry{hash, 0}, [pass](const Entry& a, const Entry& b) {
+    work::step(pass);
+    return a < b;
+  });
+  auto end = it;
+  while (end != entries.end() && end->hash == hash) ++end;
+  return std::ranges::subrange(it, end) | std::views::transform([](const Entry& e) { return e.index; });
+}
+
+bool Module::declaresRegister(const Function& f, std::string_view reg) const {
+  // `%r<4>` declares %r0..%r3: the range's name, then a decimal index below its count.
+  auto declaredBy = [&](const RegisterDecl& d) {
+    const size_t taken = prefixTaken(reg, d.name.c_str());
+    if (taken == std::string_view::npos) return false;
+    return d.isRange() ? indexBelow(reg.substr(taken), d.count) : taken == reg.size();
+  };
+  const std::span<const RegisterDecl> declared = registersOf(f);
+  if (declared.size() <= kDeclarationsScanned || !declarationOrder_) {
+    work::step(work::registerLookup, declared.size());  // at most
+    return std::ranges::any_of(declared, declaredBy);
+  }
+  // Many declarations: those named what `reg` is less its trailing digits
+  // (a range, as most are: `%r` for %r123), less fewer of them (`%r1<30>`),
+  // and `reg` itself, looked up by name.
+  const DeclarationOrder::Hashed byHash = declarationOrder_->byHash(
+      &f - functions.data(), false, f.firstRegister, f.endRegister, [this](uint32_t i) { return std::string_view(registers[i].name); });
+  auto anyNamed = [&](std::string_view name) {
+    for (uint32_t i : DeclarationOrder::named(byHash, name, work::registerLookup))
+      if (compareName(registers[i].name.c_str(), name) == 0 && declaredBy(registers[i])) return true;
+    return false;
+  };
+  size_t digits = 0;
+  while (digits < reg.size() && reg[reg.size() - 1 - digits] >= '0' && reg[reg.size() - 1 - digits] <= '9') ++digits;
+  for (; digits > 0; --digits)
+    if (anyNamed(reg.substr(0, reg.size() - digits))) return true;
+  return anyNamed(reg);
 }
 
 Module::NameKey Module::nameKey(std::string_view name) const { return {name, hashName(name)}; }
@@ -429,19 +460,43 @@ const Function* Module::findFunction(std::string_view name) const {
 
 const Variable* Module::findVariable(std::string_view name, int32_t function) const {
   // A variable of `function` shadows a module-scope one of the same name.
+  // A name's chain begins with its module-scope variable (reindex): a short
+  // chain is walked for the function's own, and that of a name many
+  // functions declare (every call site's `param0`) only so far: the
+  // function's own variables are searched instead.
   const Variable* moduleScope = nullptr;
   const Variable* local = nullptr;
+  size_t visited = 0;
   visitDefinitions(name, [&](DefinitionKind kind, uint32_t index, uint32_t) {
-    if (kind != DefinitionKind::variable) return false;
+    if (kind != DefinitionKind::variable) return ++visited > kDeclarationsScanned;
     const Variable& v = variables[index];
-    if (function >= 0 && v.function == function) {
-      local = &v;
-      return true;
-    }
-    if (v.function < 0 && !moduleScope) moduleScope = &v;
-    return false;
+    if (v.function < 0) moduleScope = &v;
+    else if (v.function == function) local = &v;
+    return local || function < 0 || ++visited > kDeclarationsScanned;
   });
+  if (!local && visited > kDeclarationsScanned && function >= 0 && static_cast<size_t>(function) < functions.size())
+    local = localNamed(function, name);
   return local ? local : moduleScope;
+}
+
+const Variable* Module::localNamed(int32_t function, std::string_view name) const {
+  const Function& f = functions[static_cast<size_t>(function)];
+  auto named = [&](uint32_t i) {
+    return variables[i].function == function && compareName(variables[i].name.c_str(), name) == 0;
+  };
+  const uint32_t end = std::min<uint32_t>(f.endVariable, static_cast<uint32_t>(variables.size()));
+  if (end - std::min(f.firstVariable, end) <= kDeclarationsScanned || !declarationOrder_) {
+    work::step(work::nameIndexProbe, end - std::min(f.firstVariable, end));  // at most
+    for (uint32_t i = f.firstVariable; i < end; ++i)
+      if (named(i)) return &variables[i];
+    return nullptr;
+  }
+  // Many: looked up by name, the first declared first.
+  const DeclarationOrder::Hashed byHash = declarationOrder_->byHash(
+      function, true, f.firstVariable, end, [this](uint32_t i) { return std::string_view(variables[i].name); });
+  for (uint32_t i : DeclarationOrder::named(byHash, name, work::nameIndexProbe))
+    if (named(i)) return &variables[i];
+  return nullptr;
 }
 
 const Variable* Module::findParameter(std::string_view name) const {

@@ -1,17 +1,22 @@
 // The non-debug half of a PTX file, indexed so DWARF can be checked against it.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <functional>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/section.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::ptx {
 
@@ -258,6 +263,8 @@ struct Function {
   uint32_t endLabel = 0;
   uint32_t firstInstruction = 0;   // [first, end) into Module::instructions
   uint32_t endInstruction = 0;
+  uint32_t firstVariable = 0;      // [first, end) into Module::variables: its body's (Module::reindex)
+  uint32_t endVariable = 0;
   SourceLoc loc;                   // the `.entry`/`.func` directive
   SourceLoc bodyBegin, bodyEnd;    // `{` and `}`
 };
@@ -306,10 +313,10 @@ struct Module {
   // The inlining operands of an inlined record (r.isInlined()).
   const LocInlining& inliningOf(const LocRecord& r) const { return locInlinings[r.inlining]; }
   // Does the body of `f` declare `reg` ("%r3" matches `%r<4>`, `%SP` matches `%SP`)?
-  // The declarations one by one; a binary search of them by name where a
-  // function has more than kRegistersScanned and reindex() has sorted them.
+  // The declarations one by one; looked up by name where a function has
+  // more than kDeclarationsScanned (and reindex() was called).
   bool declaresRegister(const Function& f, std::string_view reg) const;
-  static constexpr size_t kRegistersScanned = 64;
+  static constexpr size_t kDeclarationsScanned = 64;
 
   const SectionImage* section(std::string_view name) const;
   const Function* findFunction(std::string_view name) const;
@@ -341,8 +348,10 @@ struct Module {
   void reindex();
   // Builds only the index findFile() uses (it scans without one).
   void indexFiles();
-  // Builds only the order declaresRegister() searches (it scans without one).
-  void indexRegisters();
+  // Builds only the functions' variable ranges, and forgets the lookups by
+  // name declaresRegister() and findVariable() made of a function's many
+  // declarations (without them they scan).
+  void indexDeclarations();
 
  private:
   template <class T>
@@ -396,9 +405,27 @@ struct Module {
   std::vector<Slot> slots_;  // any size (not a power of two), at most three quarters full
   std::vector<Definition> definitions_;
   std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
-  // Positions in `registers`, each function's with more than
-  // kRegistersScanned sorted by name; empty when none has (from reindex()).
-  std::vector<uint32_t> registerOrder_;
+  // A function's declarations (registers, or its body's variables) where it
+  // has more than kDeclarationsScanned: their positions by the hash of
+  // their names, then in declaration order. Made when the function is first
+  // searched (nvcc's kernels have hundreds of call sites' `.param`s, which
+  // check rarely asks about); reset by reindex(), shared by copies.
+  struct DeclarationOrder {
+    struct Entry {
+      uint32_t hash = 0;
+      uint32_t index = 0;
+      friend auto operator<=>(const Entry&, const Entry&) = default;
+    };
+    using Hashed = std::span<const Entry>;
+    template <class NameOf>
+    Hashed byHash(ptrdiff_t function, bool locals, uint32_t first, uint32_t end, NameOf nameOf);
+    static auto named(Hashed entries, std::string_view name, work::Pass pass);
+    std::mutex mutex;  // check's rules search on several threads
+    std::unordered_map<uint64_t, std::vector<Entry>> sorted;  // function << 1 | locals
+  };
+  std::shared_ptr<DeclarationOrder> declarationOrder_;
+  // The variable of function `function` named `name` declared first, or nullptr.
+  const Variable* localNamed(int32_t function, std::string_view name) const;
 };
 
 struct ReadOptions {
