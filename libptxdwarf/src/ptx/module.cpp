@@ -38,8 +38,6 @@ namespace {
 // names are a few bytes and a miss shows at the second (`%r` against `%f`),
 // where measuring each declaration's name first was a library call per
 // declaration (64,000 lookups in a 20 MB nvcc -G file's check).
-// How much of `reg` the name `name` is the beginning of; npos when it is not
-// (a character at a time: most names differ from `reg` in their second).
 size_t prefixTaken(std::string_view reg, const char* name) {
   size_t i = 0;
   for (; name[i] != '\0'; ++i)
@@ -348,7 +346,6 @@ void Module::reindex() {
   for (size_t i = defined > kAhead ? defined - kAhead : 0; i < defined; ++i) insert(pending[i % kAhead]);
 }
 
-
 void Module::indexDeclarations() {
   // Each function's body: its variables are contiguous (a body declares
   // only its own), from where the first is to the last.
@@ -362,7 +359,6 @@ void Module::indexDeclarations() {
   }
   declarationOrder_ = std::make_shared<DeclarationOrder>();
 }
-
 
 template <class NameOf>
 Module::DeclarationOrder::Hashed Module::DeclarationOrder::byHash(ptrdiff_t function, bool locals, uint32_t first,
