@@ -2,7 +2,6 @@
 #include <array>
 #include <cstring>
 #include <random>
-#include <ranges>
 #include <span>
 
 #include "ptxdwarf/leb128.h"
@@ -373,17 +372,17 @@ Module::DeclarationOrder::Hashed Module::DeclarationOrder::byHash(ptrdiff_t func
   return entries;
 }
 
-// The positions of the declarations whose names hash as `name` does, in
-// declaration order (the names themselves still to compare).
-auto Module::DeclarationOrder::named(Hashed entries, std::string_view name, work::Pass pass) {
+// The declarations whose names hash as `name` does, in declaration order
+// (the names themselves still to compare).
+Module::DeclarationOrder::Hashed Module::DeclarationOrder::named(Hashed entries, std::string_view name, work::Pass pass) {
   const uint32_t hash = hashName(name);
-  auto it = std::lower_bound(entries.begin(), entries.end(), Entry{hash, 0}, [pass](const Entry& a, const Entry& b) {
+  const auto first = std::lower_bound(entries.begin(), entries.end(), Entry{hash, 0}, [pass](const Entry& a, const Entry& b) {
     work::step(pass);
     return a < b;
   });
-  auto end = it;
+  auto end = first;
   while (end != entries.end() && end->hash == hash) ++end;
-  return std::ranges::subrange(it, end) | std::views::transform([](const Entry& e) { return e.index; });
+  return entries.subspan(static_cast<size_t>(first - entries.begin()), static_cast<size_t>(end - first));
 }
 
 bool Module::declaresRegister(const Function& f, std::string_view reg) const {
@@ -396,7 +395,7 @@ bool Module::declaresRegister(const Function& f, std::string_view reg) const {
   const std::span<const RegisterDecl> declared = registersOf(f);
   if (declared.size() <= kDeclarationsScanned || !declarationOrder_) {
     work::step(work::registerLookup, declared.size());  // at most
-    return std::ranges::any_of(declared, declaredBy);
+    return std::any_of(declared.begin(), declared.end(), declaredBy);
   }
   // Many declarations: those named what `reg` is less its trailing digits
   // (a range, as most are: `%r` for %r123), less fewer of them (`%r1<30>`),
@@ -404,8 +403,8 @@ bool Module::declaresRegister(const Function& f, std::string_view reg) const {
   const DeclarationOrder::Hashed byHash = declarationOrder_->byHash(
       &f - functions.data(), false, f.firstRegister, f.endRegister, [this](uint32_t i) { return std::string_view(registers[i].name); });
   auto anyNamed = [&](std::string_view name) {
-    for (uint32_t i : DeclarationOrder::named(byHash, name, work::registerLookup))
-      if (compareName(registers[i].name.c_str(), name) == 0 && declaredBy(registers[i])) return true;
+    for (const DeclarationOrder::Entry& e : DeclarationOrder::named(byHash, name, work::registerLookup))
+      if (compareName(registers[e.index].name.c_str(), name) == 0 && declaredBy(registers[e.index])) return true;
     return false;
   };
   size_t digits = 0;
@@ -490,8 +489,8 @@ const Variable* Module::localNamed(int32_t function, std::string_view name) cons
   // Many: looked up by name, the first declared first.
   const DeclarationOrder::Hashed byHash = declarationOrder_->byHash(
       function, true, f.firstVariable, end, [this](uint32_t i) { return std::string_view(variables[i].name); });
-  for (uint32_t i : DeclarationOrder::named(byHash, name, work::nameIndexProbe))
-    if (named(i)) return &variables[i];
+  for (const DeclarationOrder::Entry& e : DeclarationOrder::named(byHash, name, work::nameIndexProbe))
+    if (named(e.index)) return &variables[e.index];
   return nullptr;
 }
 

@@ -164,7 +164,7 @@ class Reader {
     } catch (const ParseError&) {
       return {};
     }
-    if (cur_.offset() != to.textOffset || !(cur_.loc() == to.at) || !std::ranges::equal(image.bytes, bytes)) return {};
+    if (cur_.offset() != to.textOffset || !(cur_.loc() == to.at) || !std::equal(image.bytes.begin(), image.bytes.end(), bytes.begin(), bytes.end())) return {};
     return std::move(image.sourceMap);
   }
 

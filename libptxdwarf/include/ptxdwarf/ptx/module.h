@@ -419,7 +419,7 @@ struct Module {
     using Hashed = std::span<const Entry>;
     template <class NameOf>
     Hashed byHash(ptrdiff_t function, bool locals, uint32_t first, uint32_t end, NameOf nameOf);
-    static auto named(Hashed entries, std::string_view name, work::Pass pass);
+    static Hashed named(Hashed entries, std::string_view name, work::Pass pass);
     std::mutex mutex;  // check's rules search on several threads
     std::unordered_map<uint64_t, std::vector<Entry>> sorted;  // function << 1 | locals
   };
