@@ -61,7 +61,7 @@ inline bool readAndCheck(std::string_view text, std::string* why) {
   for (size_t i = 0; i < found.module.sections.size(); ++i) {
     const SectionImage &a = r.module.sections[i], &b = found.module.sections[i];
     for (uint64_t offset = 0; offset <= std::min<uint64_t>(a.size(), 4096); ++offset)
-      if (!(a.locate(offset) == b.locate(offset)))
+      if (a.locate(offset) != b.locate(offset))
         return *why = "operand position found again differs at " + a.name + "+" + std::to_string(offset), false;
   }
   if (formatted(check::run(found.module, read::decode(found.module.sections), {.threads = 2})) != checked)

@@ -335,7 +335,6 @@ class SectionSource {
   // The places of `rest`, the rest of this section read by another part of
   // a parallel read, whose offsets count from `base`.
   void appendRest(const SectionSource& rest, uint32_t base);
-  std::span<const Place> places() const { return places_; }
 
   // The position of the operand that made byte `offset` of `bytes` (the
   // last operand's past the end); `fallback` where the text no longer reads

@@ -164,7 +164,8 @@ class Reader {
     } catch (const ParseError&) {
       return {};
     }
-    if (cur_.offset() != to.textOffset || !(cur_.loc() == to.at) || !std::equal(image.bytes.begin(), image.bytes.end(), bytes.begin(), bytes.end())) return {};
+    const bool same = std::equal(image.bytes.begin(), image.bytes.end(), bytes.begin(), bytes.end());
+    if (!same || cur_.offset() != to.textOffset || cur_.loc() != to.at) return {};
     return std::move(image.sourceMap);
   }
 
