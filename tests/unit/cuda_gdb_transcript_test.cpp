@@ -243,3 +243,49 @@ TEST(CudaGdbTranscript, AnnotatedCubKernelStepsThroughItsOwnPtx) {
 }
 
 }  // namespace
+
+namespace {
+
+// numba-cuda's debug=True build (full DWARF from NVVM, variables in PTX
+// registers): tests/device/numba_main.py run under cuda-gdb, stopped at the
+// loop's exit in thread 3, where acc = 1 + 3 + 9 + 27.
+TEST(CudaGdbTranscript, NumbaDebugKernelLocalsAreWhatLookupSees) {
+  const std::string transcript = readFixture("device/cuda-gdb-numba.txt");
+  std::vector<Stop> stops = parseStops(transcript);
+  std::optional<Stop> stop = stopPrinting(stops, 29, "acc");
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(stop->file, "numba_main.py");
+  Loaded l = load(readFixture("producers/numba_poly_G.ptx"), "numba_poly_G.ptx");
+  ASSERT_TRUE(l.read.ok());
+  EXPECT_EQ(printedNames(*stop), (std::set<std::string>{"out", "x", "n", "i", "acc", "p"}));
+  EXPECT_EQ(printedNames(*stop), lookupNames(l, "numba_main.py:29", Which::all));
+  EXPECT_EQ(valueOf(*stop, "i"), "3");
+  EXPECT_EQ(valueOf(*stop, "acc"), "40");
+  EXPECT_EQ(valueOf(*stop, "p"), "81");
+  // The loop variable is described only inside the loop: neither knows it here.
+  EXPECT_NE(transcript.find("No symbol \"k\" in current context."), std::string::npos);
+}
+
+// Where answering from the PTX alone ends: NVVM puts `n` in %rd47, a register
+// the PTX defines and never reads, so ptxas keeps no SASS register for it and
+// cuda-gdb says <optimized out>; lookup gives the location the DWARF gives.
+TEST(CudaGdbTranscript, NumbaParameterInARegisterNeverReadIsOptimizedOutInCudaGdb) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-numba.txt"));
+  std::optional<Stop> stop = stopPrinting(stops, 29, "n");
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(valueOf(*stop, "n"), "<optimized out>");
+  const std::string text = readFixture("producers/numba_poly_G.ptx");
+  Loaded l = load(text, "numba_poly_G.ptx");
+  view::LookupResult r = view::lookup(l.read.module, l.dwarf, "numba_main.py:29");
+  ASSERT_FALSE(r.matches.empty()) << r.error;
+  std::string location;
+  for (const view::VariableInfo& v : r.matches[0].variables)
+    if (v.name == "n") location = v.location;
+  EXPECT_EQ(location, "%rd47");
+  size_t mentions = 0;
+  for (size_t at = text.find("%rd47"); at != std::string::npos; at = text.find("%rd47", at + 1))
+    mentions += !std::isdigit(static_cast<unsigned char>(text[at + 5]));
+  EXPECT_EQ(mentions, 1u);  // `mov.b64 %rd47, %rd46;`: written, never read
+}
+
+}  // namespace
