@@ -589,3 +589,44 @@ TEST(Scaling, AnnotateManyRegisters) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- subprograms whose names match no function x functions ----
+
+// n functions `kernel_<i>` and a subprogram for each, named `kernel_x<i>`
+// (a name no function has), its DW_AT_low_pc a label of the function.
+std::string misnamedSubprograms(size_t n) {
+  std::string text = kHeader;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text += ".visible .func kernel_" + k + "()\n{\nL" + k + ":\nret;\n}\n";
+  }
+  // 1: compile_unit, children; 2: subprogram, DW_AT_name string, DW_AT_low_pc addr.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 0, 3, 8, 17, 1, 0, 0, 0\n}\n";
+  std::string body = ".b8 1\n";
+  size_t bytes = 2;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name = "kernel_x" + std::to_string(i);
+    body += ".b8 2";
+    for (char c : name) body += ", " + std::to_string(static_cast<unsigned char>(c));
+    body += ", 0\n.b64 L" + std::to_string(i) + "\n";
+    bytes += 2 + name.size() + 8;
+  }
+  return text + unit(bytes, body + ".b8 0\n");
+}
+
+}  // namespace
+
+TEST(Scaling, SubprogramsNamingNoFunction) {
+  // Each warning's "did you mean" compared the name with every function (x16).
+  expectLinear(work::nameSuggestion, misnamedSubprograms, 1000);
+  std::string text = misnamedSubprograms(3);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  Diagnostics d = check::run(r.module, dwarf);
+  ASSERT_EQ(d.items.size(), 3u);
+  EXPECT_NE(d.items[1].message.find("linkage name 'kernel_x1' names no PTX function"), std::string::npos);
+  EXPECT_NE(d.items[1].message.find("(the PTX defines 'kernel_0')"), std::string::npos) << d.items[1].message;
+}
+

@@ -28,6 +28,7 @@ enum Pass : unsigned {
                           // time (what the fast paths decline; a writer's whole section must not be)
   positionsRead,      // section bytes read again to find their operands' positions (SectionSource)
   registerLookup,     // register declarations compared to find the one a name is declared by
+  nameSuggestion,     // steps to find the name a misspelt one was meant to be ("did you mean")
   kPassCount
 };
 

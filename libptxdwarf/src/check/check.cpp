@@ -23,6 +23,7 @@
 #include "../parallel.h"
 #include "../reserve.h"
 #include "lines.h"
+#include "nearest_name.h"
 #include "operands.h"
 
 namespace ptxdwarf::check {
@@ -809,6 +810,7 @@ class Checker {
   void subprograms() {
     const std::vector<PcLabels::Entry>& pcs = pcLabels();
     auto pc = pcs.begin();  // the entries are in DIE order, as this walk
+    std::optional<NearestName> functionNames;  // made at the first name that matches none
     for (uint32_t dieIndex = 0; dieIndex < d_.dies.size(); ++dieIndex) {
       const read::Die& die = d_.dies[dieIndex];
       if (die.tag != DW_TAG_subprogram) continue;
@@ -821,7 +823,7 @@ class Checker {
         warning(d_.info, from ? from->offset : die.offset, "linkage-name",
                 (name.empty() ? std::string("subprogram has no linkage name or name")
                               : "linkage name '" + std::string(name) + "' names no PTX function") +
-                    "; cuda-gdb looks registers up by it" + nearestFunction(name), &die);
+                    "; cuda-gdb looks registers up by it" + nearestFunction(name, functionNames), &die);
         continue;
       }
       while (pc != pcs.end() && pc->die < dieIndex) ++pc;
@@ -842,20 +844,19 @@ class Checker {
     }
   }
 
-  // " (did you mean _Z3fooi?)" when a function's name shares a long prefix.
-  std::string nearestFunction(std::string_view name) const {
-    const ptx::Function* best = nullptr;
-    size_t bestLen = 0;
-    for (const ptx::Function& f : m_.functions) {
-      size_t n = 0;
-      while (n < f.name.size() && n < name.size() && f.name[n] == name[n]) ++n;
-      if (n > bestLen) {
-        bestLen = n;
-        best = &f;
-      }
+  // " (the PTX defines '_Z3fooi')" when a function's name shares a long
+  // prefix with `name`: the first function of the longest.
+  std::string nearestFunction(std::string_view name, std::optional<NearestName>& functionNames) const {
+    if (name.empty()) return "";
+    if (!functionNames) {
+      std::vector<std::string_view> names;
+      names.reserve(m_.functions.size());
+      for (const ptx::Function& f : m_.functions) names.push_back(f.name);
+      functionNames.emplace(std::move(names));
     }
-    if (!best || bestLen < 3 || bestLen * 2 < name.size()) return "";
-    return " (the PTX defines '" + best->name + "')";
+    const NearestName::Answer best = functionNames->nearest(name);
+    if (best.index == SIZE_MAX || best.shared < 3 || best.shared * 2 < name.size()) return "";
+    return " (the PTX defines '" + m_.functions[best.index].name + "')";
   }
 
   // ---- PTX version rules ------------------------------------------------------
