@@ -14,6 +14,7 @@
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/statistics.h"
 #include "ptxdwarf/work.h"
 #include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/reencode.h"
@@ -628,5 +629,49 @@ TEST(Scaling, SubprogramsNamingNoFunction) {
   ASSERT_EQ(d.items.size(), 3u);
   EXPECT_NE(d.items[1].message.find("linkage name 'kernel_x1' names no PTX function"), std::string::npos);
   EXPECT_NE(d.items[1].message.find("(the PTX defines 'kernel_0')"), std::string::npos) << d.items[1].message;
+}
+
+namespace {
+
+// ---- --statistics of nested lexical blocks ----
+
+// A kernel's subprogram holding n lexical blocks each inside the last, each
+// with a variable `x`.
+std::string nestedBlocksWithVariables(size_t n) {
+  std::string text = std::string(kHeader) + ".visible .entry k()\n{\nret;\n}\n";
+  // 1: compile_unit, children; 2: subprogram, children, DW_AT_name string;
+  // 3: lexical_block, children; 4: variable, DW_AT_name string, DW_AT_location block1.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 46, 1, 3, 8, 0, 0, 3, 11, 1, 0, 0, 4, 52, 0, 3, 8, 2, 10, "
+          "0, 0, 0\n}\n";
+  std::string body = ".b8 1, 2, 107, 0\n";  // the subprogram `k`
+  for (size_t i = 0; i < n; ++i) body += ".b8 3, 4, 120, 0, 1, 48\n";  // a block, `x` at DW_OP_lit0
+  for (size_t i = 0; i < n; ++i) body += ".b8 0\n";
+  body += ".b8 0, 0\n";
+  return text + unit(4 + 6 * n + n + 2, body);
+}
+
+uint64_t statisticsIdBytes(size_t n, uint64_t* uniqueVariables = nullptr) {
+  const std::string text = nestedBlocksWithVariables(n);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  EXPECT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  work::reset();
+  const view::Statistics s = view::computeStatistics(r.module, dwarf);
+  if (uniqueVariables) *uniqueVariables = s.uniqueSourceVariables;
+  return work::steps(work::variableIdBytes);
+}
+
+}  // namespace
+
+TEST(Scaling, StatisticsOfNestedBlocks) {
+  // Each frame held its own copy of LLVM's VarPrefix ("v00.00.00...."), and a
+  // variable's id held the whole of it: O(n^2) bytes (100,000 nested blocks
+  // took over 13 GB). Ids are now a prefix number and the name.
+  uint64_t unique = 0;
+  const uint64_t small = statisticsIdBytes(1000, &unique), large = statisticsIdBytes(4000);
+  std::printf("id bytes at n = 1000: %llu, at 4n: %llu (x%.2f)\n", static_cast<unsigned long long>(small),
+              static_cast<unsigned long long>(large), static_cast<double>(large) / static_cast<double>(small));
+  EXPECT_LE(large, 5 * small);
+  EXPECT_EQ(unique, 1000u);  // every `x` in a block of its own
 }
 

@@ -29,6 +29,7 @@ enum Pass : unsigned {
   positionsRead,      // section bytes read again to find their operands' positions (SectionSource)
   registerLookup,     // register declarations compared to find the one a name is declared by
   nameSuggestion,     // steps to find the name a misspelt one was meant to be ("did you mean")
+  variableIdBytes,    // bytes of the variable ids --statistics counts unique variables by
   kPassCount
 };
 

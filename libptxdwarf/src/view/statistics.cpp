@@ -14,6 +14,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/attributes.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
 
@@ -41,12 +42,6 @@ struct InstructionRange {
 uint64_t overlap(InstructionRange a, InstructionRange b) {
   uint64_t lo = std::max(a.first, b.first), hi = std::min(a.end, b.end);
   return lo < hi ? hi - lo : 0;
-}
-
-// llvm::toHex of an unsigned index: it converts to one byte, two uppercase digits.
-std::string hexByte(unsigned v) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  return {kDigits[(v >> 4) & 15], kDigits[v & 15]};
 }
 
 // The value LLVM's DWARFFormValue::getRawUValue gives for a reference: unit
@@ -109,6 +104,33 @@ class VariableIds {
   std::vector<uint32_t> slots_;
 };
 
+// LLVM's VarPrefix ("g" at the top of a unit, "v" in a function, then
+// "0A." for each lexical block and "p01." for a formal parameter's subtree,
+// each numbered within its parent), interned: a frame holds its prefix's
+// number, not its characters, and a variable's id is that number and the
+// name. The segments are self-delimiting, so two prefixes are the same
+// string exactly when they are the same chain of segments, and counting
+// ids by number counts what LLVM's strings count. Copying the string into
+// every frame made a tree of n nested blocks cost O(n^2) memory (100,000
+// of them: over 13 GB).
+class VarPrefixes {
+ public:
+  static constexpr uint32_t kGlobal = 0;    // "g"
+  static constexpr uint32_t kFunction = 1;  // "v"
+  enum class Segment : uint8_t { block, parameter };
+  // The prefix `parent` followed by a segment: a lexical block's or a
+  // formal parameter's, numbered `index` as LLVM writes it (llvm::toHex of
+  // the index converted to one byte: two uppercase digits, so the 257th
+  // block's segment is the first's).
+  uint32_t child(uint32_t parent, Segment kind, unsigned index) {
+    const uint64_t key = uint64_t{parent} << 16 | uint64_t{static_cast<uint8_t>(kind)} << 8 | (index & 0xffu);
+    return children_.try_emplace(key, static_cast<uint32_t>(children_.size() + 2)).first->second;
+  }
+
+ private:
+  std::unordered_map<uint64_t, uint32_t> children_;  // (parent, kind, index) -> number
+};
+
 class Collector {
  public:
   Collector(const ptx::Module& m, const Dwarf& d) : m_(m), d_(d) {}
@@ -142,7 +164,7 @@ class Collector {
     // functions_: their addresses stay put), held instead of its name, which
     // each child copied and each variable hashed again.
     PerFunction* fn = nullptr;
-    std::string varPrefix;
+    uint32_t varPrefix = VarPrefixes::kGlobal;
     uint64_t scope = 0;  // instructions in the innermost enclosing scope that has some
     uint32_t inlineDepth = 0;
     int aoOwner = -1;  // the frame whose abstract-origin variables this DIE's are checked off against
@@ -152,6 +174,7 @@ class Collector {
     unsigned lexicalBlocks = 0, formalParameters = 0;
   };
   std::vector<Frame> stack_;
+  VarPrefixes prefixes_;
 
   std::optional<AttrValue> attr(const Die& die, uint16_t a) const { return d_.attribute(die, a); }
 
@@ -198,10 +221,13 @@ class Collector {
   }
 
   // constructDieID: prefix + linkage (or short) name; globals and functions
-  // add the declaring file's name and line.
-  std::string dieId(const Die& die, const std::string& prefix = {}) const {
-    std::string id = prefix + std::string(linkageOrShortName(d_, die));
-    if (!prefix.empty() && prefix != "g") return id;
+  // add the declaring file's name and line. A function's id has no prefix;
+  // a variable's starts with its prefix's number (VarPrefixes).
+  std::string dieId(const Die& die, std::optional<uint32_t> prefix = std::nullopt) const {
+    std::string id;
+    if (prefix) id.append(reinterpret_cast<const char*>(&*prefix), sizeof *prefix);
+    id += linkageOrShortName(d_, die);
+    if (prefix && *prefix != VarPrefixes::kGlobal) return id;
     id += ':';
     id += fileBasename(die);
     id += ':';
@@ -384,7 +410,9 @@ class Collector {
 
     const Die* idDie = &die;
     if (const Die* origin = referencedDie(d_, die, dw::DW_AT_abstract_origin)) idDie = origin;
-    fn.uniqueVars += variableIds_.insert(&fn, dieId(*idDie, f.varPrefix));
+    const std::string id = dieId(*idDie, f.varPrefix);
+    work::step(work::variableIdBytes, id.size());
+    fn.uniqueVars += variableIds_.insert(&fn, id);
 
     s_.coveredInAnyScope += total;
     if (f.scope) {
@@ -443,7 +471,7 @@ class Collector {
       }
     }
     if (isFunction || isInlined || isBlock) {
-      if (isFunction || isInlined) f.varPrefix = "v";
+      if (isFunction || isInlined) f.varPrefix = VarPrefixes::kFunction;
       if (attr(die, dw::DW_AT_declaration)) return false;
       if (attr(die, dw::DW_AT_call_file) && attr(die, dw::DW_AT_call_line)) s_.callSiteEntries++;
       uint64_t inThisScope = total(ranges(die));
@@ -499,7 +527,7 @@ class Collector {
     Frame top;
     top.die = root;
     top.fn = &functions_["/"];  // the global scope: zero in every total until a variable counts
-    top.varPrefix = "g";
+    top.varPrefix = VarPrefixes::kGlobal;
     stack_.push_back(std::move(top));
     if (!enter(stack_.back())) {
       stack_.pop_back();
@@ -529,8 +557,10 @@ class Collector {
       child.die = i;
       child.fn = f.fn;
       child.varPrefix = f.varPrefix;
-      if (c.tag == dw::DW_TAG_lexical_block) child.varPrefix += hexByte(f.lexicalBlocks++) + '.';
-      if (c.tag == dw::DW_TAG_formal_parameter) child.varPrefix += 'p' + hexByte(f.formalParameters++) + '.';
+      if (c.tag == dw::DW_TAG_lexical_block)
+        child.varPrefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::block, f.lexicalBlocks++);
+      if (c.tag == dw::DW_TAG_formal_parameter)
+        child.varPrefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::parameter, f.formalParameters++);
       child.scope = f.scope;
       child.inlineDepth = f.inlineDepth;
       child.aoOwner = f.aoOwner;
