@@ -74,6 +74,17 @@ void fileTableText(const ptx::LineTable& t, std::string& out) {
   }
 }
 
+// A row shows at most this many frames of its inline stack, and how many
+// more there are: real stacks are tens deep, but a stack may be as deep as
+// the file has `.loc`s, and every row's whole stack would be O(n^2) output
+// (20,000 rows each inlined into the one before: 9 GB).
+constexpr size_t kInlineFramesShown = 64;
+
+uint32_t framesOmitted(const ptx::LineTable& t, uint32_t row) {
+  const uint32_t depth = t.rows[row].inlineDepth;
+  return depth > kInlineFramesShown ? depth - static_cast<uint32_t>(kInlineFramesShown) : 0;
+}
+
 void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::string& out) {
   const ptx::LocRecord& r = m.locs[t.rows[row].loc];
   std::string address = "ptx:";
@@ -88,7 +99,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   out += r.function < 0 ? std::string_view("(module scope)") : m.functions[static_cast<size_t>(r.function)].name;
   out += '\n';
   if (!r.isInlined()) return;
-  const std::vector<uint32_t> stack = t.inlineStack(row);
+  const std::vector<uint32_t> stack = t.inlineStack(row, kInlineFramesShown);
   for (size_t k = 0; k < stack.size(); ++k) {
     const ptx::LocRecord& frame = m.locs[t.rows[stack[k]].loc];
     if (!frame.isInlined()) break;  // the outermost row: the function itself
@@ -98,6 +109,9 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     appendPosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
     out += '\n';
+  }
+  if (const uint32_t omitted = framesOmitted(t, row)) {
+    out += "                   (" + std::to_string(omitted) + " more inline frames)\n";
   }
 }
 
@@ -139,7 +153,7 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     positionJson(out, m.inliningOf(r).inlinedAt);
     out += ",\"inline_stack\":[";
     bool first = true;
-    for (uint32_t k : t.inlineStack(row)) {
+    for (uint32_t k : t.inlineStack(row, kInlineFramesShown)) {
       const ptx::LocRecord& record = m.locs[t.rows[k].loc];
       if (!record.isInlined()) break;
       const ptx::LocInlining& frame = m.inliningOf(record);
@@ -158,6 +172,10 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
       out += '}';
     }
     out += ']';
+    if (const uint32_t omitted = framesOmitted(t, row)) {
+      out += ",\"inline_frames_omitted\":";
+      appendDec(out, omitted);
+    }
   }
   out += '}';
 }

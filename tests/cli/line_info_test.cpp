@@ -2,6 +2,10 @@
 // the default dump of a -lineinfo file, and `check` on the seeded line faults
 // of fixtures/faults/lines (see generate.py there; the same table).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include "tools.h"
 
@@ -87,6 +91,62 @@ TEST(DumpDebugLine, Json) {
                        "\"line\":21,\"column\":7},\"resolved\":true}]}"),
             std::string::npos)
       << r.out;
+}
+
+// `n` `.loc`s, each inlined at the one before: the last row's inline stack
+// is n deep.
+std::string inlinedIntoTheOneBefore(int n) {
+  std::string text = ".version 7.5\n.target sm_75, debug\n.address_size 64\n.file 1 \"a.cu\"\n"
+                     ".visible .entry k()\n{\n.reg .b32 %r<2>;\n.loc 1 1 1\nmov.b32 %r1, 0;\n";
+  for (int i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text += ".loc 1 " + std::to_string(i + 2) + " 1, function_name $L__info_string" + k + ", inlined_at 1 " +
+            std::to_string(i + 1) + " 1\nmov.b32 %r1, " + k + ";\n";
+  }
+  text += "ret;\n}\n.section .debug_str {\n";
+  for (int i = 0; i < n; ++i) text += "$L__info_string" + std::to_string(i) + ":\n.b8 102, 0\n";
+  return text + "}\n";
+}
+
+std::string writeTemp(const std::string& name, const std::string& text) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ptxdump_lines_" + std::to_string(getpid()) + "_" + name)).string();
+  EXPECT_TRUE(writeFile(path, text));
+  return path;
+}
+
+TEST(DumpDebugLine, ARowShowsSixtyFourFramesOfADeepInlineStack) {
+  const std::string path = writeTemp("deep.ptx", inlinedIntoTheOneBefore(70));
+  CommandResult text = ptxdump({"dump", "--debug-line", path});
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  // The last row: 70 frames deep, the innermost 64 shown.
+  const std::string last = text.out.substr(text.out.rfind("ptx:"));
+  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1 + 64 + 1) << last;
+  EXPECT_TRUE(last.ends_with("                   inlined: f at a.cu:7:1\n                   (6 more inline frames)\n"))
+      << last;
+  const size_t one = text.out.find("(1 more inline frames)");  // the 65-deep row, and only it
+  EXPECT_NE(one, std::string::npos);
+  EXPECT_EQ(one, text.out.rfind("(1 more inline frames)"));
+  CommandResult json = ptxdump({"dump", "--format", "json", "--debug-line", path});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_TRUE(json.out.find("\"resolved\":true}],\"inline_frames_omitted\":6}]") != std::string::npos) << json.out;
+  std::filesystem::remove(path);
+}
+
+TEST(DumpDebugLine, DeepInlineStacksGrowTheDumpLinearly) {
+  // Every row's whole stack made the dump O(n^2): 20,000 such rows, 9 GB.
+  size_t bytes[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string path = writeTemp("chain.ptx", inlinedIntoTheOneBefore(i == 0 ? 200 : 800));
+    CommandResult r = ptxdump({"dump", "--debug-line", path});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    bytes[i] = r.out.size();
+    ASSERT_LT(r.out.size(), size_t{16} << 20) << "runCommand keeps at most 16 MiB: the output was cut short";
+    std::filesystem::remove(path);
+  }
+  std::printf("dump --debug-line bytes at n = 200: %zu, at 4n: %zu (x%.2f)\n", bytes[0], bytes[1],
+              static_cast<double>(bytes[1]) / static_cast<double>(bytes[0]));
+  EXPECT_LE(bytes[1], 5 * bytes[0]);
 }
 
 struct LineFault {

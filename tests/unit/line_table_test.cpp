@@ -228,6 +228,10 @@ TEST(LineTable, InlineStacksResolveThroughEarlierLocations) {
   EXPECT_EQ(t.rows[1].caller, 0u);  // inlined_at 1 10 3: the first .loc
   EXPECT_EQ(t.rows[2].caller, 1u);  // inlined_at 2 4 5: the second
   EXPECT_EQ(t.inlineStack(2), (std::vector<uint32_t>{2, 1, 0}));
+  EXPECT_EQ(t.inlineStack(2, 2), (std::vector<uint32_t>{2, 1}));
+  EXPECT_EQ(t.rows[0].inlineDepth, 0u);  // not inlined
+  EXPECT_EQ(t.rows[1].inlineDepth, 1u);
+  EXPECT_EQ(t.rows[2].inlineDepth, 2u);  // the frames a debugger shows: bar, then foo
   ASSERT_EQ(t.functionNames.size(), 2u);
   EXPECT_EQ(t.functionNames[0], "_Z3fooi");
   EXPECT_EQ(t.functionNames[1], "bar");

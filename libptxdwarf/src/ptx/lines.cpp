@@ -53,8 +53,11 @@ void resolveCallers(const Module& m, LineTable& t) {
   if (lastUse.empty()) return;
   for (uint32_t i = 0; i < m.locs.size(); ++i) {
     const LocRecord& r = m.locs[i];
-    if (r.isInlined())
+    if (r.isInlined()) {
       if (auto it = lastUse.find(m.inliningOf(r).inlinedAt); it != lastUse.end()) t.rows[i].caller = it->second;
+      const uint32_t caller = t.rows[i].caller;  // an earlier row: its depth is known
+      t.rows[i].inlineDepth = 1 + (caller != kNoIndex ? t.rows[caller].inlineDepth : 0);
+    }
     if (auto it = lastUse.find(r.position()); it != lastUse.end()) it->second = i;
   }
 }
@@ -67,10 +70,11 @@ const LineFile* LineTable::file(unsigned index) const {
   return it != files.end() && it->index == index ? &*it : nullptr;
 }
 
-std::vector<uint32_t> LineTable::inlineStack(uint32_t row) const {
+std::vector<uint32_t> LineTable::inlineStack(uint32_t row, size_t most) const {
   std::vector<uint32_t> stack;
   // A caller always comes earlier, so the chain ends; the bound is belt and braces.
-  for (uint32_t r = row; r != kNoIndex && stack.size() <= rows.size(); r = rows[r].caller) stack.push_back(r);
+  most = std::min(most, rows.size());
+  for (uint32_t r = row; r != kNoIndex && stack.size() < most; r = rows[r].caller) stack.push_back(r);
   return stack;
 }
 

@@ -34,6 +34,9 @@ struct LineRow {
   // recent `.loc` before this one at that file, line and column. kNoIndex
   // when the row is not inlined or no earlier `.loc` used the location.
   uint32_t caller = kNoIndex;
+  // The inlined rows of its inline stack (the frames a debugger shows above
+  // the function): 0 for a row not inlined, else 1 + its caller's.
+  uint32_t inlineDepth = 0;
 };
 
 struct LineTable {
@@ -46,8 +49,10 @@ struct LineTable {
   std::vector<std::optional<std::string>> functionNames = {};
 
   const LineFile* file(unsigned index) const;
-  // The row and its callers, innermost first: [row, caller, caller's caller, ...].
-  std::vector<uint32_t> inlineStack(uint32_t row) const;
+  // The row and its callers, innermost first: [row, caller, caller's caller,
+  // ...], at most `most` of them (a stack may be as deep as the file has
+  // `.loc`s: a caller that shows every row's whole stack shows O(n^2)).
+  std::vector<uint32_t> inlineStack(uint32_t row, size_t most = SIZE_MAX) const;
 };
 
 // Builds the table in two linear passes over the `.loc` records.
