@@ -675,3 +675,49 @@ TEST(Scaling, StatisticsOfNestedBlocks) {
   EXPECT_EQ(unique, 1000u);  // every `x` in a block of its own
 }
 
+namespace {
+
+// ---- check of a register variable in each of n nested blocks ----
+
+// A kernel of n `{ }` blocks, each inside the last and declaring a
+// register, annotated: n lexical blocks each inside the last, each with a
+// variable in a register (DW_OP_regx).
+std::string nestedBlocksAnnotated(size_t n) {
+  std::string text = std::string(kHeader) + ".visible .entry k()\n{\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string r = "%b" + std::to_string(i);
+    text += "{\n.reg .b32 " + r + ";\nmov.u32 " + r + ", " + std::to_string(i) + ";\n";
+  }
+  for (size_t i = 0; i < n; ++i) text += "}\n";
+  text += "ret;\n}\n";
+  ptx::ReadResult r = ptx::read(text, "blocks.ptx");
+  EXPECT_TRUE(r.ok());
+  write::Annotated out = write::annotate(text, r.module, {});
+  EXPECT_FALSE(out.diagnostics.hasErrors());
+  return out.ptx;
+}
+
+}  // namespace
+
+TEST(Scaling, CheckOfVariablesInNestedBlocks) {
+  // Each DW_OP_regx's register is looked up in the function the variable's
+  // subprogram names, found by walking up from the variable: through every
+  // enclosing block (x16). The walks now stop where an earlier one passed.
+  expectLinear(work::enclosingWalk, nestedBlocksAnnotated, 500);
+  const std::string text = nestedBlocksAnnotated(500);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  EXPECT_TRUE(check::run(r.module, dwarf).items.empty());  // each register found in k
+  // The innermost block's register, renamed to one k does not declare: found
+  // wrong at the bottom of the deepest walk.
+  std::string wrong = text;
+  const size_t decl = wrong.find(".reg .b32 %b499;");
+  ASSERT_NE(decl, std::string::npos);
+  wrong.replace(decl, 16, ".reg .b32 %c499;");
+  ptx::ReadResult w = ptx::read(wrong, "w.ptx");
+  read::Dwarf wd = read::decode(w.module.sections);
+  Diagnostics d = check::run(w.module, wd);
+  ASSERT_EQ(d.items.size(), 1u);
+  EXPECT_NE(d.items[0].message.find("register %b499 is not declared in k"), std::string::npos) << d.items[0].message;
+}
+

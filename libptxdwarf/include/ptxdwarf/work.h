@@ -30,6 +30,7 @@ enum Pass : unsigned {
   registerLookup,     // register declarations compared to find the one a name is declared by
   nameSuggestion,     // steps to find the name a misspelt one was meant to be ("did you mean")
   variableIdBytes,    // bytes of the variable ids --statistics counts unique variables by
+  enclosingWalk,      // DIEs walked up to find the subprogram that encloses a DIE (check)
   kPassCount
 };
 

@@ -243,16 +243,56 @@ class Checker {
   // When the name finds nothing (the linkage-name rule reports that), the
   // function holding the subprogram's low_pc label is the one it describes.
   const ptx::Function* enclosingFunction(const read::Die& die) const {
-    for (const read::Die* p = &die; p; p = d_.parentOf(*p)) {
-      if (p->tag != DW_TAG_subprogram) continue;
-      // Rules visit DIEs in order, so most asks are about the last subprogram.
-      if (p != lastSubprogram_) {
-        lastSubprogram_ = p;
-        lastFunction_ = functionOf(*p);
-      }
-      return lastFunction_;
+    const read::Die* p = enclosingSubprogram(die);
+    if (!p) return nullptr;
+    // Rules visit DIEs in order, so most asks are about the last subprogram.
+    if (p != lastSubprogram_) {
+      lastSubprogram_ = p;
+      lastFunction_ = functionOf(*p);
     }
-    return nullptr;
+    return lastFunction_;
+  }
+
+  // The nearest subprogram among the DIE and its ancestors: a short walk up.
+  // A long one (a DIE under many nested blocks) goes on through
+  // rememberedSubprogram, so that no DIE is walked past twice: asking about
+  // each of n variables under n nested blocks walked O(n^2) DIEs.
+  const read::Die* enclosingSubprogram(const read::Die& die) const {
+    if (die.tag == DW_TAG_subprogram) return &die;
+    // A scope's variables are siblings, asked about one after another.
+    if (die.parent == lastParent_) return lastParentAnswer_;
+    lastParent_ = die.parent;
+    const read::Die* p = d_.parentOf(die);
+    for (unsigned steps = 0; p && steps < kShortWalk; ++steps, p = d_.parentOf(*p))
+      if (p->tag == DW_TAG_subprogram) return lastParentAnswer_ = p;
+    if (!p) return lastParentAnswer_ = nullptr;
+    work::step(work::enclosingWalk, kShortWalk);  // the long walks are the ones that count
+    return lastParentAnswer_ = rememberedSubprogram(*p);
+  }
+
+  // Walks up from `die` to a DIE whose answer is known, a subprogram or the
+  // root, and records the answer for every DIE it passed.
+  const read::Die* rememberedSubprogram(const read::Die& die) const {
+    if (enclosing_.empty()) enclosing_.assign(d_.dies.size(), kNotWalked);
+    uint32_t i = static_cast<uint32_t>(&die - d_.dies.data()), answer = read::kNone;
+    walked_.clear();
+    for (;;) {
+      work::step(work::enclosingWalk);
+      if (enclosing_[i] != kNotWalked) {
+        answer = enclosing_[i];
+        break;
+      }
+      const read::Die& d = d_.dies[i];
+      if (d.tag == DW_TAG_subprogram) {
+        answer = i;
+        break;
+      }
+      walked_.push_back(i);
+      if (d.parent == read::kNone) break;
+      i = d.parent;
+    }
+    for (uint32_t k : walked_) enclosing_[k] = answer;
+    return answer == read::kNone ? nullptr : &d_.dies[answer];
   }
 
   const ptx::Function* functionOf(const read::Die& subprogram) const {
@@ -1051,6 +1091,15 @@ class Checker {
   PcLabels& pcLabels_;
   mutable const read::Die* lastSubprogram_ = nullptr;  // enclosingFunction()'s last answer
   mutable const ptx::Function* lastFunction_ = nullptr;
+  // enclosingSubprogram's last answer for the DIEs of a parent.
+  mutable uint32_t lastParent_ = read::kNone - 1;
+  mutable const read::Die* lastParentAnswer_ = nullptr;
+  // rememberedSubprogram's answers by DIE index (read::kNone: no subprogram
+  // encloses it), made at the first long walk; and the DIEs of a walk.
+  static constexpr unsigned kShortWalk = 16;
+  static constexpr uint32_t kNotWalked = read::kNone - 1;
+  mutable std::vector<uint32_t> enclosing_;
+  mutable std::vector<uint32_t> walked_;
 
  public:
   // The rules, in the order their diagnostics are reported (before the
