@@ -4,8 +4,20 @@ set width 0
 set print frame-arguments none
 set breakpoint pending on
 set cuda break_on_launch none
+break numba_main.py:27
 break numba_main.py:29
+break numba_main.py:36
+break numba_main.py:39
 run
+cuda thread (3,0,0)
+frame
+info args
+info locals
+print k
+print acc
+print p
+delete 1
+continue
 cuda thread (3,0,0)
 frame
 info args
@@ -17,12 +29,8 @@ print i
 print n
 cuda thread (0,0,0)
 print acc
-delete
-set cuda break_on_launch application
-continue
-info line numba_main.py:39
-break numba_main.py:39
-set cuda break_on_launch none
+delete 2
+info breakpoints
 continue
 cuda block (1,0,0) thread (5,0,0)
 frame
@@ -31,5 +39,9 @@ info locals
 print b
 print i
 print nbins
+info breakpoints
+continue
+frame
+info locals
 delete
 continue

@@ -262,8 +262,30 @@ TEST(CudaGdbTranscript, NumbaDebugKernelLocalsAreWhatLookupSees) {
   EXPECT_EQ(valueOf(*stop, "i"), "3");
   EXPECT_EQ(valueOf(*stop, "acc"), "40");
   EXPECT_EQ(valueOf(*stop, "p"), "81");
-  // The loop variable is described only inside the loop: neither knows it here.
+  // Inside the loop, at its first iteration: the same names (NVVM describes
+  // no `k`: neither knows it), the values before `acc += p`.
+  std::optional<Stop> loop = stopPrinting(stops, 27, "acc");
+  ASSERT_TRUE(loop);
+  EXPECT_EQ(printedNames(*loop), lookupNames(l, "numba_main.py:27", Which::all));
+  EXPECT_EQ(valueOf(*loop, "acc"), "0");
+  EXPECT_EQ(valueOf(*loop, "p"), "1");
   EXPECT_NE(transcript.find("No symbol \"k\" in current context."), std::string::npos);
+  EXPECT_FALSE(lookupNames(l, "numba_main.py:27", Which::all).contains("k"));
+}
+
+// The second kernel, stopped in block 1's thread 5 (i = 37).
+TEST(CudaGdbTranscript, NumbaSecondKernelLocalsAreWhatLookupSees) {
+  std::vector<Stop> stops = parseStops(readFixture("device/cuda-gdb-numba.txt"));
+  std::optional<Stop> stop = stopPrinting(stops, 36, "i");
+  ASSERT_TRUE(stop);
+  Loaded l = load(readFixture("producers/numba_histogram_G.ptx"), "numba_histogram_G.ptx");
+  ASSERT_TRUE(l.read.ok());
+  EXPECT_EQ(printedNames(*stop), (std::set<std::string>{"data", "bins", "nbins", "b", "i"}));
+  EXPECT_EQ(printedNames(*stop), lookupNames(l, "numba_main.py:36", Which::all));
+  EXPECT_EQ(valueOf(*stop, "i"), "37");
+  // nbins was 8. Its register, %rd33, is written once and never read, as
+  // poly's n: here cuda-gdb prints 0 instead of <optimized out>.
+  EXPECT_EQ(valueOf(*stop, "nbins"), "0");
 }
 
 // Where answering from the PTX alone ends: NVVM puts `n` in %rd47, a register
