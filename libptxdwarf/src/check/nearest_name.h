@@ -12,7 +12,7 @@ namespace ptxdwarf::check {
 
 class NearestName {
  public:
-  // `names` must outlive the index.
+  // The characters `names` views must outlive the index.
   explicit NearestName(std::vector<std::string_view> names);
 
   struct Answer {
@@ -26,14 +26,14 @@ class NearestName {
   Answer nearest(std::string_view name) const;
 
  private:
-  // The first position in [from, to) of sorted_ whose list index is least.
+  // The least list index among sorted_[from, to).
   uint32_t leastIndex(size_t from, size_t to) const;
 
   std::vector<std::string_view> names_;
   std::vector<uint32_t> sorted_;  // list indices, by name (equal names in any order: the tree picks)
-  // The least list index under each node of a complete binary tree over
-  // sorted_'s positions (tree_[size + p] is sorted_[p]; tree_[i] the least
-  // of tree_[2i], tree_[2i + 1]).
+  // The least list index under each node of a binary tree over sorted_'s
+  // positions, searched bottom up (tree_[n + p] is sorted_[p]; tree_[i] the
+  // least of tree_[2i] and tree_[2i + 1]).
   std::vector<uint32_t> tree_;
 };
 
