@@ -43,7 +43,6 @@ cat "$R/cuda-gdb-dsl.txt" "$R/cuda-gdb-dsl-renamed.txt"
 }
 
 locals_O3() {
-
 echo "== nvcc -O3 -lineinfo kernel, annotate --keep-lines: variables in an optimized build"
 launcher
 ptxas -g -arch=sm_90 .device/locals_O3_annotated.ptx -o "$W/locals_O3.cubin" && "$W/launch" localArrays "$W/locals_O3.cubin"
@@ -52,7 +51,6 @@ cat "$R/cuda-gdb-locals-O3.txt"
 }
 
 cccl() {
-
 echo "== nvcc -O3 CUB kernel (no line information), annotated: the optimized PTX as the source"
 launcher
 ptxas -g -arch=sm_90 .device/cccl_O3_annotated.ptx -o "$W/cccl_O3.cubin" && "$W/launch" block_sum "$W/cccl_O3.cubin"
