@@ -1,6 +1,7 @@
 #!/bin/sh
 # Whole-command timings of ptxdump on large nvcc -G PTX, side by side with
-# llvm-dwarfdump on the cubin ptxas makes of it and with `wc -l`.
+# llvm-dwarfdump on the cubin ptxas makes of it, with `wc -l`, and with
+# ptxdwarf_floor (the file mapped and read, nothing else: floor.cpp).
 # usage: tests/bench/run.sh [BUILD_DIR] [SIZES_MB] [RUNS] [SHAPE_MB]
 #   BUILD_DIR  a configured and built tree (default: build)
 #   SIZES_MB   PTX sizes to generate, in MB (default: "1 20 100")
@@ -20,14 +21,16 @@ SHAPE_MB=${4:-20}
 PTXDUMP=$BUILD/ptxdump/ptxdump
 GEN=$BUILD/tests/bench/ptxdwarf_gen_cuda
 RUSAGE=$BUILD/tests/bench/ptxdwarf_rusage
+FLOOR=$BUILD/tests/bench/ptxdwarf_floor
 WORK=$BUILD/bench-work
 mkdir -p "$WORK"
-rm -f "$WORK/lookup-rows"
+rm -f "$WORK/lookup-rows" "$WORK/kernel-rows"
 for tool in nvcc ptxas llvm-dwarfdump; do
   command -v $tool >/dev/null 2>&1 || PATH=$PATH:/usr/local/cuda/bin
   command -v $tool >/dev/null 2>&1 || { echo "run.sh: $tool not found" >&2; exit 2; }
 done
-[ -x "$PTXDUMP" ] && [ -x "$GEN" ] && [ -x "$RUSAGE" ] || { echo "run.sh: build $PTXDUMP, $GEN and $RUSAGE first" >&2; exit 2; }
+[ -x "$PTXDUMP" ] && [ -x "$GEN" ] && [ -x "$RUSAGE" ] && [ -x "$FLOOR" ] ||
+  { echo "run.sh: build $PTXDUMP, $GEN, $RUSAGE and $FLOOR first" >&2; exit 2; }
 
 # One timed run: prints "seconds maxrss_kb minor_faults system_seconds
 # user_seconds", all from the fork to the wait, in microseconds
@@ -38,6 +41,7 @@ timed() {
   tail -n 1 "$WORK/time.txt"
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+mean() { awk '{t += $1} END {print (NR ? t / NR : 0)}'; }
 # The run with the median time of file $1 (timed's lines).
 medianRun() { sort -n "$1" | awk '{v[NR]=$0} END {print v[int((NR+1)/2)]}'; }
 
@@ -57,7 +61,7 @@ for mb in $SIZES; do
   ptx=$WORK/gen$mb.ptx
   size=$(wc -c < "$ptx")
   debug=$(awk '/^[ \t]*\.section/{s=1} s{n+=length($0)+1} /^[ \t]*}/{s=0} END{print n+0}' "$ptx")
-  for f in d l d1 l1 c c1 w r k k1; do : > "$WORK/$f"; done
+  for f in d l d1 l1 c c1 w r k k1 fl; do : > "$WORK/$f"; done
   i=0
   while [ $i -lt "$RUNS" ]; do  # alternating, so load changes hit every command alike
     timed "$PTXDUMP" dump --debug-info --debug-loc "$ptx" >> "$WORK/d"
@@ -67,6 +71,7 @@ for mb in $SIZES; do
     timed "$PTXDUMP" check "$ptx" >> "$WORK/c"
     timed taskset -c 0 "$PTXDUMP" check "$ptx" >> "$WORK/c1"
     timed wc -l "$ptx" >> "$WORK/w"
+    timed "$FLOOR" "$ptx" >> "$WORK/fl"
     timed "$PTXDUMP" reformat --reencode "$ptx" -o "$WORK/re.ptx" >> "$WORK/r"
     # The debugger's question at a source line of the first generated function.
     timed "$PTXDUMP" lookup "$ptx" --at "gen$mb.cu:17" >> "$WORK/k"
@@ -88,6 +93,21 @@ for mb in $SIZES; do
       c[1], (c[1] > 0 ? f / c[1] : 0), c1[1], w[1], (w[1] > 0 ? c[1] / w[1] : 0), c[3], (c[1] > 0 ? 100 * csys / c[1] : 0),
       r[1], (c[1] > 0 ? r[1] / c[1] : 0), c[2] / 1024, d[2] / 1024, (peak * 1024) / s, 1000 * c[1] / f, c[2] / 1024 / f
   }'
+  # The kernel's share of each: the mean system time over the median wall
+  # time, and over the mean CPU time (system + user). Means, not medians: a
+  # run's split of its CPU time between the two is sampled at the timer tick
+  # (4 ms here), so one run's is a few ticks' worth and the median of a few
+  # jumps by a tick; the mean of the samples is the share.
+  for f in w fl c; do
+    echo "$(medianRun "$WORK/$f" | awk '{print $1}') $(awk '{print $4}' "$WORK/$f" | mean) $(awk '{print $5}' "$WORK/$f" | mean)"
+  done | awk -v s="$size" '{ wall[NR] = $1; sys[NR] = $2; usr[NR] = $3 }
+    END {
+      printf "| %.1f", s / 1048576
+      for (i = 1; i <= 3; i++)
+        printf " | %.4f | %.1f | %.0f%% | %.0f%%", wall[i], 1000 * sys[i], (wall[i] > 0 ? 100 * sys[i] / wall[i] : 0),
+          (sys[i] + usr[i] > 0 ? 100 * sys[i] / (sys[i] + usr[i]) : 0)
+      printf " | %.1f |\n", 1000 * (sys[3] - sys[2])
+    }' >> "$WORK/kernel-rows"
   k=$(medianRun "$WORK/k"); k1=$(medianRun "$WORK/k1")
   echo "$k|$k1|$c|$c1" | awk -F'|' -v s="$size" '{
     split($1, k, " "); split($2, k1, " "); split($3, c, " "); split($4, c1, " ")
@@ -101,6 +121,14 @@ printf '\n| PTX MB | lookup s | check s | lookup/check | lookup@1 s | check@1 s 
 printf '|---|---|---|---|---|---|---|---|---|---|\n'
 cat "$WORK/lookup-rows"
 rm -f "$WORK/lookup-rows"
+# The kernel's share (target 2's system time) of check, of `wc -l` (which
+# copies the file from the page cache) and of ptxdwarf_floor (which maps it
+# as ptxdump does, counts its lines and does nothing else): the floor is what
+# any reader of the file spends in the kernel on this machine.
+printf '\n| PTX MB | wc -l s | wc sys ms | wc sys/wall | wc sys/cpu | floor s | floor sys ms | floor sys/wall | floor sys/cpu | check s | check sys ms | check sys/wall | check sys/cpu | check sys - floor sys ms |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+cat "$WORK/kernel-rows"
+rm -f "$WORK/kernel-rows"
 
 # Other shapes of nvcc -G PTX (ptxdwarf_gen_cuda): one kernel of megabytes
 # whose running value has one location list of tens of thousands of entries
