@@ -138,14 +138,16 @@ rm -f "$WORK/kernel-rows"
 # 14`; `--style dense`, annotate's: `.b32 0x676c0108`; `--style verbose`,
 # LLVM's layout with a comment a line), the same DWARF in fewer lines; and
 # its PTX with CRLF line endings, as a file written or checked out on
-# Windows has them. check against wc -l; dump and dump --statistics against
+# Windows has them; and the generated program as clang -g -O0 writes it
+# (clang's NVPTX back end: LLVM's section layout and line table, another
+# producer's PTX at this size). check against wc -l; dump and dump --statistics against
 # llvm-dwarfdump on the cubin where ptxas makes one in reasonable time (ptxas
 # -g takes minutes on a single kernel of megabytes: not for `kernel`); peak
 # memory against the file.
 if [ "$SHAPE_MB" -gt 0 ]; then
   printf '\n| shape | PTX MB | check s | wc -l s | check/wc | check peak/file | dump s | llvm-dwarfdump s | dump/llvm | dump peak/file | statistics s | llvm --statistics s | statistics/llvm | statistics peak/file |\n'
   printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
-  for shape in kernel templates packed dense verbose crlf; do
+  for shape in kernel templates packed dense verbose crlf clang; do
     ptx=$WORK/$shape$SHAPE_MB.ptx
     cubin=$WORK/$shape$SHAPE_MB.cubin
     case $shape in
@@ -158,6 +160,14 @@ if [ "$SHAPE_MB" -gt 0 ]; then
         makeGen "$SHAPE_MB"
         [ -s "$ptx" ] || sed 's/$/\r/' "$WORK/gen$SHAPE_MB.ptx" > "$ptx"
         cubin=$WORK/gen$SHAPE_MB.cubin ;;
+      clang)  # the generated program as clang -g -O0 writes it: another producer's layout at this size
+        makeGen "$SHAPE_MB"
+        if [ ! -s "$ptx" ]; then
+          clang++ -x cuda --cuda-device-only -S -g -O0 --cuda-gpu-arch=sm_80 -nocudalib -nocudainc -Wno-unknown-cuda-version \
+            -include "$(dirname "$0")/clang_cuda_prelude.h" "$WORK/gen$SHAPE_MB.cu" -o "$ptx" ||
+            { echo "run.sh: clang++ cannot compile CUDA for NVPTX here: no clang shape" >&2; rm -f "$ptx"; continue; }
+        fi
+        [ -s "$cubin" ] || ptxas -arch=sm_80 -g "$ptx" -o "$cubin" ;;
       *)
         # About 1.5 KB of PTX per statement, 250 KB per CUB kernel.
         if [ $shape = kernel ]; then n=$((SHAPE_MB * 665)); else n=$((SHAPE_MB * 4)); fi
