@@ -34,6 +34,7 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   options.renameRegisters = request.renameRegisters;
   options.replace = request.replace;
   options.threads = request.jobs;
+  options.maxGrowth = request.maxGrowth;
   if (request.output.empty() || request.output == "-") {
     write::Annotated a = write::annotate(text, r.module, options);
     for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";

@@ -415,6 +415,12 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
   }
   appendDiagnostics(file.read.diagnostics, path, err);  // errors, or warnings worth knowing
   if (!file.read.ok()) return std::nullopt;
+  if (!file.read.module.version.present) {
+    // ptxas: "Missing .version directive at start of file" -- an empty file
+    // included: it is not PTX, not a PTX file without debug information.
+    err += path + ":1:1: error: no .version directive: this is not PTX (ptxas rejects a file without one)\n";
+    return std::nullopt;
+  }
   ptx::Module& module = file.read.module;
   if (!load.nameIndex) {
     module.indexFiles();
@@ -525,6 +531,10 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
   }
   std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});  // the bytes only
   if (!file) return kUnreadable;
+  if (request.section.empty()) {
+    err += request.file + ": error: --section: the section name is empty\n";
+    return kUnreadable;
+  }
   std::string name = request.section;
   if (!name.starts_with('.')) name.insert(0, ".");
   const SectionImage* section = file->read.module.section(name);
@@ -610,6 +620,12 @@ std::string listRules() {
 }
 
 int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
+  // Standard input can be read once: a second `-` would check nothing and
+  // pass, and with -j which one gets the bytes would depend on timing.
+  if (std::count(request.files.begin(), request.files.end(), "-") > 1) {
+    err += "ptxdump check: error: '-' is named more than once; standard input can be read only once\n";
+    return kUnreadable;
+  }
   // Files are independent: `jobs` workers take the next unchecked file; output
   // is printed afterwards in argument order, so it does not depend on timing.
   std::vector<CheckResult> results(request.files.size());

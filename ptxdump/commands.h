@@ -208,6 +208,7 @@ struct AnnotateRequest {
   bool renameRegisters = false;  // rename registers cuda-gdb cannot read (over 8 bytes)
   bool replace = false;          // replace the file's debug information instead of refusing it
   unsigned jobs = 0;             // threads (0: what the machine and the file make worth it)
+  uint32_t maxGrowth = 64;       // refuse output over this many times the input (AnnotateOptions); 0: no limit
 };
 // Debug information for PTX that has none (ptxdwarf/write/annotate.h). Warnings
 // (registers that get no variable) and refusals to `err`. Exit 0 written, 1

@@ -20,7 +20,9 @@
 #include "commands.h"
 #include "dump_util.h"
 #include "ptxdwarf/cuda.h"
+#include "ptxdwarf/demangle.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/lines.h"
 
 namespace ptxdump {
 
@@ -84,6 +86,23 @@ std::string DiffLine::text() const {
       s += "aranges: ";
       s += kind == Kind::added ? after : before;
       break;
+    case Subject::lineRow:
+      s += "line ";
+      s += path;
+      s += ": ";
+      if (kind == Kind::changed) {
+        s += before;
+        s += " -> ";
+        s += after;
+      } else {
+        s += kind == Kind::added ? after : before;
+      }
+      break;
+    case Subject::lineFile:
+      s += "file \"";
+      s += kind == Kind::added ? after : before;
+      s += '"';
+      break;
   }
   return s;
 }
@@ -104,6 +123,10 @@ DiffSummary summarize(const std::vector<DiffLine>& lines) {
       case DiffLine::Subject::arange:
         ++sum.names;
         break;
+      case DiffLine::Subject::lineRow:
+      case DiffLine::Subject::lineFile:
+        ++sum.lines;
+        break;
     }
   }
   sum.changed = changed.size();
@@ -122,6 +145,11 @@ std::string summaryText(const DiffSummary& s) {
     out += ", ";
     detail::appendDec(out, s.names);
     out += s.names == 1 ? " name-table entry different" : " name-table entries different";
+  }
+  if (s.lines) {
+    out += ", ";
+    detail::appendDec(out, s.lines);
+    out += s.lines == 1 ? " line-table entry different" : " line-table entries different";
   }
   return out;
 }
@@ -393,13 +421,13 @@ struct Side {
     }
     if (isUnsignedConstant(v.form)) {
       if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
-        size_t mark = out.size();
-        out += '"';
-        if (renderer.fileName(out, unit, v.value)) {
+        std::string path;
+        if (renderer.fileName(path, unit, v.value)) {
+          out += '"';
+          detail::appendEscaped(out, path);
           out += '"';
           return;
         }
-        out.resize(mark);
       }
       std::string_view named = dw::attributeValueName(v.name, v.value);
       if (!named.empty()) {
@@ -787,6 +815,148 @@ class Differ {
   }
 };
 
+// ---- line tables (`.file` / `.loc`) ----
+//
+// A row's code position is its function and the ordinal of the instruction it
+// applies to within the function (the PTX analogue of the address ptxas gives
+// it), so that code moved down the file by an unrelated change compares equal.
+// Several rows at one position are told apart by their order (`#k`).
+
+struct PositionedRow {
+  std::string_view function;  // empty at module scope
+  uint32_t offset = 0;        // instruction ordinal in the function
+  uint32_t order = 0;         // among the rows at this position
+  std::string where;          // the position (escaped), with its inline stack
+};
+
+// Frames of a row's inline stack compared: as many as `dump --debug-line` shows.
+constexpr size_t kInlineFramesCompared = 64;
+
+void appendSourcePosition(std::string& out, const ptxdwarf::ptx::LineTable& t, const ptxdwarf::ptx::SourcePosition& p) {
+  if (const ptxdwarf::ptx::LineFile* f = t.file(p.file)) {
+    detail::appendEscaped(out, ptxdwarf::ptx::pathOf(t, *f));
+  } else {
+    out += "<no .file ";
+    detail::appendDec(out, p.file);
+    out += '>';
+  }
+  out += ':';
+  detail::appendDec(out, p.line);
+  out += ':';
+  detail::appendDec(out, p.col);
+}
+
+std::string rowWhere(const Module& m, const ptxdwarf::ptx::LineTable& t, uint32_t row) {
+  const ptxdwarf::ptx::LocRecord& r = m.locs[t.rows[row].loc];
+  std::string out;
+  appendSourcePosition(out, t, r.position());
+  if (!r.isInlined()) return out;
+  for (uint32_t frameRow : t.inlineStack(row, kInlineFramesCompared)) {
+    const ptxdwarf::ptx::LocRecord& frame = m.locs[t.rows[frameRow].loc];
+    if (!frame.isInlined()) break;  // the outermost row: the function itself
+    const ptxdwarf::ptx::LocInlining& in = m.inliningOf(frame);
+    out += " inlined: ";
+    if (const auto& name = t.functionNames[in.functionName]) detail::appendEscaped(out, ptxdwarf::demangle(*name));
+    else detail::appendEscaped(out, m.locFunctionNames[in.functionName]);
+    out += " at ";
+    appendSourcePosition(out, t, in.inlinedAt);
+  }
+  return out;
+}
+
+std::vector<PositionedRow> positionedRows(const Module& m, const ptxdwarf::ptx::LineTable& t) {
+  std::vector<PositionedRow> rows;
+  rows.reserve(t.rows.size());
+  for (uint32_t i = 0; i < t.rows.size(); ++i) {
+    const ptxdwarf::ptx::LocRecord& r = m.locs[t.rows[i].loc];
+    PositionedRow p;
+    if (r.function >= 0) {
+      const ptxdwarf::ptx::Function& f = m.functions[static_cast<size_t>(r.function)];
+      p.function = f.name;
+      if (r.instruction != ptxdwarf::ptx::kNoIndex && r.instruction >= f.firstInstruction)
+        p.offset = r.instruction - f.firstInstruction;
+    }
+    p.where = rowWhere(m, t, i);
+    rows.push_back(std::move(p));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const PositionedRow& a, const PositionedRow& b) {
+    return a.function != b.function ? a.function < b.function : a.offset < b.offset;
+  });
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].function == rows[i - 1].function && rows[i].offset == rows[i - 1].offset)
+      rows[i].order = rows[i - 1].order + 1;
+  return rows;
+}
+
+std::string rowKey(const PositionedRow& r) {
+  std::string key;
+  if (r.function.empty()) key = "(module scope)";
+  else detail::appendEscaped(key, r.function);
+  key += '+';
+  detail::appendDec(key, r.offset);
+  if (r.order) {
+    key += '#';
+    detail::appendDec(key, r.order);
+  }
+  return key;
+}
+
+void diffLineTables(const Module& a, const Module& b, std::vector<DiffLine>& lines) {
+  const ptxdwarf::ptx::LineTable ta = ptxdwarf::ptx::buildLineTable(a), tb = ptxdwarf::ptx::buildLineTable(b);
+  auto paths = [](const ptxdwarf::ptx::LineTable& t) {
+    std::vector<std::string> v;
+    v.reserve(t.files.size());
+    for (const ptxdwarf::ptx::LineFile& f : t.files) v.push_back(ptxdwarf::escaped(ptxdwarf::ptx::pathOf(t, f)));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  };
+  const std::vector<std::string> fa = paths(ta), fb = paths(tb);
+  for (size_t i = 0, j = 0; i < fa.size() || j < fb.size();) {
+    DiffLine line;
+    line.subject = DiffLine::Subject::lineFile;
+    if (j == fb.size() || (i < fa.size() && fa[i] < fb[j])) {
+      line.kind = DiffLine::Kind::removed;
+      line.before = fa[i++];
+    } else if (i == fa.size() || fb[j] < fa[i]) {
+      line.kind = DiffLine::Kind::added;
+      line.after = fb[j++];
+    } else {
+      ++i, ++j;
+      continue;
+    }
+    lines.push_back(std::move(line));
+  }
+  const std::vector<PositionedRow> ra = positionedRows(a, ta), rb = positionedRows(b, tb);
+  auto before = [](const PositionedRow& x, const PositionedRow& y) {
+    if (x.function != y.function) return x.function < y.function;
+    return x.offset != y.offset ? x.offset < y.offset : x.order < y.order;
+  };
+  for (size_t i = 0, j = 0; i < ra.size() || j < rb.size();) {
+    DiffLine line;
+    line.subject = DiffLine::Subject::lineRow;
+    if (j == rb.size() || (i < ra.size() && before(ra[i], rb[j]))) {
+      line.kind = DiffLine::Kind::removed;
+      line.path = rowKey(ra[i]);
+      line.before = ra[i++].where;
+    } else if (i == ra.size() || before(rb[j], ra[i])) {
+      line.kind = DiffLine::Kind::added;
+      line.path = rowKey(rb[j]);
+      line.after = rb[j++].where;
+    } else {
+      if (ra[i].where == rb[j].where) {
+        ++i, ++j;
+        continue;
+      }
+      line.kind = DiffLine::Kind::changed;
+      line.path = rowKey(ra[i]);
+      line.before = ra[i++].where;
+      line.after = rb[j++].where;
+    }
+    lines.push_back(std::move(line));
+  }
+}
+
 void appendDiagnostics(const ptxdwarf::Diagnostics& diags, const std::string& path, std::string& err) {
   for (const ptxdwarf::Diagnostic& d : diags.items) {
     err += d.format(path);
@@ -812,6 +982,7 @@ std::vector<DiffLine> diffDwarf(const Module& oldModule, const Dwarf& oldDwarf, 
   differ.trees();
   differ.pubnames();
   differ.aranges();
+  diffLineTables(oldModule, newModule, lines);
   return lines;
 }
 
@@ -821,9 +992,9 @@ std::vector<DiffLine> diffDwarf(const Module& oldModule, const Dwarf& oldDwarf, 
 }
 
 int runDiff(const DiffRequest& request, std::string& out, std::string& err) {
-  // The DWARF of each side, its files for DW_AT_decl_file: no code, no symbols.
-  std::optional<LoadedFile> a = loadFile(request.oldFile, err, {.nameIndex = false, .bodies = false});
-  std::optional<LoadedFile> b = loadFile(request.newFile, err, {.nameIndex = false, .bodies = false});
+  // The DWARF of each side, its files for DW_AT_decl_file, its bodies for the line table: no symbols.
+  std::optional<LoadedFile> a = loadFile(request.oldFile, err, {.nameIndex = false});
+  std::optional<LoadedFile> b = loadFile(request.newFile, err, {.nameIndex = false});
   if (!a || !b) return kUnreadable;
   bool broken = false;
   for (const LoadedFile* f : {&*a, &*b})

@@ -2,7 +2,11 @@
 // producer regression tests (new output against a golden file).
 //
 // What is compared: the DIE trees, attribute by attribute, the .debug_pubnames
-// names and the .debug_aranges ranges. What is not: DIE offsets, abbreviation
+// names, the .debug_aranges ranges and the line table: the `.file` paths (as a
+// debugger shows them, whatever their numbers) and the `.loc` rows, each by its
+// code position -- its function and the ordinal of the instruction it applies
+// to there, `#k` for the k-th further row at one position -- with its source
+// position and inline stack. What is not: DIE offsets, abbreviation
 // codes, attribute forms (data1 5 equals data4 5; flag 1 equals flag_present),
 // the order of attributes in a DIE, and where in .debug_loc a list lives (a
 // location list is compared by its entries). A reference is compared by the DIE
@@ -32,8 +36,12 @@
 //   - pubnames: "_Z3fooii"                  name only in the old file
 //   ~ pubnames["_Z3fooii"]: PATH -> PATH     the name points at another DIE
 //   + aranges: [func_begin0, func_end0)     range only in the new file
+//   ~ line _Z3fooPi+12: /s/a.cu:8:3 -> /s/a.cu:9:3   the row at a code position
+//   + line _Z3fooPi+13: /s/a.h:2:1 inlined: bar(int) at /s/a.cu:9:3
+//   - file "/s/old.h"                        a `.file` path only in the old file
 // then a summary: `3 DIEs changed, 1 added, 0 removed` (and `, N name-table
-// entries different` when pubnames or aranges differ).
+// entries different` when pubnames or aranges differ, `, N line-table entries
+// different` when the line tables do).
 //
 // Values are spelled like the text dump, without form-specific widths: decimal
 // constants, "quoted strings", `ADDR_global_space (5)`, DW_LANG_* and other
@@ -59,10 +67,14 @@ struct DiffLine {
     order,      // a child moved among its siblings (only with DiffOptions::order)
     pubname,    // a .debug_pubnames entry
     arange,     // a .debug_aranges range
+    lineRow,    // a `.loc` row of the line table
+    lineFile,   // a `.file` path
   };
   Kind kind = Kind::changed;
   Subject subject = Subject::attribute;
-  std::string path;          // DIE path; for pubname lines the name, for arange lines empty
+  // DIE path; for pubname lines the name, for lineRow lines the code position,
+  // for arange and lineFile lines empty
+  std::string path;
   std::string attribute;     // "DW_AT_decl_line" for attribute lines
   std::string before;        // old value (changed/removed); empty otherwise
   std::string after;         // new value (changed/added); empty otherwise
@@ -81,6 +93,7 @@ struct DiffSummary {
   uint64_t added = 0;    // DIE lines (subtree roots) only in the new file
   uint64_t removed = 0;  // DIE lines (subtree roots) only in the old file
   uint64_t names = 0;    // pubnames and aranges lines
+  uint64_t lines = 0;    // line-table rows and `.file` paths
 };
 
 // The differences from (oldModule, oldDwarf) to (newModule, newDwarf), in output order.
@@ -91,7 +104,8 @@ std::vector<DiffLine> diffDwarf(const ptxdwarf::ptx::Module& oldModule, const pt
                                 const DiffOptions& options);
 
 DiffSummary summarize(const std::vector<DiffLine>& lines);
-// "3 DIEs changed, 1 added, 0 removed" (+ ", 2 name-table entries different").
+// "3 DIEs changed, 1 added, 0 removed" (+ ", 2 name-table entries different",
+// ", 1 line-table entry different").
 std::string summaryText(const DiffSummary& summary);
 
 struct DiffRequest {

@@ -96,7 +96,8 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   appendNumberField(out, r.col, 7);
   appendNumberField(out, r.file, 7);
   out += ' ';
-  out += r.function < 0 ? std::string_view("(module scope)") : m.functions[static_cast<size_t>(r.function)].name;
+  if (r.function < 0) out += "(module scope)";
+  else detail::appendEscaped(out, m.functions[static_cast<size_t>(r.function)].name);
   out += '\n';
   if (!r.isInlined()) return;
   const std::vector<uint32_t> stack = t.inlineStack(row, kInlineFramesShown);
@@ -104,7 +105,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     const ptx::LocRecord& frame = m.locs[t.rows[stack[k]].loc];
     if (!frame.isInlined()) break;  // the outermost row: the function itself
     out += "                   inlined: ";
-    out += calleeName(m, t, m.inliningOf(frame));
+    detail::appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
     out += " at ";
     appendPosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";

@@ -135,78 +135,6 @@ void appendSigned(std::string& out, int64_t v) {
   out.append(buf, r.ptr);
 }
 
-void appendEscaped(std::string& out, std::string_view s) {
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      default:
-        if (c >= 0x20 && c < 0x7f) {
-          out += static_cast<char>(c);
-        } else {
-          out += '\\';
-          out += static_cast<char>('0' + ((c >> 6) & 7));
-          out += static_cast<char>('0' + ((c >> 3) & 7));
-          out += static_cast<char>('0' + (c & 7));
-        }
-    }
-  }
-}
-
-void appendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\u00";
-          out += kHexDigits[c >> 4];
-          out += kHexDigits[c & 15];
-        } else if (c >= 0x80) {
-          // Bytes of DWARF strings are not guaranteed to be UTF-8: keep valid
-          // UTF-8 sequences, write any other byte as the code point U+00XX.
-          out += "\\u00";
-          out += kHexDigits[c >> 4];
-          out += kHexDigits[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
-
 void appendReloc(std::string& out, const Relocation& r) {
   if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
   out += r.symbol;
@@ -661,13 +589,12 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   bool named = false;
   if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
     if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
-      size_t mark = out.size();
-      out += '"';
-      if (fileName(out, unit, v.value)) {
+      std::string path;
+      if (fileName(path, unit, v.value)) {
+        out += '"';
+        appendEscaped(out, path);
         out += '"';
         named = true;
-      } else {
-        out.resize(mark);
       }
     }
   } else if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
@@ -715,14 +642,16 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
       std::string_view n = linkageOrName(dwarf_, t);
       if (!n.empty()) {
         out += " \"";
-        out += n;
+        appendEscaped(out, n);
         out += '"';
       }
     }
   } else if (v.name == dw::DW_AT_type && v.isReference() && !v.reloc) {
     if (const Die* t = dwarf_.dieAt(v.value)) {
+      std::string name;
+      typeName(name, t);
       out += " \"";
-      typeName(out, t);
+      appendEscaped(out, name);
       out += '"';
     }
   }
@@ -1028,7 +957,7 @@ class TextDumper {
       for (const auto& e : set.entries) {
         appendHex(out_, e.dieOffset, 8);
         out_ += " \"";
-        out_ += e.name;
+        detail::appendEscaped(out_, e.name);
         out_ += "\"\n";
       }
     }

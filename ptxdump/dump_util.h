@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
@@ -27,10 +28,10 @@ void appendHex(std::string& out, uint64_t v, int width);
 inline void appendHex(std::string& out, uint64_t v) { appendHex(out, v, 1); }
 void appendDec(std::string& out, uint64_t v);
 void appendSigned(std::string& out, int64_t v);  // "-5", "7"
-// LLVM raw_ostream::write_escaped: \\ \t \n \" and octal \ooo for non-printables.
-void appendEscaped(std::string& out, std::string_view s);
-// A JSON string literal with its quotes.
-void appendJsonString(std::string& out, std::string_view s);
+// The library's spelling of names (ptxdwarf/format.h), the one every output uses.
+using ptxdwarf::appendEscaped;
+using ptxdwarf::appendJsonString;
+using ptxdwarf::appendUnprintableEscaped;
 // `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
 void appendReloc(std::string& out, const ptxdwarf::Relocation& r);
 // `name`, `name+8`, `name-4`.

@@ -24,24 +24,43 @@ std::string tagText(uint16_t tag) {
   return name.empty() ? "DW_TAG_" + hex(tag) : std::string(name);
 }
 
+// Every name and path is the file's bytes, escaped as dump escapes them, so a
+// name cannot start a line of its own.
 void text(const view::LookupResult& r, const LookupRequest& request, std::string& out) {
+  using detail::appendEscaped;
   for (const view::Match& m : r.matches) {
-    out += request.file + ": " + request.at + " in " + m.function + ", PTX line";
+    appendEscaped(out, request.file);
+    out += ": ";
+    appendEscaped(out, request.at);
+    out += " in ";
+    appendEscaped(out, m.function);
+    out += ", PTX line";
     out += m.ptxLines.size() == 1 ? " " : "s ";
     for (size_t i = 0; i < m.ptxLines.size(); ++i) out += (i ? ", " : "") + std::to_string(m.ptxLines[i]);
     out += "\n  scopes (innermost first):\n";
     for (const view::ScopeInfo& s : m.scopes) {
       out += "    " + tagText(s.tag);
-      if (!s.name.empty()) out += " '" + s.name + "'";
-      if (!s.callFile.empty()) out += " called from " + s.callFile + ":" + std::to_string(s.callLine);
+      if (!s.name.empty()) {
+        out += " '";
+        appendEscaped(out, s.name);
+        out += '\'';
+      }
+      if (!s.callFile.empty()) {
+        out += " called from ";
+        appendEscaped(out, s.callFile);
+        out += ":" + std::to_string(s.callLine);
+      }
       out += " (" + hex(s.die) + ")\n";
     }
     out += "  visible:\n";
     if (m.variables.empty()) out += "    (nothing)\n";
     for (const view::VariableInfo& v : m.variables) {
-      out += std::string("    ") + (v.parameter ? "parameter " : "variable  ") + v.type;
+      out += std::string("    ") + (v.parameter ? "parameter " : "variable  ");
+      appendEscaped(out, v.type);
       if (!v.type.ends_with('*') && !v.type.ends_with('&')) out += ' ';
-      out += v.name + ": " + v.location;
+      appendEscaped(out, v.name);
+      out += ": ";
+      appendEscaped(out, v.location);
       if (v.addressClass) out += " (" + std::string(cuda::addressClassName(v.addressClass)) + ")";
       out += " (" + hex(v.die) + ")\n";
     }
@@ -104,7 +123,10 @@ int runLookup(const LookupRequest& request, std::string& out, std::string& err) 
   if (request.format == Format::json) json(r, request, out);
   else text(r, request, out);
   if (r.matches.empty()) {
-    err += request.file + ": error: " + r.error + "\n";
+    detail::appendEscaped(err, request.file);
+    err += ": error: ";
+    detail::appendUnprintableEscaped(err, r.error);
+    err += '\n';
     return kProblems;
   }
   return kOk;

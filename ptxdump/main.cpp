@@ -218,6 +218,8 @@ static int run(int argc, char** argv) {
   annotateCmd->add_option("-j,--jobs", annotate.jobs,
                           "Threads (1: one; default: two where the process may use two CPUs and the file is large)")
       ->check(CLI::Range(1u, 256u));
+  annotateCmd->add_option("--max-growth", annotate.maxGrowth,
+                          "Refuse an output over this many times the input's size (default 64; 0: no limit)");
   annotateCmd->footer("Example:\n  ptxdump annotate fixtures/annotate/dsl.ptx --rename-registers");
 
   // Listed in --help only: main() has already handed `verify` to ptxdump-verify.
@@ -238,6 +240,16 @@ static int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : ptxdump::kUnreadable;
+  }
+
+  // `-o ""` names no file: an error, not standard output (which is `-o -`).
+  for (CLI::App* cmd : {extractCmd, reformatCmd, annotateCmd}) {
+    const CLI::Option* o = cmd->get_option_no_throw("--output");
+    if (cmd->parsed() && o && o->count() && o->as<std::string>().empty()) {
+      std::fprintf(stderr, "ptxdump %s: error: -o: the output path is empty (write '-' for standard output)\n",
+                   cmd->get_name().c_str());
+      return ptxdump::kUnreadable;
+    }
   }
 
   std::string out, err;

@@ -11,6 +11,10 @@ namespace ptxdump {
 
 namespace {
 
+// Names are the file's bytes: escaped as dump escapes them, so a name cannot
+// start a line (a member, a type) of its own.
+using ptxdwarf::appendEscaped;
+using ptxdwarf::escaped;
 using ptxdwarf::view::MemberLayout;
 using ptxdwarf::view::TypeKind;
 using ptxdwarf::view::TypeLayout;
@@ -61,11 +65,11 @@ void member(std::string& out, const MemberLayout& m) {
   size_t start = out.size();
   out += '\t';
   if (m.isBase) {
-    out += m.type;
+    appendEscaped(out, m.type);
     pad(out, 40, start);
     out += "<ancestor>;";
   } else {
-    out += declarator(m.type, m.name.empty() ? std::string() : m.name);
+    out += declarator(escaped(m.type), escaped(m.name));
     if (m.bitSize) out += ":" + std::to_string(*m.bitSize);
     out += ';';
   }
@@ -85,7 +89,7 @@ void member(std::string& out, const MemberLayout& m) {
 }
 
 void aggregate(std::string& out, const TypeLayout& t) {
-  out += std::string(ptxdwarf::view::typeKindName(t.kind)) + " " + t.name + " {\n";
+  out += std::string(ptxdwarf::view::typeKindName(t.kind)) + " " + escaped(t.name) + " {\n";
   uint64_t memberBits = 0, holes = 0, holeBits = 0, bitHoles = 0, bitHoleBits = 0;
   for (const MemberLayout& m : t.members) {
     member(out, m);
@@ -133,22 +137,22 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
         aggregate(out, t);
         break;
       case TypeKind::enumeration: {
-        out += "enum " + t.name;
-        if (!t.target.empty()) out += " : " + t.target;
+        out += "enum " + escaped(t.name);
+        if (!t.target.empty()) out += " : " + escaped(t.target);
         out += " {\n";
         for (size_t i = 0; i < t.enumerators.size(); ++i)
-          out += "\t" + t.enumerators[i].name + " = " + std::to_string(t.enumerators[i].value) +
+          out += "\t" + escaped(t.enumerators[i].name) + " = " + std::to_string(t.enumerators[i].value) +
                  (i + 1 < t.enumerators.size() ? ",\n" : "\n");
         out += "};\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
         break;
       }
       case TypeKind::typedef_:
-        out += "typedef " + declarator(t.target, t.name) +
+        out += "typedef " + declarator(escaped(t.target), escaped(t.name)) +
                ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
         break;
       case TypeKind::array:
       case TypeKind::pointer:
-        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + t.name +
+        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + escaped(t.name) +
                ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
         addressClass(out, t);
         out += " */\n";

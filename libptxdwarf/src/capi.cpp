@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <span>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -173,8 +174,21 @@ ptxdwarf_expr* newExpr(write::Location location) {
   return x;
 }
 
-ptx::StateSpace space(ptxdwarf_space s) {
-  switch (s) {
+// The value a caller stored in a C enum field or argument, read as the
+// integer it is: C lets a caller store any int there (a `ptxdwarf_style` of
+// 77), and loading such a value as the C++ enum type is undefined behaviour
+// (UBSan's -fsanitize=enum stops on it). Every enum the API reads goes
+// through here and is checked against its known values.
+template <class E>
+long long enumValue(const E& e) {
+  static_assert(std::is_enum_v<E>);
+  std::underlying_type_t<E> raw;
+  std::memcpy(&raw, &e, sizeof raw);
+  return static_cast<long long>(raw);
+}
+
+ptx::StateSpace space(const ptxdwarf_space& s) {
+  switch (enumValue(s)) {
     case PTXDWARF_SPACE_NONE:
       return ptx::StateSpace::none;
     case PTXDWARF_SPACE_REG:
@@ -200,7 +214,7 @@ ptx::StateSpace space(ptxdwarf_space s) {
     case PTXDWARF_SPACE_GENERIC:
       return ptx::StateSpace::generic;
   }
-  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown state space " + std::to_string(static_cast<int>(s)));
+  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown state space " + std::to_string(enumValue(s)));
 }
 
 void setLocation(write::Unit& unit, write::DieId d, const ptxdwarf_expr& location) {
@@ -280,8 +294,8 @@ ptxdwarf_status addDie(ptxdwarf_unit* u, ptxdwarf_die* out, F&& make) {
   });
 }
 
-write::Style styleOf(ptxdwarf_style style) {
-  switch (style) {
+write::Style styleOf(const ptxdwarf_style& style) {
+  switch (enumValue(style)) {
     case PTXDWARF_STYLE_PACKED:
       return write::Style::packed;
     case PTXDWARF_STYLE_ONE_PER_LINE:
@@ -291,7 +305,7 @@ write::Style styleOf(ptxdwarf_style style) {
     case PTXDWARF_STYLE_DENSE:
       return write::Style::dense;
   }
-  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown style " + std::to_string(static_cast<int>(style)));
+  fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown style " + std::to_string(enumValue(style)));
 }
 
 }  // namespace
@@ -305,7 +319,7 @@ const char* ptxdwarf_last_error(void) {
 }
 
 const char* ptxdwarf_status_name(ptxdwarf_status status) {
-  switch (status) {
+  switch (enumValue(status)) {
     case PTXDWARF_OK:
       return "PTXDWARF_OK";
     case PTXDWARF_E_INVALID_ARGUMENT:
@@ -349,7 +363,7 @@ ptxdwarf_status ptxdwarf_unit_create(uint16_t version, uint8_t address_size, ptx
     write::UnitOptions o;
     o.version = version ? version : 2;
     o.addressSize = addressSize(address_size);
-    switch (policy) {
+    switch (enumValue(policy)) {
       case PTXDWARF_POLICY_CHAPTER6:
         o.policy = write::FormPolicy::chapter6;
         break;
@@ -357,7 +371,7 @@ ptxdwarf_status ptxdwarf_unit_create(uint16_t version, uint8_t address_size, ptx
         o.policy = write::FormPolicy::compact;
         break;
       default:
-        fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown form policy " + std::to_string(static_cast<int>(policy)));
+        fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown form policy " + std::to_string(enumValue(policy)));
     }
     *out = new ptxdwarf_unit{write::Builder(o)};
   });

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "ptxdwarf/format.h"
+
 namespace ptxdwarf {
 
 std::string_view severityName(Severity s) {
@@ -34,7 +36,9 @@ std::string Diagnostic::format(std::string_view file) const {
   out += ": ";
   out += severityName(severity);
   out += ": ";
-  out += message;
+  // Messages quote names from the file (a DW_AT_name, a `.file` path): a
+  // control byte in one must not start a line of its own nor drive the terminal.
+  appendUnprintableEscaped(out, message);
   if (!rule.empty()) {
     out += " [";
     out += rule;

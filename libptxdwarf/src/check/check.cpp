@@ -16,6 +16,7 @@
 
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/work.h"
@@ -185,19 +186,8 @@ class Checker {
   }
 
   // DWARF strings are bytes; a diagnostic is one line of text.
-  static std::string printable(std::string_view s) {
-    std::string out;
-    for (unsigned char c : s) {
-      if (c >= 0x20 && c < 0x7f && c != '\\') {
-        out += static_cast<char>(c);
-      } else {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02x", c);
-        out += buf;
-      }
-    }
-    return out;
-  }
+  // A name quoted in a message: spelled as every output spells names (ptxdwarf/format.h).
+  static std::string printable(std::string_view s) { return escaped(s); }
 
   const read::Die* dieContaining(uint64_t offset) const {
     auto it = std::upper_bound(d_.dies.begin(), d_.dies.end(), offset,

@@ -104,9 +104,14 @@ class Lookup {
   bool placesOf(std::string_view where, std::vector<uint32_t>& places, std::string& error) {
     const size_t colon = where.rfind(':');
     uint32_t line = 0;
+    std::from_chars_result parsed{};
     const bool hasLine = colon != std::string_view::npos && colon + 1 < where.size() &&
-                         std::from_chars(where.data() + colon + 1, where.data() + where.size(), line).ptr ==
+                         (parsed = std::from_chars(where.data() + colon + 1, where.data() + where.size(), line)).ptr ==
                              where.data() + where.size();
+    if (hasLine && parsed.ec == std::errc::result_out_of_range) {  // the digits are all there, the number too large
+      error = "line number " + std::string(where.substr(colon + 1)) + " is out of range (the largest is 4294967295)";
+      return false;
+    }
     if (hasLine && where.substr(0, colon) == "ptx") return ptxLine(line, places, error);
     if (hasLine) return sourcePlaces(where.substr(0, colon), line, places, error);
     return functionPlaces(where, places, error);

@@ -224,7 +224,7 @@ class Annotator {
     sourceName_ = options_.sourceName.empty() ? m_.filename : options_.sourceName;
     if (options_.replace) removeDebugInformation();
     if (!options_.keepLines) {
-      if (sourceName_.find('"') != std::string::npos || sourceName_.empty()) {
+      if (!fitsPtxString(sourceName_)) {
         error({}, "the source name '" + sourceName_ + "' cannot be written in a PTX .file string");
         return;
       }
@@ -307,12 +307,62 @@ class Annotator {
     b_.unit().reserveEncoded(kBytesPerDeclaration * declarations);
   }
 
+  // Can `.file 1 "NAME"` hold the name as it is? Not a quote or a backslash
+  // (PTX string escapes), nor a control byte (a newline would end the line
+  // and the rest of the name be read as PTX).
+  static bool fitsPtxString(std::string_view name) {
+    if (name.empty()) return false;
+    for (unsigned char c : name)
+      if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) return false;
+    return true;
+  }
+
+  // The output's size, foreseen from what makes it: about 5 bytes per byte
+  // of text (a `.loc` per instruction line, a DIE per declaration written
+  // out), and about 80 bytes of dense DWARF per register variable, which a
+  // register range makes many of from a few bytes of text.
+  static constexpr uint64_t kGrowthOfText = 5;
+  static constexpr uint64_t kBytesPerRegisterVariable = 80;
+  static constexpr uint64_t kSmallFile = 16 * 1024;  // the floor of the limit
+
+  // The register variables the ranges will make: at most those whose names
+  // fit in 8 bytes (renamed, a range's stem may be as short as "%r").
+  uint64_t registerVariablesForeseen(const ptx::RegisterDecl*& largest) const {
+    uint64_t total = 0, most = 0;
+    for (const ptx::RegisterDecl& r : m_.registers) {
+      uint64_t n = 1;
+      if (r.isRange())
+        n = options_.renameRegisters ? std::min<uint64_t>(r.count, packableInRange("%r", r.count))
+                                     : packableInRange(r.name, r.count);
+      total += n;
+      if (n > most) most = n, largest = &r;
+    }
+    return total;
+  }
+
+  bool withinGrowthLimit() {
+    if (options_.maxGrowth == 0) return true;
+    const ptx::RegisterDecl* largest = nullptr;
+    const uint64_t registers = registerVariablesForeseen(largest);
+    const uint64_t foreseen = kGrowthOfText * text_.size() + kBytesPerRegisterVariable * registers;
+    const uint64_t limit = uint64_t{options_.maxGrowth} * std::max<uint64_t>(text_.size(), kSmallFile);
+    if (foreseen <= limit) return true;
+    error(largest ? largest->loc : SourceLoc{1, 1},
+          "the annotated file would be about " + std::to_string(foreseen / 1024) + " KiB, over the limit of " +
+              std::to_string(limit / 1024) + " KiB (" + std::to_string(options_.maxGrowth) +
+              " times the input's size, at least 16 KiB): its register declarations make " +
+              std::to_string(registers) +
+              " variables; --max-growth (AnnotateOptions::maxGrowth) raises the limit, 0 lifts it");
+    return false;
+  }
+
   // What annotate does not write over (unless asked to replace it).
   bool refuse() {
     if (text_.size() > UINT32_MAX) {  // as ptx::read refuses it: line starts are 32-bit offsets
       error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
       return false;
     }
+    if (!withinGrowthLimit()) return false;
     if (options_.replace) return true;
     for (const char* name : {".debug_info", ".debug_abbrev", ".debug_loc", ".debug_pubnames"})
       if (const SectionImage* s = m_.section(name)) {

@@ -57,6 +57,13 @@ struct AnnotateOptions {
   // made and the code is written on the caller's, and its largest section is
   // rendered in parts on two threads; the output is the same either way.
   unsigned threads = 0;
+  // The most the annotated text may grow: a file whose output would be more
+  // than this many times its size (or than this many times 16 KiB, for a
+  // small one) is refused before anything is built. A register range is a
+  // few bytes of text and one variable per register: `%r<100000000>` in a
+  // 1 KB file would be gigabytes of DWARF. Real files grow about 4 times.
+  // 0 lifts the limit.
+  uint32_t maxGrowth = 64;
 };
 
 struct AnnotateStats {
