@@ -62,6 +62,14 @@ std::string namedModule(const std::string& name) {
   p.code() += "\tret;\n";
   p.endFunction();
   p.code() += "}\n";
+  // A function whose subprogram's linkage name is the name: check's
+  // linkage-name warning quotes it.
+  p.code() += ".visible .func _Z1gv()\n{\n";
+  Labels::Function g = p.beginFunction();
+  p.loc({file, 12, 1});
+  p.code() += "\tret;\n";
+  p.endFunction();
+  p.code() += "}\n";
 
   Builder b;
   b.compileUnit({.producer = name, .name = name, .compDir = "/src/" + name});
@@ -86,6 +94,12 @@ std::string namedModule(const std::string& name) {
                              .location = Location::symbol({"_Z1kPi_param_0"}, ptx::StateSpace::param)});
   b.variable(kernel, {.name = name, .declFile = file, .declLine = 2, .type = intT, .location = Location::reg("%r1")});
   b.inlinedSubroutine(kernel, callee, {inlineBegin}, {inlineEnd}, file, 3);
+  b.subprogram({.name = name,
+                .linkageName = name,
+                .declFile = file,
+                .declLine = 11,
+                .lowPc = SymbolRef{g.begin},
+                .highPc = SymbolRef{g.end}});
   Assembled a = p.assemble(&b.unit(), {.filename = "hostile.ptx"});
   EXPECT_TRUE(a.written());
   return a.ptx;
@@ -309,7 +323,13 @@ TEST(HostileNames, NamesAreEscapedAsDumpEscapesThem) {
     CommandResult r = runCommand(args);
     EXPECT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find(spelled), std::string::npos) << args[1] << ":\n" << r.out;
-  }
+  }  // check quotes the name in a diagnostic (the callee's linkage name names no
+  // PTX function): its unprintable bytes escaped, its quote as written.
+  CommandResult check = runCommand({PTXDUMP_EXE, "check", hostile.path});
+  std::string quoted;
+  ptxdwarf::appendUnprintableEscaped(quoted, "'" + name + "'");
+  EXPECT_NE(check.err.find(quoted), std::string::npos) << check.err;
+  EXPECT_NE(check.out.find(hostile.path + ": 0 errors, 1 warning\n"), std::string::npos) << check.out;
 }
 
 // The one escaping function: what it makes of each byte.
