@@ -562,7 +562,9 @@ typedef struct {
 /* The annotated text into *out (free with ptxdwarf_string_free); *diagnostics
  * (when not NULL) receives the warnings (registers that get no variable).
  * PTXDWARF_E_PARSE when the text cannot be read, PTXDWARF_E_ASSEMBLE when it
- * is refused (it has debug information already). filename NULL: "<input>". */
+ * is refused (it has debug information already, or the output would be over
+ * 64 times its size -- register ranges make a variable per register:
+ * AnnotateOptions::maxGrowth in C++). filename NULL: "<input>". */
 PTXDWARF_API ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* filename,
                                                const ptxdwarf_annotate_options* options, char** out,
                                                ptxdwarf_diagnostics** diagnostics);
