@@ -200,3 +200,36 @@ TEST(PtxdumpStrip, KeepsEveryOtherByte) {
   EXPECT_NE(got->find(".loc"), std::string::npos);
   std::filesystem::remove_all(tempDir());
 }
+
+TEST(PtxdumpRemap, DebugStrStringsMoveWithTheirOffsetsAndLabels) {
+  const std::string in = kFixtures + "/remap/strp_paths.ptx";
+  const std::filesystem::path dir = tempDir();
+  const std::string longer = (dir / "longer.ptx").string(), shorter = (dir / "shorter.ptx").string();
+  ASSERT_EQ(ptxdump({"reformat", in, "--remap-path", "/tmp/jit=/home/user/project", "-o", longer}).exitCode, 0);
+  ASSERT_EQ(ptxdump({"reformat", in, "--remap-path", "/tmp/jit=/j", "-o", shorter}).exitCode, 0);
+  std::optional<std::string> text = readFile(longer);
+  ASSERT_TRUE(text);
+  // "/home/user/project/k.cu" is 10 bytes longer than "/tmp/jit/k.cu": the second string is at 24, not 14.
+  EXPECT_NE(text->find(".b32 .debug_str+24\n"), std::string::npos) << *text;
+  for (const std::string& out : {longer, shorter}) {
+    CommandResult check = ptxdump({"check", out});
+    EXPECT_EQ(check.exitCode, 0) << check.err;
+  }
+  CommandResult info = ptxdump({"dump", longer});
+  EXPECT_NE(info.out.find("DW_AT_name\t(\"/home/user/project/k.cu\")"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("DW_AT_comp_dir\t(\"/home/user/project\")"), std::string::npos) << info.out;
+  CommandResult lines = ptxdump({"dump", "--debug-line", shorter});
+  EXPECT_NE(lines.out.find("include_directories[  1] = \"/j\""), std::string::npos) << lines.out;
+
+  std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
+  if (!ptxas || !dwarfdump) GTEST_SKIP() << "ptxas or llvm-dwarfdump not found";
+  const std::string cubin = (dir / "shorter.cubin").string();
+  CommandResult a = runCommand({*ptxas, "-arch=sm_80", "-g", shorter, "-o", cubin});
+  ASSERT_TRUE(a.ok()) << a.summary();
+  CommandResult d = runCommand({*dwarfdump, "--debug-info", "--debug-line", cubin});
+  EXPECT_NE(d.out.find("DW_AT_name\t(\"/j/k.cu\")"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("DW_AT_comp_dir\t(\"/j\")"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("DW_AT_type\t(0x0000001c \"int\")"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("include_directories[  1] = \"/j\""), std::string::npos) << d.out;
+  std::filesystem::remove_all(dir);
+}

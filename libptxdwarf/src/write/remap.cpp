@@ -157,14 +157,26 @@ class Remapper {
     bool added = false;
     if (v.form == DW_FORM_string) {
       added = info_.add(v.offset, s.size(), *to);
-    } else if (v.form == DW_FORM_strp && !v.reloc && d_.str) {
-      added = str_.add(v.value, s.size(), *to);
+    } else if (std::optional<uint64_t> at = v.form == DW_FORM_strp ? stringOffset(v) : std::nullopt) {
+      added = str_.add(*at, s.size(), *to);  // a label there, or `.debug_str+N`, moves with it
     } else {
-      error(d_.info->locate(v.offset), "a path given as a symbolic .debug_str operand is not remapped");
+      error(d_.info->locate(v.offset), "a path whose .debug_str offset is not known here is not remapped");
       return;
     }
     if (!added) error(d_.info->locate(v.offset), "this path overlaps another path being remapped");
     else ++out_.stats.strings;
+  }
+
+  // Where a DW_FORM_strp's string starts in .debug_str: the number, the N
+  // of `.debug_str+N`, or the offset of a label defined there.
+  std::optional<uint64_t> stringOffset(const read::AttrValue& v) const {
+    if (!d_.str) return std::nullopt;
+    if (!v.reloc) return v.value;
+    if (v.reloc->isDifference()) return std::nullopt;
+    if (v.reloc->symbol == ".debug_str") return static_cast<uint64_t>(v.reloc->addend());
+    const SectionLabel* label = d_.str->findLabel(v.reloc->symbol);
+    if (!label) return std::nullopt;
+    return label->offset + static_cast<uint64_t>(v.reloc->addend());
   }
 
   std::optional<uint64_t> movedAddend(const Relocation& r) const {
