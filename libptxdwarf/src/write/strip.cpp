@@ -76,7 +76,11 @@ class Stripper {
       out_.diagnostics.error(m_.targetLoc, "`.target debug` names no architecture; there is nothing left to keep");
       return;
     }
-    if (begin == end) return;  // written over several lines: the reader found it, this scan did not
+    if (begin == end) {  // the reader found `debug` where this scan of the `.target` line did not
+      out_.diagnostics.error(m_.targetLoc, "`debug` of this .target is not on its line; write `.target ARCH, debug` "
+                                           "on one line to strip it");
+      return;
+    }
     edits_.erase(begin, end);
     out_.stats.targetDebug = true;
   }
