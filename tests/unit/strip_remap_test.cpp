@@ -50,6 +50,7 @@ TEST(SourceCandidates, FollowGdbsOrder) {
                                       "/build/tmp/k.cu", "/dir/build/tmp/k.cu", "/build/build/tmp/k.cu",
                                       cwd + "/build/tmp/k.cu", "/dir/k.cu", "/build/k.cu", cwd + "/k.cu"}));
   EXPECT_EQ(check::sourceCandidates("./k.cu", "", ""), (std::vector<std::string>{cwd + "/k.cu", cwd + "/k.cu"}));
+  EXPECT_EQ(check::sourceCandidates("/./k.cu", "", "/d")[1], "/d/k.cu");  // '/' and "./" stripped in turn
 }
 
 TEST(Strip, AllLeavesTheCodeLineForLine) {

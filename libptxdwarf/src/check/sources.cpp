@@ -17,10 +17,14 @@ constexpr const char* kRule = "source-file";
 
 bool isAbsolute(std::string_view p) { return !p.empty() && p.front() == '/'; }
 
-// gdb's openp: "/foo" => "foo" and "./foo" => "foo" before a directory is put in front.
+// gdb's prepare_path_for_appending: "/foo" => "foo" and "./foo" => "foo",
+// repeated while either applies, before a directory is put in front.
 std::string_view forAppending(std::string_view p) {
-  while (!p.empty() && p.front() == '/') p.remove_prefix(1);
-  while (p.starts_with("./")) p.remove_prefix(2);
+  for (size_t before = p.size() + 1; before != p.size();) {
+    before = p.size();
+    while (!p.empty() && p.front() == '/') p.remove_prefix(1);
+    while (p.starts_with("./")) p.remove_prefix(2);
+  }
   return p;
 }
 
