@@ -124,6 +124,7 @@ static int run(int argc, char** argv) {
       "  ptxdump --debug-line kernel.ptx         the .file/.loc line table, inline stacks resolved\n"
       "  ptxdump lookup kernel.ptx --at k.cu:42  what a debugger sees there: scopes, variables, locations\n"
       "  ptxdump types kernel.ptx                struct layouts: offsets, sizes, holes\n"
+      "  ptxdump strip kernel.ptx -o plain.ptx   the same PTX without its debug information\n"
       "\n"
       "ptxdump SUBCOMMAND --help shows a subcommand's options. Exit: 0 fine, 1 problems found, 2 unreadable.");
   app.set_version_flag("--version", "ptxdump 0.1.0");
@@ -208,7 +209,7 @@ static int run(int argc, char** argv) {
   CLI::Option* stripKeep = stripCmd->add_flag("--keep-lines", strip.keepLines,
                                               "Keep .file/.loc (and .debug_str for function_name), as -lineinfo");
   stripAll->excludes(stripKeep);
-  stripCmd->footer("Example:\n  ptxdump strip kernel.ptx --keep-lines -o kernel.lines.ptx");
+  stripCmd->footer("Example:\n  ptxdump strip fixtures/chapter6.ptx --keep-lines -o -");
 
   ptxdump::DiffRequest diff;
   CLI::App* diffCmd = app.add_subcommand("diff", "Semantic diff of two files' debug info (exit 0 equal, 1 different)");

@@ -233,3 +233,14 @@ TEST(PtxdumpRemap, DebugStrStringsMoveWithTheirOffsetsAndLabels) {
   EXPECT_NE(d.out.find("include_directories[  1] = \"/j\""), std::string::npos) << d.out;
   std::filesystem::remove_all(dir);
 }
+
+TEST(PtxdumpStrip, HelpShowsAnExampleThatRuns) {
+  CommandResult help = ptxdump({"strip", "--help"});
+  ASSERT_EQ(help.exitCode, 0) << help.err;
+  EXPECT_NE(help.out.find("Example:\n  ptxdump strip fixtures/chapter6.ptx --keep-lines -o -\n"), std::string::npos)
+      << help.out;
+  CommandResult run = ptxdump({"strip", kFixtures + "/chapter6.ptx", "--keep-lines", "-o", "-"});
+  EXPECT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find(".target sm_20\n"), std::string::npos) << run.out;
+  EXPECT_NE(ptxdump({"--help"}).out.find("  ptxdump strip kernel.ptx -o plain.ptx"), std::string::npos);
+}
