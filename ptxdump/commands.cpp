@@ -591,6 +591,8 @@ CheckResult checkOne(const std::string& path, const CheckRequest& request, unsig
   check::Options options;
   options.roundTrip = request.roundTrip;
   options.threads = threads;
+  options.sources = request.sources;
+  options.sourceDirectory = request.sourceDirectory;
   Diagnostics diags = check::run(file->read.module, file->dwarf, options);
   if (request.werror)
     for (Diagnostic& d : diags.items)
@@ -679,6 +681,7 @@ bool writeOutput(const std::string& path, std::string_view data, std::string& ou
 }  // namespace
 
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err) {
+  if (!request.remapPaths.empty()) return runRemap(request, out, err);
   std::optional<write::Style> style = write::parseStyle(request.style);
   if (!style) {
     err += "error: unknown style '" + request.style + "' (packed, one-per-line, verbose or dense)\n";

@@ -182,6 +182,8 @@ struct CheckRequest {
   bool werror = false;      // warnings count as errors
   bool roundTrip = true;
   unsigned jobs = 1;        // files checked in parallel
+  bool sources = false;     // --sources[=DIR]: rule source-file (check/sources.h)
+  std::string sourceDirectory;
 };
 // Diagnostics to `err` as `file:line:col: severity: message [rule] (section+offset)`,
 // then one summary line per file and a total to `out`. Exit 0 clean, 1 problems, 2 unreadable.
@@ -195,10 +197,24 @@ struct ReformatRequest {
   std::string style = "packed";  // packed | one-per-line | verbose | dense
   bool reencode = false;         // through the canonical encoder
   std::FILE* stream = nullptr;   // without -o the text goes here as it is made, not to `out`
+  std::vector<std::string> remapPaths = {};  // --remap-path OLD=NEW, in order given (write/remap.h)
 };
 // Rewrites only the debug sections; every other byte of the file is kept.
 // Exit 0 written, 1 the sections cannot be written for this .version, 2 unreadable.
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err);
+
+// reformat --remap-path (runReformat calls it): paths rewritten, the debug
+// sections then written as reformat writes them. Exit 0 written, 1 refused, 2
+// unreadable or a malformed OLD=NEW.
+int runRemap(const ReformatRequest& request, std::string& out, std::string& err);
+
+struct StripRequest {
+  std::string file;
+  std::string output;       // required; "-" for `out`
+  bool keepLines = false;   // --keep-lines, else --all
+};
+// `ptxdump strip` (write/strip.h). Exit 0 written, 1 refused, 2 unreadable or not written.
+int runStrip(const StripRequest& request, std::string& out, std::string& err);
 
 struct AnnotateRequest {
   std::string file;

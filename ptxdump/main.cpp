@@ -124,6 +124,7 @@ static int run(int argc, char** argv) {
       "  ptxdump --debug-line kernel.ptx         the .file/.loc line table, inline stacks resolved\n"
       "  ptxdump lookup kernel.ptx --at k.cu:42  what a debugger sees there: scopes, variables, locations\n"
       "  ptxdump types kernel.ptx                struct layouts: offsets, sizes, holes\n"
+      "  ptxdump strip kernel.ptx -o plain.ptx   the same PTX without its debug information\n"
       "\n"
       "ptxdump SUBCOMMAND --help shows a subcommand's options. Exit: 0 fine, 1 problems found, 2 unreadable.");
   app.set_version_flag("--version", "ptxdump 0.1.0");
@@ -176,6 +177,13 @@ static int run(int argc, char** argv) {
   checkCmd->footer("Example:\n  ptxdump check -j 2 fixtures/chapter6.ptx fixtures/variants/crlf.ptx");
   checkCmd->add_flag("--werror", check.werror, "Treat warnings as errors");
   checkCmd->add_option("-j,--jobs", check.jobs, "Files checked in parallel")->check(CLI::Range(1u, 256u));
+  // --sources or --sources=DIR: a flag whose value comes only after '=' (an
+  // option taking an optional value would take the next file for DIR).
+  std::string sourcesArg;
+  CLI::Option* sourcesFlag = checkCmd->add_flag(
+      "--sources{-}", sourcesArg,
+      "Warn about source paths a debugger cannot open (rule source-file); =DIR looks in DIR first, as gdb's "
+      "`directory DIR`");
 
   ptxdump::ReformatRequest reformat;
   CLI::App* reformatCmd = app.add_subcommand("reformat", "Rewrite the debug sections in another layout");
@@ -185,7 +193,23 @@ static int run(int argc, char** argv) {
       ->check(CLI::IsMember({"packed", "one-per-line", "verbose", "dense"}));
   reformatCmd->add_flag("--reencode", reformat.reencode,
                         "Re-encode through the canonical encoder (abbreviations re-interned, offsets recomputed)");
+  reformatCmd->add_option("--remap-path", reformat.remapPaths,
+                          "OLD=NEW: rewrite source paths starting with OLD (repeatable; as -ffile-prefix-map, the "
+                          "last match wins)")
+      ->allow_extra_args(false);  // one OLD=NEW an occurrence: the file is not taken for a second one
   reformatCmd->footer("Example:\n  ptxdump reformat fixtures/chapter6.ptx --reencode --style verbose");
+
+  ptxdump::StripRequest strip;
+  CLI::App* stripCmd = app.add_subcommand("strip", "Remove the debug information (for consumers that reject it)");
+  stripCmd->add_option("file", strip.file, "PTX file")->required();
+  stripCmd->add_option("-o,--output", strip.output, "Output PTX file (- for stdout); written whole or not at all");
+  bool stripAllFlag = false;
+  CLI::Option* stripAll = stripCmd->add_flag(
+      "--all", stripAllFlag, "Every debug section, .file, .loc and `debug` of .target (the default)");
+  CLI::Option* stripKeep = stripCmd->add_flag("--keep-lines", strip.keepLines,
+                                              "Keep .file/.loc (and .debug_str for function_name), as -lineinfo");
+  stripAll->excludes(stripKeep);
+  stripCmd->footer("Example:\n  ptxdump strip fixtures/chapter6.ptx --keep-lines -o -");
 
   ptxdump::DiffRequest diff;
   CLI::App* diffCmd = app.add_subcommand("diff", "Semantic diff of two files' debug info (exit 0 equal, 1 different)");
@@ -282,6 +306,10 @@ static int run(int argc, char** argv) {
     int code = ptxdump::runReformat(reformat, out, err);
     return finish(code, out, err);
   }
+  if (stripCmd->parsed()) {
+    int code = ptxdump::runStrip(strip, out, err);
+    return finish(code, out, err);
+  }
   if (annotateCmd->parsed()) {
     int code = ptxdump::runAnnotate(annotate, out, err);
     return finish(code, out, err);
@@ -308,6 +336,8 @@ static int run(int argc, char** argv) {
     return ptxdump::kUnreadable;
   }
   if (checkCmd->parsed()) {
+    check.sources = sourcesFlag->count() > 0;
+    if (check.sources && sourcesArg != "-") check.sourceDirectory = sourcesArg;
     int code = ptxdump::runCheck(check, out, err);
     ptxdump::writeTo(stderr, err);  // diagnostics first, then the summary
     err.clear();

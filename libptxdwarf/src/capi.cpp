@@ -21,6 +21,8 @@
 #include "ptxdwarf/section.h"
 #include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/write/annotate.h"
+#include "ptxdwarf/write/remap.h"
+#include "ptxdwarf/write/strip.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/program.h"
@@ -1169,6 +1171,48 @@ ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* f
     found->diagnostics = std::move(a.diagnostics);
     *out = mallocCopy(a.ptx);
     if (diagnostics) *diagnostics = found.release();
+  });
+}
+
+// ---- Strip and remap --------------------------------------------------------
+
+ptxdwarf_status ptxdwarf_strip(const char* text, size_t length, const char* filename, int mode, char** out) {
+  return guard([&] {
+    needOut(out, "out");
+    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    if (mode != PTXDWARF_STRIP_ALL && mode != PTXDWARF_STRIP_KEEP_LINES)
+      fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown strip mode " + std::to_string(mode));
+    std::string file = filename ? filename : "<input>";
+    std::string_view input(text ? text : "", length);
+    ptx::ReadResult r = ptx::read(input, file);
+    if (!r.ok()) fail(PTXDWARF_E_PARSE, joinErrors(r.diagnostics, file));
+    write::Stripped s = write::strip(
+        input, r.module, mode == PTXDWARF_STRIP_KEEP_LINES ? write::StripMode::keepLines : write::StripMode::all);
+    if (!s.ok()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(s.diagnostics, file));
+    *out = mallocCopy(s.ptx);
+  });
+}
+
+ptxdwarf_status ptxdwarf_remap_paths(const char* text, size_t length, const char* filename,
+                                     const char* const* maps, size_t count, char** out) {
+  return guard([&] {
+    needOut(out, "out");
+    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    if (!maps && count) fail(PTXDWARF_E_INVALID_ARGUMENT, "the maps are NULL");
+    std::vector<write::PathPrefixMap> parsed;
+    for (size_t i = 0; i < count; ++i) {
+      std::optional<write::PathPrefixMap> m = maps[i] ? write::parsePathPrefixMap(maps[i]) : std::nullopt;
+      if (!m) fail(PTXDWARF_E_INVALID_ARGUMENT, "map " + std::to_string(i) + " is not OLD=NEW");
+      parsed.push_back(std::move(*m));
+    }
+    std::string file = filename ? filename : "<input>";
+    std::string_view input(text ? text : "", length);
+    ptx::ReadResult r = ptx::read(input, file);
+    if (!r.ok()) fail(PTXDWARF_E_PARSE, joinErrors(r.diagnostics, file));
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    write::Remapped m = write::remapPaths(input, r.module, dwarf, parsed);
+    if (!m.ok()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(m.diagnostics, file));
+    *out = mallocCopy(m.ptx);
   });
 }
 

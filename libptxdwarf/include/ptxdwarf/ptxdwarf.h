@@ -569,6 +569,32 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, 
                                                const ptxdwarf_annotate_options* options, char** out,
                                                ptxdwarf_diagnostics** diagnostics);
 
+/* ---- Strip and remap: debug information removed, source paths rewritten -----
+ * (ptxdwarf/write/strip.h, ptxdwarf/write/remap.h; `ptxdump strip`,
+ * `ptxdump reformat --remap-path`.) */
+typedef enum {
+  PTXDWARF_STRIP_ALL = 0,        /* every debug section, .file, .loc, and `debug` of .target */
+  PTXDWARF_STRIP_KEEP_LINES = 1  /* what -lineinfo leaves: .file/.loc (and .debug_str for function_name) */
+} ptxdwarf_strip_mode;
+
+/* The stripped text into *out (free with ptxdwarf_string_free); every other
+ * byte of the text is kept. PTXDWARF_E_INVALID_ARGUMENT for an unknown mode,
+ * PTXDWARF_E_PARSE when the text cannot be read, PTXDWARF_E_ASSEMBLE when it
+ * is refused (`.target debug` naming no architecture). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_strip(const char* text, size_t length, const char* filename, int mode,
+                                            char** out);
+
+/* Source paths rewritten as -ffile-prefix-map rewrites them: each of
+ * `maps` (count of them) is "OLD=NEW", split at the first '='; a path that
+ * starts with OLD has it replaced by NEW, the last matching map winning.
+ * `.file` paths and the units' DW_AT_name/DW_AT_comp_dir change; the
+ * sections whose contents move are rewritten (packed style), every other
+ * byte is kept. PTXDWARF_E_INVALID_ARGUMENT for a map without '=',
+ * PTXDWARF_E_PARSE when the text cannot be read, PTXDWARF_E_ASSEMBLE when it
+ * is refused (message: why, at file:line:col). */
+PTXDWARF_API ptxdwarf_status ptxdwarf_remap_paths(const char* text, size_t length, const char* filename,
+                                                  const char* const* maps, size_t count, char** out);
+
 /* ---- The debugger's view -------------------------------------------------------
  *
  * What a debugger sees at a place of a PTX file (ptxdwarf/view/lookup.h):

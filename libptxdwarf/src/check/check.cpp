@@ -2,6 +2,7 @@
 // model and the PTX module; all report through Checker::report so that every
 // diagnostic names the PTX line, the section offset and the DIE.
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/check/sources.h"
 
 #include <algorithm>
 #include <array>
@@ -89,6 +90,7 @@ constexpr RuleInfo kRules[] = {
     {"loc-version", "function_name/inlined_at need .version 7.2 (ptxas 13: 7.0)"},
     {"subprogram-lines", "a subprogram's PTX function has .loc directives (a debugger can step it)"},
     {"inline-call-site", "a DW_TAG_inlined_subroutine's call site is an inlined_at of the line table"},
+    {"source-file", "--sources: .file, DW_AT_decl_file, DW_AT_name and DW_AT_comp_dir paths open as a debugger opens them"},
 };
 
 std::string hex(uint64_t v) {
@@ -1203,6 +1205,7 @@ constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
     {"split-section", {Severity::warning, "accepts it and overlays the blocks"}},
     {"wide-constant", {Severity::warning, "accepts it and writes the low 32 bits, zero-extended"}},
     {"round-trip", {Severity::error, kSilent}},
+    {"source-file", {Severity::warning, "accepts it (a debugger then shows no source)"}},
 };
 }  // namespace
 
@@ -1233,6 +1236,10 @@ Diagnostics run(const ptx::Module& module, const read::Dwarf& dwarf, const Optio
   if (options.roundTrip && !out.hasErrors()) {
     if (!speculate) Checker(module, dwarf, found[kRuleCount], pcLabels).roundTrip();
     std::move(found[kRuleCount].items.begin(), found[kRuleCount].items.end(), std::back_inserter(out.items));
+  }
+  if (options.sources) {
+    Diagnostics sources = checkSources(module, dwarf, {.directory = options.sourceDirectory});
+    std::move(sources.items.begin(), sources.items.end(), std::back_inserter(out.items));
   }
   std::stable_sort(out.items.begin(), out.items.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct Options {
   // Rules run concurrently on up to this many threads (0: one per hardware
   // thread); the diagnostics are the same, in the same order, as on one.
   unsigned threads = 1;
+  // Rule source-file (check/sources.h): look for every source path on this
+  // machine, as a debugger would, in `sourceDirectory` first when given.
+  // Off by default: the other rules read only the file.
+  bool sources = false;
+  std::string sourceDirectory = {};
 };
 
 // The rules, for --list-rules and the README.

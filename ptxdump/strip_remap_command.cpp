@@ -1,0 +1,84 @@
+// `ptxdump strip` and `ptxdump reformat --remap-path`: options to the
+// library's write/strip.h and write/remap.h, the output written whole or
+// not at all.
+#include <vector>
+
+#include "commands.h"
+#include "ptxdwarf/write/remap.h"
+#include "ptxdwarf/write/strip.h"
+
+namespace ptxdump {
+
+using namespace ptxdwarf;
+
+namespace {
+
+void report(const Diagnostics& diags, const std::string& file, std::string& err) {
+  for (const Diagnostic& d : diags.items) err += d.format(file) + "\n";
+}
+
+// To `out` for "-" (or no -o, where allowed), else whole or not at all.
+int writeResult(const std::string& path, std::string_view data, const LoadedFile& input, std::string& out,
+                std::string& err) {
+  if (input.text.shrank()) {
+    err += input.path + ": error: cannot read file: it shrank while it was being read\n";
+    return kUnreadable;
+  }
+  if (path.empty() || path == "-") {
+    out.append(data);
+    return kOk;
+  }
+  std::string error;
+  if (writeFileReplacing(path, data, error)) return kOk;
+  err += path + ": error: cannot write: " + error + "\n";
+  return kUnreadable;
+}
+
+}  // namespace
+
+int runStrip(const StripRequest& request, std::string& out, std::string& err) {
+  if (request.output.empty()) {
+    err += "ptxdump strip: error: -o OUT is required (`-o -` writes to standard output)\n";
+    return kUnreadable;
+  }
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.keepText = true, .nameIndex = false});
+  if (!file) return kUnreadable;
+  write::Stripped s = write::strip(file->text.view(), file->read.module,
+                                   request.keepLines ? write::StripMode::keepLines : write::StripMode::all);
+  report(s.diagnostics, request.file, err);
+  if (!s.ok()) return kProblems;
+  return writeResult(request.output, s.ptx, *file, out, err);
+}
+
+int runRemap(const ReformatRequest& request, std::string& out, std::string& err) {
+  std::vector<write::PathPrefixMap> maps;
+  for (const std::string& arg : request.remapPaths) {
+    std::optional<write::PathPrefixMap> m = write::parsePathPrefixMap(arg);
+    if (!m) {
+      err += "ptxdump reformat: error: --remap-path takes OLD=NEW (as -ffile-prefix-map), not '" + arg + "'\n";
+      return kUnreadable;
+    }
+    maps.push_back(std::move(*m));
+  }
+  if (request.reencode) {
+    err += "ptxdump reformat: error: --remap-path moves offsets in the sections as they are; it does not combine "
+           "with --reencode\n";
+    return kUnreadable;
+  }
+  std::optional<write::Style> style = write::parseStyle(request.style);
+  if (!style) {
+    err += "error: unknown style '" + request.style + "' (packed, one-per-line, verbose or dense)\n";
+    return kUnreadable;
+  }
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.keepText = true, .nameIndex = false, .bodies = false});
+  if (!file) return kUnreadable;
+  write::RemapOptions options;
+  options.allSections = true;  // reformat writes every debug section in --style
+  options.write.style = *style;
+  write::Remapped r = write::remapPaths(file->text.view(), file->read.module, file->dwarf, maps, options);
+  report(r.diagnostics, request.file, err);
+  if (!r.ok()) return kProblems;
+  return writeResult(request.output, r.ptx, *file, out, err);
+}
+
+}  // namespace ptxdump
