@@ -267,7 +267,7 @@ static int run(int argc, char** argv) {
   }
 
   // `-o ""` names no file: an error, not standard output (which is `-o -`).
-  for (CLI::App* cmd : {extractCmd, reformatCmd, annotateCmd}) {
+  for (CLI::App* cmd : {extractCmd, reformatCmd, annotateCmd, stripCmd}) {
     const CLI::Option* o = cmd->get_option_no_throw("--output");
     if (cmd->parsed() && o && o->count() && o->as<std::string>().empty()) {
       std::fprintf(stderr, "ptxdump %s: error: -o: the output path is empty (write '-' for standard output)\n",
