@@ -191,7 +191,7 @@ std::vector<uint8_t> minimalDebugLine(const std::vector<std::string>& files);
 // reading a unit where the unit DIE's children end.
 OracleView ourView(const ptxdwarf::read::Dwarf& dwarf, const Linker& linker);
 
-// LLVM 14 DebugInfo/DWARF over linked images (no ELF file), plus its verifier.
+// LLVM's DebugInfo/DWARF (14 to 22) over linked images (no ELF file), plus its verifier.
 // nullopt with `error` set when ptxdump-verify was built without LLVM.
 std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linked, std::string* error);
 // libdwarf over linked images through its object access interface.
