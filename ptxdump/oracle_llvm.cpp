@@ -163,6 +163,7 @@ std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linke
   view.hasLocEnd = true;
   view.hasLocExprBytes = true;
   view.hasNameSetHeaders = true;
+  view.hasEmptyNameSets = true;
   view.hasArangeSetHeaders = true;
 
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sections;
@@ -224,7 +225,7 @@ std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linke
     llvm::DWARFDebugPubTable table;
     table.extract(llvm::DWARFDataExtractor(obj, obj.getPubnamesSection(), true, 0), /*GnuStyle=*/false, onError);
     for (const llvm::DWARFDebugPubTable::Set& s : table.getData()) {
-      view.nameSets.push_back({s.Length, s.Version, s.Offset, s.Size});
+      view.nameSets.push_back({s.Length, s.Version, s.Offset, s.Size, s.Entries.size()});
       for (const llvm::DWARFDebugPubTable::Entry& e : s.Entries)
         view.pubnames.push_back({s.Offset + e.SecOffset, e.Name.str()});
     }
