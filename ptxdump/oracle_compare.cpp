@@ -124,6 +124,9 @@ class Comparer {
   std::string name_;
   std::vector<std::string> out_;
   std::vector<std::string> notCompared_;
+  size_t formOnlyValues_ = 0;  // attributes of forms no view decodes
+  size_t strpOffsetsUnknown_ = 0;
+  bool oursLacksStrpOffset_ = false;
 
   // `n` things of the input that one view cannot express, so were not compared;
   // said only where the input has some. `why` names the view that lacks them.
@@ -193,10 +196,6 @@ class Comparer {
     for (auto& [offset, t] : theirs) diff(at(".debug_info", offset), "DIE", "none", tagText(t->tag));
     attributeParts();
   }
-
-  size_t formOnlyValues_ = 0;  // attributes of forms no view decodes
-  size_t strpOffsetsUnknown_ = 0;
-  bool oursLacksStrpOffset_ = false;
 
   void attributes(const std::string& where, const OracleDie& d, const OracleDie& t) {
     size_t n = std::min(d.attrs.size(), t.attrs.size());
