@@ -47,7 +47,7 @@ if(LLVM_FOUND)
   target_link_libraries(ptxdump_verify_core PRIVATE LLVM)
   target_compile_definitions(ptxdump_verify_core PUBLIC PTXDWARF_HAVE_LLVM=1)
 elseif(PTXDWARF_REQUIRE_ORACLES)
-  message(FATAL_ERROR "ptxdump verify: LLVM 14 or newer (llvm-14-dev) not found; "
+  message(FATAL_ERROR "ptxdump verify: LLVM 14 to 22 (llvm-22-dev, llvm-14-dev) not found; "
                       "set LLVM_DIR, or -DPTXDWARF_REQUIRE_ORACLES=OFF to build without it")
 else()
   message(STATUS "ptxdump verify: LLVM DebugInfo not found; `verify --with llvm` will be unavailable")
