@@ -102,6 +102,7 @@ struct OracleNameSet {
   uint16_t version = 0;
   uint64_t infoOffset = 0;
   uint64_t infoLength = 0;
+  uint64_t names = 0;  // entries in the set
 };
 
 struct OraclePubname {
@@ -130,6 +131,7 @@ struct OracleView {
   bool hasLocEnd = false;       // end-of-list entries listed
   bool hasLocExprBytes = false; // expression bytes of loclist entries
   bool hasNameSetHeaders = false;
+  bool hasEmptyNameSets = false;  // pubnames sets with no names listed (libdwarf sees a set through its names)
   bool hasArangeSetHeaders = false;
 
   std::vector<OracleUnit> units;
@@ -191,7 +193,7 @@ std::vector<uint8_t> minimalDebugLine(const std::vector<std::string>& files);
 // reading a unit where the unit DIE's children end.
 OracleView ourView(const ptxdwarf::read::Dwarf& dwarf, const Linker& linker);
 
-// LLVM 14 DebugInfo/DWARF over linked images (no ELF file), plus its verifier.
+// LLVM's DebugInfo/DWARF (14 to 22) over linked images (no ELF file), plus its verifier.
 // nullopt with `error` set when ptxdump-verify was built without LLVM.
 std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linked, std::string* error);
 // libdwarf over linked images through its object access interface.
@@ -199,10 +201,18 @@ std::optional<OracleView> libdwarfView(std::span<const ptxdwarf::SectionImage> l
 bool haveLlvmOracle();
 bool haveLibdwarfOracle();
 
-// Every difference between the two views, one line each:
-//   `.debug_info+0x45: DW_AT_name: ours "x", llvm "y"`
-// (without the `file: verify[llvm]: ` prefix, which runVerify adds), then one
-// line per message of `theirs` and of `ours`.
+struct Comparison {
+  // Every difference between the two views, one line each:
+  //   `.debug_info+0x45: DW_AT_name: ours "x", llvm "y"`
+  // (without the `file: verify[llvm]: ` prefix, which runVerify adds), then one
+  // line per message of `theirs`.
+  std::vector<std::string> disagreements;
+  // What one of the views cannot express and so was not compared, where the
+  // input has any of it: `3 NULL entries (libdwarf lists none)`.
+  std::vector<std::string> notCompared;
+};
+Comparison compare(const OracleView& ours, const OracleView& theirs, std::string_view oracleName);
+// compare(...).disagreements.
 std::vector<std::string> compareViews(const OracleView& ours, const OracleView& theirs, std::string_view oracleName);
 
 }  // namespace ptxdump

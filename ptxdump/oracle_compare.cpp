@@ -104,7 +104,7 @@ class Comparer {
   Comparer(const OracleView& ours, const OracleView& theirs, std::string_view name)
       : ours_(ours), theirs_(theirs), name_(name) {}
 
-  std::vector<std::string> run() {
+  Comparison run() {
     units();
     dies();
     loclists();
@@ -115,7 +115,7 @@ class Comparer {
                                 [&](const std::string& f) { return m.starts_with(f); });
       if (!shared) out_.push_back(name_ + " reports: " + m);
     }
-    return std::move(out_);
+    return {std::move(out_), std::move(notCompared_)};
   }
 
  private:
@@ -123,6 +123,21 @@ class Comparer {
   const OracleView& theirs_;
   std::string name_;
   std::vector<std::string> out_;
+  std::vector<std::string> notCompared_;
+  size_t formOnlyValues_ = 0;  // attributes of forms no view decodes
+  size_t strpOffsetsUnknown_ = 0;
+  bool oursLacksStrpOffset_ = false;
+
+  // `n` things of the input that one view cannot express, so were not compared;
+  // said only where the input has some. `why` names the view that lacks them.
+  void notCompared(size_t n, const std::string& one, const std::string& many, const std::string& why) {
+    if (n) notCompared_.push_back(std::to_string(n) + " " + (n == 1 ? one : many) + " (" + why + ")");
+  }
+  // The view that lacks something: theirs, unless only ours does.
+  const std::string& lacking(bool oursHas) const {
+    static const std::string kOurs = "ours";
+    return oursHas ? name_ : kOurs;
+  }
 
   void diff(const std::string& where, const std::string& what, const std::string& a, const std::string& b) {
     out_.push_back(where + ": " + what + ": ours " + a + ", " + name_ + " " + b);
@@ -153,6 +168,11 @@ class Comparer {
 
   void dies() {
     bool nulls = ours_.hasNullEntries && theirs_.hasNullEntries;
+    if (!nulls && ours_.hasNullEntries != theirs_.hasNullEntries) {
+      const OracleView& lister = ours_.hasNullEntries ? ours_ : theirs_;
+      notCompared(std::count_if(lister.dies.begin(), lister.dies.end(), [](const OracleDie& d) { return d.tag == 0; }),
+                  "NULL entry", "NULL entries", lacking(ours_.hasNullEntries) + " lists none");
+    }
     std::map<uint64_t, const OracleDie*> theirs;
     for (const OracleDie& d : theirs_.dies)
       if (nulls || d.tag != 0) theirs.emplace(d.offset, &d);
@@ -174,6 +194,7 @@ class Comparer {
       attributes(where, d, t);
     }
     for (auto& [offset, t] : theirs) diff(at(".debug_info", offset), "DIE", "none", tagText(t->tag));
+    attributeParts();
   }
 
   void attributes(const std::string& where, const OracleDie& d, const OracleDie& t) {
@@ -189,6 +210,7 @@ class Comparer {
         diff(where, attrText(a.name) + " form", formText(a.form), formText(b.form));
         continue;
       }
+      countUncomparedParts(a, b);
       if (!sameValue(a, b)) diff(where, attrText(a.name), valueText(a), valueText(b));
     }
     if (d.attrs.size() != t.attrs.size()) {
@@ -202,6 +224,23 @@ class Comparer {
     }
   }
 
+  void countUncomparedParts(const OracleAttr& a, const OracleAttr& b) {
+    if (!a.valueKnown || !b.valueKnown) return;  // a disagreement of its own
+    if (a.kind == AttrKind::other) ++formOnlyValues_;
+    if (a.form == dw::DW_FORM_strp && (a.u64 == UINT64_MAX || b.u64 == UINT64_MAX)) {
+      ++strpOffsetsUnknown_;
+      oursLacksStrpOffset_ |= a.u64 == UINT64_MAX;
+    }
+  }
+
+  void attributeParts() {
+    notCompared(formOnlyValues_, "attribute value", "attribute values",
+                "of forms verify does not decode: compared by form only");
+    notCompared(strpOffsetsUnknown_, "DW_FORM_strp offset", "DW_FORM_strp offsets",
+                lacking(!oursLacksStrpOffset_) + " gives the string, not its .debug_str offset; the strings are "
+                "compared");
+  }
+
   static const char* kindText(OracleLocEntry::Kind k) {
     return k == OracleLocEntry::range ? "range" : k == OracleLocEntry::baseAddress ? "base address" : "end of list";
   }
@@ -209,6 +248,8 @@ class Comparer {
   void loclists() {
     bool ends = ours_.hasLocEnd && theirs_.hasLocEnd;
     bool exprs = ours_.hasLocExprBytes && theirs_.hasLocExprBytes;
+    size_t endsSkipped = 0, exprsSkipped = 0, offsetsUnknown = 0;
+    bool oursLacksOffset = false;
     std::map<uint64_t, const OracleLocList*> theirs;
     for (const OracleLocList& l : theirs_.loclists) theirs.emplace(l.offset, &l);
     auto entries = [ends](const OracleLocList& l) {
@@ -225,10 +266,18 @@ class Comparer {
         continue;
       }
       std::vector<const OracleLocEntry*> a = entries(l), b = entries(*it->second);
+      if (!ends) {
+        const OracleLocList& lister = ours_.hasLocEnd ? l : *it->second;
+        endsSkipped += std::count_if(lister.entries.begin(), lister.entries.end(),
+                                     [](const OracleLocEntry& e) { return e.kind == OracleLocEntry::endOfList; });
+      }
       theirs.erase(it);
       for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
         std::string w = at(".debug_loc", a[i]->offset);
-        if (a[i]->offset != b[i]->offset && a[i]->offset != kUnknownOffset && b[i]->offset != kUnknownOffset) {
+        if (a[i]->offset == kUnknownOffset || b[i]->offset == kUnknownOffset) {
+          ++offsetsUnknown;
+          oursLacksOffset |= a[i]->offset == kUnknownOffset;
+        } else if (a[i]->offset != b[i]->offset) {
           diff(where, "entry " + std::to_string(i) + " offset", hex(a[i]->offset), hex(b[i]->offset));
           break;
         }
@@ -239,32 +288,39 @@ class Comparer {
         if (a[i]->kind == OracleLocEntry::endOfList) continue;
         if (a[i]->kind == OracleLocEntry::range) diffNum(w, "begin", a[i]->begin, b[i]->begin);
         diffNum(w, a[i]->kind == OracleLocEntry::range ? "end" : "base address", a[i]->end, b[i]->end);
-        if (exprs && a[i]->expr != b[i]->expr) diff(w, "expression", bytesText(a[i]->expr), bytesText(b[i]->expr));
+        if (a[i]->kind != OracleLocEntry::range) continue;
+        if (!exprs) ++exprsSkipped;
+        else if (a[i]->expr != b[i]->expr) diff(w, "expression", bytesText(a[i]->expr), bytesText(b[i]->expr));
       }
       if (a.size() != b.size())
         diff(where, "location list entries", std::to_string(a.size()), std::to_string(b.size()));
     }
     for (auto& [offset, l] : theirs)
       diff(at(".debug_loc", offset), "location list", "none", std::to_string(l->entries.size()) + " entries");
+    notCompared(endsSkipped, "location list end entry", "location list end entries",
+                lacking(ours_.hasLocEnd) + " lists none");
+    notCompared(exprsSkipped, "location list expression", "location list expressions",
+                lacking(ours_.hasLocExprBytes) + " gives no expression bytes");
+    notCompared(offsetsUnknown, "location list entry offset", "location list entry offsets",
+                lacking(!oursLacksOffset) + " gives the offsets of range entries only");
+  }
+
+  // The sets a view shows and the other can express: without empty sets where
+  // either lacks them.
+  std::vector<const OracleNameSet*> comparableNameSets(const OracleView& v) const {
+    bool empties = ours_.hasEmptyNameSets && theirs_.hasEmptyNameSets;
+    std::vector<const OracleNameSet*> sets;
+    for (const OracleNameSet& s : v.nameSets)
+      if (empties || s.names != 0) sets.push_back(&s);
+    return sets;
   }
 
   void pubnames() {
-    if (ours_.hasNameSetHeaders && theirs_.hasNameSetHeaders) {
-      for (size_t i = 0; i < std::min(ours_.nameSets.size(), theirs_.nameSets.size()); ++i) {
-        const OracleNameSet& a = ours_.nameSets[i];
-        const OracleNameSet& b = theirs_.nameSets[i];
-        std::string where = ".debug_pubnames set " + std::to_string(i);
-        unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
-        uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-        diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
-                b.length & mask);
-        diffNum(where, "version", a.version, b.version);
-        diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
-        diffNum(where, "unit length", a.infoLength, b.infoLength);
-      }
-      if (ours_.nameSets.size() != theirs_.nameSets.size())
-        diff(".debug_pubnames", "sets", std::to_string(ours_.nameSets.size()), std::to_string(theirs_.nameSets.size()));
-    }
+    bool headers = ours_.hasNameSetHeaders && theirs_.hasNameSetHeaders;
+    if (!headers && ours_.hasNameSetHeaders != theirs_.hasNameSetHeaders)
+      notCompared((ours_.hasNameSetHeaders ? ours_ : theirs_).nameSets.size(), ".debug_pubnames set header",
+                  ".debug_pubnames set headers", lacking(ours_.hasNameSetHeaders) + " gives none");
+    if (headers) nameSetHeaders();
     const auto& a = ours_.pubnames;
     const auto& b = theirs_.pubnames;
     for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
@@ -274,16 +330,46 @@ class Comparer {
     if (a.size() != b.size()) diff(".debug_pubnames", "entries", std::to_string(a.size()), std::to_string(b.size()));
   }
 
+  void nameSetHeaders() {
+    std::vector<const OracleNameSet*> ours = comparableNameSets(ours_), theirs = comparableNameSets(theirs_);
+    if (!(ours_.hasEmptyNameSets && theirs_.hasEmptyNameSets)) {
+      const OracleView& lister = ours_.hasEmptyNameSets ? ours_ : theirs_;
+      notCompared(std::count_if(lister.nameSets.begin(), lister.nameSets.end(),
+                                [](const OracleNameSet& s) { return s.names == 0; }),
+                  ".debug_pubnames set with no names", ".debug_pubnames sets with no names",
+                  lacking(ours_.hasEmptyNameSets) + " sees a set only through its names");
+    }
+    unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
+    uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    size_t longer = 0;  // lengths with bits past `mask`, of which only the low bits are compared
+    for (size_t i = 0; i < std::min(ours.size(), theirs.size()); ++i) {
+      const OracleNameSet& a = *ours[i];
+      const OracleNameSet& b = *theirs[i];
+      std::string where = ".debug_pubnames set " + std::to_string(ours[i] - ours_.nameSets.data());
+      longer += (a.length & ~mask) != 0 || (b.length & ~mask) != 0;
+      diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
+              b.length & mask);
+      diffNum(where, "version", a.version, b.version);
+      diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
+      diffNum(where, "unit length", a.infoLength, b.infoLength);
+    }
+    if (ours.size() != theirs.size())
+      diff(".debug_pubnames", "sets", std::to_string(ours.size()), std::to_string(theirs.size()));
+    notCompared(longer, ".debug_pubnames set length past its low " + std::to_string(bits) + " bits",
+                ".debug_pubnames set lengths past their low " + std::to_string(bits) + " bits",
+                lacking(ours_.nameSetLengthBits >= theirs_.nameSetLengthBits) + " keeps " + std::to_string(bits));
+  }
+
   void aranges() {
+    if (ours_.hasArangeSetHeaders != theirs_.hasArangeSetHeaders)
+      notCompared((ours_.hasArangeSetHeaders ? ours_ : theirs_).arangeSets.size(), ".debug_aranges set header",
+                  ".debug_aranges set headers", lacking(ours_.hasArangeSetHeaders) + " gives none");
     if (ours_.hasArangeSetHeaders && theirs_.hasArangeSetHeaders) {
       for (size_t i = 0; i < std::min(ours_.arangeSets.size(), theirs_.arangeSets.size()); ++i) {
         const OracleArangeSet& a = ours_.arangeSets[i];
         const OracleArangeSet& b = theirs_.arangeSets[i];
         std::string where = ".debug_aranges set " + std::to_string(i);
-        unsigned bits = std::min(ours_.nameSetLengthBits, theirs_.nameSetLengthBits);
-        uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-        diffNum(where, bits >= 64 ? "length" : "length (low " + std::to_string(bits) + " bits)", a.length & mask,
-                b.length & mask);
+        diffNum(where, "length", a.length, b.length);
         diffNum(where, "version", a.version, b.version);
         diffNum(where, "unit offset", a.infoOffset, b.infoOffset);
         diffNum(where, "address size", a.addressSize, b.addressSize);
@@ -305,8 +391,12 @@ class Comparer {
 
 }  // namespace
 
-std::vector<std::string> compareViews(const OracleView& ours, const OracleView& theirs, std::string_view oracleName) {
+Comparison compare(const OracleView& ours, const OracleView& theirs, std::string_view oracleName) {
   return Comparer(ours, theirs, oracleName).run();
+}
+
+std::vector<std::string> compareViews(const OracleView& ours, const OracleView& theirs, std::string_view oracleName) {
+  return compare(ours, theirs, oracleName).disagreements;
 }
 
 }  // namespace ptxdump

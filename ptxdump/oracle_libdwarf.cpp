@@ -293,6 +293,8 @@ class Walker {
     view_.loclists.push_back(std::move(list));
   }
 
+  // dwarf_get_globals lists names, each with its set's header: a set shows only
+  // through its names, and one with none is not seen at all (hasEmptyNameSets).
   void walkPubnames() {
     Dwarf_Global* globals = nullptr;
     Dwarf_Signed count = 0;
@@ -313,8 +315,9 @@ class Walker {
       if (dwarf_get_globals_header(globals[i], &header, &lengthSize, &length, &version, &infoOffset, &infoLength,
                                    &err) == DW_DLV_OK) {
         if (header != lastHeader)
-          view_.nameSets.push_back({length, static_cast<uint16_t>(version), infoOffset, infoLength});
+          view_.nameSets.push_back({length, static_cast<uint16_t>(version), infoOffset, infoLength, 0});
         lastHeader = header;
+        ++view_.nameSets.back().names;
       } else {
         message(".debug_pubnames set header", err);
       }

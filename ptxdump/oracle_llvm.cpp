@@ -1,6 +1,7 @@
 // LLVM's DebugInfo/DWARF as an oracle: an in-memory DWARFContext over linked
 // section images (no ELF file), walked into an OracleView, plus DWARFVerifier's
-// .debug_abbrev and .debug_info checks. Only LLVM headers here (and oracle.h,
+// .debug_abbrev and .debug_info checks. Builds against LLVM 14 to 22; what differs
+// between them is in oracle_llvm_compat.h. Only LLVM headers here (and oracle.h,
 // which includes neither LLVM nor libdwarf nor ptxdwarf/dwarf.h).
 #include <llvm/ADT/StringMap.h>
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -17,6 +18,7 @@
 #include <map>
 
 #include "oracle.h"
+#include "oracle_llvm_compat.h"
 
 namespace ptxdump {
 
@@ -46,7 +48,8 @@ bool isLoclistForm(uint16_t form) {
   return form == DW_FORM_sec_offset || form == DW_FORM_data4 || form == DW_FORM_data8;
 }
 
-OracleAttr readAttribute(const llvm::DWARFAttribute& attr, std::vector<std::string>& messages, uint64_t dieOffset) {
+OracleAttr readAttribute(const llvm::DWARFAttribute& attr, std::vector<std::string>& messages, uint64_t dieOffset,
+                         uint64_t unitOffset) {
   OracleAttr a;
   a.name = static_cast<uint16_t>(attr.Attr);
   a.form = static_cast<uint16_t>(attr.Value.getForm());
@@ -54,7 +57,7 @@ OracleAttr readAttribute(const llvm::DWARFAttribute& attr, std::vector<std::stri
   const llvm::DWARFFormValue& v = attr.Value;
   switch (a.kind) {
     case AttrKind::reference:
-      if (llvm::Optional<uint64_t> r = v.getAsReference()) a.u64 = *r;
+      if (auto r = llvmcompat::referenceOffset(v, unitOffset)) a.u64 = *r;
       else a.valueKnown = false;
       break;
     case AttrKind::string: {
@@ -71,7 +74,7 @@ OracleAttr readAttribute(const llvm::DWARFAttribute& attr, std::vector<std::stri
       break;
     }
     case AttrKind::block:
-      if (llvm::Optional<llvm::ArrayRef<uint8_t>> b = v.getAsBlock()) a.bytes.assign(b->begin(), b->end());
+      if (auto b = v.getAsBlock()) a.bytes.assign(b->begin(), b->end());
       else a.valueKnown = false;
       break;
     default:
@@ -114,6 +117,42 @@ void collectVerifierFindings(const std::string& text, std::vector<std::string>& 
   flush();
 }
 
+// The DWARF 2-4 location list at `offset` of .debug_loc, entry by entry.
+OracleLocList readLocationList(const llvm::DWARFObject& obj, uint64_t offset, uint8_t addressSize,
+                               std::vector<std::string>& messages) {
+  llvm::DWARFDebugLoc loc(llvm::DWARFDataExtractor(obj, obj.getLocSection(), true, addressSize));
+  OracleLocList list;
+  list.offset = offset;
+  uint64_t cursor = offset;
+  uint64_t entryOffset = offset;
+  llvm::Error e = loc.visitLocationList(&cursor, [&](const llvm::DWARFLocationEntry& le) {
+    OracleLocEntry entry;
+    entry.offset = entryOffset;
+    if (le.Kind == llvm::dwarf::DW_LLE_end_of_list) {
+      entry.kind = OracleLocEntry::endOfList;
+      entryOffset += 2u * addressSize;
+    } else if (le.Kind == llvm::dwarf::DW_LLE_base_address) {
+      entry.kind = OracleLocEntry::baseAddress;
+      entry.begin = addressSize == 4 ? 0xffffffffu : UINT64_MAX;
+      entry.end = le.Value0;
+      entryOffset += 2u * addressSize;
+    } else {
+      entry.begin = le.Value0;
+      entry.end = le.Value1;
+      entry.expr.assign(le.Loc.begin(), le.Loc.end());
+      entryOffset += 2u * addressSize + 2 + le.Loc.size();
+    }
+    list.entries.push_back(std::move(entry));
+    return true;
+  });
+  if (e) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "error: .debug_loc+0x%llx: ", static_cast<unsigned long long>(offset));
+    messages.push_back(buf + llvm::toString(std::move(e)));
+  }
+  return list;
+}
+
 }  // namespace
 
 std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linked, std::string* error) {
@@ -124,6 +163,7 @@ std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linke
   view.hasLocEnd = true;
   view.hasLocExprBytes = true;
   view.hasNameSetHeaders = true;
+  view.hasEmptyNameSets = true;
   view.hasArangeSetHeaders = true;
 
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sections;
@@ -165,7 +205,7 @@ std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linke
       d.tag = static_cast<uint16_t>(die.getTag());
       if (abbrev->hasChildren()) ++depth;
       for (const llvm::DWARFAttribute& attr : die.attributes()) {
-        d.attrs.push_back(readAttribute(attr, messages, d.offset));
+        d.attrs.push_back(readAttribute(attr, messages, d.offset, u.offset));
         const OracleAttr& a = d.attrs.back();
         if (isLocationAttribute(a.name) && isLoclistForm(a.form)) loclistOffsets.emplace(a.u64, u.addressSize);
       }
@@ -175,39 +215,9 @@ std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linke
 
   // Location lists: every offset a location attribute names.
   const llvm::DWARFObject& obj = ctx->getDWARFObj();
-  for (auto [offset, addressSize] : loclistOffsets) {
+  for (const auto& [offset, addressSize] : loclistOffsets) {
     if (offset >= obj.getLocSection().Data.size()) continue;  // the verifier reports it
-    llvm::DWARFDebugLoc loc(llvm::DWARFDataExtractor(obj, obj.getLocSection(), true, addressSize));
-    OracleLocList list;
-    list.offset = offset;
-    uint64_t cursor = offset;
-    uint64_t entryOffset = offset;
-    llvm::Error e = loc.visitLocationList(&cursor, [&](const llvm::DWARFLocationEntry& le) {
-      OracleLocEntry entry;
-      entry.offset = entryOffset;
-      if (le.Kind == llvm::dwarf::DW_LLE_end_of_list) {
-        entry.kind = OracleLocEntry::endOfList;
-        entryOffset += 2u * addressSize;
-      } else if (le.Kind == llvm::dwarf::DW_LLE_base_address) {
-        entry.kind = OracleLocEntry::baseAddress;
-        entry.begin = addressSize == 4 ? 0xffffffffu : UINT64_MAX;
-        entry.end = le.Value0;
-        entryOffset += 2u * addressSize;
-      } else {
-        entry.begin = le.Value0;
-        entry.end = le.Value1;
-        entry.expr.assign(le.Loc.begin(), le.Loc.end());
-        entryOffset += 2u * addressSize + 2 + le.Loc.size();
-      }
-      list.entries.push_back(std::move(entry));
-      return true;
-    });
-    if (e) {
-      char buf[48];
-      std::snprintf(buf, sizeof buf, "error: .debug_loc+0x%llx: ", static_cast<unsigned long long>(offset));
-      messages.push_back(buf + llvm::toString(std::move(e)));
-    }
-    view.loclists.push_back(std::move(list));
+    view.loclists.push_back(readLocationList(obj, offset, addressSize, messages));
   }
 
   // .debug_pubnames
@@ -215,7 +225,7 @@ std::optional<OracleView> llvmView(std::span<const ptxdwarf::SectionImage> linke
     llvm::DWARFDebugPubTable table;
     table.extract(llvm::DWARFDataExtractor(obj, obj.getPubnamesSection(), true, 0), /*GnuStyle=*/false, onError);
     for (const llvm::DWARFDebugPubTable::Set& s : table.getData()) {
-      view.nameSets.push_back({s.Length, s.Version, s.Offset, s.Size});
+      view.nameSets.push_back({s.Length, s.Version, s.Offset, s.Size, s.Entries.size()});
       for (const llvm::DWARFDebugPubTable::Entry& e : s.Entries)
         view.pubnames.push_back({s.Offset + e.SecOffset, e.Name.str()});
     }

@@ -188,6 +188,7 @@ OracleView ourView(const read::Dwarf& dwarf, const Linker& linker) {
   v.hasLocEnd = true;
   v.hasLocExprBytes = true;
   v.hasNameSetHeaders = true;
+  v.hasEmptyNameSets = true;
   v.hasArangeSetHeaders = true;
   for (const read::Unit& u : dwarf.units) {
     OracleUnit ou;
@@ -252,6 +253,7 @@ OracleView ourView(const read::Dwarf& dwarf, const Linker& linker) {
     os.version = s.version;
     os.infoOffset = s.infoReloc ? linker.value(*s.infoReloc) : s.infoOffset;
     os.infoLength = s.infoLength;
+    os.names = s.entries.size();
     v.nameSets.push_back(os);
     for (const read::NameEntry& e : s.entries) v.pubnames.push_back({os.infoOffset + e.dieOffset, std::string(e.name)});
   }

@@ -45,6 +45,7 @@ struct Oracle {
 struct OracleOutcome {
   enum class Kind { compared, failed, crashed } kind = Kind::failed;
   std::string text;                // compared: the summary; failed/crashed: why
+  std::string notCompared;         // compared: what one side could not express, "; "-separated
   std::vector<std::string> diffs;  // compared: the disagreements
 };
 
@@ -63,8 +64,9 @@ bool writeAll(int fd, std::string_view data) {
 // adapter on a block running past its unit, its verifier on an undefined
 // abbreviation, its DIE-range check recursing through a deep tree). Each runs
 // in a child process: a crash becomes a finding of this file, and verify goes
-// on. The child sends back the summary and the disagreements as
-// NUL-separated strings, the first byte saying which outcome it is.
+// on. The child sends back the summary, what could not be compared and the
+// disagreements as NUL-separated strings, the first byte saying which outcome
+// it is.
 OracleOutcome runContained(const Oracle& o, std::span<const SectionImage> linked, const OracleView& ours) {
   OracleOutcome outcome;
   int fds[2];
@@ -88,8 +90,10 @@ OracleOutcome runContained(const Oracle& o, std::span<const SectionImage> linked
     if (!theirs) {
       message = "F" + error;
     } else {
-      message = "C" + summary(*theirs);
-      for (const std::string& d : compareViews(ours, *theirs, o.name)) message += '\0' + d;
+      Comparison c = compare(ours, *theirs, o.name);
+      message = "C" + summary(*theirs) + '\0';
+      for (size_t i = 0; i < c.notCompared.size(); ++i) message += (i ? "; " : "") + c.notCompared[i];
+      for (const std::string& d : c.disagreements) message += '\0' + d;
     }
     std::fflush(stdout);
     std::fflush(stderr);
@@ -125,15 +129,17 @@ OracleOutcome runContained(const Oracle& o, std::span<const SectionImage> linked
   }
   outcome.kind = message[0] == 'C' ? OracleOutcome::Kind::compared : OracleOutcome::Kind::failed;
   size_t start = 1, end;
-  bool first = true;
+  size_t field = 0;
   do {
     end = message.find('\0', start);
     std::string part = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (first)
+    if (field == 0)
       outcome.text = std::move(part);
+    else if (field == 1 && outcome.kind == OracleOutcome::Kind::compared)
+      outcome.notCompared = std::move(part);
     else
       outcome.diffs.push_back(std::move(part));
-    first = false;
+    ++field;
     start = end + 1;
   } while (end != std::string::npos);
   return outcome;
@@ -224,6 +230,7 @@ int runVerify(const VerifyRequest& request, std::string& out, std::string& err) 
         out += buf;
       }
       out += "\n";
+      if (!outcome.notCompared.empty()) out += path + ": " + o.name + ": could not compare: " + outcome.notCompared + "\n";
     }
     if (overlaps)
       out += path + ": " + plural(overlaps, "sibling scope overlaps", "sibling scopes overlap") +
