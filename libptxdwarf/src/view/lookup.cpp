@@ -102,7 +102,7 @@ bool isAbsolutePath(std::string_view p) {
 // gdb's rule for `break FILE:LINE` (compare_filenames_for_search): `search`
 // names `path` when it is the whole of it, or, not being absolute itself, a
 // tail of it that begins after a '/' (whole path components: "b/c.cu" names
-// "/a/b/c.cu", "/b/c.cu" and "bb/c.cu" do not).
+// "/a/b/c.cu" but not "/a/xb/c.cu"; "/b/c.cu", absolute, names only itself).
 bool namesPath(std::string_view path, std::string_view search) {
   if (!path.ends_with(search)) return false;
   return path.size() == search.size() ||
