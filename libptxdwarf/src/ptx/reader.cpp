@@ -129,6 +129,9 @@ class Reader {
     reserveForText(module_.parameters, remaining_, 6);  // `.b8 a,` in a parameter list
     reserveForText(module_.variables, remaining_, 16);  // `.shared .b8 a;`
     reserveForText(module_.functions, remaining_, 12);  // `.func f(){}`
+    // `.section .a{}`: grown by doubling, a file of many small sections held
+    // the model of each section up to three times over at a step.
+    reserveForText(module_.sections, remaining_, 13);
   }
 
   // Reads statements up to the stop or the end of the text; a syntax error

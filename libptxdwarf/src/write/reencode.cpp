@@ -801,6 +801,7 @@ std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics&
   // Sections the model does not cover are kept as they were.
   std::set<std::string, work::CountingLess<work::sectionLookup>> produced;
   for (const SectionImage& s : out) produced.insert(s.name);
+  out.reserve(out.size() + dwarf.sections.size());  // a copy of each image, not three at a doubling
   for (const SectionImage& in : dwarf.sections)
     if (in.name != ".debug_loc" && produced.insert(in.name).second) out.push_back(in);
   return out;
