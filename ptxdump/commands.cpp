@@ -704,6 +704,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   if (request.reencode) {
     images = write::encodeCanonical(file->dwarf, diags);
   } else {
+    images.reserve(m.sections.size());
     for (const SectionImage& s : m.sections)
       if (s.name.starts_with(".debug")) images.push_back(s);
   }

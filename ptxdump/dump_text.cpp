@@ -258,7 +258,10 @@ void pathAppend(std::string& path, std::string_view component) {
 
 }  // namespace
 
-void Renderer::typeName(std::string& out, const Die* die) const { ptxdwarf::view::appendTypeName(dwarf_, die, out); }
+void Renderer::typeName(std::string& out, const Die* die) const {
+  if (!ends_) ends_ = std::make_shared<const ptxdwarf::view::SubtreeEnds>(dwarf_);
+  ptxdwarf::view::appendTypeName(dwarf_, die, out, ends_.get());
+}
 
 bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) const {
   if (unit.dieCount == 0) return false;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/section.h"
+#include "ptxdwarf/view/attributes.h"
 
 namespace ptxdump::detail {
 
@@ -115,6 +117,9 @@ class Renderer {
   const ptxdwarf::ptx::Module& module_;
   const ptxdwarf::read::Dwarf& dwarf_;
   std::function<void()> betweenEntries_;
+  // Made at the first type name (a dump names a type at every DW_AT_type):
+  // the names' template parameters are found without walking subtrees.
+  mutable std::shared_ptr<const ptxdwarf::view::SubtreeEnds> ends_;
 };
 
 // Tag/attribute/form names with llvm-dwarfdump 14's spelling of unknown values.

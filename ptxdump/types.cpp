@@ -75,7 +75,10 @@ void member(std::string& out, const MemberLayout& m) {
   }
   pad(out, 56, start);
   out += "/* ";
-  appendRight(out, m.offset, 5);
+  if (m.offsetKnown)
+    appendRight(out, m.offset, 5);
+  else
+    out += "    ?";
   if (m.bitOffset) {
     out += ':';
     appendRight(out, *m.bitOffset, 2);
@@ -103,7 +106,9 @@ void aggregate(std::string& out, const TypeLayout& t) {
   out += "\n\t/* size: ";
   out += t.sizeKnown ? std::to_string(t.size) : "?";
   out += ", members: " + std::to_string(t.members.size()) + " */\n";
-  if (t.kind != TypeKind::union_) {
+  if (!t.problem.empty()) {
+    out += "\t/* no holes or padding: " + t.problem + " */\n";
+  } else if (t.kind != TypeKind::union_) {
     out += "\t/* sum members: " + std::to_string(memberBits / 8);
     if (memberBits % 8) out += ", " + std::to_string(memberBits % 8) + " bits";
     if (holes) out += ", holes: " + std::to_string(holes) + ", sum holes: " + std::to_string(holeBits / 8);
@@ -158,6 +163,9 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
         out += " */\n";
         break;
     }
+    if (!t.problem.empty() && t.kind != TypeKind::structure && t.kind != TypeKind::class_ &&
+        t.kind != TypeKind::union_)
+      out += "\t/* " + t.problem + " */\n";
   }
 }
 
@@ -181,6 +189,10 @@ void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types
       out += "null";
     out += ",\"die\":";
     appendDec(out, t.die);
+    if (!t.problem.empty()) {
+      out += ",\"problem\":";
+      appendJsonString(out, t.problem);
+    }
     if (!t.target.empty()) {
       out += ",\"target\":";
       appendJsonString(out, t.target);
@@ -226,7 +238,10 @@ void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types
         out += ",\"type\":";
         appendJsonString(out, m.type);
         out += ",\"offset\":";
-        appendDec(out, m.offset);
+        if (m.offsetKnown)
+          appendDec(out, m.offset);
+        else
+          out += "null";
         out += ",\"size\":";
         if (m.sizeKnown)
           appendDec(out, m.size);

@@ -9,6 +9,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/view/statistics.h"
 #include "ptxdwarf/view/types.h"
 #include "ptxdwarf/write/builder.h"
@@ -302,6 +303,147 @@ TEST(Selection, NameSelectsDiesWithParentsAndChildren) {
                      "                  DW_AT_name [DW_FORM_string]\t(\"i\")"),
             std::string::npos)
       << out;
+}
+
+// ---- lookup --at SOURCE:LINE: the paths a debugger takes ----
+
+// The PTX lines `where` matches in `text` (empty when nothing does; the error then).
+std::vector<uint32_t> lookupLines(const std::string& text, std::string_view where, std::string* error = nullptr) {
+  auto l = load(text);
+  view::LookupResult r = view::lookup(l->read.module, l->dwarf, where);
+  if (error) *error = r.error;
+  std::vector<uint32_t> lines;
+  for (const view::Match& m : r.matches) lines.insert(lines.end(), m.ptxLines.begin(), m.ptxLines.end());
+  return lines;
+}
+
+TEST(Lookup, SourcePathsMatchAsGdbBreakMatchesThem) {
+  // Chapter 6: `.file 1 "call_example.cu"`, DW_AT_comp_dir "/home/mmurphy/test"; `dump` prints
+  // DW_AT_decl_file as "/home/mmurphy/test/call_example.cu".
+  const std::string text = fixture("chapter6.ptx");
+  const std::vector<uint32_t> line8 = lookupLines(text, "call_example.cu:8");
+  ASSERT_EQ(line8, std::vector<uint32_t>{39});
+  // The full name, and every tail of it that starts a path component.
+  for (std::string_view at : {"/home/mmurphy/test/call_example.cu:8", "home/mmurphy/test/call_example.cu:8",
+                              "mmurphy/test/call_example.cu:8", "test/call_example.cu:8"})
+    EXPECT_EQ(lookupLines(text, at), line8) << at;
+  // Not at a component boundary, an absolute path that is not the whole
+  // name, another directory: no file.
+  for (std::string_view at : {"est/call_example.cu:8", "/test/call_example.cu:8", "/home/mmurphy/call_example.cu:8",
+                              "other/call_example.cu:8", "xcall_example.cu:8"}) {
+    std::string error;
+    EXPECT_TRUE(lookupLines(text, at, &error).empty()) << at;
+    EXPECT_EQ(error, "no .file names '" + std::string(at.substr(0, at.rfind(':'))) + "'") << at;
+  }
+  // An absolute `.file` is its own full name: the unit's directory is not joined to it.
+  std::string absolute = text;
+  const std::string file = ".file 1 \"call_example.cu\"";
+  absolute.replace(absolute.find(file), file.size(), ".file 1 \"/abs/dir/call_example.cu\"");
+  EXPECT_EQ(lookupLines(absolute, "/abs/dir/call_example.cu:8"), line8);
+  EXPECT_EQ(lookupLines(absolute, "dir/call_example.cu:8"), line8);
+  EXPECT_TRUE(lookupLines(absolute, "/home/mmurphy/test/call_example.cu:8").empty());
+  EXPECT_TRUE(lookupLines(absolute, "test/call_example.cu:8").empty());
+}
+
+// ---- types: values past what 64 bits count ----
+
+// int; struct Far { int a at 0; int b at 2^64 - 16 } (size 2^64 - 8); struct
+// Neg { int x at sdata -4 }; int[] with upper bound 2^64 - 1; int[] with
+// upper bound 2^62 - 1 (2^64 bytes).
+std::string hugeLayouts() {
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n";
+  // 1: compile_unit, children, language data1; 2: base_type, name, byte_size data1;
+  // 3: structure_type, children, name, byte_size data8; 4: member, name, type ref4, location data8;
+  // 5: member, name, type ref4, location sdata; 6: array_type, children, type ref4; 7: subrange, upper_bound data8.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 19, 11, 0, 0, 2, 36, 0, 3, 8, 11, 11, 0, 0, 3, 19, 1, 3, 8, 11, 7, "
+          "0, 0, 4, 13, 0, 3, 8, 73, 19, 56, 7, 0, 0, 5, 13, 0, 3, 8, 73, 19, 56, 13, 0, 0, 6, 1, 1, 73, 19, 0, 0, 7, 33, "
+          "0, 47, 7, 0, 0, 0\n}\n";
+  text += ".section .debug_info {\n.b32 112\n.b8 2, 0\n.b32 0\n.b8 8\n"
+          ".b8 1, 4\n"                                        // 11: the unit, C++
+          ".b8 2, 105, 110, 116, 0, 4\n"                      // 13: int
+          ".b8 3, 70, 97, 114, 0\n.b8 248, 255, 255, 255, 255, 255, 255, 255\n"  // 19: Far
+          ".b8 4, 97, 0\n.b32 13\n.b64 0\n"                   // 32: a
+          ".b8 4, 98, 0\n.b32 13\n.b8 240, 255, 255, 255, 255, 255, 255, 255\n"  // 47: b
+          ".b8 0\n"
+          ".b8 3, 78, 101, 103, 0\n.b64 8\n"                  // 63: Neg
+          ".b8 5, 120, 0\n.b32 13\n.b8 124\n"                 // 76: x at -4
+          ".b8 0\n"
+          ".b8 6\n.b32 13\n.b8 7\n.b8 255, 255, 255, 255, 255, 255, 255, 255\n.b8 0\n"  // 85: int[2^64]
+          ".b8 6\n.b32 13\n.b8 7\n.b8 255, 255, 255, 255, 255, 255, 255, 63\n.b8 0\n"  // 100: int[2^62]
+          ".b8 0\n}\n";
+  return text;
+}
+
+const view::TypeLayout* typeAt(const std::vector<view::TypeLayout>& types, uint64_t die) {
+  for (const view::TypeLayout& t : types)
+    if (t.die == die) return &t;
+  return nullptr;
+}
+
+TEST(Types, ValuesPastSixtyFourBitsAreExactOrRefused) {
+  auto l = load(hugeLayouts());
+  ASSERT_TRUE(l->read.ok());
+  ASSERT_FALSE(l->dwarf.diagnostics.hasErrors()) << l->dwarf.diagnostics.items[0].message;
+  const std::vector<view::TypeLayout> types = view::typeLayouts(l->dwarf);
+
+  // b's offset is exact; its bits (2^67 - 96) are not countable in 64:
+  // no hole (it was 2305843009213693936 bytes, the true one's bits wrapped).
+  const view::TypeLayout* far = typeAt(types, 19);
+  ASSERT_NE(far, nullptr);
+  ASSERT_EQ(far->members.size(), 2u);
+  EXPECT_EQ(far->members[1].offset, 18446744073709551600u);
+  EXPECT_TRUE(far->members[1].offsetKnown);
+  EXPECT_EQ(far->size, 18446744073709551608u);
+  EXPECT_EQ(far->members[0].holeAfterBits, 0u);
+  EXPECT_EQ(far->paddingBits, 0u);
+  EXPECT_EQ(far->problem, "member at DIE 0x0000002f: it ends at bit 147573952589676412832, past what 64 bits count");
+
+  // A negative member offset is no offset (it printed as 0).
+  const view::TypeLayout* neg = typeAt(types, 63);
+  ASSERT_NE(neg, nullptr);
+  ASSERT_EQ(neg->members.size(), 1u);
+  EXPECT_FALSE(neg->members[0].offsetKnown);
+  EXPECT_EQ(neg->problem, "member at DIE 0x0000004c: DW_AT_data_member_location is negative (-4)");
+  EXPECT_EQ(neg->paddingBits, 0u);
+
+  // Bounds [0, 2^64 - 1]: 2^64 elements, spelled exactly in the name; no
+  // count 64 bits hold, so no size.
+  const view::TypeLayout* all = typeAt(types, 85);
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ(all->name, "int[18446744073709551616]");
+  EXPECT_EQ(all->dimensions, std::vector<uint64_t>{0});
+  EXPECT_FALSE(all->sizeKnown);
+  EXPECT_EQ(all->problem,
+            "dimension 1: bounds [0, 18446744073709551615] hold 18446744073709551616 elements, more than 64 bits count");
+  // 2^62 ints: a count 64 bits hold, a size (2^64 bytes) they do not.
+  const view::TypeLayout* quarter = typeAt(types, 100);
+  ASSERT_NE(quarter, nullptr);
+  EXPECT_EQ(quarter->name, "int[4611686018427387904]");
+  EXPECT_EQ(quarter->dimensions, std::vector<uint64_t>{4611686018427387904u});
+  EXPECT_FALSE(quarter->sizeKnown);
+  EXPECT_EQ(quarter->problem, "its size, 18446744073709551616 bytes, is past what 64 bits count");
+  EXPECT_EQ(view::typeSize(l->dwarf, l->dwarf.dieAt(100)), std::nullopt);
+
+  // As printed: offsets exact or "?", and the problem said where the holes would be.
+  std::string text;
+  ptxdump::appendTypesText({*far, *neg, *all}, text);
+  EXPECT_NE(text.find("\tint b;" + std::string(49, ' ') + "/* 18446744073709551600     4 */\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("XXX"), std::string::npos) << text;
+  EXPECT_NE(text.find("\t/* no holes or padding: member at DIE 0x0000002f: it ends at bit 147573952589676412832, past "
+                      "what 64 bits count */\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\tint x;" + std::string(49, ' ') + "/*     ?     4 */\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("/* array */ int[18446744073709551616];\t/* size: ? */\n\t/* dimension 1: bounds"),
+            std::string::npos)
+      << text;
+  std::string json;
+  ptxdump::appendTypesJson("t.ptx", {*neg}, json);
+  EXPECT_NE(json.find("\"problem\":\"member at DIE 0x0000004c: DW_AT_data_member_location is negative (-4)\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\":\"x\",\"type\":\"int\",\"offset\":null,"), std::string::npos) << json;
 }
 
 }  // namespace

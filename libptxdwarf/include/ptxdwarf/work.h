@@ -31,6 +31,8 @@ enum Pass : unsigned {
   nameSuggestion,     // steps to find the name a misspelt one was meant to be ("did you mean")
   variableIdBytes,    // bytes of the variable ids --statistics counts unique variables by
   enclosingWalk,      // DIEs walked up to find the subprogram that encloses a DIE (check)
+  locationText,       // characters written to spell a location expression (lookup)
+  scopeLookup,        // scopes compared to find the innermost one at an instruction (lookup)
   kPassCount
 };
 

@@ -129,6 +129,9 @@ class Reader {
     reserveForText(module_.parameters, remaining_, 6);  // `.b8 a,` in a parameter list
     reserveForText(module_.variables, remaining_, 16);  // `.shared .b8 a;`
     reserveForText(module_.functions, remaining_, 12);  // `.func f(){}`
+    // `.section .a{}`: grown by doubling, a file of many small sections held
+    // the model of each section up to three times over at a step.
+    reserveForText(module_.sections, remaining_, 13);
   }
 
   // Reads statements up to the stop or the end of the text; a syntax error
@@ -686,12 +689,26 @@ class Reader {
     SectionImage& s = module_.sections.emplace_back();
     s.name = std::string(name);
     s.loc = at;
-    const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
+    const uint64_t rest = blockTextBound();
     reserveForText(s.bytes, rest, 2);  // `0,` a byte
     if (recordPositions_) s.sourceMap.reserve(rest / 2);  // an entry per operand
     else s.source = std::make_shared<SectionSource>(text_, findOperandPositions);
     reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
+  }
+
+  // The text a section's vectors are reserved for when it is first named:
+  // from here to the next '}' (where the block ends, unless a comment holds
+  // one: then they grow past the reservation), within the rest of this
+  // reader's text. The rest of the text alone made every section of a file
+  // of many tiny ones reserve for all that follows it: address space
+  // quadratic in their number, and a page or more of memory each.
+  uint64_t blockTextBound() const {
+    const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
+    const char* from = cur_.pos();
+    const size_t span = static_cast<size_t>(std::min<uint64_t>(rest, static_cast<uint64_t>(cur_.end() - from)));
+    const void* brace = std::memchr(from, '}', span);
+    return brace ? static_cast<uint64_t>(static_cast<const char*>(brace) - from) : rest;
   }
 
   // The rest of the section a chunk begins inside: its offsets count from

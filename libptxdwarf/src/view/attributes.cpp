@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "ptxdwarf/dwarf.h"
 
@@ -64,6 +65,29 @@ std::optional<AttrValue> findRecursively(const Dwarf& dwarf, const Die& die, std
     }
   }
   return std::nullopt;
+}
+
+SubtreeEnds::SubtreeEnds(const Dwarf& dwarf) : ends_(dwarf.dies.size()) {
+  // The DIEs whose subtree is still open, each deeper than the last: a DIE
+  // closes every open one at its depth or deeper.
+  // A DIE array holds fewer than 2^31 DIEs (a PTX file is at most 4 GiB,
+  // a DIE at least a byte): the top bit of an end is free for kTemplated.
+  std::vector<uint32_t> open;
+  const auto count = static_cast<uint32_t>(dwarf.dies.size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const read::Die& die = dwarf.dies[i];
+    while (!open.empty() && dwarf.dies[open.back()].depth >= die.depth) {
+      ends_[open.back()] |= i;
+      open.pop_back();
+    }
+    const bool templateParameter = die.tag == dw::DW_TAG_template_type_parameter ||
+                                   die.tag == dw::DW_TAG_template_value_parameter ||
+                                   die.tag == dw::DW_TAG_GNU_template_parameter_pack ||
+                                   die.tag == dw::DW_TAG_GNU_template_template_param;
+    if (templateParameter && die.parent != read::kNone) ends_[die.parent] |= kTemplated;
+    open.push_back(i);
+  }
+  for (uint32_t i : open) ends_[i] |= count;
 }
 
 std::string_view shortName(const Dwarf& dwarf, const Die& die) {

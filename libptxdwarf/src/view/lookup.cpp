@@ -10,6 +10,7 @@
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
 
@@ -27,9 +28,18 @@ std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
 std::string_view stringValue(const std::optional<AttrValue>& v) { return v && v->isString() ? v->string() : std::string_view{}; }
 
 // A location expression in PTX terms: registers by name, symbols as the PTX
-// writes them, offsets added on.
+// writes them, offsets added on. DW_OP_deref and DW_OP_stack_value apply to
+// all that comes before them ("*(%rd1+8)", "value %r1"): their fronts are
+// kept apart and put before the rest once at the end, so an expression of
+// many of them is spelled in as many steps as it has characters, not one
+// copy of the text so far per operation.
 std::string expressionText(const read::Expression& e) {
   std::string out;
+  std::vector<std::string_view> fronts;  // in the order applied: the last goes outermost
+  auto append = [&](std::string_view text) {
+    work::step(work::locationText, text.size());
+    out += text;
+  };
   for (const read::Operation& op : e.ops) {
     const auto operand = [&](int i) { return std::to_string(op.operands[i]); };
     const auto signedOperand = [&](int i) {
@@ -38,44 +48,115 @@ std::string expressionText(const read::Expression& e) {
     };
     switch (op.op) {
       case dw::DW_OP_regx:
-        if (auto reg = cuda::unpackRegister(op.operands[0])) out += *reg;
-        else out += "DW_OP_regx " + operand(0);
+        if (auto reg = cuda::unpackRegister(op.operands[0])) append(*reg);
+        else append("DW_OP_regx " + operand(0));
         break;
       case dw::DW_OP_bregx:
-        if (auto reg = cuda::unpackRegister(op.operands[0])) out += "[" + *reg + signedOperand(1) + "]";
-        else out += "DW_OP_bregx " + operand(0) + " " + signedOperand(1);
+        if (auto reg = cuda::unpackRegister(op.operands[0])) append("[" + *reg + signedOperand(1) + "]");
+        else append("DW_OP_bregx " + operand(0) + " " + signedOperand(1));
         break;
       case dw::DW_OP_addr:
-        out += op.reloc ? op.reloc->expression() : "0x" + [&] {
+        append(op.reloc ? op.reloc->expression() : "0x" + [&] {
           char buf[24];
           auto r = std::to_chars(buf, buf + sizeof buf, op.operands[0], 16);
           return std::string(buf, r.ptr);
-        }();
+        }());
         break;
-      case dw::DW_OP_plus_uconst: out += "+" + operand(0); break;
-      case dw::DW_OP_fbreg: out += "frame_base" + signedOperand(0); break;
-      case dw::DW_OP_deref: out = "*(" + out + ")"; break;
-      case dw::DW_OP_stack_value: out = "value " + out; break;
-      case dw::DW_OP_piece: out += " [" + operand(0) + " bytes]; "; break;
-      case dw::DW_OP_call_frame_cfa: out += "CFA"; break;
+      case dw::DW_OP_plus_uconst: append("+" + operand(0)); break;
+      case dw::DW_OP_fbreg: append("frame_base" + signedOperand(0)); break;
+      case dw::DW_OP_deref:
+        fronts.push_back("*(");
+        append(")");
+        break;
+      case dw::DW_OP_stack_value: fronts.push_back("value "); break;
+      case dw::DW_OP_piece: append(" [" + operand(0) + " bytes]; "); break;
+      case dw::DW_OP_call_frame_cfa: append("CFA"); break;
       default: {
         std::string_view name = dw::opName(op.op);
-        out += name.empty() ? "DW_OP_" + std::to_string(op.op) : std::string(name);
+        append(name.empty() ? "DW_OP_" + std::to_string(op.op) : std::string(name));
         if (op.op >= dw::DW_OP_reg0 && op.op <= dw::DW_OP_reg31) break;
         if (op.op >= dw::DW_OP_lit0 && op.op <= dw::DW_OP_lit31) break;
         if (const dw::OpInfo* info = dw::opInfo(op.op); info && info->a != dw::OperandKind::none)
-          out += " " + operand(0);
+          append(" " + operand(0));
       }
     }
   }
   while (out.ends_with("; ")) out.resize(out.size() - 2);
-  if (!e.ok) out += (out.empty() ? "" : " ") + std::string("<malformed: ") + e.error + ">";
-  return out;
+  if (!e.ok) append((out.empty() && fronts.empty() ? "" : " ") + std::string("<malformed: ") + e.error + ">");
+  std::string text;
+  size_t frontBytes = 0;
+  for (std::string_view f : fronts) frontBytes += f.size();
+  text.reserve(frontBytes + out.size());
+  for (auto f = fronts.rbegin(); f != fronts.rend(); ++f) text += *f;
+  text += out;
+  work::step(work::locationText, text.size());
+  return text;
 }
+
+bool isAbsolutePath(std::string_view p) {
+  if (!p.empty() && (p[0] == '/' || p[0] == '\\')) return true;
+  return p.size() >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' &&
+         (p[2] == '\\' || p[2] == '/');
+}
+
+// gdb's rule for `break FILE:LINE` (compare_filenames_for_search): `search`
+// names `path` when it is the whole of it, or, not being absolute itself, a
+// tail of it that begins after a '/' (whole path components: "b/c.cu" names
+// "/a/b/c.cu" but not "/a/xb/c.cu"; "/b/c.cu", absolute, names only itself).
+bool namesPath(std::string_view path, std::string_view search) {
+  if (!path.ends_with(search)) return false;
+  return path.size() == search.size() ||
+         (!isAbsolutePath(search) && path[path.size() - search.size() - 1] == '/');
+}
+
+// A SOURCE of `--at SOURCE:LINE`, matched against `.file` paths and their
+// full names: a relative path joined to a unit's DW_AT_comp_dir with '/'
+// (what `dump` prints for DW_AT_decl_file). Each full name is matched
+// without being made: SOURCE names DIR/PATH when it names PATH, or ends in
+// "/" + PATH after a head that names DIR -- and that is decided once per
+// head, however many files and directories there are.
+class SourceName {
+ public:
+  SourceName(std::string_view search, std::vector<std::string_view> dirs)
+      : search_(search), dirs_(std::move(dirs)), headNamesDir_(search.size() + 1, kUnknown) {}
+
+  bool names(std::string_view path) {
+    if (namesPath(path, search_)) return true;
+    if (isAbsolutePath(path) || path.empty() || search_.size() <= path.size() || !search_.ends_with(path)) return false;
+    const size_t head = search_.size() - path.size() - 1;
+    return search_[head] == '/' && headNamesADir(head);
+  }
+
+ private:
+  static constexpr int8_t kUnknown = -1;
+
+  // Whether search_'s first `head` characters name a directory: DIR (with
+  // no '/' at its end; "/" is the empty head of "/PATH") ends them at a
+  // component boundary, as namesPath asks of the joined name.
+  bool headNamesADir(size_t head) {
+    int8_t& known = headNamesDir_[head];
+    if (known == kUnknown) {
+      known = 0;
+      for (std::string_view dir : dirs_) {
+        while (!dir.empty() && dir.back() == '/') dir.remove_suffix(1);
+        if (namesPath(dir, search_.substr(0, head))) {
+          known = 1;
+          break;
+        }
+      }
+    }
+    return known == 1;
+  }
+
+  std::string_view search_;
+  std::vector<std::string_view> dirs_;
+  std::vector<int8_t> headNamesDir_;  // per head length: kUnknown, 0 or 1
+};
 
 class Lookup {
  public:
-  Lookup(const ptx::Module& m, const Dwarf& d) : m_(m), d_(d), scopes_(m, d), lines_(ptx::buildLineTable(m)) {
+  Lookup(const ptx::Module& m, const Dwarf& d)
+      : m_(m), d_(d), scopes_(m, d), ends_(d), lines_(ptx::buildLineTable(m)) {
     for (uint32_t i = 0; i < m.locs.size(); ++i)
       if (m.locs[i].function >= 0 && m.locs[i].instruction != ptx::kNoIndex) codeLocs_.push_back(i);
   }
@@ -132,20 +213,19 @@ class Lookup {
   }
 
   bool sourcePlaces(std::string_view source, uint32_t line, std::vector<uint32_t>& places, std::string& error) {
-    std::vector<unsigned> files;
-    for (const ptx::LineFile& f : lines_.files) {
-      const std::string path = ptx::pathOf(lines_, f);
-      if (path == source || (path.size() > source.size() && path.ends_with(source) &&
-                             path[path.size() - source.size() - 1] == '/'))
-        files.push_back(f.index);
-    }
+    SourceName name(source, compDirs());
+    std::vector<unsigned> files;  // the `.file` indices it names, in order (LineTable::files is)
+    for (const ptx::LineFile& f : lines_.files)
+      if (name.names(ptx::pathOf(lines_, f))) files.push_back(f.index);
     if (files.empty()) {
       error = "no .file names '" + std::string(source) + "'";
       return false;
     }
     for (uint32_t i : codeLocs_) {
       const ptx::LocRecord& r = m_.locs[i];
-      if (r.line != line || std::find(files.begin(), files.end(), r.file) == files.end()) continue;
+      if (r.line != line ||
+          !std::binary_search(files.begin(), files.end(), r.file, work::CountingLess<work::fileLookup>{}))
+        continue;
       const ptx::Function& f = m_.functions[static_cast<size_t>(r.function)];
       if (r.instruction < f.endInstruction) places.push_back(r.instruction);
     }
@@ -153,6 +233,19 @@ class Lookup {
     places.erase(std::unique(places.begin(), places.end()), places.end());
     if (places.empty()) error = "no .loc for " + std::string(source) + ":" + std::to_string(line) + " precedes an instruction";
     return !places.empty();
+  }
+
+  // Every unit's DW_AT_comp_dir: a relative `.file` path's full name is
+  // joined to it, as `dump` prints DW_AT_decl_file.
+  std::vector<std::string_view> compDirs() const {
+    std::vector<std::string_view> dirs;
+    for (const read::Unit& u : d_.units)
+      if (u.dieCount > 0)
+        if (std::string_view dir = stringValue(d_.attribute(d_.dies[u.firstDie], dw::DW_AT_comp_dir)); !dir.empty())
+          dirs.push_back(dir);
+    std::sort(dirs.begin(), dirs.end());
+    dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+    return dirs;
   }
 
   bool functionPlaces(std::string_view name, std::vector<uint32_t>& places, std::string& error) {
@@ -215,7 +308,7 @@ class Lookup {
     v.declLine = constant(findRecursively(d_, die, {dw::DW_AT_decl_line})).value_or(0);
     v.addressClass = constant(findRecursively(d_, die, {dw::DW_AT_address_class})).value_or(0);
     if (std::optional<AttrValue> t = findRecursively(d_, die, {dw::DW_AT_type}); t && t->isReference())
-      v.type = typeName(d_, d_.dieAt(t->value));
+      v.type = typeName(d_, d_.dieAt(t->value), &ends_);
     else
       v.type = "void";
     location(die, instruction, v);
@@ -270,6 +363,7 @@ class Lookup {
   const ptx::Module& m_;
   const Dwarf& d_;
   ScopeTree scopes_;
+  SubtreeEnds ends_;  // for the type names of the variables shown
   ptx::LineTable lines_;
   std::vector<uint32_t> codeLocs_;  // .loc records inside functions, in instruction order
 };

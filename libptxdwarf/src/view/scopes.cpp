@@ -1,8 +1,10 @@
 #include "ptxdwarf/view/scopes.h"
 
 #include <algorithm>
+#include <set>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
 
@@ -33,7 +35,7 @@ bool ScopeTree::rangeOf(const read::Die& die, uint32_t& begin, uint32_t& end, in
 }
 
 ScopeTree::ScopeTree(const ptx::Module& module, const read::Dwarf& dwarf) : module_(module), dwarf_(dwarf) {
-  byFunction_.resize(module.functions.size());
+  std::vector<std::vector<uint32_t>> byFunction(module.functions.size());  // scope indices per PTX function
   // The scope each DIE opened, so children find their parent scope in one pass.
   std::vector<uint32_t> scopeOfDie(dwarf.dies.size(), kNoScope);
   for (uint32_t i = 0; i < dwarf.dies.size(); ++i) {
@@ -57,8 +59,53 @@ ScopeTree::ScopeTree(const ptx::Module& module, const read::Dwarf& dwarf) : modu
       s.function = p.function;
     }
     scopeOfDie[i] = static_cast<uint32_t>(scopes_.size());
-    byFunction_[static_cast<size_t>(s.function)].push_back(scopeOfDie[i]);
+    byFunction[static_cast<size_t>(s.function)].push_back(scopeOfDie[i]);
     scopes_.push_back(std::move(s));
+  }
+  findStretches(byFunction);
+}
+
+// The innermost scope at an instruction is the deepest DIE among the scopes
+// whose range holds it, the first in DIE order among equals (ranges a
+// crafted file makes overlap included). One sweep over each function's
+// scope boundaries, keeping the scopes open there ordered so, finds it for
+// every stretch between two boundaries at once.
+void ScopeTree::findStretches(const std::vector<std::vector<uint32_t>>& byFunction) {
+  stretches_.resize(byFunction.size());
+  for (size_t f = 0; f < byFunction.size(); ++f) {
+    struct Boundary {
+      uint32_t at = 0;
+      uint32_t scope = 0;
+      bool opens = false;
+    };
+    std::vector<Boundary> boundaries;
+    for (uint32_t s : byFunction[f]) {
+      const Scope& scope = scopes_[s];
+      if (scope.begin >= scope.end) continue;  // holds no instruction
+      boundaries.push_back({scope.begin, s, true});
+      boundaries.push_back({scope.end, s, false});
+    }
+    std::sort(boundaries.begin(), boundaries.end(), [](const Boundary& a, const Boundary& b) {
+      work::step(work::scopeLookup);
+      return a.at < b.at;
+    });
+    // Deepest first, then in DIE order.
+    auto deeperFirst = [&](uint32_t a, uint32_t b) {
+      work::step(work::scopeLookup);
+      const uint32_t da = dwarf_.dies[scopes_[a].die].depth, db = dwarf_.dies[scopes_[b].die].depth;
+      return da != db ? da > db : a < b;
+    };
+    std::set<uint32_t, decltype(deeperFirst)> open(deeperFirst);
+    std::vector<Stretch>& stretches = stretches_[f];
+    for (size_t i = 0; i < boundaries.size();) {
+      const uint32_t at = boundaries[i].at;
+      for (; i < boundaries.size() && boundaries[i].at == at; ++i) {
+        if (boundaries[i].opens) open.insert(boundaries[i].scope);
+        else open.erase(boundaries[i].scope);
+      }
+      const uint32_t innermost = open.empty() ? kNoScope : *open.begin();
+      if (stretches.empty() || stretches.back().innermost != innermost) stretches.push_back({at, innermost});
+    }
   }
 }
 
@@ -78,18 +125,14 @@ int32_t ScopeTree::functionAt(uint32_t instruction) const {
 std::vector<uint32_t> ScopeTree::chainAt(uint32_t instruction) const {
   const int32_t f = functionAt(instruction);
   if (f < 0) return {};
-  // The deepest scope containing the instruction; its ancestors contain it too.
-  uint32_t innermost = kNoScope;
-  uint32_t depth = 0;
-  for (uint32_t s : byFunction_[static_cast<size_t>(f)]) {
-    const Scope& scope = scopes_[s];
-    if (instruction < scope.begin || instruction >= scope.end) continue;
-    const uint32_t d = dwarf_.dies[scope.die].depth;
-    if (innermost == kNoScope || d > depth) {
-      innermost = s;
-      depth = d;
-    }
-  }
+  // The stretch holding the instruction names the deepest scope containing
+  // it; its ancestors contain it too.
+  const std::vector<Stretch>& stretches = stretches_[static_cast<size_t>(f)];
+  auto after = std::upper_bound(stretches.begin(), stretches.end(), instruction, [](uint32_t i, const Stretch& s) {
+    work::step(work::scopeLookup);
+    return i < s.begin;
+  });
+  const uint32_t innermost = after == stretches.begin() ? kNoScope : (after - 1)->innermost;
   std::vector<uint32_t> chain;
   for (uint32_t s = innermost; s != kNoScope; s = scopes_[s].parent) chain.push_back(s);
   return chain;

@@ -4,8 +4,10 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
 
@@ -16,6 +18,14 @@ using read::Die;
 using read::Dwarf;
 
 void appendDec(std::string& out, uint64_t v) { out += std::to_string(v); }
+// A bound's sum (upper bound + 1, lower bound + count) exactly: [0,
+// 2^64 - 1] holds 2^64 elements, which LLVM's 64-bit sum writes as 0.
+void appendDec(std::string& out, unsigned __int128 v) {
+  if (v <= UINT64_MAX) return appendDec(out, static_cast<uint64_t>(v));
+  std::string digits;
+  for (; v; v /= 10) digits += static_cast<char>('0' + static_cast<int>(v % 10));
+  out.append(digits.rbegin(), digits.rend());
+}
 void appendSigned(std::string& out, int64_t v) { out += std::to_string(v); }
 
 // Lowercase hex digits, at least `width` of them.
@@ -83,7 +93,7 @@ std::optional<unsigned> languageLowerBound(uint64_t lang) {
 // llvm::DWARFTypePrinter (LLVM 14, DWARFDie.cpp) over our flat DIE array.
 class TypePrinter {
  public:
-  TypePrinter(const Dwarf& d, std::string& out) : d_(d), out_(out) {}
+  TypePrinter(const Dwarf& d, std::string& out, const SubtreeEnds* ends) : d_(d), out_(out), ends_(ends) {}
 
   void appendQualifiedName(const Die* D) {
     if (!enter()) return;
@@ -95,17 +105,31 @@ class TypePrinter {
  private:
   const Dwarf& d_;
   std::string& out_;
+  const SubtreeEnds* ends_;
   bool word_ = true;
   bool endedWithTemplate_ = false;
+  bool cut_ = false;
   int depth_ = 0;
   int steps_ = 0;
   static constexpr int kMaxDepth = 64;
   // Scopes and types reference each other: a crafted file can make the walk
   // exponential within the depth limit, so one name gets a bounded amount of work.
   static constexpr int kMaxSteps = 4096;
+  // The innermost scopes a name spells (more: kScopesLeftOut in their place).
+  static constexpr size_t kMaxScopes = 64;
 
+ public:
+  // What stands where a name leaves scopes out, and where one is cut short.
+  static constexpr std::string_view kScopesLeftOut = "(enclosing scopes left out)";
+  static constexpr std::string_view kCutShort = "(name cut short)";
+
+ private:
   bool enter() {
-    if (depth_ >= kMaxDepth || steps_ >= kMaxSteps) return false;
+    if (depth_ >= kMaxDepth || steps_ >= kMaxSteps) {
+      if (!cut_) out_ += kCutShort;  // said once, where the name stops
+      cut_ = true;
+      return false;
+    }
     ++depth_;
     ++steps_;
     return true;
@@ -153,13 +177,7 @@ class TypePrinter {
 
   template <class F>
   void forChildren(const Die* D, F&& f) {
-    if (!D || !D->hasChildren) return;
-    size_t i = static_cast<size_t>(D - d_.dies.data()) + 1;
-    for (; i < d_.dies.size() && d_.dies[i].depth > D->depth; ++i) {
-      const Die& c = d_.dies[i];
-      if (c.depth != D->depth + 1 || c.isNull()) continue;
-      if (!f(&c)) return;
-    }
+    if (D) forEachChild(d_, *D, ends_, [&](const Die& c) { return f(&c); });
   }
 
   void appendTypeTagName(uint16_t t) {
@@ -189,7 +207,8 @@ class TypePrinter {
         out_ += "[]";
       } else if (!hasLB && (hasCount || hasUB) && defaultLB) {
         out_ += '[';
-        appendDec(out_, hasCount ? count : ub - *defaultLB + 1);
+        using u128 = unsigned __int128;
+        appendDec(out_, hasCount ? u128{count} : u128{ub} - *defaultLB + 1);
         out_ += ']';
       } else {
         out_ += "[[";
@@ -200,13 +219,13 @@ class TypePrinter {
         out_ += ", ";
         if (hasCount) {
           if (hasLB)
-            appendDec(out_, lb + count);
+            appendDec(out_, static_cast<unsigned __int128>(lb) + count);
           else {
             out_ += "? + ";
             appendDec(out_, count);
           }
         } else if (hasUB) {
-          appendDec(out_, ub + 1);
+          appendDec(out_, static_cast<unsigned __int128>(ub) + 1);
         } else {
           out_ += '?';
         }
@@ -368,6 +387,7 @@ class TypePrinter {
   }
 
   bool appendTemplateParameters(const Die* D, bool* firstParameter) {
+    if (ends_ && D && !ends_->hasTemplateParameters(static_cast<uint32_t>(D - d_.dies.data()))) return false;
     bool firstValue = true;
     bool isTemplate = false;
     if (!firstParameter) firstParameter = &firstValue;
@@ -619,31 +639,55 @@ class TypePrinter {
     appendUnqualifiedNameAfter(Inner, resolve(Inner));
   }
 
+  static bool endsScopes(const Die* D) {
+    const uint16_t t = D ? D->tag : 0;
+    return D && (t == dw::DW_TAG_compile_unit || t == dw::DW_TAG_type_unit || t == dw::DW_TAG_skeleton_unit ||
+                 t == dw::DW_TAG_subprogram || t == dw::DW_TAG_lexical_block);
+  }
+
+  // `D` and the scopes around it up to the unit (or a function: its local
+  // types are named as from inside it), outermost first, each followed by
+  // "::". A type nested deeper than kMaxScopes spells its innermost scopes
+  // after kScopesLeftOut: found in kMaxScopes steps, where walking to the
+  // unit made every name of a type nested n deep cost n.
   void appendScopes(const Die* D) {
     if (!enter()) return;
-    uint16_t t = tag(D);
-    if (D && (t == dw::DW_TAG_compile_unit || t == dw::DW_TAG_type_unit || t == dw::DW_TAG_skeleton_unit ||
-              t == dw::DW_TAG_subprogram || t == dw::DW_TAG_lexical_block)) {
-      leave();
-      return;
+    std::vector<const Die*> chain;  // innermost first
+    bool leftOut = false;
+    for (const Die* s = D; !endsScopes(s); s = parent(s)) {
+      work::step(work::qualifiedName);
+      if (chain.size() == kMaxScopes) {
+        leftOut = true;
+        break;
+      }
+      chain.push_back(s);
+      if (!s || !parent(s)) break;
     }
-    if (const Die* p = parent(D)) appendScopes(p);
-    appendUnqualifiedName(D);
-    out_ += "::";
+    if (leftOut) {
+      out_ += kScopesLeftOut;
+      out_ += "::";
+    }
+    for (auto s = chain.rbegin(); s != chain.rend(); ++s) {
+      appendUnqualifiedName(*s);
+      out_ += "::";
+    }
     leave();
   }
 };
 
 }  // namespace
 
-void appendTypeName(const Dwarf& dwarf, const Die* die, std::string& out) {
-  TypePrinter(dwarf, out).appendQualifiedName(die);
+void appendTypeName(const Dwarf& dwarf, const Die* die, std::string& out, const SubtreeEnds* ends) {
+  TypePrinter(dwarf, out, ends).appendQualifiedName(die);
 }
 
-std::string typeName(const Dwarf& dwarf, const Die* die) {
+std::string typeName(const Dwarf& dwarf, const Die* die, const SubtreeEnds* ends) {
   std::string out;
-  appendTypeName(dwarf, die, out);
+  appendTypeName(dwarf, die, out, ends);
   return out;
 }
+
+std::string_view scopesLeftOutMarker() { return TypePrinter::kScopesLeftOut; }
+std::string_view nameCutShortMarker() { return TypePrinter::kCutShort; }
 
 }  // namespace ptxdwarf::view

@@ -6,6 +6,9 @@
 #include "ptxdwarf/view/types.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/read/expression.h"
@@ -58,25 +61,52 @@ std::optional<int64_t> signedValue(const std::optional<AttrValue>& v) {
 }
 
 template <class F>
-void forChildren(const Dwarf& d, const Die& die, F&& f) {
-  if (!die.hasChildren) return;
-  size_t i = static_cast<size_t>(&die - d.dies.data()) + 1;
-  for (; i < d.dies.size() && d.dies[i].depth > die.depth; ++i) {
-    const Die& c = d.dies[i];
-    if (c.depth == die.depth + 1 && !c.isNull()) f(c);
-  }
+void forChildren(const Dwarf& d, const Die& die, const SubtreeEnds* ends, F&& f) {
+  forEachChild(d, die, ends, [&](const Die& c) {
+    f(c);
+    return true;
+  });
 }
 
-// Element counts of an array type's subranges (0 where unknown).
-std::vector<uint64_t> arrayDimensions(const Dwarf& d, const Die& array) {
+// A count of bits or bytes that must fit in 64 bits, or why it does not.
+struct Checked {
+  std::optional<uint64_t> value;
+  std::string problem = {};  // set when value is not
+
+  static Checked of(unsigned __int128 v, const std::function<std::string()>& why) {
+    if (v > UINT64_MAX) return {std::nullopt, why()};
+    return {static_cast<uint64_t>(v)};
+  }
+};
+
+std::string decimal(unsigned __int128 v) {
+  std::string digits;
+  do {
+    digits += static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v);
+  return {digits.rbegin(), digits.rend()};
+}
+
+// Element counts of an array type's subranges (0 where unknown); a count
+// of 2^64 or more (bounds [0, 2^64 - 1]) is no number 64 bits hold: it is
+// left unknown, and `problem` says why.
+std::vector<uint64_t> arrayDimensions(const Dwarf& d, const Die& array, const SubtreeEnds* ends,
+                                      std::string* problem = nullptr) {
   std::vector<uint64_t> dims;
-  forChildren(d, array, [&](const Die& c) {
+  forChildren(d, array, ends, [&](const Die& c) {
     if (c.tag != dw::DW_TAG_subrange_type) return;
     if (auto count = unsignedValue(d.attribute(c, dw::DW_AT_count))) {
       dims.push_back(*count);
     } else if (auto upper = unsignedValue(d.attribute(c, dw::DW_AT_upper_bound))) {
-      uint64_t lower = unsignedValue(d.attribute(c, dw::DW_AT_lower_bound)).value_or(0);
-      dims.push_back(*upper >= lower ? *upper - lower + 1 : 0);
+      const uint64_t lower = unsignedValue(d.attribute(c, dw::DW_AT_lower_bound)).value_or(0);
+      const unsigned __int128 n = *upper >= lower ? static_cast<unsigned __int128>(*upper) - lower + 1 : 0;
+      Checked count = Checked::of(n, [&] {
+        return "dimension " + std::to_string(dims.size() + 1) + ": bounds [" + std::to_string(lower) + ", " +
+               std::to_string(*upper) + "] hold " + decimal(n) + " elements, more than 64 bits count";
+      });
+      if (problem && !count.value && problem->empty()) *problem = count.problem;
+      dims.push_back(count.value.value_or(0));
     } else {
       dims.push_back(0);
     }
@@ -85,17 +115,22 @@ std::vector<uint64_t> arrayDimensions(const Dwarf& d, const Die& array) {
 }
 
 // DW_AT_data_member_location: a constant, or an expression that is a single
-// DW_OP_plus_uconst (or DW_OP_constu) from the start of the object.
-std::optional<uint64_t> memberOffset(const Dwarf& d, const Die& member) {
+// DW_OP_plus_uconst (or DW_OP_constu) from the start of the object. None,
+// with no problem, when the member has none (union members may leave it
+// out); none, with the problem, when it has one that is no such offset (a
+// negative constant, a symbol, an expression to run: a virtual base's).
+Checked memberOffset(const Dwarf& d, const Die& member) {
   std::optional<AttrValue> v = d.attribute(member, dw::DW_AT_data_member_location);
-  if (!v) return std::nullopt;
-  if (auto c = unsignedValue(v)) return c;
-  if (!v->isBlock()) return std::nullopt;
+  if (!v) return {};
+  if (auto c = unsignedValue(v)) return {c};
+  if (v->reloc) return {std::nullopt, "DW_AT_data_member_location is the symbol " + v->reloc->expression()};
+  if (v->form == dw::DW_FORM_sdata)
+    return {std::nullopt, "DW_AT_data_member_location is negative (" + std::to_string(v->svalue()) + ")"};
+  if (!v->isBlock()) return {std::nullopt, "DW_AT_data_member_location has a form that holds no offset"};
   read::Expression e = read::decodeExpression(v->block(), {.addressSize = d.unitOf(member).addressSize});
-  if (!e.ok || e.ops.size() != 1) return std::nullopt;
-  const read::Operation& op = e.ops[0];
-  if (op.op == dw::DW_OP_plus_uconst || op.op == dw::DW_OP_constu) return op.operands[0];
-  return std::nullopt;
+  if (e.ok && e.ops.size() == 1 && (e.ops[0].op == dw::DW_OP_plus_uconst || e.ops[0].op == dw::DW_OP_constu))
+    return {e.ops[0].operands[0]};
+  return {std::nullopt, "DW_AT_data_member_location is an expression, not a constant offset"};
 }
 
 std::optional<TypeKind> kindOf(uint16_t tag) {
@@ -119,6 +154,55 @@ std::optional<TypeKind> kindOf(uint16_t tag) {
   }
 }
 
+// typeSize, with `ends` to find an array's subranges by, and `problem` set
+// where the size is not given because it is past what 64 bits count.
+std::optional<uint64_t> sizeOf(const Dwarf& d, const Die* die, const SubtreeEnds* ends, std::string* problem) {
+  using u128 = unsigned __int128;
+  u128 multiplier = 1;
+  auto tooLarge = [&](u128 bytes) -> std::optional<uint64_t> {
+    if (problem && problem->empty()) *problem = "its size, " + decimal(bytes) + " bytes, is past what 64 bits count";
+    return std::nullopt;
+  };
+  for (int i = 0; die && i < kMaxTypeChain; ++i) {
+    if (auto size = unsignedValue(d.attribute(*die, dw::DW_AT_byte_size))) {
+      const u128 bytes = multiplier * *size;
+      return bytes > UINT64_MAX ? tooLarge(bytes) : std::optional<uint64_t>(static_cast<uint64_t>(bytes));
+    }
+    switch (die->tag) {
+      case dw::DW_TAG_pointer_type:
+      case dw::DW_TAG_reference_type:
+      case dw::DW_TAG_rvalue_reference_type:
+      case dw::DW_TAG_ptr_to_member_type: {
+        const u128 bytes = multiplier * d.unitOf(*die).addressSize;
+        return bytes > UINT64_MAX ? tooLarge(bytes) : std::optional<uint64_t>(static_cast<uint64_t>(bytes));
+      }
+      case dw::DW_TAG_array_type: {
+        std::string dimensionProblem;
+        for (uint64_t n : arrayDimensions(d, *die, ends, &dimensionProblem)) {
+          multiplier *= n;
+          if (multiplier > UINT64_MAX) return tooLarge(multiplier);  // and it only grows: its bytes too
+        }
+        if (!dimensionProblem.empty()) {
+          if (problem && problem->empty()) *problem = dimensionProblem;
+          return std::nullopt;
+        }
+        break;
+      }
+      case dw::DW_TAG_typedef:
+      case dw::DW_TAG_const_type:
+      case dw::DW_TAG_volatile_type:
+      case dw::DW_TAG_restrict_type:
+      case dw::DW_TAG_atomic_type:
+      case dw::DW_TAG_enumeration_type:  // no byte size: that of its underlying type
+        break;
+      default:
+        return std::nullopt;
+    }
+    die = referencedDie(d, *die, dw::DW_AT_type);
+  }
+  return std::nullopt;
+}
+
 // nvcc (EDG) describes a base class as a DW_TAG_member named "__b_" plus the
 // base's mangled name ("__b_4Base"), where other producers write DW_TAG_inheritance.
 // "__b_" is reserved to the implementation, so no user member is called so.
@@ -129,39 +213,64 @@ bool isEdgBaseMember(const Dwarf& d, const Die& m, const Die* type) {
   return type && (type->tag == dw::DW_TAG_structure_type || type->tag == dw::DW_TAG_class_type);
 }
 
-MemberLayout memberLayout(const Dwarf& d, const Die& m) {
+// "member at DIE 0x2a: " + why: a member by its DIE, not by its name (a
+// name is the producer's text, and the problem is printed as it is).
+std::string memberProblem(uint64_t die, const std::string& why) {
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%08llx", static_cast<unsigned long long>(die));
+  return "member at DIE 0x" + std::string(hex) + ": " + why;
+}
+
+MemberLayout memberLayout(const Dwarf& d, const Die& m, const SubtreeEnds* ends, std::string& problem) {
+  using u128 = unsigned __int128;
   MemberLayout out;
   out.die = m.offset;
   out.name = std::string(d.name(m));
   const Die* type = referencedDie(d, m, dw::DW_AT_type);
   out.isBase = m.tag == dw::DW_TAG_inheritance || isEdgBaseMember(d, m, type);
-  out.type = typeName(d, type);
+  out.type = typeName(d, type, ends);
+  auto note = [&](const std::string& why) {
+    if (problem.empty()) problem = memberProblem(m.offset, why);
+  };
+  std::string sizeProblem;
   std::optional<uint64_t> size = unsignedValue(d.attribute(m, dw::DW_AT_byte_size));
-  if (!size) size = typeSize(d, type);
+  if (!size) size = sizeOf(d, type, ends, &sizeProblem);
+  if (!sizeProblem.empty()) note(sizeProblem);
   out.sizeKnown = size.has_value();
   out.size = size.value_or(0);
-  std::optional<uint64_t> offset = memberOffset(d, m);
+  Checked offset = memberOffset(d, m);
+  if (!offset.problem.empty()) {
+    out.offsetKnown = false;
+    note(offset.problem);
+  }
   std::optional<uint64_t> bitSize = unsignedValue(d.attribute(m, dw::DW_AT_bit_size));
   if (bitSize) {
     // The first bit of the field counted from the start of the object,
-    // least significant first (a little-endian target).
-    uint64_t firstBit = 0;
+    // least significant first (a little-endian target); in 128 bits, as a
+    // crafted offset may put it past what 64 bits count.
+    u128 firstBit = 0;
     if (auto dataBit = unsignedValue(d.attribute(m, dw::DW_AT_data_bit_offset))) {
       firstBit = *dataBit;
     } else {
-      uint64_t unitBits = out.size * 8;
-      uint64_t msbOffset = unsignedValue(d.attribute(m, dw::DW_AT_bit_offset)).value_or(0);
-      uint64_t fromLsb = unitBits >= msbOffset + *bitSize ? unitBits - msbOffset - *bitSize : 0;
-      firstBit = offset.value_or(0) * 8 + fromLsb;
+      const u128 unitBits = u128{out.size} * 8;
+      const u128 msbOffset = unsignedValue(d.attribute(m, dw::DW_AT_bit_offset)).value_or(0);
+      const u128 fromLsb = unitBits >= msbOffset + *bitSize ? unitBits - msbOffset - *bitSize : 0;
+      firstBit = u128{offset.value.value_or(0)} * 8 + fromLsb;
     }
     // The storage unit holding the first bit, aligned to its size, as pahole shows it.
-    uint64_t unit = out.size ? out.size : 1;
-    out.offset = offset ? *offset : firstBit / (8 * unit) * unit;
-    if (out.offset * 8 > firstBit) out.offset = firstBit / 8;
-    out.bitOffset = firstBit - out.offset * 8;
+    const u128 unit = out.size ? out.size : 1;
+    u128 at = offset.value ? *offset.value : firstBit / (8 * unit) * unit;
+    if (at * 8 > firstBit) at = firstBit / 8;
+    const u128 bitOffset = firstBit - at * 8;
+    if (at > UINT64_MAX || bitOffset > UINT64_MAX) {
+      out.offsetKnown = false;
+      note("its first bit, " + decimal(firstBit) + ", is past what 64 bits count in bytes");
+    }
+    out.offset = static_cast<uint64_t>(at);
+    out.bitOffset = static_cast<uint64_t>(bitOffset);
     out.bitSize = bitSize;
   } else {
-    out.offset = offset.value_or(0);  // union members may leave it out
+    out.offset = offset.value.value_or(0);  // union members may leave it out
   }
   return out;
 }
@@ -173,8 +282,25 @@ bool isDataMember(const Dwarf& d, const Die& c) {
   return !d.hasAttribute(c, dw::DW_AT_declaration) && !d.hasAttribute(c, dw::DW_AT_external);
 }
 
+// Holes and padding in bits, as pahole counts them. Every bit position of
+// the layout, and the members' bits summed, must fit in 64 bits (a crafted
+// offset near 2^64 bytes is 2^67 bits): where one does not, or a member's
+// offset is unknown, the type's problem says so and no hole is given.
 void computeHoles(TypeLayout& t) {
-  if (t.kind == TypeKind::union_) return;
+  using u128 = unsigned __int128;
+  u128 memberBits = 0;
+  for (const MemberLayout& m : t.members) {
+    const u128 begin = u128{m.offset} * 8 + m.bitOffset.value_or(0);
+    const u128 end = m.bitSize ? begin + *m.bitSize : (u128{m.offset} + m.size) * 8;
+    memberBits += m.bitSize ? u128{*m.bitSize} : u128{m.size} * 8;
+    if (t.problem.empty() && end > UINT64_MAX)
+      t.problem = memberProblem(m.die, "it ends at bit " + decimal(end) + ", past what 64 bits count");
+  }
+  if (t.problem.empty() && memberBits > UINT64_MAX)
+    t.problem = "the members' bits add up to " + decimal(memberBits) + ", past what 64 bits count";
+  if (t.problem.empty() && t.sizeKnown && u128{t.size} * 8 > UINT64_MAX)
+    t.problem = "its size, " + std::to_string(t.size) + " bytes, is past what 64 bits count in bits";
+  if (!t.problem.empty() || t.kind == TypeKind::union_) return;
   uint64_t end = 0;  // the furthest bit any member so far reaches
   MemberLayout* last = nullptr;
   for (MemberLayout& m : t.members) {
@@ -185,11 +311,11 @@ void computeHoles(TypeLayout& t) {
   if (t.sizeKnown && t.size * 8 > end) t.paddingBits = t.size * 8 - end;
 }
 
-std::string anonymousName(const Dwarf& d, const Die& die, TypeKind kind) {
+std::string anonymousName(const Dwarf& d, const Die& die, TypeKind kind, const SubtreeEnds* ends) {
   // The enclosing scopes as the type printer spells them, then the kind.
   std::string scope;
   const Die* parent = d.parentOf(die);
-  if (parent && parent->tag != dw::DW_TAG_compile_unit && kindOf(parent->tag)) scope = typeName(d, parent) + "::";
+  if (parent && parent->tag != dw::DW_TAG_compile_unit && kindOf(parent->tag)) scope = typeName(d, parent, ends) + "::";
   return scope + "(anonymous " + std::string(typeKindName(kind)) + ")";
 }
 
@@ -215,36 +341,10 @@ std::string_view typeKindName(TypeKind k) {
   return "";
 }
 
-std::optional<uint64_t> typeSize(const Dwarf& d, const Die* die) {
-  uint64_t multiplier = 1;
-  for (int i = 0; die && i < kMaxTypeChain; ++i) {
-    if (auto size = unsignedValue(d.attribute(*die, dw::DW_AT_byte_size))) return multiplier * *size;
-    switch (die->tag) {
-      case dw::DW_TAG_pointer_type:
-      case dw::DW_TAG_reference_type:
-      case dw::DW_TAG_rvalue_reference_type:
-      case dw::DW_TAG_ptr_to_member_type:
-        return multiplier * d.unitOf(*die).addressSize;
-      case dw::DW_TAG_array_type: {
-        for (uint64_t n : arrayDimensions(d, *die)) multiplier *= n;
-        break;
-      }
-      case dw::DW_TAG_typedef:
-      case dw::DW_TAG_const_type:
-      case dw::DW_TAG_volatile_type:
-      case dw::DW_TAG_restrict_type:
-      case dw::DW_TAG_atomic_type:
-      case dw::DW_TAG_enumeration_type:  // no byte size: that of its underlying type
-        break;
-      default:
-        return std::nullopt;
-    }
-    die = referencedDie(d, *die, dw::DW_AT_type);
-  }
-  return std::nullopt;
-}
+std::optional<uint64_t> typeSize(const Dwarf& d, const Die* die) { return sizeOf(d, die, nullptr, nullptr); }
 
 std::vector<TypeLayout> typeLayouts(const Dwarf& d) {
+  const SubtreeEnds ends(d);
   std::vector<TypeLayout> out;
   for (const Die& die : d.dies) {
     if (die.isNull()) continue;
@@ -256,8 +356,8 @@ std::vector<TypeLayout> typeLayouts(const Dwarf& d) {
     bool named = !d.name(die).empty();
     bool aggregate = *kind == TypeKind::structure || *kind == TypeKind::class_ || *kind == TypeKind::union_ ||
                      *kind == TypeKind::enumeration;
-    t.name = named || !aggregate ? typeName(d, &die) : anonymousName(d, die, *kind);
-    std::optional<uint64_t> size = typeSize(d, &die);
+    t.name = named || !aggregate ? typeName(d, &die, &ends) : anonymousName(d, die, *kind, &ends);
+    std::optional<uint64_t> size = sizeOf(d, &die, &ends, &t.problem);
     t.sizeKnown = size.has_value();
     t.size = size.value_or(0);
     const Die* target = referencedDie(d, die, dw::DW_AT_type);
@@ -265,26 +365,26 @@ std::vector<TypeLayout> typeLayouts(const Dwarf& d) {
       case TypeKind::structure:
       case TypeKind::class_:
       case TypeKind::union_:
-        forChildren(d, die, [&](const Die& c) {
-          if (isDataMember(d, c)) t.members.push_back(memberLayout(d, c));
+        forChildren(d, die, &ends, [&](const Die& c) {
+          if (isDataMember(d, c)) t.members.push_back(memberLayout(d, c, &ends, t.problem));
         });
         computeHoles(t);
         break;
       case TypeKind::enumeration:
-        forChildren(d, die, [&](const Die& c) {
+        forChildren(d, die, &ends, [&](const Die& c) {
           if (c.tag != dw::DW_TAG_enumerator) return;
           t.enumerators.push_back(
               {std::string(d.name(c)), signedValue(d.attribute(c, dw::DW_AT_const_value)).value_or(0)});
         });
-        if (target) t.target = typeName(d, target);
+        if (target) t.target = typeName(d, target, &ends);
         break;
       case TypeKind::array:
-        t.dimensions = arrayDimensions(d, die);
-        t.target = typeName(d, target);
+        t.dimensions = arrayDimensions(d, die, &ends);
+        t.target = typeName(d, target, &ends);
         break;
       case TypeKind::typedef_:
       case TypeKind::pointer:
-        t.target = typeName(d, target);
+        t.target = typeName(d, target, &ends);
         if (auto cls = unsignedValue(d.attribute(die, dw::DW_AT_address_class))) t.addressClass = cls;
         break;
     }

@@ -8,12 +8,14 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <ostream>
 #include <span>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
@@ -21,6 +23,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/threads.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::write {
 
@@ -107,10 +110,9 @@ std::string versionText(const ptx::Version& v) {
 // ptxas 13 computes `A-B` only when both are such labels ("label 'X' invalid"
 // for code labels, at every .version).
 bool validateImage(const SectionImage& image, const ptx::Version& version,
-                   const std::vector<std::string_view>& sectionLabels, const ptx::Module* module, Diagnostics& diags) {
-  auto isSectionLabel = [&](std::string_view name) {
-    return std::find(sectionLabels.begin(), sectionLabels.end(), name) != sectionLabels.end();
-  };
+                   const std::unordered_set<std::string_view>& sectionLabels, const ptx::Module* module,
+                   Diagnostics& diags) {
+  auto isSectionLabel = [&](std::string_view name) { return sectionLabels.contains(name); };
   const size_t before = diags.errorCount();
   if (!isSectionName(image.name)) {
     Diagnostic& d = diags.error(image.loc, "cannot write section name '" + image.name + "' in PTX");
@@ -881,9 +883,11 @@ void render(std::string& out, const SectionImage& image, const WriteOptions& opt
 bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
   bool ok = true;
   const ptx::Version version = effectiveVersion(options);
-  std::vector<std::string_view> sectionLabels;
+  // A set: every relocation naming a label is looked up in it (LLVM 22
+  // names each location list by a label inside .debug_loc).
+  std::unordered_set<std::string_view> sectionLabels;
   for (const SectionImage& image : images)
-    for (const SectionLabel& l : image.labels) sectionLabels.push_back(l.name);
+    for (const SectionLabel& l : image.labels) sectionLabels.insert(l.name);
   for (const SectionImage& image : images)
     ok = validateImage(image, version, sectionLabels, options.module, diags) && ok;
   return ok;
@@ -1083,6 +1087,16 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   }
   if (!validate(sections, opt, diags)) return std::nullopt;
 
+  // The replacement images by name: each block of the module finds its own
+  // without comparing its name with every image's.
+  std::map<std::string_view, size_t, work::CountingLess<work::sectionLookup>> byName;
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (!byName.try_emplace(sections[i].name, i).second) {
+      Diagnostic& d = diags.error(sections[i].loc, "two replacement images named " + sections[i].name);
+      d.rule = "ptx-write";
+      d.section = sections[i].name;
+      return std::nullopt;
+    }
   plan.placed.assign(sections.size(), false);
   for (const SectionImage& original : module.sections) {
     for (const TextRange& b : original.blocks) {
@@ -1096,25 +1110,13 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
       plan.lastEnd = std::max(plan.lastEnd, b.end);
       plan.anyBlock = true;
     }
-    size_t idx = sections.size();
-    for (size_t i = 0; i < sections.size(); ++i)
-      if (sections[i].name == original.name) {
-        idx = i;
-        break;
-      }
-    if (idx == sections.size() || original.blocks.empty()) continue;
+    const auto found = byName.find(original.name);
+    if (found == byName.end() || original.blocks.empty()) continue;
+    const size_t idx = found->second;
     plan.placed[idx] = true;
     for (size_t k = 0; k < original.blocks.size(); ++k)
       plan.edits.push_back({original.blocks[k], k == 0 ? &sections[idx] : nullptr});
   }
-  for (size_t i = 0; i < sections.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (sections[i].name == sections[j].name) {
-        Diagnostic& d = diags.error(sections[i].loc, "two replacement images named " + sections[i].name);
-        d.rule = "ptx-write";
-        d.section = sections[i].name;
-        return std::nullopt;
-      }
   std::sort(plan.edits.begin(), plan.edits.end(),
             [](const ReformatPlan::Edit& a, const ReformatPlan::Edit& b) { return a.range.begin < b.range.begin; });
   for (size_t i = 1; i < plan.edits.size(); ++i)

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
@@ -622,10 +623,13 @@ std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& 
 
 std::optional<ImageDifference> compareImages(std::span<const SectionImage> expected,
                                              std::span<const SectionImage> actual) {
+  // The last actual image of each name, as findSection picks (a map: a scan
+  // per section is quadratic in a file of many sections).
+  std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> lastOfName;
+  for (const SectionImage& s : actual) lastOfName[s.name] = &s;
   for (const SectionImage& e : expected) {
-    const SectionImage* a = nullptr;
-    for (const SectionImage& s : actual)
-      if (s.name == e.name) a = &s;
+    const auto found = lastOfName.find(e.name);
+    const SectionImage* a = found == lastOfName.end() ? nullptr : found->second;
     if (!a) return ImageDifference{e.name, 0, "section missing after re-encoding"};
     if (auto diff = compareSection(e, a->bytes, a->relocations.size(), [&](size_t i) { return a->relocations[i]; }))
       return diff;
@@ -795,11 +799,11 @@ std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics&
     options.pubnamesLength = UnitLengthConvention::unitLengthField;  // keep the input's convention
   std::vector<SectionImage> out = encode(pointers, options, diags);
   // Sections the model does not cover are kept as they were.
-  for (const SectionImage& in : dwarf.sections) {
-    bool produced = false;
-    for (const SectionImage& s : out) produced |= s.name == in.name;
-    if (!produced && in.name != ".debug_loc") out.push_back(in);
-  }
+  std::set<std::string, work::CountingLess<work::sectionLookup>> produced;
+  for (const SectionImage& s : out) produced.insert(s.name);
+  out.reserve(out.size() + dwarf.sections.size());  // a copy of each image, not three at a doubling
+  for (const SectionImage& in : dwarf.sections)
+    if (in.name != ".debug_loc" && produced.insert(in.name).second) out.push_back(in);
   return out;
 }
 

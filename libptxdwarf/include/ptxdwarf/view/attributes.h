@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string_view>
+#include <vector>
 
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
 
@@ -23,5 +25,39 @@ std::string_view linkageOrShortName(const read::Dwarf& dwarf, const read::Die& d
 
 // The DIE a reference attribute of `die` names (nullptr: absent, symbolic, or not a DIE).
 const read::Die* referencedDie(const read::Dwarf& dwarf, const read::Die& die, uint16_t attr);
+
+// Where each DIE's subtree ends in the flat DIE array: the index of the
+// first DIE after it (its next sibling, or the NULL entry that ends its
+// parent's children). Made in one pass; with it the children of a DIE are
+// visited in as many steps as it has children, where a walk of the array
+// visits its whole subtree (a type nested n deep: n^2 steps for them all).
+class SubtreeEnds {
+ public:
+  explicit SubtreeEnds(const read::Dwarf& dwarf);
+  uint32_t end(uint32_t die) const { return ends_[die] & kIndex; }
+  // Whether the DIE has a template parameter child: a type's name looks for
+  // them among its children each time it is spelled (a struct of n members
+  // of its own pointer type: n^2 steps for its layout).
+  bool hasTemplateParameters(uint32_t die) const { return ends_[die] & kTemplated; }
+
+ private:
+  static constexpr uint32_t kTemplated = 0x80000000u, kIndex = ~kTemplated;
+  std::vector<uint32_t> ends_;  // the end, and kTemplated
+};
+
+// Calls f(child) for each child of `die`, NULL entries left out, in order,
+// until f returns false: sibling to sibling with `ends` (made of this
+// Dwarf), through the subtree without.
+template <class F>
+void forEachChild(const read::Dwarf& dwarf, const read::Die& die, const SubtreeEnds* ends, F&& f) {
+  if (!die.hasChildren) return;
+  const size_t count = dwarf.dies.size();
+  for (size_t i = static_cast<size_t>(&die - dwarf.dies.data()) + 1; i < count && dwarf.dies[i].depth > die.depth;) {
+    work::step(work::siblingScan);
+    const read::Die& c = dwarf.dies[i];
+    if (c.depth == die.depth + 1 && !c.isNull() && !f(c)) return;
+    i = ends ? ends->end(static_cast<uint32_t>(i)) : i + 1;
+  }
+}
 
 }  // namespace ptxdwarf::view

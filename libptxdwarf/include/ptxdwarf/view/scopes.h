@@ -36,11 +36,20 @@ class ScopeTree {
 
  private:
   bool rangeOf(const read::Die& die, uint32_t& begin, uint32_t& end, int32_t& function) const;
+  // A stretch of a function's instructions that one scope is the innermost of.
+  struct Stretch {
+    uint32_t begin = 0;             // the first instruction; the stretch ends where the next begins
+    uint32_t innermost = kNoScope;  // kNoScope: no scope covers it
+  };
+  void findStretches(const std::vector<std::vector<uint32_t>>& byFunction);
 
   const ptx::Module& module_;
   const read::Dwarf& dwarf_;
   std::vector<Scope> scopes_;             // in DIE order: a parent before its children
-  std::vector<std::vector<uint32_t>> byFunction_;  // scope indices per PTX function
+  // Per PTX function, its instructions cut where the innermost scope
+  // changes, in order: chainAt looks its instruction up among them instead
+  // of trying every scope of the function.
+  std::vector<std::vector<Stretch>> stretches_;
 };
 
 }  // namespace ptxdwarf::view

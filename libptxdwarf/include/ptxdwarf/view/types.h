@@ -23,6 +23,10 @@ struct MemberLayout {
   uint64_t offset = 0;  // bytes from the start of the enclosing type (a bit field's storage unit)
   uint64_t size = 0;    // bytes (a bit field: its storage unit)
   bool sizeKnown = true;
+  // False where DW_AT_data_member_location is no constant offset (negative,
+  // a symbol, an expression to run) or the first bit lies past 2^64 bytes:
+  // `offset` is then 0 and TypeLayout::problem says why.
+  bool offsetKnown = true;
   // Bit fields: the width, and the first bit counted from bit 0 of byte
   // `offset`, least significant bit first (the host's numbering on a
   // little-endian machine: DWARF 2's big-endian DW_AT_bit_offset converted).
@@ -33,7 +37,8 @@ struct MemberLayout {
   uint64_t holeAfterBits = 0;  // unused bits between this member's end and the next member's start
   uint64_t die = 0;            // offset of the member's DIE
 
-  // The member's first bit and one past its last, from the start of the type.
+  // The member's first bit and one past its last, from the start of the type
+  // (exact where the type has no problem: its bit positions fit 64 bits).
   uint64_t beginBit() const { return offset * 8 + bitOffset.value_or(0); }
   uint64_t endBit() const { return bitSize ? beginBit() + *bitSize : (offset + size) * 8; }
 };
@@ -55,6 +60,12 @@ struct TypeLayout {
   std::string target = {};                    // typedef: the type named; array: the element type; pointer: the pointee
   std::optional<uint64_t> addressClass = {};  // DW_AT_address_class (pointers, as nvcc writes it)
   std::vector<uint64_t> dimensions = {};      // arrays: element counts, outermost first (0: unknown)
+  // Why part of the layout is not given, empty when all of it is: a member
+  // offset that is no constant, bit positions or a size past what 64 bits
+  // count, an array dimension of 2^64 elements or more. Then a size past
+  // 64 bits is unknown (sizeKnown false), and holes and padding are 0 (not
+  // computed) rather than wrapped.
+  std::string problem = {};
 };
 
 // Every type of those kinds, in DIE order, declarations left out.
