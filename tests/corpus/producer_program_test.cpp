@@ -5,8 +5,8 @@
 // the producer asked for, and `llvm-dwarfdump --debug-info` resolves every
 // DW_AT_decl_file/DW_AT_call_file to the path the producer meant. The same
 // program built through the C API (tests/capi/producer_c.c) gives the same
-// text. The program is README.md's "Use the library" example, kept identical
-// to it by ReadmeExampleIsTheTestedCode.
+// text. The program is docs/library.md's "A complete producer" example, kept
+// identical to it by ReadmeExampleIsTheTestedCode.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -30,7 +30,7 @@
 using namespace ptxdwarf::testsupport;
 namespace fs = std::filesystem;
 
-// README-EXAMPLE-BEGIN (the code between the markers is README.md's example)
+// README-EXAMPLE-BEGIN (the code between the markers is docs/library.md's example)
 #include "producer_example.inc"
 // README-EXAMPLE-END
 
@@ -182,7 +182,7 @@ void expectFilesAsMeant(const std::string& infoDump) {
   EXPECT_EQ(fileAttributes(infoDump), want) << infoDump;
 }
 
-std::string readmePath() { return fs::path(PTXDWARF_SOURCE_DIR) / "README.md"; }
+std::string readmePath() { return fs::path(PTXDWARF_SOURCE_DIR) / "docs" / "library.md"; }
 
 }  // namespace
 
@@ -322,7 +322,7 @@ TEST(ProducerCallSites, PtxasAcceptsWhatTheEmitterWritesAndRejectsItWithoutTheCa
       << r.err;
 }
 
-// README.md's "Use the library" example is producer_example.inc, byte for byte.
+// docs/library.md's "A complete producer" example is producer_example.inc, byte for byte.
 TEST(ProducerReadme, ReadmeExampleIsTheTestedCode) {
   std::optional<std::string> readme = readFile(readmePath());
   ASSERT_TRUE(readme);
@@ -331,11 +331,11 @@ TEST(ProducerReadme, ReadmeExampleIsTheTestedCode) {
   ASSERT_TRUE(example);
   const std::string begin = "<!-- example: tests/corpus/producer_example.inc -->\n```cpp\n";
   size_t at = readme->find(begin);
-  ASSERT_NE(at, std::string::npos) << "README.md lacks the marked example";
+  ASSERT_NE(at, std::string::npos) << "docs/library.md lacks the marked example";
   at += begin.size();
   size_t end = readme->find("```\n", at);
   ASSERT_NE(end, std::string::npos);
-  // The README's block: the includes the example needs, then the example itself.
+  // The document's block: the includes the example needs, then the example itself.
   std::string block = readme->substr(at, end - at);
   const std::string includes = "#include <ptxdwarf/write/builder.h>\n#include <ptxdwarf/write/program.h>\n\n";
   ASSERT_TRUE(block.starts_with(includes)) << block.substr(0, 200);
