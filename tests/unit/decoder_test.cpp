@@ -766,3 +766,26 @@ TEST(Decoder, SymbolicReferencesNameTheirDie) {
   EXPECT_EQ(dw.referenceTarget(second), std::nullopt);
   EXPECT_EQ(dw.referencedDie(second), nullptr);
 }
+
+// LLVM's proposed multi-level line tables (`.loc_intermediate`,
+// `.nv_intermediate_source_section`; ptxas 13.0: "Parsing error near
+// '.loc_intermediate': syntax error") are named where they stand, not read
+// on as unknown statements (which swallowed the next instruction, or ran to
+// the end of the file inside the section's `{ ... }`).
+TEST(Reader, ConstructsPtxasDoesNotAcceptAreNamed) {
+  const std::string head = ".version 7.5\n.target sm_75, debug\n.address_size 64\n";
+  const ptx::ReadResult inBody = ptx::read(
+      head + ".visible .func f()\n{\n\t.loc 1 2 5\n\t.loc_intermediate 2 100 10\n\tret;\n}\n.file 1 \"a.cu\"\n", "t.ptx");
+  ASSERT_FALSE(inBody.ok());
+  const Diagnostic& a = inBody.diagnostics.items.at(0);
+  EXPECT_EQ(a.loc.line, 7u);
+  EXPECT_EQ(a.loc.col, 2u);
+  EXPECT_NE(a.message.find("'.loc_intermediate'"), std::string::npos) << a.message;
+  EXPECT_NE(a.message.find("ptxas 13.0"), std::string::npos) << a.message;
+  const ptx::ReadResult section = ptx::read(
+      head + ".nv_intermediate_source_section {\n  .code_block {\n    .source: <<<\nx\n>>>\n  }\n}\n", "t.ptx");
+  ASSERT_FALSE(section.ok());
+  const Diagnostic& b = section.diagnostics.items.at(0);
+  EXPECT_EQ(b.loc.line, 4u);
+  EXPECT_NE(b.message.find("'.nv_intermediate_source_section'"), std::string::npos) << b.message;
+}
