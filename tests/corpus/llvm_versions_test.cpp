@@ -52,6 +52,14 @@ class NewerLlvm : public testing::TestWithParam<CorpusEntry> {};
 TEST_P(NewerLlvm, CheckFindsNoErrorWherePtxasAccepts) {
   PreparedEntry p = prepare(GetParam());
   if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
+  if (p.status == PreparedEntry::Status::ptxasRejected) {
+    // What ptxas rejects, the reader rejects too, at a line.
+    const ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(*readFile(p.ptxPath), p.ptxPath);
+    EXPECT_FALSE(r.ok()) << p.ptxPath << ": ptxas rejects it (" << p.message << ")";
+    ASSERT_FALSE(r.diagnostics.items.empty());
+    EXPECT_GT(r.diagnostics.items[0].loc.line, 0u);
+    return;
+  }
   ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
   const std::string text = *readFile(p.ptxPath);
   ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(text, p.ptxPath);

@@ -45,7 +45,7 @@ std::vector<std::string> semanticTree(const read::Dwarf& d) {
                                                                std::string(d.name(*d.dieAt(v.value)))
                                                          : "?";
       else if (v.isBlock()) line += std::to_string(v.block().size()) + "b";
-      else if (v.reloc) line += v.reloc->symbol == ".debug_loc" ? ".debug_loc" : v.reloc->expression();
+      else if (v.reloc) line += d.offsetIn(".debug_loc", v.value, v.reloc) ? ".debug_loc" : v.reloc->expression();
       else line += std::to_string(v.value);
     }
     out.push_back(line);
@@ -100,6 +100,8 @@ TEST_P(RoundTrip, PreservedImagesOutliveTheirSource) {
   std::vector<std::string> expected;
   {
     ptx::ReadResult r = ptx::read(*text, p.ptxPath);
+    // LLVM 19's debug-ptx-symbols output: a name ptxas cannot parse either.
+    if (!r.ok() && p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "the reader rejects it as ptxas does";
     ASSERT_TRUE(r.ok());
     read::Dwarf dwarf = read::decode(r.module.sections);
     Diagnostics diags;

@@ -239,9 +239,13 @@ std::vector<CorpusEntry> corpusEntries() {
     entries.push_back(std::move(e));
   };
   // LLVM's NVPTX debug-info tests, compiled by llc-19 and llc-22 (fixtures/llvm/README.md).
+  // A "ptxdwarf-corpus: llc19-ptxas-rejects <message>" marker: ptxas rejects what that llc writes.
   for (const auto& ll : listFiles(fixtures / "llvm", ".ll")) {
+    const std::string text = readFile(ll.string()).value_or("");
     for (Producer llc : {Producer::llc19, Producer::llc22}) {
       CorpusEntry e;
+      e.expectedPtxasMessage = marker(text, std::string(producerName(llc)) + "-ptxas-rejects");
+      e.expectPtxasFailure = !e.expectedPtxasMessage.empty();
       e.program = ll.stem().string();
       e.producer = llc;
       e.arch = "sm_75";

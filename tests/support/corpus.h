@@ -42,7 +42,8 @@ struct CorpusEntry {
   Producer producer = Producer::fixture;
   std::string arch;     // -arch for the producer and ptxas: "sm_90"
   std::string source;   // the .cu or .ptx
-  // From a "ptxdwarf-corpus: ptxas-rejects <message>" marker in the source: ptxas is
+  // From a "ptxdwarf-corpus: ptxas-rejects <message>" marker in the source (for an
+  // llc entry "llc19-ptxas-rejects"/"llc22-ptxas-rejects"): ptxas is
   // expected to fail with <message> in its stderr.
   bool expectPtxasFailure = false;
   std::string expectedPtxasMessage;
