@@ -288,8 +288,8 @@ class JsonDumper {
         out_ += ',';
         str("address_class", cls);
       }
-    } else if (v.name == dw::DW_AT_type && v.isReference() && !v.reloc) {
-      if (const Die* t = d_.dieAt(v.value)) {
+    } else if (v.name == dw::DW_AT_type) {
+      if (const Die* t = d_.referencedDie(v)) {
         scratch_.clear();
         r_.typeName(scratch_, t);
         out_ += ',';

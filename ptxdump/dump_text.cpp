@@ -289,12 +289,10 @@ void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc
 }
 
 bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
-  if (v.reloc) {
-    if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference() || v.reloc->addend() < 0) return false;
-    offset = static_cast<uint64_t>(v.reloc->addend()) + v.value;
-    return true;
-  }
-  offset = v.value;
+  // `.debug_loc+N`, or a label defined in .debug_loc (LLVM 22's `$L__debug_loc0`).
+  const std::optional<uint64_t> at = dwarf_.offsetIn(".debug_loc", v.value, v.reloc);
+  if (!at) return false;
+  offset = *at;
   return true;
 }
 
@@ -491,7 +489,9 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
 namespace {
 // DWARFFormValue::dump (LLVM 14) with relocated values printed symbolically.
 void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrValue& v) {
-  if (v.reloc && v.form != dw::DW_FORM_strp) {
+  // A symbolic reference into .debug_info (`.b64 .debug_info+311`) prints
+  // as the offset it names, as llvm-dwarfdump prints the linked cubin's.
+  if (v.reloc && v.form != dw::DW_FORM_strp && !d.referenceTarget(v)) {
     appendReloc(out, *v.reloc);
     return;
   }
@@ -547,10 +547,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       appendDec(out, v.value);
       break;
     case dw::DW_FORM_strp: {
-      uint64_t at = v.reloc ? (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference() && v.reloc->addend() >= 0
-                                   ? static_cast<uint64_t>(v.reloc->addend()) + v.value
-                                   : UINT64_MAX)
-                            : v.value;
+      const uint64_t at = d.offsetIn(".debug_str", v.value, v.reloc).value_or(UINT64_MAX);
       if (d.str && at < d.str->size()) {
         out += '"';
         appendEscaped(out, v.string());
@@ -561,14 +558,14 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       break;
     }
     case dw::DW_FORM_ref_addr:
-      appendHex(out, v.value, 16);
+      appendHex(out, d.referenceTarget(v).value_or(v.value), 16);
       break;
     case dw::DW_FORM_ref1:
     case dw::DW_FORM_ref2:
     case dw::DW_FORM_ref4:
     case dw::DW_FORM_ref8:
     case dw::DW_FORM_ref_udata:
-      appendHex(out, v.value, 8);
+      appendHex(out, d.referenceTarget(v).value_or(v.value), 8);
       break;
     case dw::DW_FORM_sec_offset:
       appendHex(out, v.value & 0xffffffff, 8);
@@ -640,8 +637,8 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     }
   }
 
-  if ((v.name == dw::DW_AT_specification || v.name == dw::DW_AT_abstract_origin) && v.isReference() && !v.reloc) {
-    if (const Die* t = dwarf_.dieAt(v.value)) {
+  if (v.name == dw::DW_AT_specification || v.name == dw::DW_AT_abstract_origin) {
+    if (const Die* t = dwarf_.referencedDie(v)) {
       std::string_view n = linkageOrName(dwarf_, t);
       if (!n.empty()) {
         out += " \"";
@@ -649,8 +646,8 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
         out += '"';
       }
     }
-  } else if (v.name == dw::DW_AT_type && v.isReference() && !v.reloc) {
-    if (const Die* t = dwarf_.dieAt(v.value)) {
+  } else if (v.name == dw::DW_AT_type) {
+    if (const Die* t = dwarf_.referencedDie(v)) {
       std::string name;
       typeName(name, t);
       out += " \"";
@@ -895,7 +892,7 @@ class TextDumper {
       appendHex(out_, set.version, 4);
       out_ += ", cu_offset = ";
       uint64_t cu = set.infoOffset;  // the decoder adds a `.debug_info+N` addend
-      if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+      if (set.infoReloc && !d_.offsetIn(".debug_info", 0, set.infoReloc))
         detail::appendReloc(out_, *set.infoReloc);
       else
         appendHex(out_, cu, 8);
@@ -950,7 +947,7 @@ class TextDumper {
       out_ += ", format = DWARF32, version = ";
       appendHex(out_, set.version, 4);
       out_ += ", unit_offset = ";
-      if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+      if (set.infoReloc && !d_.offsetIn(".debug_info", 0, set.infoReloc))
         detail::appendReloc(out_, *set.infoReloc);
       else
         appendHex(out_, set.infoOffset, 8);

@@ -156,6 +156,9 @@ TEST(CheckNvccFaults, CleanCorpusFilesPass) {
   int checked = 0;
   for (const CorpusEntry& e : corpusEntries()) {
     if (e.producer == Producer::fixture) continue;
+    // LLVM 19/22 output has notes (class 12 on globals) and LLVM 19 a fault of
+    // its own: tests/corpus/llvm_versions_test.cpp checks it.
+    if (llvmVersion(e.producer) != 0) continue;
     PreparedEntry p = prepare(e);
     if (p.status != PreparedEntry::Status::ready) continue;
     CommandResult r = check(p.ptxPath);

@@ -256,6 +256,10 @@ TEST(PtxdumpVerify, CorpusAgreesWithBothOracles) {
   std::vector<std::string> skipped;
   for (const ts::CorpusEntry& entry : ts::corpusEntries()) {
     if (entry.expectPtxasFailure) continue;  // split_blocks: ptxas rejects it
+    // LLVM 19/22 output: LLVM 14's verifier reports LLVM 22's location lists
+    // (no unit low_pc) as "Base address not defined"; what verify compares
+    // there is issue 43 section 4's (the oracle build), not yet here.
+    if (ts::llvmVersion(entry.producer) != 0) continue;
     ts::PreparedEntry p = ts::prepare(entry);
     if (p.status != ts::PreparedEntry::Status::ready) {
       skipped.push_back(entry.id + ": " + p.message);

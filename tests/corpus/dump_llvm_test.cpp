@@ -86,7 +86,8 @@ std::string masked(const std::string& line, bool ours) {
 
 // Does our line print a symbolic (relocated) value?
 bool printsSymbol(const std::string& line) {
-  static const std::regex symbol(R"([(\[, ]([A-Za-z_$.][A-Za-z0-9_$.]*)([+-][0-9]+)?[),\]])");
+  // `(sym)`, `[sym, `, and a location list's `(sym: ` (LLVM 22's `$L__debug_loc0`).
+  static const std::regex symbol(R"([(\[, ]([A-Za-z_$.][A-Za-z0-9_$.]*)([+-][0-9]+)?[),\]:])");
   std::string value = line.substr(line.find('(') == std::string::npos ? 0 : line.find('('));
   for (auto it = std::sregex_iterator(value.begin(), value.end(), symbol); it != std::sregex_iterator(); ++it) {
     std::string name = (*it)[1].str();

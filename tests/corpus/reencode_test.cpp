@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "corpus.h"
+#include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/ptx_writer.h"
@@ -15,6 +16,22 @@ using namespace ptxdwarf;
 using namespace ptxdwarf::testsupport;
 
 namespace {
+
+// A DW_FORM_ref_addr into another unit (LLVM 19/22: `.b64 .debug_info+N` in a
+// module of two units): the canonical encoder lays each unit out on its own
+// and keeps no such reference (it says so, and drops it).
+bool refersAcrossUnits(const ptxdwarf::read::Dwarf& dwarf) {
+  for (const ptxdwarf::read::Die& die : dwarf.dies) {
+    if (die.isNull()) continue;
+    const ptxdwarf::read::Unit& u = dwarf.unitOf(die);
+    for (const ptxdwarf::read::AttrValue& v : dwarf.attributes(die)) {
+      const std::optional<uint64_t> at = v.form == ptxdwarf::dw::DW_FORM_ref_addr ? dwarf.referenceTarget(v) : std::nullopt;
+      if (at && (*at < u.offset || *at >= u.end)) return true;
+    }
+  }
+  return false;
+}
+
 
 // llvm-dwarfdump --debug-info with everything that depends on layout removed:
 // DIE offsets, unit lengths, references (kept as the target's name), list offsets.
@@ -44,6 +61,7 @@ TEST_P(Reencode, CubinHasTheSameDieTree) {
   ptx::ReadResult r = ptx::read(text, p.ptxPath);
   ASSERT_TRUE(r.ok());
   read::Dwarf dwarf = read::decode(r.module.sections);
+  if (refersAcrossUnits(dwarf)) GTEST_SKIP() << "canonical re-encoding keeps no reference into another unit";
   Diagnostics diags;
   std::vector<SectionImage> images = write::encodeCanonical(dwarf, diags);
   ASSERT_FALSE(diags.hasErrors()) << diags.items[0].message;

@@ -14,6 +14,22 @@ using namespace ptxdwarf::testsupport;
 
 namespace {
 
+// A DW_FORM_ref_addr into another unit (LLVM 19/22: `.b64 .debug_info+N` in a
+// module of two units): the canonical encoder lays each unit out on its own
+// and keeps no such reference (it says so, and drops it).
+bool refersAcrossUnits(const ptxdwarf::read::Dwarf& dwarf) {
+  for (const ptxdwarf::read::Die& die : dwarf.dies) {
+    if (die.isNull()) continue;
+    const ptxdwarf::read::Unit& u = dwarf.unitOf(die);
+    for (const ptxdwarf::read::AttrValue& v : dwarf.attributes(die)) {
+      const std::optional<uint64_t> at = v.form == ptxdwarf::dw::DW_FORM_ref_addr ? dwarf.referenceTarget(v) : std::nullopt;
+      if (at && (*at < u.offset || *at >= u.end)) return true;
+    }
+  }
+  return false;
+}
+
+
 class RoundTrip : public testing::TestWithParam<CorpusEntry> {};
 
 // Tag, name and the (attribute, value) pairs that do not depend on layout.
@@ -29,7 +45,7 @@ std::vector<std::string> semanticTree(const read::Dwarf& d) {
                                                                std::string(d.name(*d.dieAt(v.value)))
                                                          : "?";
       else if (v.isBlock()) line += std::to_string(v.block().size()) + "b";
-      else if (v.reloc) line += v.reloc->symbol == ".debug_loc" ? ".debug_loc" : v.reloc->expression();
+      else if (v.reloc) line += d.offsetIn(".debug_loc", v.value, v.reloc) ? ".debug_loc" : v.reloc->expression();
       else line += std::to_string(v.value);
     }
     out.push_back(line);
@@ -57,6 +73,7 @@ TEST_P(RoundTrip, PreserveIsByteIdenticalAndCanonicalKeepsTheTree) {
   std::optional<write::ImageDifference> diff = write::compareImages(r.module.sections, preserved);
   EXPECT_FALSE(diff) << diff->section << "+" << diff->offset << ": " << diff->message;
 
+  if (refersAcrossUnits(dwarf)) GTEST_SKIP() << "preserve mode checked; canonical re-encoding keeps no reference into another unit";
   std::vector<SectionImage> canonical = write::encodeCanonical(dwarf, diags);
   EXPECT_FALSE(diags.hasErrors()) << diags.items[0].message;
   read::Dwarf again = read::decode(canonical);
@@ -83,6 +100,8 @@ TEST_P(RoundTrip, PreservedImagesOutliveTheirSource) {
   std::vector<std::string> expected;
   {
     ptx::ReadResult r = ptx::read(*text, p.ptxPath);
+    // LLVM 19's debug-ptx-symbols output: a name ptxas cannot parse either.
+    if (!r.ok() && p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "the reader rejects it as ptxas does";
     ASSERT_TRUE(r.ok());
     read::Dwarf dwarf = read::decode(r.module.sections);
     Diagnostics diags;

@@ -29,7 +29,16 @@ constexpr Target kTargets[] = {
     {Producer::clang, "sm_80"},
     {Producer::nvccLineinfo, "sm_90"},
     {Producer::clangLineTables, "sm_80"},
+    {Producer::clang19, "sm_80"},
+    {Producer::clang22, "sm_80"},
+    {Producer::clang19Lines, "sm_80"},
+    {Producer::clang22Lines, "sm_80"},
 };
+
+bool isClang(Producer p) {
+  return p == Producer::clang || p == Producer::clangLineTables || p == Producer::clang19 ||
+         p == Producer::clang22 || p == Producer::clang19Lines || p == Producer::clang22Lines;
+}
 
 // Top-level fixtures that are complete, valid PTX for ptxas.
 constexpr const char* kTopLevelFixtures[] = {"chapter6.ptx"};
@@ -151,11 +160,32 @@ std::string_view producerName(Producer p) {
     case Producer::fixture: return "fixture";
     case Producer::nvccLineinfo: return "nvcc_lineinfo";
     case Producer::clangLineTables: return "clang_lines";
+    case Producer::clang19: return "clang19";
+    case Producer::clang22: return "clang22";
+    case Producer::clang19Lines: return "clang19_lines";
+    case Producer::clang22Lines: return "clang22_lines";
+    case Producer::llc19: return "llc19";
+    case Producer::llc22: return "llc22";
   }
   return "?";
 }
 
-bool isLineTablesOnly(Producer p) { return p == Producer::nvccLineinfo || p == Producer::clangLineTables; }
+bool isLineTablesOnly(Producer p) {
+  return p == Producer::nvccLineinfo || p == Producer::clangLineTables || p == Producer::clang19Lines ||
+         p == Producer::clang22Lines;
+}
+
+int llvmVersion(Producer p) {
+  switch (p) {
+    case Producer::clang19:
+    case Producer::clang19Lines:
+    case Producer::llc19: return 19;
+    case Producer::clang22:
+    case Producer::clang22Lines:
+    case Producer::llc22: return 22;
+    default: return 0;
+  }
+}
 
 std::string fixturesDir() {
   if (const char* env = std::getenv("PTXDWARF_FIXTURES"); env && *env) return env;
@@ -189,8 +219,7 @@ std::vector<CorpusEntry> corpusEntries() {
       e.arch = t.arch;
       e.source = cu.string();
       e.id = sanitize(program + "_" + std::string(producerName(t.producer)) + "_" + t.arch);
-      if (t.producer == Producer::clang || t.producer == Producer::clangLineTables)
-        e.skipReason = marker(text, "no-clang");
+      if (isClang(t.producer)) e.skipReason = marker(text, "no-clang");
       if (t.producer == Producer::nvcc || t.producer == Producer::nvccLineinfo)
         e.nvccFlags = splitWords(marker(text, "nvcc-flags"));
       entries.push_back(std::move(e));
@@ -209,6 +238,22 @@ std::vector<CorpusEntry> corpusEntries() {
     e.expectPtxasFailure = !e.expectedPtxasMessage.empty();
     entries.push_back(std::move(e));
   };
+  // LLVM's NVPTX debug-info tests, compiled by llc-19 and llc-22 (fixtures/llvm/README.md).
+  // A "ptxdwarf-corpus: llc19-ptxas-rejects <message>" marker: ptxas rejects what that llc writes.
+  for (const auto& ll : listFiles(fixtures / "llvm", ".ll")) {
+    const std::string text = readFile(ll.string()).value_or("");
+    for (Producer llc : {Producer::llc19, Producer::llc22}) {
+      CorpusEntry e;
+      e.expectedPtxasMessage = marker(text, std::string(producerName(llc)) + "-ptxas-rejects");
+      e.expectPtxasFailure = !e.expectedPtxasMessage.empty();
+      e.program = ll.stem().string();
+      e.producer = llc;
+      e.arch = "sm_75";
+      e.source = ll.string();
+      e.id = sanitize("llvm_" + e.program + "_" + std::string(producerName(llc)));
+      entries.push_back(std::move(e));
+    }
+  }
   for (const auto& ptx : listFiles(fixtures / "variants", ".ptx")) addPtx(ptx, "variant");
   for (const auto& ptx : listFiles(fixtures / "producers", ".ptx")) addPtx(ptx, "producer");
   for (const char* name : kTopLevelFixtures) {
@@ -250,12 +295,21 @@ PreparedEntry prepare(const CorpusEntry& entry) {
       produce.insert(produce.end(), {"-ptx", "-arch=" + entry.arch, "-I" + include.string()});
       produce.insert(produce.end(), entry.nvccFlags.begin(), entry.nvccFlags.end());
       produce.insert(produce.end(), {entry.source, "-o", tmpPtx});
+    } else if (entry.producer == Producer::llc19 || entry.producer == Producer::llc22) {
+      const std::string name = "llc-" + std::to_string(llvmVersion(entry.producer));
+      const auto llc = findTool(name);
+      if (!llc) return skipped(name + " not found (PATH): Debian's llvm-" + std::to_string(llvmVersion(entry.producer)));
+      // PTX 7.0: LLVM's tests ask for it where they label sections (ptxas: labels in .section need 7.0).
+      produce = {*llc, "-mtriple=nvptx64-nvidia-cuda", "-mcpu=" + entry.arch, "-mattr=+ptx70", entry.source, "-o",
+                 tmpPtx};
     } else {
-      auto clang = findTool("clang");
-      if (!clang) clang = findTool("clang-14");
-      if (!clang) return skipped("clang not found (PATH)");
+      const int version = llvmVersion(entry.producer);
+      const std::string name = version ? "clang-" + std::to_string(version) : "clang";
+      auto clang = findTool(name);
+      if (!clang && !version) clang = findTool("clang-14");
+      if (!clang) return skipped(name + " not found (PATH)");
       produce = {*clang, "-x", "cuda", "--cuda-device-only", "-S"};
-      if (entry.producer == Producer::clang) produce.insert(produce.end(), {"-g", "-O0"});
+      if (!isLineTablesOnly(entry.producer)) produce.insert(produce.end(), {"-g", "-O0"});
       else produce.insert(produce.end(), {"-gline-tables-only", "-O2"});
       produce.insert(produce.end(), {"--cuda-gpu-arch=" + entry.arch, "-nocudainc", "-nocudalib",
                                      "-Wno-unknown-cuda-version", "-I" + include.string(), "-include",

@@ -21,9 +21,20 @@ namespace ptxdwarf::testsupport {
 // nvcc -G, clang -g -O0, hand-written PTX; and the line-tables-only builds:
 // nvcc -lineinfo -O3 (inlined code as `.loc ... inlined_at`) and clang
 // -gline-tables-only -O2, which write `.file`/`.loc` and no DWARF sections.
-enum class Producer { nvcc, clang, fixture, nvccLineinfo, clangLineTables };
-std::string_view producerName(Producer p);  // "nvcc", "clang", "fixture", "nvcc_lineinfo", "clang_lines"
+// The newer LLVMs (Debian's clang-19/clang-22, llc-19/llc-22): the corpus
+// programs through clang-N (-g -O0, -gline-tables-only -O2), and LLVM's own
+// NVPTX debug-info tests (fixtures/llvm/*.ll) through llc-N; entries skip
+// where the tool is absent.
+enum class Producer {
+  nvcc, clang, fixture, nvccLineinfo, clangLineTables,
+  clang19, clang22, clang19Lines, clang22Lines, llc19, llc22
+};
+// "nvcc", "clang", "fixture", "nvcc_lineinfo", "clang_lines", "clang19", "clang22",
+// "clang19_lines", "clang22_lines", "llc19", "llc22"
+std::string_view producerName(Producer p);
 bool isLineTablesOnly(Producer p);
+// 19 or 22 for the newer LLVMs' producers; 0 for the rest.
+int llvmVersion(Producer p);
 
 struct CorpusEntry {
   std::string id;       // unique, [A-Za-z0-9_]: "structs_nvcc_sm_90", "variant_crlf", "fixture_chapter6"
@@ -31,7 +42,8 @@ struct CorpusEntry {
   Producer producer = Producer::fixture;
   std::string arch;     // -arch for the producer and ptxas: "sm_90"
   std::string source;   // the .cu or .ptx
-  // From a "ptxdwarf-corpus: ptxas-rejects <message>" marker in the source: ptxas is
+  // From a "ptxdwarf-corpus: ptxas-rejects <message>" marker in the source (for an
+  // llc entry "llc19-ptxas-rejects"/"llc22-ptxas-rejects"): ptxas is
   // expected to fail with <message> in its stderr.
   bool expectPtxasFailure = false;
   std::string expectedPtxasMessage;

@@ -236,3 +236,84 @@ TEST(CheckRoundTrip, ALostRelocationIsNamedAlike) {
   EXPECT_EQ(streamed->offset, 13u);
   EXPECT_EQ(whole->offset, 13u);
 }
+
+namespace {
+
+// Variables under one unit, each a DW_AT_location block and a
+// DW_AT_address_class: `{"g", 5}` is DW_OP_addr of the .global `g`, `{"s",
+// 8}` of the .shared `s`, `{"%r1", 2}` DW_OP_regx %r1. Each variable is 14
+// bytes from 12 (an 11-byte expression, padded with DW_OP_nop); its class
+// byte is the last.
+std::string classedVariables(const std::vector<std::pair<std::string, int>>& vars) {
+  std::string text = ".version 7.5\n.target sm_75\n.address_size 64\n.global .b32 g;\n.shared .b32 s;\n";
+  // 1: compile_unit with children; 2: variable, location block1, address_class data1.
+  text += ".section .debug_abbrev {\n.b8 1, 17, 1, 0, 0, 2, 52, 0, 2, 10, 51, 11, 0, 0, 0\n}\n";
+  text += ".section .debug_info {\n.b32 " + std::to_string(7 + 1 + 14 * vars.size() + 1) + "\n.b8 2, 0\n.b32 0\n.b8 8, 1\n";
+  for (const auto& [where, cls] : vars) {
+    if (where.starts_with("%"))  // DW_OP_regx 0x257231 ('%r1'), then nops to 11 bytes
+      text += ".b8 2, 11, 144, 177, 228, 149, 1, 150, 150, 150, 150, 150, 150\n";
+    else
+      text += ".b8 2, 11, 3\n.b64 " + where + "\n.b8 150, 150\n";
+    text += ".b8 " + std::to_string(cls) + "\n";
+  }
+  return text + ".b8 0\n}\n";
+}
+
+// (offset, severity) of each address-class finding of `check`.
+std::vector<std::string> classFindings(const std::string& text) {
+  ptx::ReadResult r = ptx::read(text, "classes.ptx");
+  EXPECT_TRUE(r.ok());
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  EXPECT_TRUE(dwarf.diagnostics.items.empty());
+  std::vector<std::string> found;
+  for (const Diagnostic& d : check::run(r.module, dwarf).items)
+    if (d.rule == "address-class")
+      found.push_back(std::to_string(d.offset) + (d.severity == Severity::note ? " note" : " error"));
+  return found;
+}
+
+}  // namespace
+
+// The rule's table: 5 (or 12, generic, as LLVM 22 writes for address space
+// 0) on a .global, 8 on a .shared, 2 on a register. A global's address is a
+// valid generic address, so 12 there is a note; 12 on a register or a
+// .shared, 5 on a .shared, are errors.
+TEST(CheckLocations, GenericOnAGlobalIsANoteAndAWrongClassAnError) {
+  // Class bytes at 25, 39, 53, ... (variables at 12 + 14k, class last).
+  EXPECT_EQ(classFindings(classedVariables({{"g", 5}, {"s", 8}, {"%r1", 2}})), std::vector<std::string>{});
+  EXPECT_EQ(classFindings(classedVariables({{"g", 12}})), (std::vector<std::string>{"25 note"}));
+  EXPECT_EQ(classFindings(classedVariables({{"g", 12}, {"%r1", 12}, {"s", 12}, {"s", 5}, {"g", 8}})),
+            (std::vector<std::string>{"25 note", "39 error", "53 error", "67 error", "81 error"}));
+}
+
+// References written as `.b64 .debug_info+N` (DW_FORM_ref_addr into another
+// unit, as LLVM 19 and 22 write in a module of two units) are checked where
+// they land; one relocated against a code label names no DIE.
+TEST(CheckReferences, SymbolicReferencesIntoAnotherUnit) {
+  auto refErrors = [](const std::string& target) {
+    const std::string text =
+        ".version 7.5\n.target sm_75\n.address_size 64\n"
+        ".section .debug_abbrev {\n"
+        ".b8 1, 17, 1, 0, 0, 2, 36, 0, 3, 8, 0, 0, 3, 52, 0, 73, 16, 0, 0, 0\n}\n"
+        ".section .debug_info {\n"
+        ".b32 14\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n.b8 1\n.b8 2, 105, 110, 116, 0\n.b8 0\n"  // 'int' at 12
+        ".b32 18\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n.b8 1\n"
+        ".b8 3\n.b64 " + target + "\n"  // at 30, value at 31
+        ".b8 0\n}\n";
+    ptx::ReadResult r = ptx::read(text, "refs.ptx");
+    EXPECT_TRUE(r.ok());
+    read::Dwarf dwarf = read::decode(r.module.sections);
+    EXPECT_TRUE(dwarf.diagnostics.items.empty());
+    std::vector<std::string> found;
+    for (const Diagnostic& d : check::run(r.module, dwarf).items)
+      if (d.rule == "ref-target" || d.rule == "round-trip") found.push_back(d.rule + " " + d.message);
+    return found;
+  };
+  EXPECT_EQ(refErrors(".debug_info+12"), std::vector<std::string>{});
+  const std::vector<std::string> inside = refErrors(".debug_info+13");
+  ASSERT_EQ(inside.size(), 1u);
+  EXPECT_NE(inside[0].find("refers to 0x0000000d, which is not the start of a DIE"), std::string::npos) << inside[0];
+  const std::vector<std::string> code = refErrors("g");
+  ASSERT_EQ(code.size(), 1u);
+  EXPECT_NE(code[0].find("is 'g', not an offset into .debug_info"), std::string::npos) << code[0];
+}

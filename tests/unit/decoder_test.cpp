@@ -681,3 +681,111 @@ TEST(Decoder, DieAtOnUnevenDies) {
   EXPECT_EQ(found, 1u + 600u + 12u);  // the unit, the variables and structures, the structures' members
   EXPECT_FALSE(dw.dieBuckets.empty());
 }
+
+// A label defined inside a debug section stands for its offset there, as
+// ptxas resolves it (LLVM 22 writes `.b32 $L__debug_loc0` with
+// `$L__debug_loc0:` inside .debug_loc): every offset field the decoder
+// reads -- a location list, DW_FORM_strp, the abbreviation offset -- goes
+// through Dwarf::resolve.
+TEST(Decoder, LabelsInDebugSectionsAreOffsetsThere) {
+  const std::string text =
+      ".version 7.5\n.target sm_75\n.address_size 64\n"
+      ".section .debug_loc {\n"
+      ".b64 0, 0\n"                                // 0: a list no one names
+      "$L__debug_loc0:\n.b64 16, 32\n.b8 1, 0, 48\n.b64 0, 0\n"  // 16: the list
+      "}\n"
+      ".section .debug_str {\n.b8 120, 0\n$L__str:\n.b8 121, 122, 0\n}\n"
+      ".section .debug_abbrev {\n"
+      ".b8 0\n$L__abbrev:\n"                        // the unit's table starts at 1
+      ".b8 1, 17, 1, 0, 0\n"
+      ".b8 2, 52, 0, 2, 6, 3, 14, 0, 0\n"           // variable: location data4, name strp
+      ".b8 0\n}\n"
+      ".section .debug_info {\n"
+      ".b32 27\n.b8 2, 0\n.b32 $L__abbrev\n.b8 8\n"
+      ".b8 1\n"
+      ".b8 2\n.b32 $L__debug_loc0\n.b32 $L__str\n"  // 12: the list at 16, "yz"
+      ".b8 2\n.b32 $L__debug_loc0+19\n.b32 $L__str+1\n"  // 21: the list's end entry at 35, "z"
+      ".b8 0\n}\n";
+  auto d = decodeText(text);
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_EQ(dw.units.size(), 1u);
+  EXPECT_EQ(dw.units[0].abbrevOffset, 1u);
+  ASSERT_EQ(dw.locLists.size(), 2u) << firstError(dw);
+  EXPECT_EQ(dw.locLists[0].offset, 16u);
+  EXPECT_EQ(dw.locLists[0].entries.size(), 2u);
+  EXPECT_EQ(dw.locLists[1].offset, 35u);
+  std::vector<std::string> names;
+  for (const read::Die& die : dw.dies)
+    if (die.tag == DW_TAG_variable) names.emplace_back(dw.name(die));
+  EXPECT_EQ(names, (std::vector<std::string>{"yz", "z"}));
+  // resolve: a section's name, a label in a debug section, neither.
+  const SectionImage* info = d->read.module.section(".debug_info");
+  const Relocation* list = info->relocationAt(13, 4);
+  ASSERT_NE(list, nullptr);
+  auto at = dw.resolve(*list);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->section, ".debug_loc");
+  EXPECT_EQ(at->offset, 16u);
+  EXPECT_EQ(dw.offsetIn(".debug_loc", 0, list), std::optional<uint64_t>(16));
+  EXPECT_EQ(dw.offsetIn(".debug_str", 0, list), std::nullopt);
+  EXPECT_EQ(dw.offsetIn(".debug_loc", 7, nullptr), std::optional<uint64_t>(7));
+}
+
+// DW_FORM_ref_addr written as `.b64 .debug_info+N` (LLVM 19 and 22 in a
+// module of two units) names the DIE at N, in whatever unit; a reference
+// relocated against anything else names none.
+TEST(Decoder, SymbolicReferencesNameTheirDie) {
+  const std::string text =
+      ".version 7.5\n.target sm_75\n.address_size 64\n"
+      ".section .debug_abbrev {\n"
+      ".b8 1, 17, 1, 0, 0\n"
+      ".b8 2, 36, 0, 3, 8, 0, 0\n"       // base_type, name string
+      ".b8 3, 52, 0, 73, 16, 0, 0\n"     // variable, type ref_addr
+      ".b8 0\n}\n"
+      ".section .debug_info {\n"
+      ".b32 14\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n"  // unit 0 at 0
+      ".b8 1\n.b8 2, 105, 110, 116, 0\n.b8 0\n"          // 'int' at 12
+      ".b32 27\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n"  // unit 1 at 18
+      ".b8 1\n"
+      ".b8 3\n.b64 .debug_info+12\n"                      // 30: to 'int' in unit 0
+      ".b8 3\n.b64 $L__tmp0\n"                            // 39: not .debug_info
+      ".b8 0\n}\n";
+  auto d = decodeText(text);
+  const read::Dwarf& dw = d->dwarf;
+  ASSERT_EQ(dw.units.size(), 2u) << firstError(dw);
+  std::vector<const read::Die*> vars;
+  for (const read::Die& die : dw.dies)
+    if (die.tag == DW_TAG_variable) vars.push_back(&die);
+  ASSERT_EQ(vars.size(), 2u);
+  const read::AttrValue first = *dw.attribute(*vars[0], DW_AT_type);
+  EXPECT_EQ(dw.referenceTarget(first), std::optional<uint64_t>(12));
+  ASSERT_NE(dw.referencedDie(first), nullptr);
+  EXPECT_EQ(dw.name(*dw.referencedDie(first)), "int");
+  EXPECT_EQ(first.value, 0u) << "the value keeps the field's bytes: the writer copies them";
+  const read::AttrValue second = *dw.attribute(*vars[1], DW_AT_type);
+  EXPECT_EQ(dw.referenceTarget(second), std::nullopt);
+  EXPECT_EQ(dw.referencedDie(second), nullptr);
+}
+
+// LLVM's proposed multi-level line tables (`.loc_intermediate`,
+// `.nv_intermediate_source_section`; ptxas 13.0: "Parsing error near
+// '.loc_intermediate': syntax error") are named where they stand, not read
+// on as unknown statements (which swallowed the next instruction, or ran to
+// the end of the file inside the section's `{ ... }`).
+TEST(Reader, ConstructsPtxasDoesNotAcceptAreNamed) {
+  const std::string head = ".version 7.5\n.target sm_75, debug\n.address_size 64\n";
+  const ptx::ReadResult inBody = ptx::read(
+      head + ".visible .func f()\n{\n\t.loc 1 2 5\n\t.loc_intermediate 2 100 10\n\tret;\n}\n.file 1 \"a.cu\"\n", "t.ptx");
+  ASSERT_FALSE(inBody.ok());
+  const Diagnostic& a = inBody.diagnostics.items.at(0);
+  EXPECT_EQ(a.loc.line, 7u);
+  EXPECT_EQ(a.loc.col, 2u);
+  EXPECT_NE(a.message.find("'.loc_intermediate'"), std::string::npos) << a.message;
+  EXPECT_NE(a.message.find("ptxas 13.0"), std::string::npos) << a.message;
+  const ptx::ReadResult section = ptx::read(
+      head + ".nv_intermediate_source_section {\n  .code_block {\n    .source: <<<\nx\n>>>\n  }\n}\n", "t.ptx");
+  ASSERT_FALSE(section.ok());
+  const Diagnostic& b = section.diagnostics.items.at(0);
+  EXPECT_EQ(b.loc.line, 4u);
+  EXPECT_NE(b.message.find("'.nv_intermediate_source_section'"), std::string::npos) << b.message;
+}

@@ -46,13 +46,14 @@ void stringOffsets(const read::Dwarf& d, const Report& report) {
       const read::AttrValue v = *it;
       if (v.form != DW_FORM_strp) continue;
       std::string what = std::string(attributeName(v.name)) + " (DW_FORM_strp)";
-      if (v.reloc && (v.reloc->symbol != ".debug_str" || v.reloc->isDifference())) {
+      const std::optional<uint64_t> named = d.offsetIn(".debug_str", v.value, v.reloc);
+      if (!named) {
+        if (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference()) continue;  // section-operand: `.debug_str-N`
         report(d.info, v.offset, "string-offset",
                what + " is " + v.reloc->expression() + ", not an offset into .debug_str", &die, {});
         continue;
       }
-      if (v.reloc && v.reloc->addend() < 0) continue;  // section-operand reports `.debug_str-N`
-      const uint64_t at = v.reloc ? static_cast<uint64_t>(v.reloc->addend()) : v.value;
+      const uint64_t at = *named;
       if (!d.str) {
         report(d.info, v.offset, "string-offset", what + " names .debug_str+" + std::to_string(at) +
                                                       ", but the file has no .debug_str section", &die, {});
@@ -108,12 +109,16 @@ void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Repo
   // A name-table header's debug_info_offset is an offset into .debug_info:
   // `.b32 .debug_pubnames` there reads as offset 0, the first unit, and
   // passed every other rule.
+  // (`.debug_info-N` is section-operand's to report.)
+  auto notInfo = [&](const Relocation* r) {
+    return r && !(r->symbol == ".debug_info" && !r->isDifference()) && !d.offsetIn(".debug_info", 0, r);
+  };
   for (const read::NameSet& set : d.pubnameSets)
-    if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+    if (notInfo(set.infoReloc))
       report(d.pubnames, set.offset + 6, "pubnames-header",
              "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info", nullptr, {});
   for (const read::ArangeSet& set : d.arangeSets)
-    if (set.infoReloc && (set.infoReloc->symbol != ".debug_info" || set.infoReloc->isDifference()))
+    if (notInfo(set.infoReloc))
       report(d.aranges, set.offset + 6, "aranges-header",
              "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info", nullptr, {});
 }

@@ -210,6 +210,7 @@ class Reader {
     if (d == ".file") return fileDirective(at);
     if (d == ".loc") return locDirective(at, -1);
     if (d == ".section") return sectionDirective(at, cur_.offset() - d.size());
+    rejectUnacceptedDirective(d, at);
     if (d == ".entry" || d == ".func") return function(d == ".entry", Linkage::none, at);
 
     Linkage linkage = linkageFromDirective(d);
@@ -228,6 +229,16 @@ class Reader {
     if (space != StateSpace::none) return variableDeclaration(space, Linkage::none, -1, at);
     // .alias, .pragma, and directives we have no use for: statements ending in ';'.
     cur_.skipStatement();
+  }
+
+  // Directives LLVM writes that ptxas does not read: named, where skipping
+  // them as unknown statements would run on to the next ';' (swallowing an
+  // instruction) or to the end of the file (a `{ ... }` block of source text).
+  void rejectUnacceptedDirective(std::string_view d, SourceLoc at) {
+    if (d == ".loc_intermediate" || d == ".nv_intermediate_source_section")
+      cur_.fail(at, "'" + std::string(d) +
+                        "' (LLVM's multi-level line tables, proposed in 2026) is not PTX that ptxas 13.0 accepts "
+                        "(\"Parsing error near '" + std::string(d) + "': syntax error\")");
   }
 
   void versionDirective(SourceLoc at) {
@@ -634,6 +645,7 @@ class Reader {
     if (d.empty()) cur_.fail("expected a directive");
     if (d == ".loc") return locDirective(at, function);
     if (d == ".file") return fileDirective(at);
+    rejectUnacceptedDirective(d, at);
     StateSpace space = spaceFromDirective(d);
     if (space != StateSpace::none) return variableDeclaration(space, Linkage::none, function, at);
     cur_.skipStatement();  // .pragma, .maxnreg, ...

@@ -168,6 +168,63 @@ std::optional<int64_t> Dwarf::labelDifference(const Relocation& r) const {
   return std::nullopt;
 }
 
+namespace {
+bool isDebugSection(std::string_view name) { return name.starts_with(".debug"); }
+
+SectionLabelIndex indexSectionLabels(std::span<const SectionImage> sections) {
+  SectionLabelIndex index;
+  for (const SectionImage& s : sections)
+    if (isDebugSection(s.name))
+      for (const SectionLabel& l : s.labels) index.try_emplace(l.name, SectionOffset{s.name, l.offset});
+  return index;
+}
+
+std::optional<SectionOffset> findSectionLabel(std::span<const SectionImage> sections, std::string_view name) {
+  for (const SectionImage& s : sections)
+    if (isDebugSection(s.name))
+      if (const SectionLabel* l = s.findLabel(name)) return SectionOffset{s.name, l->offset};
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<SectionOffset> Dwarf::resolve(const Relocation& r) const {
+  if (r.isDifference()) return std::nullopt;
+  std::optional<SectionOffset> base;
+  const std::string_view symbol = r.symbol.view();
+  if (isDebugSection(symbol)) {
+    base = SectionOffset{symbol, 0};
+  } else if (sectionLabels) {
+    if (auto it = sectionLabels->find(symbol); it != sectionLabels->end()) base = it->second;
+  } else {
+    base = findSectionLabel(sections, symbol);
+  }
+  if (!base) return std::nullopt;
+  const int64_t addend = r.addend();
+  if (addend < 0 && static_cast<uint64_t>(-addend) > base->offset) return std::nullopt;
+  base->offset += static_cast<uint64_t>(addend);
+  return base;
+}
+
+std::optional<uint64_t> Dwarf::offsetIn(std::string_view section, uint64_t value, const Relocation* reloc) const {
+  if (!reloc) return value;
+  std::optional<SectionOffset> at = resolve(*reloc);
+  if (!at || at->section != section) return std::nullopt;
+  return at->offset + value;  // the operand's bytes are zero-filled: value is 0 but for a cubin's
+}
+
+std::optional<uint64_t> Dwarf::referenceTarget(const AttrValue& v) const {
+  if (!v.isReference()) return std::nullopt;
+  if (!v.reloc) return v.value;
+  // `value` holds the field's bytes (zero-filled where symbolic), plus the
+  // unit's offset for the unit-relative forms: ptxas adds the symbol's.
+  return offsetIn(".debug_info", v.value, v.reloc);
+}
+
+const Die* Dwarf::referencedDie(const AttrValue& v) const {
+  std::optional<uint64_t> at = referenceTarget(v);
+  return at ? dieAt(*at) : nullptr;
+}
+
 Diagnostic& Dwarf::error(const SectionImage* section, uint64_t offset, std::string message) {
   Diagnostic& d = diagnostics.error(section ? section->locate(offset) : SourceLoc{}, std::move(message));
   if (section) {
@@ -180,6 +237,7 @@ Diagnostic& Dwarf::error(const SectionImage* section, uint64_t offset, std::stri
 Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& options) {
   Dwarf dwarf;
   dwarf.sections = sections;
+  dwarf.sectionLabels = std::make_shared<const SectionLabelIndex>(indexSectionLabels(sections));
   for (const SectionImage& s : sections) {
     if (s.name == ".debug_info") dwarf.info = &s;
     else if (s.name == ".debug_abbrev") dwarf.abbrev = &s;

@@ -132,13 +132,11 @@ bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, Relocati
       out.value += unit.offset;
       break;
     case dw::DW_FORM_strp: {
-      // `.b32 .debug_str+N` names offset N; a plain number is the offset itself.
-      uint64_t at = out.reloc ? (out.reloc->symbol == ".debug_str" && !out.reloc->isDifference()
-                                     ? static_cast<uint64_t>(out.reloc->addend())
-                                     : UINT64_MAX)
-                              : out.value;
-      if (dwarf.str && at < dwarf.str->size()) {
-        ByteReader s(dwarf.str->data(), at);
+      // `.b32 .debug_str+N` (or a label in .debug_str) names that offset; a
+      // plain number is the offset itself.
+      const std::optional<uint64_t> at = dwarf.offsetIn(".debug_str", out.value, out.reloc);
+      if (dwarf.str && at && *at < dwarf.str->size()) {
+        ByteReader s(dwarf.str->data(), *at);
         out.setString(s.cstring());
       }
       break;
@@ -198,16 +196,13 @@ namespace {
 // The location-list reference `v` makes, if it makes one (as a location
 // attribute with a constant or a section-offset form, not relocated against
 // another symbol or by a label difference).
-void collectLocListReference(const AttrValue& v, uint16_t name, uint8_t addressSize,
+void collectLocListReference(const Dwarf& dwarf, const AttrValue& v, uint16_t name, uint8_t addressSize,
                              std::vector<LocListReference>& into) {
   if (!isLocationAttribute(name)) return;
   if (v.form != dw::DW_FORM_sec_offset && v.form != dw::DW_FORM_data4 && v.form != dw::DW_FORM_data8) return;
-  uint64_t offset = v.value;
-  if (v.reloc) {
-    if (v.reloc->symbol != ".debug_loc" || v.reloc->isDifference()) return;
-    offset = static_cast<uint64_t>(v.reloc->addend());
-  }
-  into.push_back({offset, v.offset, addressSize});
+  const std::optional<uint64_t> offset = dwarf.offsetIn(".debug_loc", v.value, v.reloc);
+  if (!offset) return;
+  into.push_back({*offset, v.offset, addressSize});
   fillAhead(into);
 }
 
@@ -289,7 +284,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
         ok = false;
         break;
       }
-      if (locLists) collectLocListReference(v, spec.name, unit.addressSize, *locLists);
+      if (locLists) collectLocListReference(dwarf, v, spec.name, unit.addressSize, *locLists);
       ++attributes;
     }
     if (!ok) {
@@ -364,13 +359,13 @@ void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
                                           " (DWARF 2, 3 and 4 are supported)").rule = "unit-version";
     } else if (u.addressSize != 4 && u.addressSize != 8) {
       dwarf.error(&sec, u.offset + 10, "unsupported address size " + std::to_string(u.addressSize)).rule = "unit-header";
-    } else if (u.abbrevReloc && u.abbrevReloc->symbol != ".debug_abbrev") {
+    } else if (!dwarf.offsetIn(".debug_abbrev", u.abbrevOffset, u.abbrevReloc)) {
       dwarf.error(&sec, abbrevAt, "abbreviation offset refers to '" + u.abbrevReloc->expression() +
                                       "', not .debug_abbrev").rule = "abbrev-offset";
     } else if (!dwarf.abbrev) {
       dwarf.error(&sec, abbrevAt, "no .debug_abbrev section").rule = "abbrev-offset";
     } else {
-      uint64_t tableOffset = u.abbrevOffset + (u.abbrevReloc ? static_cast<uint64_t>(u.abbrevReloc->addend()) : 0);
+      const uint64_t tableOffset = *dwarf.offsetIn(".debug_abbrev", u.abbrevOffset, u.abbrevReloc);
       u.abbrevOffset = tableOffset;
       u.abbrevTable = abbrevTableAt(dwarf, tableOffset);
       if (u.abbrevTable == kNone) {

@@ -6,13 +6,11 @@ namespace ptxdwarf::read {
 namespace {
 
 // The `.b32 .debug_info` (+N) field of a table header: its offset into .debug_info.
-uint64_t infoOffsetField(const SectionImage& sec, ByteReader& r, const Relocation*& reloc) {
+uint64_t infoOffsetField(const Dwarf& dwarf, const SectionImage& sec, ByteReader& r, const Relocation*& reloc) {
   uint64_t at = r.offset();
   uint64_t v = r.u32();
   reloc = sec.relocationAt(at, 4);
-  if (reloc && reloc->symbol == ".debug_info" && !reloc->isDifference())
-    v += static_cast<uint64_t>(reloc->addend());
-  return v;
+  return dwarf.offsetIn(".debug_info", v, reloc).value_or(v);
 }
 
 // A length field: a number, or an `A-B` of labels defined in one section.
@@ -34,7 +32,7 @@ void decodePubnames(Dwarf& dwarf) {
     set.offset = r.offset();
     set.length = lengthField(dwarf, sec, r);
     set.version = r.u16();
-    set.infoOffset = infoOffsetField(sec, r, set.infoReloc);
+    set.infoOffset = infoOffsetField(dwarf, sec, r, set.infoReloc);
     set.infoLength = lengthField(dwarf, sec, r);
     if (!r.ok()) {
       dwarf.error(&sec, set.offset, "truncated .debug_pubnames header").rule = "pubnames-header";
@@ -74,7 +72,7 @@ void decodeAranges(Dwarf& dwarf) {
     set.offset = r.offset();
     set.length = lengthField(dwarf, sec, r);
     set.version = r.u16();
-    set.infoOffset = infoOffsetField(sec, r, set.infoReloc);
+    set.infoOffset = infoOffsetField(dwarf, sec, r, set.infoReloc);
     set.addressSize = r.u8();
     set.segmentSize = r.u8();
     if (!r.ok()) {

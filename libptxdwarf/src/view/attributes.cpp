@@ -15,10 +15,8 @@ using read::Dwarf;
 
 namespace {
 
-// The DIE a reference value names; none for a relocated one.
-const Die* referenced(const Dwarf& dwarf, const AttrValue& v) {
-  return v.isReference() && !v.reloc ? dwarf.dieAt(v.value) : nullptr;
-}
+// The DIE a reference value names (a relocated one where it names a place in .debug_info).
+const Die* referenced(const Dwarf& dwarf, const AttrValue& v) { return dwarf.referencedDie(v); }
 
 }  // namespace
 

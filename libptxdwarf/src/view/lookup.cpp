@@ -308,7 +308,7 @@ class Lookup {
     v.declLine = constant(findRecursively(d_, die, {dw::DW_AT_decl_line})).value_or(0);
     v.addressClass = constant(findRecursively(d_, die, {dw::DW_AT_address_class})).value_or(0);
     if (std::optional<AttrValue> t = findRecursively(d_, die, {dw::DW_AT_type}); t && t->isReference())
-      v.type = typeName(d_, d_.dieAt(t->value), &ends_);
+      v.type = typeName(d_, d_.referencedDie(*t), &ends_);
     else
       v.type = "void";
     location(die, instruction, v);
@@ -331,15 +331,13 @@ class Lookup {
       v.location = expressionText(read::decodeExpression(loc->block(), ctx));
       return;
     }
-    uint64_t offset = loc->value;
-    if (loc->reloc) {
-      if (loc->reloc->symbol != ".debug_loc" || loc->reloc->isDifference() || loc->reloc->addend() < 0) {
-        v.available = false;
-        v.location = "location list " + loc->reloc->expression() + " is not in .debug_loc";
-        return;
-      }
-      offset += static_cast<uint64_t>(loc->reloc->addend());
+    const std::optional<uint64_t> listAt = d_.offsetIn(".debug_loc", loc->value, loc->reloc);
+    if (!listAt) {
+      v.available = false;
+      v.location = "location list " + loc->reloc->expression() + " is not in .debug_loc";
+      return;
     }
+    const uint64_t offset = *listAt;
     const read::LocList* list = d_.locListAt(offset);
     if (!list || !d_.loc) {
       v.available = false;

@@ -47,8 +47,9 @@ uint64_t overlap(InstructionRange a, InstructionRange b) {
 // The value LLVM's DWARFFormValue::getRawUValue gives for a reference: unit
 // relative for the ref1..ref_udata forms, absolute for ref_addr.
 uint64_t rawReference(const Dwarf& d, const Die& die, const AttrValue& v) {
-  if (v.form == dw::DW_FORM_ref_addr) return v.value;
-  return v.value - d.unitOf(die).offset;
+  const uint64_t target = d.referenceTarget(v).value_or(v.value);  // a cubin's: relocated
+  if (v.form == dw::DW_FORM_ref_addr) return target;
+  return target - d.unitOf(die).offset;
 }
 
 // LLVM's VarsInFunction, a set of variable ids (VarPrefix and name) for
@@ -285,12 +286,9 @@ class Collector {
     bool listForm = v->form == dw::DW_FORM_sec_offset ||
                     ((v->form == dw::DW_FORM_data4 || v->form == dw::DW_FORM_data8) && unit.version <= 3);
     if (!listForm) return loc;
-    uint64_t offset = v->value;
-    if (v->reloc) {
-      if (v->reloc->symbol != ".debug_loc" || v->reloc->isDifference() || v->reloc->addend() < 0) return loc;
-      offset += static_cast<uint64_t>(v->reloc->addend());
-    }
-    const read::LocList* list = d_.locListAt(offset);
+    const std::optional<uint64_t> offset = d_.offsetIn(".debug_loc", v->value, v->reloc);
+    if (!offset) return loc;
+    const read::LocList* list = d_.locListAt(*offset);
     if (!list || !list->terminated) return loc;
     // A DWARF 4 entry is an offset from the base address: the unit's low_pc
     // or a base address selection before it; LLVM fails the list without one.

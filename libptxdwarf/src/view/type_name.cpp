@@ -145,8 +145,7 @@ class TypePrinter {
   // DWARFDie::getAttributeValueAsReferencedDie
   const Die* resolve(const Die* D, uint16_t attr = dw::DW_AT_type) const {
     std::optional<AttrValue> v = find(D, attr);
-    if (!v || !v->isReference() || v->reloc) return nullptr;
-    return d_.dieAt(v->value);
+    return v ? d_.referencedDie(*v) : nullptr;
   }
 
   static std::optional<uint64_t> unsignedConstant(const std::optional<AttrValue>& v) {

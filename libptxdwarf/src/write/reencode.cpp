@@ -729,9 +729,11 @@ class CanonicalBuilder {
   std::optional<Value> convert(const read::AttrValue& v, const read::Unit& u,
                                const std::unordered_map<uint64_t, DieId>& ids, Unit& unit) {
     if (v.isReference()) {
-      auto it = ids.find(v.value);
+      const uint64_t target = dwarf_.referenceTarget(v).value_or(v.value);  // `.debug_info+N` resolved
+      auto it = ids.find(target);
       if (it == ids.end()) {
-        dwarf_error(v, "reference to " + std::to_string(v.value) + " lands on no DIE of the unit; dropped");
+        dwarf_error(v, "reference to " + std::to_string(target) +
+                           " lands on no DIE of the unit (a reference into another unit is not re-encoded); dropped");
         return std::nullopt;
       }
       return Value::reference(it->second, v.form);
@@ -747,8 +749,10 @@ class CanonicalBuilder {
       case DW_FORM_addr: return Value::address(symbolOf(v.reloc, v.value), v.form);
       default: break;
     }
-    if (v.reloc && v.reloc->symbol == ".debug_loc" && dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend()))) {
-      const read::LocList* list = dwarf_.locListAt(static_cast<uint64_t>(v.reloc->addend()));
+    // `.debug_loc+N`, or a label defined in .debug_loc (LLVM 22).
+    const std::optional<uint64_t> listAt = v.reloc ? dwarf_.offsetIn(".debug_loc", v.value, v.reloc) : std::nullopt;
+    if (listAt && dwarf_.locListAt(*listAt)) {
+      const read::LocList* list = dwarf_.locListAt(*listAt);
       std::vector<Location::ListEntry> entries;
       for (const read::LocEntry& e : list->entries) {
         if (e.kind == read::LocEntry::endOfList) break;

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/diagnostic.h"
@@ -64,7 +65,8 @@ struct AbbrevTable {
 // is at most 4 GiB), and a string's characters and a block's bytes share one
 // view into the section bytes, read through string() and block().
 struct AttrValue {
-  uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references,
+  uint64_t value = 0;    // constant, flag, address, absolute DIE offset for references (the
+                         // field's bytes where relocated: Dwarf::referenceTarget resolves it),
                          // .debug_str offset for strp, section offset for sec_offset, the
                          // .debug_info offset of a block's bytes; DW_FORM_sdata: see svalue()
   const Relocation* reloc = nullptr;  // set when the value bytes are a symbolic operand
@@ -287,6 +289,20 @@ struct DecodeOptions {
 
 class Dwarf;
 
+// Where a symbolic operand points inside a debug section, as ptxas resolves
+// it: the section's own name (`.b32 .debug_loc+138`), or a label defined
+// inside that section (`$L__debug_loc0:` in `.section .debug_loc`, which
+// LLVM 22 writes and ptxas resolves to the label's offset there), plus the
+// addend.
+struct SectionOffset {
+  std::string_view section;  // ".debug_loc"
+  uint64_t offset = 0;
+};
+
+// The labels defined inside the debug sections, by name: the first
+// definition of each (what Dwarf::resolve looks them up in).
+using SectionLabelIndex = std::unordered_map<std::string_view, SectionOffset>;
+
 // The attributes of one DIE, decoded on demand from .debug_info (LLVM's
 // DWARFDebugInfoEntry model): the model keeps where the DIE starts and how
 // many of its abbreviation's attributes decoded, not where each starts nor
@@ -412,6 +428,28 @@ class Dwarf {
     return at >= begin && at < begin + all.size_bytes() ? static_cast<size_t>(&ref - all.data()) : SIZE_MAX;
   }
   Diagnostics diagnostics;
+  // The labels of the debug sections (made by decode; without it resolve()
+  // searches the sections' labels).
+  std::shared_ptr<const SectionLabelIndex> sectionLabels;
+
+  // The section and offset a relocation names, as ptxas resolves it: a
+  // section's name or a label defined in a debug section, plus the addend.
+  // nullopt for a label difference, a symbol that is neither (a code label,
+  // a variable), or an offset before the section's start. Every reader of
+  // an offset field (location lists, DW_AT_stmt_list, abbreviation offsets,
+  // name-table unit offsets, DW_FORM_strp, DW_FORM_ref_addr) goes through it.
+  std::optional<SectionOffset> resolve(const Relocation& r) const;
+  // The offset into `section` that a field names whose bytes read `value`
+  // and which `reloc` relocates (or not: then the number is the offset);
+  // nullopt where the relocation points anywhere else.
+  std::optional<uint64_t> offsetIn(std::string_view section, uint64_t value, const Relocation* reloc) const;
+  // The .debug_info offset a reference value names: any unit's DIE for
+  // DW_FORM_ref_addr (`.b64 .debug_info+311`, or a number), the unit's own
+  // for the unit-relative forms; nullopt for a value that is no reference
+  // or whose relocation names no place in .debug_info.
+  std::optional<uint64_t> referenceTarget(const AttrValue& v) const;
+  // The DIE starting where referenceTarget points; nullptr when none does.
+  const Die* referencedDie(const AttrValue& v) const;
 
   // The DIE's attributes, decoded as they are read (see AttrRange). Always
   // inline: each rule asks for every DIE's (500,000 calls in a check of a
