@@ -1,4 +1,4 @@
-/* The README's producer example (tests/corpus/producer_example.inc) through the
+/* The producer example of docs/library.md (tests/corpus/producer_example.inc) through the
  * C API: a kernel in saxpy.cu with a loop, scale() from scale.h inlined into
  * it, its line table and DWARF, assembled and checked in-process.
  *

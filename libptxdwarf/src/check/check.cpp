@@ -1235,7 +1235,8 @@ constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
     {"split-section", {Severity::warning, "accepts it and overlays the blocks"}},
     {"wide-constant", {Severity::warning, "accepts it and writes the low 32 bits, zero-extended"}},
     {"round-trip", {Severity::error, kSilent}},
-    {"source-file", {Severity::warning, "accepts it (a debugger then shows no source)"}},
+    {"source-file", {Severity::warning, "accepts it (a debugger then shows no source)"}},    {"subprogram-lines", {Severity::warning}},
+    {"inline-call-site", {Severity::warning}},
 };
 }  // namespace
 

@@ -28,7 +28,7 @@ struct Options {
   std::string sourceDirectory = {};
 };
 
-// The rules, for --list-rules and the README.
+// The rules, for --list-rules and docs/check-rules.md.
 struct RuleInfo {
   std::string_view id{};
   std::string_view summary{};
@@ -36,7 +36,7 @@ struct RuleInfo {
 std::span<const RuleInfo> rules();
 
 // What a rule reports at most (error, or warning/note for the advisory ones)
-// and what ptxas 13 does with such a fault, as measured (README, "What
+// and what ptxas 13 does with such a fault, as measured (docs/check-rules.md, "What
 // catches what"); "not measured" where nobody has seeded one yet.
 struct RuleBehaviour {
   Severity severity = Severity::error;
