@@ -10,6 +10,7 @@
 //    `.debug_line` (llvm-dwarfdump) names the remapped directories, check
 //    finds no error the input did not have, and llvm-dwarfdump reads as many
 //    DIEs from its cubin as from the input's.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -116,7 +117,13 @@ class StripRemap : public testing::TestWithParam<ts::CorpusEntry> {
     const std::string got = assemble(what, s.ptx, flags);
     ASSERT_FALSE(want.empty() || got.empty());
     const Sections a = codeSections(want), b = codeSections(got);
-    ASSERT_FALSE(a.empty()) << "no .text section in " << want;
+    // Without `.target debug` ptxas drops the .func bodies nothing calls: a
+    // module with no kernel (some of LLVM's NVPTX tests) has no code to compare.
+    const bool hasKernel = std::any_of(in.module.functions.begin(), in.module.functions.end(),
+                                       [](const ptx::Function& f) { return f.isEntry && f.hasBody; });
+    if (hasKernel) {
+      ASSERT_FALSE(a.empty()) << "no .text section in " << want;
+    }
     EXPECT_EQ(a, b) << "the code of " << got << " differs from " << want;
     size_t bytes = 0;
     for (const auto& [name, code] : a) bytes += code.size();
