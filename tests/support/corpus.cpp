@@ -137,6 +137,11 @@ PreparedEntry failed(std::string why) {
   return p;
 }
 
+// A producer or ptxas is not installed: a skip, or a failure where the build requires them.
+PreparedEntry missingTool(std::string why) {
+  return toolsRequired() ? failed("required tool missing: " + why) : skipped(std::move(why));
+}
+
 bool exists(const std::string& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
@@ -215,7 +220,15 @@ std::vector<CorpusEntry> corpusEntries() {
     if (exists((fixtures / name).string())) addPtx(fixtures / name, "fixture");
   }
 
+  // A program marked no-clang has no clang entries: a test instantiated for one could only skip.
+  std::erase_if(entries, [](const CorpusEntry& e) { return !e.skipReason.empty(); });
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return entries;
+}
+
+std::vector<CorpusEntry> assembledEntries() {
+  std::vector<CorpusEntry> entries = corpusEntries();
+  std::erase_if(entries, [](const CorpusEntry& e) { return e.expectPtxasFailure; });
   return entries;
 }
 
@@ -232,7 +245,7 @@ PreparedEntry prepare(const CorpusEntry& entry) {
   if (ec) return failed("cannot create work dir " + work.string() + ": " + ec.message());
 
   const auto ptxas = findTool("ptxas");
-  if (!ptxas) return skipped("ptxas not found (PATH, /usr/local/cuda/bin)");
+  if (!ptxas) return missingTool("ptxas not found (PATH, /usr/local/cuda/bin)");
 
   // The producer command (empty for hand-written PTX).
   std::vector<std::string> produce;
@@ -243,7 +256,7 @@ PreparedEntry prepare(const CorpusEntry& entry) {
     const std::string tmpPtx = (work / (entry.id + tag + ".ptx")).string();
     if (entry.producer == Producer::nvcc || entry.producer == Producer::nvccLineinfo) {
       const auto nvcc = findTool("nvcc");
-      if (!nvcc) return skipped("nvcc not found (PATH, /usr/local/cuda/bin)");
+      if (!nvcc) return missingTool("nvcc not found (PATH, /usr/local/cuda/bin)");
       produce = {*nvcc};
       if (entry.producer == Producer::nvcc) produce.push_back("-G");
       else produce.insert(produce.end(), {"-lineinfo", "-O3"});
@@ -253,7 +266,7 @@ PreparedEntry prepare(const CorpusEntry& entry) {
     } else {
       auto clang = findTool("clang");
       if (!clang) clang = findTool("clang-14");
-      if (!clang) return skipped("clang not found (PATH)");
+      if (!clang) return missingTool("clang not found (PATH)");
       produce = {*clang, "-x", "cuda", "--cuda-device-only", "-S"};
       if (entry.producer == Producer::clang) produce.insert(produce.end(), {"-g", "-O0"});
       else produce.insert(produce.end(), {"-gline-tables-only", "-O2"});
