@@ -58,7 +58,7 @@
 //    per name), where llvm-dwarfdump recurses until it crashes on a reference cycle;
 //  - a DW_FORM_sdata DW_AT_decl_line/call_line prints its signed value (-3),
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
-// Verified against llvm-dwarfdump 14.0.6 with tests/golden/compare_llvm_dwarfdump.py.
+// Verified against llvm-dwarfdump 14.0.6 with tools/compare_llvm_dwarfdump.py.
 #include <algorithm>
 #include <cctype>
 #include <charconv>

@@ -15,6 +15,7 @@
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/program.h"
 #include "tools.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf::testsupport;
 
@@ -154,7 +155,7 @@ TEST(LineTableDiff, APathChangedIsAFileAndItsRows) {
 // rows after it; the same source compiled twice is equal.
 TEST(LineTableDiff, NvccLineinfoOutputDifferingInOneLine) {
   std::optional<std::string> nvcc = findTool("nvcc");
-  if (!nvcc) GTEST_SKIP() << "nvcc not found";
+  if (!nvcc) PTXDWARF_MISSING_TOOL("nvcc not found");
   const std::filesystem::path dir = tempPath("nvcc");
   std::filesystem::create_directories(dir);
   const std::string source = (dir / "k.cu").string();

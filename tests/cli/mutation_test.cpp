@@ -65,26 +65,58 @@ std::string formatted(const Diagnostics& diags) {
   return out;
 }
 
+// What the dump, JSON and reformat stages make of one read: compared between
+// the one-thread read and the read in parts, which must agree byte for byte.
+struct StageOutputs {
+  std::string dump, json, reformatted, streamed, reformatErrors;
+  bool decoded = false;
+};
+
+StageOutputs runStages(const std::string& text, const ptx::ReadResult& r) {
+  StageOutputs o;
+  read::Dwarf dwarf = read::decode(r.module.sections);
+  ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, o.dump);
+  ptxdump::dumpJson(r.module, dwarf, {true, true, true, true, true, true}, o.json);
+  EXPECT_EQ(formatted(check::run(r.module, dwarf, {.threads = 1})), formatted(check::run(r.module, dwarf, {.threads = 3})));
+  if (dwarf.diagnostics.hasErrors()) return o;
+  o.decoded = true;
+  Diagnostics diags;
+  std::vector<SectionImage> images = write::encodeCanonical(dwarf, diags);
+  write::WriteOptions options;
+  options.dwarf = &dwarf;
+  o.reformatted = write::reformat(text, r.module, images, options, diags).value_or("");
+  o.reformatErrors = formatted(diags);
+  // The streamed reformat hands over the same text, or nothing on error.
+  Diagnostics streamDiags;
+  write::reformat(text, r.module, images, options, streamDiags, [&](std::string_view piece) { o.streamed += piece; });
+  return o;
+}
+
 // Every stage on one input; returns how far it got (for the summary). The
-// parallel reader and checker must give what one thread gives.
+// parallel reader and checker must give what one thread gives, and so must
+// every output made from what each read; the streamed reformat what the whole one gives.
 int runAllStages(const std::string& text) {
   ptx::ReadResult r = ptx::read(text, "mutant.ptx");
   ptx::ReadOptions inParts;
   inParts.threads = 4;
   inParts.minChunk = 256;
-  EXPECT_EQ(moduleText(ptx::read(text, "mutant.ptx", inParts)), moduleText(r));
+  ptx::ReadResult parts = ptx::read(text, "mutant.ptx", inParts);
+  EXPECT_EQ(moduleText(parts), moduleText(r));
   if (!r.ok()) return 0;
-  read::Dwarf dwarf = read::decode(r.module.sections);
-  std::string out;
-  ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, out);
-  ptxdump::dumpJson(r.module, dwarf, {true, true, true, true, true, true}, out);
-  EXPECT_EQ(formatted(check::run(r.module, dwarf, {.threads = 1})), formatted(check::run(r.module, dwarf, {.threads = 3})));
-  if (dwarf.diagnostics.hasErrors()) return 1;
-  Diagnostics diags;
-  std::vector<SectionImage> images = write::encodeCanonical(dwarf, diags);
-  write::WriteOptions options;
-  options.dwarf = &dwarf;
-  write::reformat(text, r.module, images, options, diags);
+  StageOutputs serial = runStages(text, r);
+  StageOutputs parallel = runStages(text, parts);
+  EXPECT_FALSE(serial.dump.empty());
+  EXPECT_EQ(parallel.dump, serial.dump);
+  EXPECT_EQ(parallel.json, serial.json);
+  EXPECT_EQ(parallel.reformatted, serial.reformatted);
+  EXPECT_EQ(parallel.reformatErrors, serial.reformatErrors);
+  EXPECT_EQ(serial.streamed, serial.reformatted);
+  if (!serial.decoded) return 1;
+  // A reformat without errors is PTX the reader accepts.
+  if (serial.reformatErrors.empty()) {
+    ptx::ReadResult again = ptx::read(serial.reformatted, "reformatted.ptx");
+    EXPECT_TRUE(again.ok()) << formatted(again.diagnostics);
+  }
   return 2;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools.h"
+#include "missing_tool.h"
 
 using ptxdwarf::testsupport::CommandResult;
 using ptxdwarf::testsupport::findTool;
@@ -84,7 +85,7 @@ TEST(PtxdumpSources, NvrtcDefaultProgramIsReportedAtItsFileLine) {
 
 TEST(PtxdumpSources, NvccOutputWarnsOnceItsSourceIsDeleted) {
   std::optional<std::string> nvcc = findTool("nvcc");
-  if (!nvcc) GTEST_SKIP() << "nvcc not found";
+  if (!nvcc) PTXDWARF_MISSING_TOOL("nvcc not found");
   const std::filesystem::path dir = tempDir();
   const std::string cu = (dir / "scale.cu").string(), ptx = (dir / "scale.ptx").string();
   ASSERT_TRUE(writeFile(cu, "__global__ void scale(float* a, float s) { a[threadIdx.x] *= s; }\n"));
@@ -222,7 +223,7 @@ TEST(PtxdumpRemap, DebugStrStringsMoveWithTheirOffsetsAndLabels) {
   EXPECT_NE(lines.out.find("include_directories[  1] = \"/j\""), std::string::npos) << lines.out;
 
   std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
-  if (!ptxas || !dwarfdump) GTEST_SKIP() << "ptxas or llvm-dwarfdump not found";
+  if (!ptxas || !dwarfdump) PTXDWARF_MISSING_TOOL("ptxas or llvm-dwarfdump not found");
   const std::string cubin = (dir / "shorter.cubin").string();
   CommandResult a = runCommand({*ptxas, "-arch=sm_80", "-g", shorter, "-o", cubin});
   ASSERT_TRUE(a.ok()) << a.summary();

@@ -28,6 +28,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "tools.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::testsupport;
@@ -193,8 +194,8 @@ class Annotate : public testing::TestWithParam<Input> {};
 TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
   const Input& input = GetParam();
   std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
-  if (!ptxas) GTEST_SKIP() << "ptxas not found";
-  if (!dwarfdump) GTEST_SKIP() << "llvm-dwarfdump not found";
+  if (!ptxas) PTXDWARF_MISSING_TOOL("ptxas not found");
+  if (!dwarfdump) PTXDWARF_MISSING_TOOL("llvm-dwarfdump not found");
   std::string skip, error, text;
   if (input.kind == "chapter6") {
     text = strippedChapter6(&error);
@@ -205,7 +206,7 @@ TEST_P(Annotate, PtxasAndLlvmSeeTheInputAsTheSource) {
   } else {
     text = nvccO3(fs::path(fixturesDir()) / "corpus" / (input.kind + ".cu"), &skip, &error);
   }
-  if (!skip.empty()) GTEST_SKIP() << skip;
+  if (!skip.empty()) PTXDWARF_MISSING_TOOL(skip);
   ASSERT_EQ(error, "");
   ASSERT_FALSE(text.empty());
 
@@ -334,13 +335,13 @@ INSTANTIATE_TEST_SUITE_P(Inputs, Annotate, testing::ValuesIn(inputs()),
 // llvm-dwarfdump finds them in the cubin.
 TEST(AnnotateKeepLines, LineinfoBuildsGetTheirVariables) {
   std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
-  if (!ptxas || !dwarfdump) GTEST_SKIP() << "ptxas or llvm-dwarfdump not found";
+  if (!ptxas || !dwarfdump) PTXDWARF_MISSING_TOOL("ptxas or llvm-dwarfdump not found");
   for (const fs::path& source :
        {fs::path(fixturesDir()) / "corpus" / "calls_inline.cu", fs::path(fixturesDir()) / "annotate" / "cccl.cu"}) {
     SCOPED_TRACE(source.string());
     std::string skip, error;
     std::string text = nvccO3(source, &skip, &error, /*lineinfo=*/true);
-    if (!skip.empty()) GTEST_SKIP() << skip;
+    if (!skip.empty()) PTXDWARF_MISSING_TOOL(skip);
     ASSERT_EQ(error, "");
     ptx::ReadResult in = ptx::read(text, source.string());
     ASSERT_TRUE(in.ok());

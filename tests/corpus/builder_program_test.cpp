@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "corpus.h"
+#include "missing_tool.h"
 #include "elf.h"
 #include "oracle.h"
 #include "ptxdwarf/cuda.h"
@@ -644,7 +645,7 @@ class BuilderProgram : public testing::Test {
   }
 
   void SetUp() override {
-    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    if (!skip_.empty()) PTXDWARF_MISSING_TOOL(skip_);
     ASSERT_TRUE(error_.empty()) << error_;
   }
 

@@ -15,6 +15,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf::testsupport;
 
@@ -141,10 +142,9 @@ class DumpAgainstLlvm : public testing::TestWithParam<CorpusEntry> {};
 
 TEST_P(DumpAgainstLlvm, EveryLineAgreesOutsideDocumentedExtensions) {
   std::optional<std::string> tool = findTool("llvm-dwarfdump");
-  if (!tool) GTEST_SKIP() << "llvm-dwarfdump not found";
+  if (!tool) PTXDWARF_MISSING_TOOL("llvm-dwarfdump not found");
   PreparedEntry p = prepare(GetParam());
   if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
-  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
   ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
   std::string text = *readFile(p.ptxPath);
   ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(text, p.ptxPath);
@@ -163,10 +163,9 @@ class SelectionAgainstLlvm : public testing::TestWithParam<CorpusEntry> {};
 
 TEST_P(SelectionAgainstLlvm, NameChildrenParentsDepthAndFormsAgree) {
   std::optional<std::string> tool = findTool("llvm-dwarfdump");
-  if (!tool) GTEST_SKIP() << "llvm-dwarfdump not found";
+  if (!tool) PTXDWARF_MISSING_TOOL("llvm-dwarfdump not found");
   PreparedEntry p = prepare(GetParam());
   if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
-  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
   ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
   std::string text = *readFile(p.ptxPath);
   ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(text, p.ptxPath);
@@ -250,7 +249,7 @@ TEST_P(SelectionAgainstLlvm, NameChildrenParentsDepthAndFormsAgree) {
 // target), and Chapter 6: ten llvm-dwarfdump runs each.
 std::vector<CorpusEntry> selectionEntries() {
   std::vector<CorpusEntry> out;
-  for (const CorpusEntry& e : corpusEntries()) {
+  for (const CorpusEntry& e : assembledEntries()) {
     bool fixture = e.producer == Producer::fixture && e.program == "chapter6";
     bool nvcc = e.producer == Producer::nvcc && e.arch == "sm_90";
     if (fixture || nvcc || e.producer == Producer::clang) out.push_back(e);
@@ -261,7 +260,7 @@ std::vector<CorpusEntry> selectionEntries() {
 INSTANTIATE_TEST_SUITE_P(Corpus, SelectionAgainstLlvm, testing::ValuesIn(selectionEntries()),
                          [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
 
-INSTANTIATE_TEST_SUITE_P(Corpus, DumpAgainstLlvm, testing::ValuesIn(corpusEntries()),
+INSTANTIATE_TEST_SUITE_P(Corpus, DumpAgainstLlvm, testing::ValuesIn(assembledEntries()),
                          [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
 
 }  // namespace

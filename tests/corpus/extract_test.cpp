@@ -26,6 +26,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/section.h"
 #include "tools.h"
+#include "missing_tool.h"
 
 namespace {
 
@@ -324,7 +325,7 @@ namespace {
 // bits are lost).
 TEST(WideConstants, ReaderWritesWhatPtxasWrites) {
   const auto ptxas = ptxdwarf::testsupport::findTool("ptxas");
-  if (!ptxas) GTEST_SKIP() << "ptxas not found";
+  if (!ptxas) PTXDWARF_MISSING_TOOL("ptxas not found");
   const std::string text =
       ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n"
       ".section .debug_loc\n{\n"

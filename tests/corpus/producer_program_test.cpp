@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "corpus.h"
+#include "missing_tool.h"
 #include "dwarfdump_text.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/write/builder.h"
@@ -222,21 +223,21 @@ TEST_F(ProducerProgram, ModuleHasTheFileTableBeforeTheCodeAndSectionsAfter) {
 }
 
 TEST_F(ProducerProgram, PtxasAcceptsIt) {
-  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  if (!skip_.empty()) PTXDWARF_MISSING_TOOL(skip_);
   ASSERT_EQ(error_, "");
   ASSERT_TRUE(checked_);
   EXPECT_EQ(checked_->ptxasErr, "");
 }
 
 TEST_F(ProducerProgram, DebugLineHasExactlyTheRequestedRows) {
-  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  if (!skip_.empty()) PTXDWARF_MISSING_TOOL(skip_);
   ASSERT_EQ(error_, "");
   ASSERT_TRUE(checked_);
   expectRowsAsRequested(checked_->lineDump);
 }
 
 TEST_F(ProducerProgram, EveryDeclFileNamesTheRightPath) {
-  if (!skip_.empty()) GTEST_SKIP() << skip_;
+  if (!skip_.empty()) PTXDWARF_MISSING_TOOL(skip_);
   ASSERT_EQ(error_, "");
   ASSERT_TRUE(checked_);
   expectFilesAsMeant(checked_->infoDump);
@@ -255,7 +256,7 @@ TEST_F(ProducerProgram, TheCApiBuildsTheSameModule) {
   EXPECT_EQ(*text, built_.ptx);
   std::string skip, error;
   std::optional<Checked> c = assembleAndDump("saxpy_c", *text, &skip, &error);
-  if (!skip.empty()) GTEST_SKIP() << skip;
+  if (!skip.empty()) PTXDWARF_MISSING_TOOL(skip);
   ASSERT_EQ(error, "");
   expectRowsAsRequested(c->lineDump);
   expectFilesAsMeant(c->infoDump);
@@ -294,7 +295,7 @@ TEST(ProducerCallSites, PtxasAcceptsWhatTheEmitterWritesAndRejectsItWithoutTheCa
   ASSERT_NE(first, std::string::npos) << m.ptx;
   std::string skip, error;
   std::optional<Checked> c = assembleAndDump("callsites", m.ptx, &skip, &error);
-  if (!skip.empty()) GTEST_SKIP() << skip;
+  if (!skip.empty()) PTXDWARF_MISSING_TOOL(skip);
   ASSERT_EQ(error, "");
   std::vector<std::vector<Row>> sequences = parseDebugLine(c->lineDump, &error);
   ASSERT_EQ(error, "");
@@ -372,7 +373,7 @@ TEST(ProducerCallSites, FlattenedStacksBelowVersion72AssembleWithTheInnermostLin
   EXPECT_EQ(m.ptx.find(".debug_str"), std::string::npos);
   std::string skip, error;
   std::optional<Checked> c = assembleAndDump("flattened", m.ptx, &skip, &error);
-  if (!skip.empty()) GTEST_SKIP() << skip;
+  if (!skip.empty()) PTXDWARF_MISSING_TOOL(skip);
   ASSERT_EQ(error, "");
   // A line table alone: ptxas -g only warns that .debug_info/.debug_abbrev are missing.
   EXPECT_EQ(c->ptxasErr.find("error"), std::string::npos) << c->ptxasErr;

@@ -11,6 +11,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::testsupport;
@@ -51,10 +52,9 @@ class Reencode : public testing::TestWithParam<CorpusEntry> {};
 
 TEST_P(Reencode, CubinHasTheSameDieTree) {
   std::optional<std::string> ptxas = findTool("ptxas"), dwarfdump = findTool("llvm-dwarfdump");
-  if (!ptxas || !dwarfdump) GTEST_SKIP() << "ptxas or llvm-dwarfdump not found";
+  if (!ptxas || !dwarfdump) PTXDWARF_MISSING_TOOL("ptxas or llvm-dwarfdump not found");
   PreparedEntry p = prepare(GetParam());
   if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
-  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
   ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
 
   std::string text = *readFile(p.ptxPath);
@@ -86,7 +86,7 @@ TEST_P(Reencode, CubinHasTheSameDieTree) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, Reencode, testing::ValuesIn(corpusEntries()),
+INSTANTIATE_TEST_SUITE_P(Corpus, Reencode, testing::ValuesIn(assembledEntries()),
                          [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "tools.h"
+#include "missing_tool.h"
 
 namespace {
 
@@ -52,7 +53,7 @@ std::string paramName(const ::testing::TestParamInfo<Case>& info) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const CorpusEntry& e : ts::corpusEntries())
+  for (const CorpusEntry& e : ts::assembledEntries())
     for (Style s : {Style::packed, Style::onePerLine, Style::verbose, Style::dense}) out.push_back({e, s});
   return out;
 }
@@ -106,11 +107,9 @@ TEST_P(ReformatTest, CubinDebugSectionsUnchanged) {
   const Style style = GetParam().style;
   const PreparedEntry prepared = ts::prepare(entry);
   if (prepared.status == PreparedEntry::Status::skipped) GTEST_SKIP() << prepared.message;
-  ASSERT_NE(prepared.status, PreparedEntry::Status::failed) << prepared.message;
-  if (prepared.status == PreparedEntry::Status::ptxasRejected)
-    GTEST_SKIP() << "ptxas rejects the original (" << entry.expectedPtxasMessage << "): no cubin to compare with";
+  ASSERT_EQ(prepared.status, PreparedEntry::Status::ready) << prepared.message;
   const auto ptxas = ts::findTool("ptxas");
-  if (!ptxas) GTEST_SKIP() << "ptxas not found";
+  if (!ptxas) PTXDWARF_MISSING_TOOL("ptxas not found");
 
   std::string error;
   const auto text = ts::readFile(prepared.ptxPath, &error);

@@ -8,6 +8,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/reencode.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::testsupport;
@@ -58,8 +59,8 @@ std::vector<std::string> semanticTree(const read::Dwarf& d) {
 TEST_P(RoundTrip, PreserveIsByteIdenticalAndCanonicalKeepsTheTree) {
   PreparedEntry p = prepare(GetParam());
   if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
-  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
-  ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
+  // The PTX's own sections, re-encoded: what ptxas makes of them does not enter.
+  ASSERT_NE(p.status, PreparedEntry::Status::failed) << p.message;
   std::optional<std::string> text = readFile(p.ptxPath);
   ASSERT_TRUE(text);
   ptx::ReadResult r = ptx::read(*text, p.ptxPath);
@@ -92,8 +93,8 @@ TEST_P(RoundTrip, PreserveIsByteIdenticalAndCanonicalKeepsTheTree) {
 // are gone (AddressSanitizer checks the reads below).
 TEST_P(RoundTrip, PreservedImagesOutliveTheirSource) {
   PreparedEntry p = prepare(GetParam());
-  if (p.status != PreparedEntry::Status::ready && p.status != PreparedEntry::Status::ptxasRejected)
-    GTEST_SKIP() << p.message;
+  if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
+  ASSERT_NE(p.status, PreparedEntry::Status::failed) << p.message;
   std::optional<std::string> text = readFile(p.ptxPath);
   ASSERT_TRUE(text);
   std::vector<SectionImage> preserved;

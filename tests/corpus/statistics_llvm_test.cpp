@@ -13,6 +13,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/statistics.h"
 #include "view_format.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf::testsupport;
 
@@ -61,10 +62,9 @@ class StatisticsAgainstLlvm : public testing::TestWithParam<CorpusEntry> {};
 
 TEST_P(StatisticsAgainstLlvm, EveryCountKeyAgrees) {
   std::optional<std::string> tool = findTool("llvm-dwarfdump");
-  if (!tool) GTEST_SKIP() << "llvm-dwarfdump not found";
+  if (!tool) PTXDWARF_MISSING_TOOL("llvm-dwarfdump not found");
   PreparedEntry p = prepare(GetParam());
   if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
-  if (p.status == PreparedEntry::Status::ptxasRejected) GTEST_SKIP() << "ptxas rejects this variant by design";
   ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
   std::string text = *readFile(p.ptxPath);
   ptxdwarf::ptx::ReadResult r = ptxdwarf::ptx::read(text, p.ptxPath);
@@ -126,7 +126,7 @@ std::string blocksAndPrefixes() {
 
 TEST(StatisticsAgainstLlvm, UniqueVariablesByBlockPrefixes) {
   std::optional<std::string> llvm = findTool("llvm-dwarfdump"), ptxas = findTool("ptxas");
-  if (!llvm || !ptxas) GTEST_SKIP() << "needs llvm-dwarfdump and ptxas";
+  if (!llvm || !ptxas) PTXDWARF_MISSING_TOOL("needs llvm-dwarfdump and ptxas");
   const std::string text = blocksAndPrefixes(), dir = workDir();
   const std::string ptx = dir + "/statistics_prefixes.ptx", cubin = dir + "/statistics_prefixes.cubin";
   ASSERT_TRUE(writeFile(ptx, text));
@@ -147,7 +147,7 @@ TEST(StatisticsAgainstLlvm, UniqueVariablesByBlockPrefixes) {
   EXPECT_EQ(a["#source variables"], 260u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, StatisticsAgainstLlvm, testing::ValuesIn(corpusEntries()),
+INSTANTIATE_TEST_SUITE_P(Corpus, StatisticsAgainstLlvm, testing::ValuesIn(assembledEntries()),
                          [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/types.h"
+#include "missing_tool.h"
 
 using namespace ptxdwarf::testsupport;
 using ptxdwarf::view::TypeKind;
@@ -120,8 +121,8 @@ TEST_P(TypesAgainstHost, EveryMemberOffsetAndSizeAgrees) {
   const bool nvcc = GetParam() == "nvcc";
   std::optional<std::string> device = findTool(nvcc ? "nvcc" : "clang");
   std::optional<std::string> host = findTool("g++");
-  if (!device) GTEST_SKIP() << (nvcc ? "nvcc" : "clang") << " not found";
-  if (!host) GTEST_SKIP() << "g++ not found";
+  if (!device) PTXDWARF_MISSING_TOOL((nvcc ? "nvcc" : "clang") << " not found");
+  if (!host) PTXDWARF_MISSING_TOOL("g++ not found");
   std::string src = fixturesDir() + "/types/layouts.cu";
   std::string dir = workDir() + "/types_host";
   std::filesystem::create_directories(dir);

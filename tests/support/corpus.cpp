@@ -146,6 +146,11 @@ PreparedEntry failed(std::string why) {
   return p;
 }
 
+// A producer or ptxas is not installed: a skip, or a failure where the build requires them.
+PreparedEntry missingTool(std::string why) {
+  return toolsRequired() ? failed("required tool missing: " + why) : skipped(std::move(why));
+}
+
 bool exists(const std::string& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
@@ -260,7 +265,15 @@ std::vector<CorpusEntry> corpusEntries() {
     if (exists((fixtures / name).string())) addPtx(fixtures / name, "fixture");
   }
 
+  // A program marked no-clang has no clang entries: a test instantiated for one could only skip.
+  std::erase_if(entries, [](const CorpusEntry& e) { return !e.skipReason.empty(); });
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return entries;
+}
+
+std::vector<CorpusEntry> assembledEntries() {
+  std::vector<CorpusEntry> entries = corpusEntries();
+  std::erase_if(entries, [](const CorpusEntry& e) { return e.expectPtxasFailure; });
   return entries;
 }
 
@@ -277,7 +290,7 @@ PreparedEntry prepare(const CorpusEntry& entry) {
   if (ec) return failed("cannot create work dir " + work.string() + ": " + ec.message());
 
   const auto ptxas = findTool("ptxas");
-  if (!ptxas) return skipped("ptxas not found (PATH, /usr/local/cuda/bin)");
+  if (!ptxas) return missingTool("ptxas not found (PATH, /usr/local/cuda/bin)");
 
   // The producer command (empty for hand-written PTX).
   std::vector<std::string> produce;
@@ -288,7 +301,7 @@ PreparedEntry prepare(const CorpusEntry& entry) {
     const std::string tmpPtx = (work / (entry.id + tag + ".ptx")).string();
     if (entry.producer == Producer::nvcc || entry.producer == Producer::nvccLineinfo) {
       const auto nvcc = findTool("nvcc");
-      if (!nvcc) return skipped("nvcc not found (PATH, /usr/local/cuda/bin)");
+      if (!nvcc) return missingTool("nvcc not found (PATH, /usr/local/cuda/bin)");
       produce = {*nvcc};
       if (entry.producer == Producer::nvcc) produce.push_back("-G");
       else produce.insert(produce.end(), {"-lineinfo", "-O3"});
@@ -307,7 +320,8 @@ PreparedEntry prepare(const CorpusEntry& entry) {
       const std::string name = version ? "clang-" + std::to_string(version) : "clang";
       auto clang = findTool(name);
       if (!clang && !version) clang = findTool("clang-14");
-      if (!clang) return skipped(name + " not found (PATH)");
+      // The newer LLVMs are optional producers (Debian's clang-19/-22): without them their entries skip.
+      if (!clang) return version ? skipped(name + " not found (PATH)") : missingTool(name + " not found (PATH)");
       produce = {*clang, "-x", "cuda", "--cuda-device-only", "-S"};
       if (!isLineTablesOnly(entry.producer)) produce.insert(produce.end(), {"-g", "-O0"});
       else produce.insert(produce.end(), {"-gline-tables-only", "-O2"});

@@ -47,7 +47,8 @@ struct CorpusEntry {
   // expected to fail with <message> in its stderr.
   bool expectPtxasFailure = false;
   std::string expectedPtxasMessage;
-  // From a "ptxdwarf-corpus: no-clang <reason>" marker: the clang entry is skipped.
+  // From a "ptxdwarf-corpus: no-clang <reason>" marker: corpusEntries() leaves the
+  // program's clang entries out (prepare() would skip one made by hand).
   std::string skipReason;
   // From a "ptxdwarf-corpus: nvcc-flags <flags>" marker: more nvcc options
   // (-rdc=true, -src-in-ptx), placed after -G -ptx -arch.
@@ -66,7 +67,10 @@ std::string workDir();      // $PTXDWARF_CORPUS_WORKDIR, PTXDWARF_CORPUS_WORKDIR
 // All entries, sorted by id. Programs × {nvcc sm_80, nvcc sm_90, nvcc sm_100, clang sm_80},
 // then variants/*.ptx and the top-level fixtures (chapter6.ptx) for their target
 // (raised to sm_75, the oldest -arch ptxas 13 accepts).
+// Programs marked no-clang have no clang entries.
 std::vector<CorpusEntry> corpusEntries();
+// The entries ptxas assembles (not marked ptxas-rejects): for the tests that need a cubin.
+std::vector<CorpusEntry> assembledEntries();
 
 struct PreparedEntry {
   enum class Status {

@@ -92,6 +92,14 @@ std::optional<std::string> findTool(std::string_view name) {
   return std::nullopt;
 }
 
+bool toolsRequired() {
+#ifdef PTXDWARF_REQUIRE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::string CommandResult::summary() const {
   std::string s = timedOut ? "timed out" : "exit " + std::to_string(exitCode);
   std::string text = err.empty() ? out : err;

@@ -14,6 +14,11 @@ namespace ptxdwarf::testsupport {
 // the environment variable PTXDWARF_DISABLE_TOOLS names it (to exercise skip paths).
 std::optional<std::string> findTool(std::string_view name);
 
+// Whether this build requires the tools the corpus runs (nvcc, ptxas, clang, llvm-dwarfdump):
+// configured with PTXDWARF_REQUIRE_CUDA (the default when the tests are built), a missing tool
+// fails the test that needs it instead of skipping it, so a machine without CUDA cannot pass.
+bool toolsRequired();
+
 struct CommandResult {
   int exitCode = -1;  // the exit status; 128+N when killed by signal N; 127 when it could not start
   std::string out, err;

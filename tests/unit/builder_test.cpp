@@ -227,7 +227,7 @@ TEST(Builder, DepotOffsetsBecomeAnOperationPtxasKeeps) {
 
 // Issue 14, item 2: ptxas 13 cannot read DW_FORM_exprloc, DW_FORM_sec_offset or
 // DW_FORM_ref_sig8, and reads DW_FORM_ref_addr as 8 bytes in DWARF 3 and 4
-// (tests/faults/probe_ptxas_forms.py). A DWARF 4 unit's expressions are blocks;
+// (tools/faults/probe_ptxas_forms.py). A DWARF 4 unit's expressions are blocks;
 // what has no form ptxas reads is refused where the producer asks for it.
 TEST(Builder, DwarfFourExpressionsUseBlockForms) {
   Builder b({.version = 4, .addressSize = 8, .policy = FormPolicy::compact});

@@ -1199,8 +1199,8 @@ std::span<const RuleInfo> rules() { return kRules; }
 
 namespace {
 constexpr std::string_view kSilent = "accepts it without a word (exit 0)";
-// Measured with tests/faults/measure_faults.sh and the form probe
-// (tests/faults/probe_ptxas_forms.py); rules absent here are "not measured".
+// Measured with tools/faults/measure_faults.sh and the form probe
+// (tools/faults/probe_ptxas_forms.py); rules absent here are "not measured".
 constexpr std::pair<std::string_view, RuleBehaviour> kBehaviour[] = {
     {"unit-length", {Severity::error, "stops: \"Attempted to truncate larger than current size\" (exit 255, no line)"}},
     {"unit-version", {Severity::error, kSilent}},

@@ -8,7 +8,7 @@
 #   3. ptxdump check FILE
 # and print a Markdown table saying whether each tool caught the fault.
 #
-# Usage: tests/faults/measure_faults.sh PATH/TO/ptxdump > table.md
+# Usage: tools/faults/measure_faults.sh PATH/TO/ptxdump > table.md
 # Environment: PTXAS (default /usr/local/cuda/bin/ptxas, else ptxas on PATH),
 #              LLVM_DWARFDUMP (default llvm-dwarfdump), PYTHON (default python3).
 #

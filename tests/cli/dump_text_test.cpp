@@ -3,7 +3,7 @@
 // The golden file tests/golden/chapter6.dump.txt is the whole text dump (every
 // section) of fixtures/chapter6.ptx, read with the file name "chapter6.ptx".
 // Regenerate it with
-//   PTXDWARF_REGENERATE_GOLDEN=1 ./ptxdwarf_unit_tests --gtest_filter='DumpText.Chapter6*'
+//   PTXDWARF_REGENERATE_GOLDEN=1 ./ptxdump_cli_tests --gtest_filter='DumpText.Chapter6*'
 // (the test then writes the file it compares against; review the diff before
 // committing). The ptxdump CLI's dump of fixtures/chapter6.ptx with every
 // section selected, run from fixtures/ so the first line names "chapter6.ptx",
@@ -11,7 +11,7 @@
 // against `llvm-dwarfdump` 14 on the cubin `ptxas -arch=sm_75 -g` makes of
 // fixtures/variants/one_per_line.ptx (same bytes): identical except the
 // documented extensions (relocated values printed symbolically, ADDR_* names,
-// %r registers). tests/golden/compare_llvm_dwarfdump.py makes that comparison
+// %r registers). tools/compare_llvm_dwarfdump.py makes that comparison
 // for any PTX file.
 #include <gtest/gtest.h>
 
@@ -303,8 +303,7 @@ TEST(DumpText, Chapter6GoldenAllSections) {
   auto d = load(ptx, "chapter6.ptx");
   ASSERT_TRUE(d->read.ok());
   std::string out = text(*d);
-  // tests/golden lives next to tests/unit; fixtures is ../fixtures from the project root.
-  std::string goldenPath = fixtures + "/../tests/golden/chapter6.dump.txt";
+  std::string goldenPath = std::string(PTXDWARF_GOLDEN) + "/chapter6.dump.txt";
   if (const char* regen = std::getenv("PTXDWARF_REGENERATE_GOLDEN"); regen && *regen == '1') {
     std::ofstream(goldenPath, std::ios::binary) << out;
   }

@@ -8,7 +8,7 @@ probed attribute has that form, runs `ptxas -arch=sm_90 -g` on it, and prints a
 Markdown row per form. DW_FORM_ref_addr is probed with a 4-byte operand (DWARF
 3/4) and an address-sized one (DWARF 2) in every version.
 
-Usage: tests/faults/probe_ptxas_forms.py [WORKDIR]   (PTXAS overrides the ptxas path)
+Usage: tools/faults/probe_ptxas_forms.py [WORKDIR]   (PTXAS overrides the ptxas path)
 """
 import os
 import subprocess
