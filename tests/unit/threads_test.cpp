@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -145,16 +146,46 @@ TEST(LibraryThreads, NoCallStartsAThreadUnlessAsked) {
   }
 }
 
-// Asked for, the threads are there: the count above sees the library's own
-// (its pool keeps them after a batch).
-TEST(LibraryThreads, EncodeAskedForThreadsKeepsThem) {
-  write::Builder b({.policy = write::FormPolicy::compact});
-  buildLargeUnit(b);
-  Diagnostics diags;
+// Asked for, the threads are there and the count above sees them: each call,
+// in a process of its own (a death test re-run alone, so that no earlier
+// call's kept threads are there), ends with more threads than it began with
+// (the library's pool keeps them after a batch). The old defaults (0: every
+// CPU) took these paths.
+template <class Call>
+void expectNewThreadInAFreshProcess(Call&& call) {
   const size_t before = threadsNow();
-  const std::vector<SectionImage> sections = write::encode(b.unit(), {.threads = 2}, diags);
-  ASSERT_FALSE(diags.hasErrors());
-  EXPECT_GT(threadsNow(), before);
+  call();
+  std::exit(threadsNow() > before ? 0 : 1);
+}
+
+TEST(LibraryThreads, AskedForThreadsTheCountSeesThem) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(expectNewThreadInAFreshProcess([] {
+                write::Builder b({.policy = write::FormPolicy::compact});
+                buildLargeUnit(b);
+                Diagnostics diags;
+                (void)write::encode(b.unit(), {.threads = 2}, diags);
+              }),
+              testing::ExitedWithCode(0), "")
+      << "write::encode with 2 threads";
+  EXPECT_EXIT(expectNewThreadInAFreshProcess([] {
+                const std::string large = largeModule();
+                const ptx::ReadResult r = ptx::read(large, "large.ptx");
+                (void)write::annotate(large, r.module, {.replace = true, .threads = 2});
+              }),
+              testing::ExitedWithCode(0), "")
+      << "write::annotate with 2 threads";
+  EXPECT_EXIT(expectNewThreadInAFreshProcess([] {
+                const SectionImage section = largeSection();
+                write::WriteOptions options;
+                options.version = ptx::Version{7, 5, true};
+                options.threads = 2;
+                Diagnostics diags;
+                (void)write::streamSections([](std::string_view) {}, std::span<const SectionImage>(&section, 1),
+                                            options, diags);
+              }),
+              testing::ExitedWithCode(0), "")
+      << "write::streamSections with 2 threads";
 }
 
 }  // namespace
