@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <unordered_map>
 #include <thread>
 #include <vector>
@@ -16,7 +15,6 @@
 #include "../parallel.h"
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/threads.h"
 #include "ptxdwarf/work.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"

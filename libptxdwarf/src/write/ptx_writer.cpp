@@ -11,7 +11,6 @@
 #include <ostream>
 #include <span>
 #include <string>
-#include <system_error>
 #include <unordered_set>
 #include <vector>
 
@@ -20,7 +19,6 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "../parallel.h"
-#include "ptxdwarf/threads.h"
 #include "ptxdwarf/work.h"
 
 namespace ptxdwarf::write {
