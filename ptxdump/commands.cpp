@@ -701,8 +701,11 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   const ptx::Module& m = file->read.module;
   Diagnostics diags;
   std::vector<SectionImage> images;
+  // The library runs on the caller's thread unless asked; ptxdump asks for
+  // every CPU it may use, as it reads the file with.
+  const unsigned threads = ptxdwarf::usableThreads();
   if (request.reencode) {
-    images = write::encodeCanonical(file->dwarf, diags);
+    images = write::encodeCanonical(file->dwarf, diags, threads);
   } else {
     images.reserve(m.sections.size());
     for (const SectionImage& s : m.sections)
@@ -714,6 +717,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   write::WriteOptions options;
   options.style = *style;
   options.dwarf = request.reencode ? &annotated : &file->dwarf;
+  options.threads = threads;
   // The text goes out as it is made, never held whole (it is larger than
   // the input): to a temporary file renamed when all is written, or to the
   // stream. reformat() finds every error before the first piece, so a

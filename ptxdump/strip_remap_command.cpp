@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ptxdwarf/threads.h"
 #include "ptxdwarf/write/remap.h"
 #include "ptxdwarf/write/strip.h"
 
@@ -75,6 +76,7 @@ int runRemap(const ReformatRequest& request, std::string& out, std::string& err)
   write::RemapOptions options;
   options.allSections = true;  // reformat writes every debug section in --style
   options.write.style = *style;
+  options.write.threads = ptxdwarf::usableThreads();  // as reformat writes them
   write::Remapped r = write::remapPaths(file->text.view(), file->read.module, file->dwarf, maps, options);
   report(r.diagnostics, request.file, err);
   if (!r.ok()) return kProblems;

@@ -8,14 +8,13 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <unordered_map>
 #include <thread>
 #include <vector>
 
+#include "../parallel.h"
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/threads.h"
 #include "ptxdwarf/work.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
@@ -850,33 +849,24 @@ class Annotator {
       return encoded;
     };
     constexpr size_t kWorthAThread = 20000;  // instructions
-    const unsigned threads = options_.threads ? options_.threads : usableThreads();
-    if (threads < 2 || m_.instructions.size() < kWorthAThread) return oneThread();
-    std::exception_ptr failed;
-    std::array<uint64_t, work::kPassCount> steps{};
-    std::thread builder;
-    try {
-      builder = std::thread([&] {
-        try {
+    if (threadCount(options_.threads) < 2 || m_.instructions.size() < kWorthAThread) return oneThread();
+    // The code goes to the sink on the caller's thread; the DWARF is built on
+    // a kept one when one can be had. Its work counters there are the
+    // caller's to see (tests count every step of an annotate).
+    const std::thread::id caller = std::this_thread::get_id();
+    std::array<uint64_t, work::kPassCount> elsewhere{};
+    runBeside(
+        [&] {
+          makeEdits();
+          writeCode();
+        },
+        [&] {
+          const std::array<uint64_t, work::kPassCount> before = work::counters;
           dwarf();
-        } catch (...) {
-          failed = std::current_exception();
-        }
-        steps = work::counters;
-      });
-    } catch (const std::system_error&) {  // no thread to be had: one does both
-      return oneThread();
-    }
-    try {
-      makeEdits();
-      writeCode();
-    } catch (...) {
-      builder.join();
-      throw;
-    }
-    builder.join();
-    for (size_t i = 0; i < steps.size(); ++i) work::counters[i] += steps[i];  // the caller counts all the work
-    if (failed) std::rethrow_exception(failed);
+          if (std::this_thread::get_id() == caller) return;
+          for (size_t i = 0; i < elsewhere.size(); ++i) elsewhere[i] = work::counters[i] - before[i];
+        });
+    for (size_t i = 0; i < elsewhere.size(); ++i) work::counters[i] += elsewhere[i];
     return encoded;
   }
 

@@ -4,17 +4,13 @@
 #include <array>
 #include <bit>
 #include <charconv>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <ostream>
 #include <span>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -22,7 +18,7 @@
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
-#include "ptxdwarf/threads.h"
+#include "../parallel.h"
 #include "ptxdwarf/work.h"
 
 namespace ptxdwarf::write {
@@ -917,8 +913,7 @@ std::vector<uint64_t> cutPoints(const SectionImage& image, const WriteOptions& o
   constexpr uint64_t kPartBytes = uint64_t{512} << 10;   // a part's text: 1.5 to 2.5 MB
   const uint64_t size = image.bytes.size();
   std::vector<uint64_t> cuts{0};
-  const unsigned threads = options.threads ? options.threads : usableThreads();
-  if (options.style != Style::verbose && size >= kWorthAThread && threads >= 2) {
+  if (options.style != Style::verbose && size >= kWorthAThread && threadCount(options.threads) >= 2) {
     auto next = image.relocations.begin();
     for (uint64_t target = kPartBytes; target < size;) {
       next = std::lower_bound(next, image.relocations.end(), target,
@@ -932,88 +927,41 @@ std::vector<uint64_t> cutPoints(const SectionImage& image, const WriteOptions& o
   return cuts;
 }
 
-// A large section's parts [cuts[k], cuts[k+1]), rendered on two threads and
-// handed to the sink in order: this thread renders the even parts (its text
-// goes through `flush` as it grows) and a helper the odd ones, each into one
-// of two buffers it reuses. The memory is a few parts' text, not the
-// section's. False when no helper could be started (nothing was written).
-bool renderInParts(const std::function<void(std::string_view)>& sink, const SectionImage& image,
+// A large section's parts [cuts[k], cuts[k+1]), rendered two at a time and
+// handed to the sink in order, always from the caller's thread: the caller
+// hands over the odd part made before and renders the next even one (its
+// text goes through `flush` as it grows) while a kept thread, when one can
+// be had (runBeside), renders the odd one after it into one of two texts.
+// The memory is a few parts' text, not the section's.
+void renderInParts(const std::function<void(std::string_view)>& sink, const SectionImage& image,
                    const WriteOptions& options, const std::vector<uint64_t>& cuts, std::string& buffer,
                    const std::function<void(std::string&)>& flush, bool indent) {
   const size_t parts = cuts.size() - 1;
   const std::vector<const SectionLabel*> labels = SectionWriter::sortedLabels(image);
-  struct Slot {
-    std::string text;
-    bool full = false;
+  auto renderPart = [&](std::string& out, size_t k, const std::function<void(std::string&)>* through) {
+    SectionWriter(out, image, options, labels, through).writePart(indent, cuts[k], cuts[k + 1], k == 0, k + 1 == parts);
   };
-  std::array<Slot, 2> slots;
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool stop = false;
-  std::exception_ptr helperFailed;
-  auto slotOf = [&](size_t part) -> Slot& { return slots[part / 2 % 2]; };
-  auto helper = [&] {
-    try {
-      for (size_t k = 1; k < parts; k += 2) {
-        Slot& slot = slotOf(k);
-        {
-          std::unique_lock lock(mutex);
-          changed.wait(lock, [&] { return !slot.full || stop; });
-          if (stop) return;
-        }
-        slot.text.clear();
-        SectionWriter(slot.text, image, options, labels).writePart(indent, cuts[k], cuts[k + 1], false, k + 1 == parts);
-        std::lock_guard lock(mutex);
-        slot.full = true;
-        changed.notify_all();
-      }
-    } catch (...) {
-      std::lock_guard lock(mutex);
-      helperFailed = std::current_exception();
-      stop = true;
-      changed.notify_all();
+  std::array<std::string, 2> odd;  // part k + 1 goes into odd[k / 2 % 2]
+  auto handOverOdd = [&](size_t k) {  // part k (odd), after what the caller rendered
+    if (!buffer.empty()) flush(buffer);
+    sink(odd[(k - 1) / 2 % 2]);
+  };
+  for (size_t k = 0; k < parts; k += 2) {
+    auto even = [&] {
+      if (k > 0) handOverOdd(k - 1);
+      renderPart(buffer, k, &flush);
+    };
+    if (k + 1 == parts) {
+      even();
+      break;
     }
-  };
-  std::thread other;
-  try {
-    other = std::thread(helper);
-  } catch (const std::system_error&) {
-    return false;
+    runBeside(even, [&] {
+      std::string& next = odd[k / 2 % 2];
+      next.clear();
+      renderPart(next, k + 1, nullptr);
+    });
   }
-  auto finish = [&] {
-    {
-      std::lock_guard lock(mutex);
-      stop = true;
-    }
-    changed.notify_all();
-    other.join();
-  };
-  try {
-    for (size_t k = 0; k < parts; ++k) {
-      if (k % 2 == 0) {
-        SectionWriter(buffer, image, options, labels, &flush)
-            .writePart(indent, cuts[k], cuts[k + 1], k == 0, k + 1 == parts);
-        continue;
-      }
-      if (!buffer.empty()) flush(buffer);
-      Slot& slot = slotOf(k);
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return slot.full || stop; });
-        if (!slot.full) break;  // the helper failed: rethrown below
-      }
-      sink(slot.text);
-      std::lock_guard lock(mutex);
-      slot.full = false;
-      changed.notify_all();
-    }
-  } catch (...) {
-    finish();
-    throw;
-  }
-  finish();
-  if (helperFailed) std::rethrow_exception(helperFailed);
-  return true;
+  if (parts % 2 == 0) handOverOdd(parts - 1);
 }
 
 }  // namespace
@@ -1029,8 +977,8 @@ bool streamSections(const std::function<void(std::string_view)>& sink, std::span
   };
   for (const SectionImage& image : images) {
     const std::vector<uint64_t> cuts = cutPoints(image, options);
-    if (cuts.size() < 3 || !renderInParts(sink, image, options, cuts, buffer, flush, true))
-      render(buffer, image, options, true, &flush);
+    if (cuts.size() < 3) render(buffer, image, options, true, &flush);
+    else renderInParts(sink, image, options, cuts, buffer, flush, true);
     buffer += options.crlf ? "\r\n" : "\n";
   }
   if (!buffer.empty()) sink(buffer);
@@ -1204,8 +1152,8 @@ class SinkOutput {
   }
   void section(const SectionImage& image, bool indent) {
     const std::vector<uint64_t> cuts = cutPoints(image, options_);
-    if (cuts.size() < 3 || !renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent))
-      render(buffer_, image, options_, indent, &flushing_);
+    if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);
+    else renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent);
   }
   bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
   void finish() { flush(buffer_); }

@@ -785,7 +785,7 @@ class CanonicalBuilder {
 
 }  // namespace
 
-std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags) {
+std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags, unsigned threads) {
   CanonicalBuilder builder(dwarf, diags);
   std::vector<std::unique_ptr<Unit>> units;
   try {
@@ -797,6 +797,7 @@ std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics&
   std::vector<const Unit*> pointers;
   for (auto& u : units) pointers.push_back(u.get());
   EncodeOptions options;
+  options.threads = threads;
   options.pubnames = dwarf.pubnames != nullptr;
   options.aranges = dwarf.aranges != nullptr;
   if (!dwarf.pubnameSets.empty() && !dwarf.units.empty() && dwarf.pubnameSets[0].infoLength == dwarf.units[0].length)

@@ -51,12 +51,12 @@ struct AnnotateOptions {
   // and debuggers, not by eye, and dense text is about a fifth smaller (less
   // to write) than packed.
   Style style = Style::dense;
-  // 1: everything on the calling thread. Otherwise (0: when the process may
-  // use two CPUs) a large file's DWARF is built and encoded on a second
+  // 1 (the default): everything on the calling thread. Otherwise (`threads`
+  // >= 2, or 0 when the process may use two CPUs) a large file's DWARF is built and encoded on a second
   // thread (its unit written in parts at once) while the code's edits are
   // made and the code is written on the caller's, and its largest section is
   // rendered in parts on two threads; the output is the same either way.
-  unsigned threads = 0;
+  unsigned threads = 1;
   // The most the annotated text may grow: a file whose output would be more
   // than this many times its size (or than this many times 16 KiB, for a
   // small one) is refused before anything is built. A register range is a

@@ -26,8 +26,10 @@ struct EncodeOptions {
   // Adds DW_AT_sibling (ref4) to every DIE that has children and a next sibling.
   bool siblings = false;
   // A unit of tens of thousands of DIEs is written in this many parts at
-  // once (0: one per CPU the process may use); the bytes are the same.
-  unsigned threads = 0;
+  // once; the bytes are the same. 1 (the default): on the caller's thread
+  // only, as a library that starts no thread unless asked; 0: one per CPU
+  // the process may use.
+  unsigned threads = 1;
 };
 
 // Encodes the units into .debug_abbrev, .debug_info, and as asked

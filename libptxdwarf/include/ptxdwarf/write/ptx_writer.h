@@ -80,10 +80,10 @@ struct WriteOptions {
   unsigned bytesPerLine = 16;
   // Line ending; reformat() uses "\r\n" when the original text's first line ends so.
   bool crlf = false;
-  // streamSections: a section of megabytes is rendered in parts on two
-  // threads when two CPUs may be used (0) or `threads` >= 2; 1 renders on
-  // the caller's thread only. The text is the same.
-  unsigned threads = 0;
+  // 1 (the default): rendered on the caller's thread only. Otherwise
+  // (`threads` >= 2, or 0 when the process may use two CPUs) a section of
+  // megabytes is rendered in parts on two threads. The text is the same.
+  unsigned threads = 1;
 };
 
 // Checks that `images` can be written for `options.version`; adds one error per

@@ -22,8 +22,9 @@ std::vector<SectionImage> encodePreserve(const read::Dwarf& dwarf, Diagnostics& 
 // section by section holds one re-encoded image at a time.
 SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& section, Diagnostics& diags);
 
-// Rebuilds the units as write::Units (forms kept) and encodes them afresh.
-std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags);
+// Rebuilds the units as write::Units (forms kept) and encodes them afresh,
+// a large unit in parts on up to `threads` threads (EncodeOptions::threads).
+std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics& diags, unsigned threads = 1);
 
 // First difference between two sets of images (bytes, then relocations), as
 // "section+offset: what differs"; empty when identical.
