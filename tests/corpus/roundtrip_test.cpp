@@ -64,7 +64,13 @@ TEST_P(RoundTrip, PreserveIsByteIdenticalAndCanonicalKeepsTheTree) {
   std::optional<std::string> text = readFile(p.ptxPath);
   ASSERT_TRUE(text);
   ptx::ReadResult r = ptx::read(*text, p.ptxPath);
-  ASSERT_TRUE(r.ok());
+  if (GetParam().expectPtxasFailure && !r.ok()) {
+    // A file ptxas rejects (LLVM 19's debug-ptx-symbols) may be one the reader
+    // rejects too, at the same place: then there is nothing to round-trip.
+    ASSERT_TRUE(r.diagnostics.hasErrors());
+    return;
+  }
+  ASSERT_TRUE(r.ok()) << r.diagnostics.items[0].format(p.ptxPath);
   read::Dwarf dwarf = read::decode(r.module.sections);
   ASSERT_FALSE(dwarf.diagnostics.hasErrors()) << dwarf.diagnostics.items[0].format(p.ptxPath);
 
