@@ -161,6 +161,27 @@ constexpr size_t kPathEnds = 16;  // steps kept at each end of a shortened path
 constexpr size_t kPairScan = 64;  // right-hand candidates tried per leftover DIE
 
 bool isSkipped(uint16_t attr) { return attr == dw::DW_AT_sibling; }
+// Lines for what only one of two sorted lists holds (entries pair off one to one): removed
+// (only in `before`) and added (only in `after`), in sorted order.
+void diffSortedLists(const std::vector<std::string>& before, const std::vector<std::string>& after,
+                     DiffLine::Subject subject, std::vector<DiffLine>& lines) {
+  for (size_t i = 0, j = 0; i < before.size() || j < after.size();) {
+    DiffLine line;
+    line.subject = subject;
+    if (j == after.size() || (i < before.size() && before[i] < after[j])) {
+      line.kind = DiffLine::Kind::removed;
+      line.before = before[i++];
+    } else if (i == before.size() || after[j] < before[i]) {
+      line.kind = DiffLine::Kind::added;
+      line.after = after[j++];
+    } else {
+      ++i, ++j;
+      continue;
+    }
+    lines.push_back(std::move(line));
+  }
+}
+
 bool isNameAttr(uint16_t attr) {
   return attr == dw::DW_AT_name || attr == dw::DW_AT_linkage_name || attr == dw::DW_AT_MIPS_linkage_name;
 }
@@ -669,23 +690,7 @@ class Differ {
       std::sort(v.begin(), v.end());
       return v;
     };
-    std::vector<std::string> a = collect(L), b = collect(R);
-    size_t i = 0, j = 0;
-    while (i < a.size() || j < b.size()) {
-      DiffLine line;
-      line.subject = DiffLine::Subject::arange;
-      if (j == b.size() || (i < a.size() && a[i] < b[j])) {
-        line.kind = DiffLine::Kind::removed;
-        line.before = a[i++];
-      } else if (i == a.size() || b[j] < a[i]) {
-        line.kind = DiffLine::Kind::added;
-        line.after = b[j++];
-      } else {
-        ++i, ++j;
-        continue;
-      }
-      lines.push_back(std::move(line));
-    }
+    diffSortedLists(collect(L), collect(R), DiffLine::Subject::arange, lines);
   }
 
  private:
@@ -911,22 +916,7 @@ void diffLineTables(const Module& a, const Module& b, std::vector<DiffLine>& lin
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   };
-  const std::vector<std::string> fa = paths(ta), fb = paths(tb);
-  for (size_t i = 0, j = 0; i < fa.size() || j < fb.size();) {
-    DiffLine line;
-    line.subject = DiffLine::Subject::lineFile;
-    if (j == fb.size() || (i < fa.size() && fa[i] < fb[j])) {
-      line.kind = DiffLine::Kind::removed;
-      line.before = fa[i++];
-    } else if (i == fa.size() || fb[j] < fa[i]) {
-      line.kind = DiffLine::Kind::added;
-      line.after = fb[j++];
-    } else {
-      ++i, ++j;
-      continue;
-    }
-    lines.push_back(std::move(line));
-  }
+  diffSortedLists(paths(ta), paths(tb), DiffLine::Subject::lineFile, lines);
   const std::vector<PositionedRow> ra = positionedRows(a, ta), rb = positionedRows(b, tb);
   auto before = [](const PositionedRow& x, const PositionedRow& y) {
     if (x.function != y.function) return x.function < y.function;
