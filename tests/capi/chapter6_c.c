@@ -11,18 +11,7 @@
 #include <string.h>
 
 #include "ptxdwarf/ptxdwarf.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      ++failures;                                                        \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-    }                                                                    \
-  } while (0)
+#include "expect.h"
 
 /* A difference found while comparing. */
 #define DIFF(...)                                   \

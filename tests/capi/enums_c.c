@@ -9,18 +9,7 @@
 #include <string.h>
 
 #include "ptxdwarf/ptxdwarf.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      ++failures;                                                        \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-    }                                                                    \
-  } while (0)
+#include "expect.h"
 
 /* Values no enum of the API has: past the last, far past it, negative. */
 static const int kUnknown[] = {77, 99, 12345, -1, 0x7fffffff};

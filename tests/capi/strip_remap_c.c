@@ -6,18 +6,7 @@
 #include <string.h>
 
 #include "ptxdwarf/ptxdwarf.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      ++failures;                                                        \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-    }                                                                    \
-  } while (0)
+#include "expect.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;

@@ -9,18 +9,7 @@
 #include <string.h>
 
 #include "ptxdwarf/ptxdwarf.h"
-
-static int failures = 0;
-
-#define EXPECT(cond, ...)                                                \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      ++failures;                                                        \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-    }                                                                    \
-  } while (0)
+#include "expect.h"
 
 /* The threads of this process now: one entry each in /proc/self/task. */
 static size_t threadsNow(void) {
