@@ -51,6 +51,27 @@ int main(int argc, char** argv) {
   EXPECT(strcmp(ptxdwarf_last_error(), "no .file names 'nothere.cu'") == 0, "message '%s'", ptxdwarf_last_error());
   ptxdwarf_module_free(m);
 
+  /* The file opened as ptxdump reads it gives the same answer; a file that
+   * cannot be read is a parse error naming it. */
+  ptxdwarf_module* opened = NULL;
+  st = ptxdwarf_module_open(argv[1], 2, &opened);
+  EXPECT(st == PTXDWARF_OK, "%s: %s", ptxdwarf_status_name(st), ptxdwarf_last_error());
+  if (opened) {
+    st = ptxdwarf_lookup_at(opened, "call_example.cu:8", &l);
+    EXPECT(st == PTXDWARF_OK && ptxdwarf_lookup_match_count(l) == 1, "%s: %s", ptxdwarf_status_name(st),
+           ptxdwarf_last_error());
+    if (st == PTXDWARF_OK && ptxdwarf_lookup_match(l, 0, &match) == PTXDWARF_OK)
+      EXPECT(strcmp(match.function, "_Z4testPi") == 0 && match.ptx_lines[0] == 39, "function %s", match.function);
+    ptxdwarf_lookup_free(l);
+    ptxdwarf_module_free(opened);
+  }
+  opened = NULL;
+  st = ptxdwarf_module_open("/nonexistent/k.ptx", 0, &opened);
+  EXPECT(st == PTXDWARF_E_PARSE && opened == NULL, "%s", ptxdwarf_status_name(st));
+  EXPECT(strcmp(ptxdwarf_last_error(), "/nonexistent/k.ptx: error: cannot read file: No such file or directory") == 0,
+         "message '%s'", ptxdwarf_last_error());
+  EXPECT(ptxdwarf_module_open(NULL, 0, &opened) == PTXDWARF_E_INVALID_ARGUMENT, "NULL path");
+
   ptxdwarf_module* bad = NULL;
   st = ptxdwarf_module_read(".version 8.0\n.entry k(\n", 22, "bad.ptx", &bad);
   EXPECT(st == PTXDWARF_E_PARSE && bad == NULL, "%s", ptxdwarf_status_name(st));

@@ -62,6 +62,13 @@ int main(void) {
     EXPECT(st == PTXDWARF_OK, "%s: %s", ptxdwarf_status_name(st), ptxdwarf_last_error());
     EXPECT(threadsNow() == before, "ptxdwarf_read_ptx started a thread: %zu, not %zu", threadsNow(), before);
   }
+  if (annotated) {
+    ptxdwarf_module* module = NULL;
+    st = ptxdwarf_module_read(annotated, strlen(annotated), "large.ptx", &module);
+    EXPECT(st == PTXDWARF_OK, "%s: %s", ptxdwarf_status_name(st), ptxdwarf_last_error());
+    EXPECT(threadsNow() == before, "ptxdwarf_module_read started a thread: %zu, not %zu", threadsNow(), before);
+    ptxdwarf_module_free(module);
+  }
   if (sections) {
     st = ptxdwarf_render_ptx(sections, NULL, &rendered);
     EXPECT(st == PTXDWARF_OK, "%s: %s", ptxdwarf_status_name(st), ptxdwarf_last_error());

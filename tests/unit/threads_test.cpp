@@ -13,12 +13,14 @@
 #include "corpus.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/load.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/ptx_writer.h"
+#include "ptxdwarf/write/reformat.h"
 
 using namespace ptxdwarf;
 using ptxdwarf::testsupport::readFixture;
@@ -112,6 +114,12 @@ void callEverything(std::string_view text, std::string_view name) {
     reformatted = write::reformat(annotated.ptx, again.module, again.module.sections, options, diags);
   });
   EXPECT_TRUE(reformatted.has_value()) << name;
+  Loaded loaded;
+  expectNoNewThread("ptxdwarf::loadText", [&] { loaded = loadText(annotated.ptx, name); });
+  ASSERT_TRUE(loaded.ok()) << name;
+  expectNoNewThread("write::reformat(Loaded)", [&] {
+    EXPECT_TRUE(write::reformat(loaded, {.style = write::Style::verbose, .reencode = true}).written) << name;
+  });
 }
 
 TEST(LibraryThreads, NoCallStartsAThreadUnlessAsked) {

@@ -617,9 +617,15 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_remap_paths(const char* text, size_t lengt
 typedef struct ptxdwarf_module ptxdwarf_module; /* PTX text read, its DWARF decoded */
 typedef struct ptxdwarf_lookup ptxdwarf_lookup; /* the answer at one place */
 
-/* PTXDWARF_E_PARSE when the text has syntax errors (the message names them). */
+/* PTXDWARF_E_PARSE when the text has syntax errors or no .version directive
+ * (the message names them). The text may be freed once this returns. */
 PTXDWARF_API ptxdwarf_status ptxdwarf_module_read(const char* text, size_t length, const char* filename,
                                                   ptxdwarf_module** out);
+/* The file at `path` read as ptxdump reads it (ptxdwarf::load, ptxdwarf/load.h):
+ * mapped, read, its name index built and its DWARF decoded, on up to `threads`
+ * threads (0 or 1: the calling thread only). PTXDWARF_E_PARSE when the file
+ * cannot be read ("PATH: error: cannot read file: ...") or its text has errors. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_module_open(const char* path, unsigned threads, ptxdwarf_module** out);
 PTXDWARF_API void ptxdwarf_module_free(ptxdwarf_module* module);
 
 /* where: "SOURCE:LINE" (any path suffix), "ptx:LINE", or a function name.

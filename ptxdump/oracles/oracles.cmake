@@ -1,5 +1,5 @@
 # Oracles for `ptxdump verify`: LLVM's DebugInfo/DWARF (14 or newer) and libdwarf.
-# Included from ptxdump/CMakeLists.txt after ptxdump_verify_core is defined. Only
+# Included from ptxdump/oracles/CMakeLists.txt after ptxdump_verify_core is defined. Only
 # ptxdump_verify_core (so ptxdump-verify and the tests) links them; libptxdwarf and
 # ptxdump stay free of them. A missing oracle leaves ptxdump-verify buildable:
 # `verify --with <it>` then says so and exits 2.
@@ -14,7 +14,7 @@ option(PTXDWARF_REQUIRE_ORACLES "Fail the configure step when LLVM DebugInfo or 
 # LLVM: its config package, found without a version (LLVMConfigVersion accepts only
 # its own major version) and checked here. Debian keeps it under /usr/lib/llvm-N;
 # the newest there is used unless -DLLVM_DIR=/usr/lib/llvm-N/lib/cmake/llvm names
-# one. The oracle builds against LLVM 14 to 22 (ptxdump/oracle_llvm_compat.h).
+# one. The oracle builds against LLVM 14 to 22 (ptxdump/oracles/oracle_llvm_compat.h).
 # clang (14, 19 and 22 alike) cannot compile LLVM 14's headers in C++20 mode
 # against libstdc++ 12 (llvm::json::Value is incomplete where std::vector needs
 # it); LLVM 15 to 22's headers compile with each. The fuzz build (clang) turns

@@ -1,0 +1,98 @@
+// The C API: a module read or opened (ptxdwarf::load) and the debugger's view of it.
+#include "capi.h"
+
+using namespace ptxdwarf;
+using namespace ptxdwarf::capi;
+
+namespace {
+
+// The module of a load, or the load's errors as PTXDWARF_E_PARSE.
+ptxdwarf_module* moduleOf(Loaded loaded) {
+  if (!loaded.ok()) fail(PTXDWARF_E_PARSE, joinErrors(loaded.read.diagnostics, loaded.path));
+  auto m = std::make_unique<ptxdwarf_module>();
+  m->loaded = std::move(loaded);
+  return m.release();
+}
+
+}  // namespace
+
+ptxdwarf_status ptxdwarf_module_read(const char* text, size_t length, const char* filename, ptxdwarf_module** out) {
+  return guard([&] {
+    needOut(out, "out");
+    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    // The module keeps no view of the caller's text (loadText records the
+    // operands' positions): the text may go once this returns.
+    *out = moduleOf(loadText(std::string_view(text ? text : "", length), filename ? filename : "<input>"));
+  });
+}
+
+ptxdwarf_status ptxdwarf_module_open(const char* path, unsigned threads, ptxdwarf_module** out) {
+  return guard([&] {
+    needOut(out, "out");
+    std::string file = required(path, "the path");
+    *out = moduleOf(load(file, {.threads = threads ? threads : 1}));
+  });
+}
+
+void ptxdwarf_module_free(ptxdwarf_module* module) { delete module; }
+
+ptxdwarf_status ptxdwarf_lookup_at(const ptxdwarf_module* module, const char* where, ptxdwarf_lookup** out) {
+  return guard([&] {
+    const ptxdwarf_module& m = need(module, "the module");
+    std::string at = required(where, "the place");
+    needOut(out, "out");
+    auto l = std::make_unique<ptxdwarf_lookup>();
+    l->result = view::lookup(m.loaded.read.module, m.loaded.dwarf, at);
+    if (l->result.matches.empty()) fail(PTXDWARF_E_NOT_FOUND, l->result.error);
+    *out = l.release();
+  });
+}
+
+void ptxdwarf_lookup_free(ptxdwarf_lookup* lookup) { delete lookup; }
+
+size_t ptxdwarf_lookup_match_count(const ptxdwarf_lookup* lookup) { return lookup ? lookup->result.matches.size() : 0; }
+
+namespace {
+
+const view::Match& matchAt(const ptxdwarf_lookup* lookup, size_t match) {
+  const ptxdwarf_lookup& l = need(lookup, "the lookup");
+  if (match >= l.result.matches.size())
+    fail(PTXDWARF_E_NOT_FOUND, "match " + std::to_string(match) + " of " + std::to_string(l.result.matches.size()));
+  return l.result.matches[match];
+}
+
+template <class T>
+const T& itemAt(const std::vector<T>& items, size_t index, const char* what) {
+  if (index >= items.size())
+    fail(PTXDWARF_E_NOT_FOUND, std::string(what) + " " + std::to_string(index) + " of " + std::to_string(items.size()));
+  return items[index];
+}
+
+}  // namespace
+
+ptxdwarf_status ptxdwarf_lookup_match(const ptxdwarf_lookup* lookup, size_t match, ptxdwarf_match_info* out) {
+  return guard([&] {
+    const view::Match& m = matchAt(lookup, match);
+    needOut(out, "out");
+    *out = {m.function.c_str(), m.ptxLines.data(), m.ptxLines.size(), m.scopes.size(), m.variables.size()};
+  });
+}
+
+ptxdwarf_status ptxdwarf_lookup_scope(const ptxdwarf_lookup* lookup, size_t match, size_t index,
+                                      ptxdwarf_scope_info* out) {
+  return guard([&] {
+    const view::ScopeInfo& s = itemAt(matchAt(lookup, match).scopes, index, "scope");
+    needOut(out, "out");
+    *out = {s.tag, s.name.c_str(), s.die, s.callFile.c_str(), s.callLine};
+  });
+}
+
+ptxdwarf_status ptxdwarf_lookup_variable(const ptxdwarf_lookup* lookup, size_t match, size_t index,
+                                         ptxdwarf_variable_info* out) {
+  return guard([&] {
+    const view::VariableInfo& v = itemAt(matchAt(lookup, match).variables, index, "variable");
+    needOut(out, "out");
+    *out = {v.name.c_str(), v.parameter ? 1 : 0, v.type.c_str(), v.location.c_str(), v.available ? 1 : 0,
+            v.addressClass, v.declLine, v.die};
+  });
+}

@@ -1,0 +1,109 @@
+// `ptxdump check`: check::run on each file, files in parallel with -j.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+#include "commands.h"
+#include "ptxdwarf/check/check.h"
+#include "ptxdwarf/threads.h"
+#include "report.h"
+
+namespace ptxdump {
+
+using namespace ptxdwarf;
+
+namespace {
+
+struct CheckResult {
+  std::string err;
+  size_t errors = 0, warnings = 0;
+  bool unreadable = false;
+};
+
+// `threads`: for reading the file; the cores `jobs` workers leave free.
+CheckResult checkOne(const std::string& path, const CheckRequest& request, unsigned threads) {
+  CheckResult r;
+  std::optional<LoadedFile> file = loadFile(path, r.err, {.threads = threads});
+  if (!file) {
+    r.unreadable = true;
+    return r;
+  }
+  check::Options options;
+  options.roundTrip = request.roundTrip;
+  options.threads = threads;
+  options.sources = request.sources;
+  options.sourceDirectory = request.sourceDirectory;
+  Diagnostics diags = check::run(file->read.module, file->dwarf, options);
+  if (request.werror)
+    for (Diagnostic& d : diags.items)
+      if (d.severity == Severity::warning) d.severity = Severity::error;
+  appendDiagnostics(diags, path, r.err);
+  r.errors = diags.errorCount();
+  r.warnings = diags.warningCount() + file->read.diagnostics.warningCount();
+  return r;
+}
+
+}  // namespace
+
+std::string listRules() {
+  std::string out;
+  for (const check::RuleInfo& r : check::rules()) {
+    check::RuleBehaviour b = check::behaviour(r.id);
+    char head[64];
+    std::snprintf(head, sizeof head, "%-26.*s %-8.*s ", static_cast<int>(r.id.size()), r.id.data(),
+                  static_cast<int>(severityName(b.severity).size()), severityName(b.severity).data());
+    out += head;
+    out += r.summary;
+    out += "; ptxas: ";
+    out += b.ptxas;
+    out += '\n';
+  }
+  return out;
+}
+
+int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
+  // Standard input can be read once: a second `-` would check nothing and
+  // pass, and with -j which one gets the bytes would depend on timing.
+  if (std::count(request.files.begin(), request.files.end(), "-") > 1) {
+    err += "ptxdump check: error: '-' is named more than once; standard input can be read only once\n";
+    return kUnreadable;
+  }
+  // Files are independent: `jobs` workers take the next unchecked file; output
+  // is printed afterwards in argument order, so it does not depend on timing.
+  std::vector<CheckResult> results(request.files.size());
+  std::atomic<size_t> next{0};
+  unsigned jobs = std::max(1u, std::min<unsigned>(request.jobs, static_cast<unsigned>(request.files.size())));
+  unsigned readThreads = std::max(1u, ptxdwarf::usableThreads() / jobs);
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < request.files.size();)
+      results[i] = checkOne(request.files[i], request, readThreads);
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  size_t errors = 0, warnings = 0;
+  bool unreadable = false;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const CheckResult& r = results[i];
+    err += r.err;
+    errors += r.errors;
+    warnings += r.warnings;
+    unreadable |= r.unreadable;
+    if (r.unreadable) {
+      out += request.files[i] + ": not checked (cannot read or parse)\n";
+    } else {
+      out += request.files[i] + ": " + std::to_string(r.errors) + (r.errors == 1 ? " error, " : " errors, ") +
+             std::to_string(r.warnings) + (r.warnings == 1 ? " warning\n" : " warnings\n");
+    }
+  }
+  if (request.files.size() > 1)
+    out += "total: " + std::to_string(request.files.size()) + " files, " + std::to_string(errors) +
+           (errors == 1 ? " error, " : " errors, ") + std::to_string(warnings) +
+           (warnings == 1 ? " warning\n" : " warnings\n");
+  if (unreadable) return kUnreadable;
+  return errors ? kProblems : kOk;
+}
+
+}  // namespace ptxdump

@@ -1,0 +1,58 @@
+// `ptxdump extract`: one section's bytes, and its relocations.
+#include <cstdio>
+
+#include "commands.h"
+
+namespace ptxdump {
+
+using namespace ptxdwarf;
+
+int runExtract(const ExtractRequest& request, std::string& out, std::string& err) {
+  // Raw section bytes over the PTX they came from would lose the PTX.
+  if (!request.output.empty() && request.output != "-" && sameFile(request.file, request.output)) {
+    err += request.output + ": error: -o names the input file; the section's bytes would replace the PTX\n";
+    return kUnreadable;
+  }
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});  // the bytes only
+  if (!file) return kUnreadable;
+  if (request.section.empty()) {
+    err += request.file + ": error: --section: the section name is empty\n";
+    return kUnreadable;
+  }
+  const std::string name = request.section.starts_with('.') ? request.section : "." + request.section;
+  const SectionImage* section = file->read.module.section(name);
+  if (!section) {
+    err += request.file + ": error: no section " + name + " in this file";
+    const auto& sections = file->read.module.sections;
+    if (sections.empty()) {
+      err += " (it has no sections)";
+    } else {
+      err += " (it has:";
+      for (const SectionImage& s : sections) err += " " + s.name;
+      err += ")";
+    }
+    err += "\n";
+    return kUnreadable;
+  }
+  if (!request.output.empty()) {
+    std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
+    if (request.output == "-") {
+      out.append(bytes);
+    } else if (std::string error; !writeFileReplacing(request.output, bytes, error)) {
+      err += request.output + ": error: cannot write: " + error + "\n";
+      return kUnreadable;
+    }
+  }
+  if (request.relocations) {
+    char buf[48];
+    for (const Relocation& r : section->relocations) {
+      std::snprintf(buf, sizeof buf, "0x%08llx %u ", static_cast<unsigned long long>(r.offset), r.size);
+      out += buf;
+      out += r.expression();
+      out += '\n';
+    }
+  }
+  return kOk;
+}
+
+}  // namespace ptxdump

@@ -1,0 +1,90 @@
+// ptxdump's files: the input loaded through the library's load() with
+// ptxdump's defaults, and outputs written whole or not at all.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ptxdwarf/load.h"
+
+namespace ptxdump {
+
+using ptxdwarf::FileText;
+using ptxdwarf::kMaxFileSize;
+using ptxdwarf::kShrankMessage;
+using ptxdwarf::readWholeFile;
+
+// A PTX file read and decoded (ptxdwarf::load).
+using LoadedFile = ptxdwarf::Loaded;
+
+// ptxdwarf::LoadOptions as ptxdump's commands ask: the text's pages released
+// as the reader passes them, on every usable CPU, unless a command says.
+struct LoadOptions {
+  // Unless set, the text's pages are released as the reader passes them
+  // (commands that do not look at the text again need only a few megabytes
+  // of it in memory at a time).
+  bool keepText = false;
+  // A large file is read on up to this many threads (0: one per CPU this
+  // process may run on).
+  unsigned threads = 0;
+  bool nameIndex = true;  // LoadOptions::nameIndex
+  bool bodies = true;     // LoadOptions::bodies
+};
+
+// Reads and decodes `path` (ptxdwarf::load); appends its diagnostics (errors,
+// or warnings worth knowing) as `file:line:col: severity: ...` lines to `err`;
+// nullopt on failure.
+std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load = {});
+
+// Writes `data` to `path` through a temporary file beside it, renamed over
+// `path` only once every byte is written (and, when it replaces a file,
+// synced to disk): a full disk or a file size limit leaves `path` as it was
+// (even when `path` is the input). A path
+// that exists and is not a regular file (/dev/null, a FIFO) is written to
+// directly. False with `error` set on failure.
+bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error);
+
+// The same, written in pieces: open(), write() as often as needed, then
+// commit() (which replaces `path`); a file destroyed before commit() leaves
+// `path` as it was and removes its temporary file.
+class ReplacingFile {
+ public:
+  ReplacingFile() = default;
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile();
+  bool open(const std::string& path, std::string& error);
+  bool isOpen() const { return fd_ >= 0; }
+  void write(std::string_view data);  // a failure is reported by commit()
+  bool commit(std::string& error);
+
+ private:
+  std::string target_, temp_;
+  struct stat st_ {};
+  bool exists_ = false, direct_ = false, ok_ = true;
+  int fd_ = -1;
+  int errno_ = 0;
+};
+// An output file written in pieces as they are made: the temporary file
+// is opened at the first piece, so a command that refuses its input creates
+// nothing, and renamed over `path` by commit() once all is written.
+class PiecewiseFile {
+ public:
+  explicit PiecewiseFile(std::string path) : path_(std::move(path)) {}
+  void write(std::string_view piece);
+  // Puts the file in place (an empty one when no piece came); false with
+  // `PATH: error: cannot write: ...` appended to `err`.
+  bool commit(std::string& err);
+
+ private:
+  std::string path_;
+  ReplacingFile file_;
+  std::string openError_;
+};
+// Do `a` and `b` name the same existing file?
+bool sameFile(const std::string& a, const std::string& b);
+
+}  // namespace ptxdump
