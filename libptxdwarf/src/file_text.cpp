@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <span>
 #include <utility>
 
 #include <fcntl.h>
@@ -86,8 +87,9 @@ size_t gPageSize = 4096;
 struct sigaction gPrevious {};
 
 void onSigbus(int number, siginfo_t* info, void* context) {
+  const bool fault = info->si_code > 0;  // raised by the kernel at si_addr, not sent by kill() or raise()
   const auto at = reinterpret_cast<uintptr_t>(info->si_addr);
-  for (GuardedMap& m : gGuarded) {
+  for (GuardedMap& m : fault ? gGuarded : std::span<GuardedMap>()) {
     if (at < m.begin.load(std::memory_order_acquire) || at >= m.end.load(std::memory_order_acquire)) continue;
     void* page = reinterpret_cast<void*>(at & ~(gPageSize - 1));
     if (mmap(page, gPageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
@@ -98,7 +100,9 @@ void onSigbus(int number, siginfo_t* info, void* context) {
   if ((gPrevious.sa_flags & SA_SIGINFO) && gPrevious.sa_sigaction) return gPrevious.sa_sigaction(number, info, context);
   if (!(gPrevious.sa_flags & SA_SIGINFO) && gPrevious.sa_handler != SIG_DFL && gPrevious.sa_handler != SIG_IGN)
     return gPrevious.sa_handler(number);
-  signal(SIGBUS, SIG_DFL);  // returning re-raises it with the default action
+  if (!fault && !(gPrevious.sa_flags & SA_SIGINFO) && gPrevious.sa_handler == SIG_IGN) return;  // as before
+  signal(SIGBUS, SIG_DFL);
+  if (!fault) raise(SIGBUS);  // a fault happens again when the handler returns; a sent signal does not
 }
 
 void installSigbusHandler() {

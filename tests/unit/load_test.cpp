@@ -3,7 +3,10 @@
 // share gives what ptx::read and read::decode give, with its errors as
 // diagnostics; reformat of a Loaded gives the writer's text.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -152,6 +155,35 @@ TEST(Load, ReformatRefusesWhatTheVersionCannotHold) {
   EXPECT_FALSE(handed);
   ASSERT_TRUE(r.diagnostics.hasErrors());
   EXPECT_NE(r.diagnostics.items[0].message.find("start"), std::string::npos) << r.diagnostics.items[0].message;
+}
+
+// load() guards its mappings against SIGBUS (a file truncated while it is
+// read); a SIGBUS about anything else still goes where it went before: to
+// the handler the process had installed, or the default action.
+void exitSeven(int) { _exit(7); }
+
+TEST(Load, ASigbusNotAboutAMappingGoesWhereItWent) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        struct sigaction sa {};
+        sa.sa_handler = exitSeven;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGBUS, &sa, nullptr);
+        const Loaded l = load(kChapter6);  // maps the file: installs the guard
+        if (!l.text.mapped()) _exit(3);
+        raise(SIGBUS);
+        _exit(0);
+      },
+      testing::ExitedWithCode(7), "");
+  EXPECT_EXIT(
+      {
+        const Loaded l = load(kChapter6);
+        if (!l.text.mapped()) _exit(3);
+        raise(SIGBUS);
+        _exit(0);
+      },
+      testing::KilledBySignal(SIGBUS), "");
 }
 
 }  // namespace
