@@ -89,7 +89,8 @@ struct sigaction gPrevious {};
 void onSigbus(int number, siginfo_t* info, void* context) {
   const bool fault = info->si_code > 0;  // raised by the kernel at si_addr, not sent by kill() or raise()
   const auto at = reinterpret_cast<uintptr_t>(info->si_addr);
-  for (GuardedMap& m : fault ? gGuarded : std::span<GuardedMap>()) {
+  const std::span<GuardedMap> mappings = fault ? std::span<GuardedMap>(gGuarded) : std::span<GuardedMap>();
+  for (GuardedMap& m : mappings) {
     if (at < m.begin.load(std::memory_order_acquire) || at >= m.end.load(std::memory_order_acquire)) continue;
     void* page = reinterpret_cast<void*>(at & ~(gPageSize - 1));
     if (mmap(page, gPageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
