@@ -28,10 +28,9 @@ void appendDiagnostics(const ptxdwarf::Diagnostics& diags, const std::string& pa
 
 int runDiff(const DiffRequest& request, std::string& out, std::string& err) {
   // The DWARF of each side, its files for DW_AT_decl_file, its bodies for the
-  // line table and the code labels: no name index (the diff indexes the few
-  // kinds of symbols it resolves).
-  std::optional<LoadedFile> a = loadFile(request.oldFile, err, {.nameIndex = false});
-  std::optional<LoadedFile> b = loadFile(request.newFile, err, {.nameIndex = false});
+  // line table and the code labels, the name index to find the labels by.
+  std::optional<LoadedFile> a = loadFile(request.oldFile, err);
+  std::optional<LoadedFile> b = loadFile(request.newFile, err);
   if (!a || !b) return kUnreadable;
   bool broken = false;
   for (const LoadedFile* f : {&*a, &*b})

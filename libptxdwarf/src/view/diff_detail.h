@@ -44,7 +44,11 @@ class SymbolMeanings {
   void append(std::string& out, const Relocation& r, Spelling spelling) const;
 
  private:
-  struct Definition;
+  struct Definition {
+    enum class Kind : uint8_t { label, function, parameter, variable };
+    Kind kind = Kind::label;
+    uint32_t index = 0;  // into Module::labels, functions, parameters or variables
+  };
   // A `.loc` record of a function body, where it stands among the function's.
   struct Anchor {
     uint32_t loc = 0;         // into Module::locs
@@ -68,9 +72,10 @@ class SymbolMeanings {
 
   const ptx::Module& module_;
   const read::Dwarf& dwarf_;
-  // Made at the first symbol looked up by name: the code labels, functions,
-  // parameters and variables.
-  mutable std::unique_ptr<std::unordered_map<std::string_view, Definition>> byName_;
+  // Made at the first symbol looked up by name: the code labels; at the first
+  // that is none, the functions, parameters and variables.
+  mutable std::unique_ptr<std::unordered_map<std::string_view, Definition>> labels_, declarations_;
+  mutable Definition found_{};  // what find() found through the module's index
   // Made at the first code label looked at: the `.loc` records of function
   // bodies by (function, instruction).
   mutable std::vector<Anchor> anchors_;

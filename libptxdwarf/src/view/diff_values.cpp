@@ -68,34 +68,43 @@ void appendHex(std::string& out, uint64_t v, int width) {
 
 // ---- SymbolMeanings ----
 
-struct SymbolMeanings::Definition {
-  enum class Kind : uint8_t { label, function, parameter, variable };
-  Kind kind;
-  uint32_t index;  // into Module::labels, functions, parameters or variables
-};
-
 SymbolMeanings::SymbolMeanings(const ptx::Module& module, const read::Dwarf& dwarf)
     : module_(module), dwarf_(dwarf) {}
 SymbolMeanings::~SymbolMeanings() = default;
 
 const SymbolMeanings::Definition* SymbolMeanings::find(std::string_view name) const {
-  if (!byName_) {
-    using Kind = Definition::Kind;
-    auto index = std::make_unique<std::unordered_map<std::string_view, Definition>>();
-    index->reserve(module_.labels.size() + module_.functions.size() + module_.parameters.size() +
-                   module_.variables.size());
-    // The first definition of a name: a code label before a function of its name, and so on.
-    auto add = [&](std::string_view n, Kind kind, size_t i) {
-      index->try_emplace(n, Definition{kind, static_cast<uint32_t>(i)});
-    };
-    for (size_t i = 0; i < module_.labels.size(); ++i) add(module_.labels[i].name, Kind::label, i);
-    for (size_t i = 0; i < module_.functions.size(); ++i) add(module_.functions[i].name, Kind::function, i);
-    for (size_t i = 0; i < module_.parameters.size(); ++i) add(module_.parameters[i].name, Kind::parameter, i);
-    for (size_t i = 0; i < module_.variables.size(); ++i) add(module_.variables[i].name, Kind::variable, i);
-    byName_ = std::move(index);
+  using Kind = Definition::Kind;
+  using Index = std::unordered_map<std::string_view, Definition>;
+  // The first definition of a name: a code label before a function of its
+  // name, and so on. The labels first, by themselves: nearly every symbol of
+  // a -G file's DWARF is one.
+  auto add = [](Index& index, std::string_view n, Kind kind, size_t i) {
+    index.try_emplace(n, Definition{kind, static_cast<uint32_t>(i)});
+  };
+  // The module's name index where it was built (the read path's): one probe
+  // of a slot that holds the label itself.
+  if (const ptx::Label* label = module_.findLabel(name)) {
+    found_ = {Kind::label, static_cast<uint32_t>(label - module_.labels.data())};
+    return &found_;
   }
-  auto it = byName_->find(name);
-  return it == byName_->end() ? nullptr : &it->second;
+  if (!labels_) {
+    labels_ = std::make_unique<Index>();
+    labels_->reserve(module_.labels.size());
+    for (size_t i = 0; i < module_.labels.size(); ++i) add(*labels_, module_.labels[i].name, Kind::label, i);
+  }
+  if (auto it = labels_->find(name); it != labels_->end()) return &it->second;
+  if (!declarations_) {
+    declarations_ = std::make_unique<Index>();
+    declarations_->reserve(module_.functions.size() + module_.parameters.size() + module_.variables.size());
+    for (size_t i = 0; i < module_.functions.size(); ++i)
+      add(*declarations_, module_.functions[i].name, Kind::function, i);
+    for (size_t i = 0; i < module_.parameters.size(); ++i)
+      add(*declarations_, module_.parameters[i].name, Kind::parameter, i);
+    for (size_t i = 0; i < module_.variables.size(); ++i)
+      add(*declarations_, module_.variables[i].name, Kind::variable, i);
+  }
+  auto it = declarations_->find(name);
+  return it == declarations_->end() ? nullptr : &it->second;
 }
 
 const SymbolMeanings::Anchor* SymbolMeanings::anchorAt(int32_t function, uint32_t index) const {
