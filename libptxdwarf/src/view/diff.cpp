@@ -66,6 +66,9 @@ struct Side {
   std::vector<std::string> step;   // per DIE; empty for NULL entries
   std::vector<uint32_t> match;     // per DIE: the matched DIE on the other side, or kNone
   std::vector<uint32_t> position;  // per DIE: index among its parent's children
+  // per DIE: its step names it by its place among siblings (`#k`: unnamed, or
+  // a name its siblings of its tag share), not by what it is
+  std::vector<char> positional;
 
   Side(const Module& m, const Dwarf& dwarf) : module(m), d(dwarf), symbols(m, dwarf), values(m, dwarf, symbols) {
     const size_t n = d.dies.size();
@@ -90,6 +93,7 @@ struct Side {
     step.resize(n);
     match.assign(n, kNone);
     position.assign(n, 0);
+    positional.assign(n, 0);
     for (size_t i = 0; i < n; ++i) nameGroup(childrenOf(static_cast<uint32_t>(i)));
     nameGroup(roots);
   }
@@ -145,6 +149,13 @@ struct Side {
         appendDec(s, dup);
       }
       s += ']';
+    }
+    for (uint32_t i : group) {
+      key.clear();
+      appendTag(key, d.dies[i].tag);
+      key += '\0';
+      key += stepName(d.dies[i]);
+      positional[i] = stepName(d.dies[i]).empty() || seen[key] > 1;
     }
   }
 
@@ -220,6 +231,37 @@ bool similar(const std::vector<std::string>& a, const std::vector<std::string>& 
   return common * 2 >= std::max(a.size(), b.size());
 }
 
+// Pairs the left-over children `leftL` with unmatched ones of `rk` of their
+// tag, in order, where their other attributes mostly agree.
+void pairSimilar(Side& L, Side& R, const std::vector<uint32_t>& leftL, std::span<const uint32_t> rk,
+                 std::vector<std::pair<uint32_t, uint32_t>>& work) {
+  std::vector<uint32_t> leftR;
+  for (uint32_t c : rk)
+    if (R.match[c] == kNone) leftR.push_back(c);
+  if (leftR.empty()) return;
+  std::vector<std::vector<std::string>> sigR(leftR.size());
+  std::vector<char> sigDone(leftR.size(), 0);
+  size_t start = 0;
+  for (uint32_t c : leftL) {
+    std::vector<std::string> sigL;
+    bool haveSigL = false;
+    size_t tried = 0;
+    for (size_t j = start; j < leftR.size() && tried < kPairScan; ++j) {
+      uint32_t cand = leftR[j];
+      if (R.match[cand] != kNone || R.d.dies[cand].tag != L.d.dies[c].tag) continue;
+      ++tried;
+      if (!haveSigL) sigL = L.signature(c), haveSigL = true;
+      if (!sigDone[j]) sigR[j] = R.signature(cand), sigDone[j] = 1;
+      if (!similar(sigL, sigR[j])) continue;
+      L.match[c] = cand;
+      R.match[cand] = c;
+      work.emplace_back(c, cand);
+      while (start < leftR.size() && R.match[leftR[start]] != kNone) ++start;
+      break;
+    }
+  }
+}
+
 // Pairs the children of every matched pair, breadth first from the roots.
 void matchTrees(Side& L, Side& R) {
   // With one unit DIE on each side the unit step is its tag alone, so that a
@@ -233,7 +275,7 @@ void matchTrees(Side& L, Side& R) {
   }
   std::vector<std::pair<uint32_t, uint32_t>> work{{kNone, kNone}};
   std::unordered_map<std::string_view, uint32_t> byStep;
-  std::vector<uint32_t> leftL, leftR;
+  std::vector<uint32_t> leftL;
   while (!work.empty()) {
     auto [l, r] = work.back();
     work.pop_back();
@@ -241,10 +283,13 @@ void matchTrees(Side& L, Side& R) {
     if (lk.empty() || rk.empty()) continue;
     byStep.clear();
     for (uint32_t c : rk) byStep.emplace(R.step[c], c);
+    // Children their steps name by what they are; those named by their place
+    // (`#k`) are paired by their attributes first, so that one added in the
+    // middle does not shift every later one, then by step.
     leftL.clear();
     for (uint32_t c : lk) {
       auto it = byStep.find(L.step[c]);
-      if (it != byStep.end() && R.match[it->second] == kNone) {
+      if (it != byStep.end() && R.match[it->second] == kNone && !L.positional[c] && !R.positional[it->second]) {
         L.match[c] = it->second;
         R.match[it->second] = c;
         work.emplace_back(c, it->second);
@@ -253,35 +298,17 @@ void matchTrees(Side& L, Side& R) {
       }
     }
     if (leftL.empty()) continue;
-    leftR.clear();
-    for (uint32_t c : rk)
-      if (R.match[c] == kNone) leftR.push_back(c);
-    if (leftR.empty()) continue;
-    // Leftovers of one tag, in order, when their other attributes mostly agree.
-    std::vector<std::vector<std::string>> sigR(leftR.size());
-    std::vector<char> sigDone(leftR.size(), 0);
-    size_t start = 0;
+    pairSimilar(L, R, leftL, rk, work);
     for (uint32_t c : leftL) {
-      std::vector<std::string> sigL;
-      bool haveSigL = false;
-      size_t tried = 0;
-      for (size_t j = start; j < leftR.size() && tried < kPairScan; ++j) {
-        uint32_t cand = leftR[j];
-        if (R.match[cand] != kNone || R.d.dies[cand].tag != L.d.dies[c].tag) continue;
-        ++tried;
-        if (!haveSigL) sigL = L.signature(c), haveSigL = true;
-        if (!sigDone[j]) sigR[j] = R.signature(cand), sigDone[j] = 1;
-        if (!similar(sigL, sigR[j])) continue;
-        L.match[c] = cand;
-        R.match[cand] = c;
-        work.emplace_back(c, cand);
-        while (start < leftR.size() && R.match[leftR[start]] != kNone) ++start;
-        break;
-      }
+      if (L.match[c] != kNone) continue;
+      auto it = byStep.find(L.step[c]);
+      if (it == byStep.end() || R.match[it->second] != kNone) continue;
+      L.match[c] = it->second;
+      R.match[it->second] = c;
+      work.emplace_back(c, it->second);
     }
   }
 }
-
 // Indices (into `seq`) of one longest strictly increasing subsequence.
 std::vector<char> longestIncreasing(const std::vector<uint32_t>& seq) {
   std::vector<size_t> tails, prev(seq.size(), SIZE_MAX);

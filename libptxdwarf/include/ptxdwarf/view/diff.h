@@ -37,10 +37,13 @@
 // units are named like any other DIE. Paths deeper than 64 steps are shortened in
 // the middle (`a/b/.../y/z`).
 //
-// Children are matched by step; children left unmatched on both sides with the
-// same tag are then paired in order when most of their other attributes agree, so
-// a renamed DIE is one changed DW_AT_name rather than a removal and an addition.
-// Sibling order is not a difference unless `order` is set.
+// Children are matched by step where the step names them by what they are;
+// children left unmatched on both sides with the same tag -- among them those
+// whose step names them by their place (`#k`: unnamed, or a name their siblings
+// share), so that one added in the middle does not shift every later one -- are
+// then paired in order when most of their other attributes agree, so a renamed
+// DIE is one changed DW_AT_name rather than a removal and an addition; the rest
+// of the `#k` ones by step. Sibling order is not a difference unless `order` is set.
 #pragma once
 
 #include <cstdint>
