@@ -4,7 +4,7 @@
 #include "ptxdwarf/threads.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 
 #include <algorithm>
 #include <atomic>
@@ -444,13 +444,15 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     err += "ptxdump: error: --name selects DIEs of the text dump (llvm-dwarfdump's); it has no JSON form\n";
     return kUnreadable;
   }
-  if (std::string error; !validNamePatterns(request.sections, error)) {
+  if (std::string error; !ptxdwarf::print::validNamePatterns(request.sections, error)) {
     err += "ptxdump: " + error + "\n";
     return kUnreadable;
   }
   // The DIE tree, the location lists and the other sections need nothing
   // of the code; the line table and the statistics need all of it.
   const bool bodies = request.statistics || request.sections.line;
+  ptxdwarf::print::Sink sink;
+  if (request.stream) sink = [&request](std::string_view s) { writeTo(request.stream, s); };
   for (const std::string& path : request.files) {
     std::string readErr;  // the read's warnings: said once, by the read that is kept
     std::optional<LoadedFile> file = loadFile(path, readErr, {.nameIndex = request.statistics, .bodies = bodies});
@@ -467,7 +469,7 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     }
     const ptx::Module& m = file->read.module;
     if (request.statistics) {
-      appendStatisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
+      ptxdwarf::print::statisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
       if (file->dwarf.diagnostics.hasErrors()) {
         appendDiagnostics(file->dwarf.diagnostics, path, err);
         status = kUnreadable;
@@ -476,12 +478,12 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     }
     const DumpOptions sections = sectionsToShow(request, m);
     if (request.format != Format::text) {
-      dumpJson(m, file->dwarf, sections, out, request.stream, request.format == Format::jsonLines);
+      ptxdwarf::print::dumpJson(m, file->dwarf, sections, out, sink, request.format == Format::jsonLines);
     } else if (!hasDebugSections(m) && !hasLineInformation(m)) {
       out += path + ": no debug sections\n";
       continue;
     } else {
-      dumpText(m, file->dwarf, sections, out, request.stream);  // starts with llvm-dwarfdump's file line
+      ptxdwarf::print::dumpText(m, file->dwarf, sections, out, sink);  // starts with llvm-dwarfdump's file line
     }
     if (file->dwarf.diagnostics.hasErrors()) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);
@@ -506,9 +508,9 @@ int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
     });
   }
   if (request.format == Format::json)
-    appendTypesJson(request.file, types, out);
+    ptxdwarf::print::typesJson(request.file, types, out);
   else
-    appendTypesText(types, out);
+    ptxdwarf::print::typesText(types, out);
   int status = kOk;
   if (file->dwarf.diagnostics.hasErrors()) {
     appendDiagnostics(file->dwarf.diagnostics, request.file, err);

@@ -69,36 +69,34 @@
 // depth is fine.
 #include <vector>
 
-#include "dump.h"
-#include "dump_line.h"
-#include "dump_util.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
+#include "ptxdwarf/print/dump.h"
+#include "ptxdwarf/print/line.h"
+#include "ptxdwarf/print/render.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
-namespace dw = ptxdwarf::dw;
-using namespace detail;
-using ptxdwarf::SectionImage;
-using ptxdwarf::read::AttrValue;
-using ptxdwarf::read::Die;
-using ptxdwarf::read::Dwarf;
-using ptxdwarf::read::Unit;
+using read::AttrValue;
+using read::Die;
+using read::Dwarf;
+using read::Unit;
 
 namespace {
 
 class JsonDumper {
  public:
-  JsonDumper(const ptxdwarf::ptx::Module& m, const Dwarf& d, std::string& out, std::FILE* stream)
-      : m_(m), d_(d), out_(out), stream_(stream), r_(m, d) {}
+  JsonDumper(const ptx::Module& m, const Dwarf& d, std::string& out, const Sink& sink)
+      : m_(m), d_(d), out_(out), sink_(sink), r_(m, d) {}
 
-  // With a stream, writes what has been rendered once it fills a chunk: the
+  // With a sink, hands it what has been rendered once it fills a chunk: the
   // JSON of a large file (hundreds of times the input when location lists are
   // shared) never sits whole in memory.
   void drain(bool always = false) {
     constexpr size_t kChunk = size_t{1} << 20;
-    if (!stream_ || (out_.size() < kChunk && !always)) return;
-    writeTo(stream_, out_);
+    if (!sink_ || (out_.size() < kChunk && !always)) return;
+    sink_(out_);
     out_.clear();
   }
 
@@ -124,7 +122,7 @@ class JsonDumper {
     }
     out_ += '"';
   }
-  void relocKey(std::string_view k, const ptxdwarf::Relocation* r) {
+  void relocKey(std::string_view k, const Relocation* r) {
     if (!r) return;
     out_ += ',';
     key(k);
@@ -135,7 +133,7 @@ class JsonDumper {
 
   void ops(std::span<const uint8_t> bytes, const SectionImage* section, uint64_t sectionOffset, uint8_t addressSize,
            bool withErrorKey) {
-    auto e = ptxdwarf::read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
+    auto e = read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
     key("expression");
     out_ += '[';
     for (size_t i = 0; i < e.ops.size(); ++i) {
@@ -171,7 +169,7 @@ class JsonDumper {
         out_ += ']';
       }
       if (op.op == dw::DW_OP_regx || op.op == dw::DW_OP_bregx) {
-        if (auto reg = ptxdwarf::cuda::unpackRegister(op.operands[0])) {
+        if (auto reg = cuda::unpackRegister(op.operands[0])) {
           out_ += ',';
           str("register", *reg);
         }
@@ -283,7 +281,7 @@ class JsonDumper {
         str("file", scratch_);
       }
     } else if (v.name == dw::DW_AT_address_class && !v.reloc && v.isConstant()) {
-      std::string_view cls = ptxdwarf::cuda::addressClassName(v.value);
+      std::string_view cls = cuda::addressClassName(v.value);
       if (!cls.empty()) {
         out_ += ',';
         str("address_class", cls);
@@ -432,7 +430,7 @@ class JsonDumper {
     key("abbrev");
     out_ += '[';
     bool firstSet = true;
-    for (const ptxdwarf::read::AbbrevTable* t : d_.tablesInOrder()) {
+    for (const read::AbbrevTable* t : d_.tablesInOrder()) {
       if (!firstSet) out_ += ',';
       firstSet = false;
       out_ += '{';
@@ -441,7 +439,7 @@ class JsonDumper {
       key("abbrevs");
       out_ += '[';
       bool firstDecl = true;
-      for (const ptxdwarf::read::Abbrev& a : t->abbrevs) {
+      for (const read::Abbrev& a : t->abbrevs) {
         if (!firstDecl) out_ += ',';
         firstDecl = false;
         out_ += '{';
@@ -459,7 +457,7 @@ class JsonDumper {
         key("attributes");
         out_ += '[';
         bool firstSpec = true;
-        for (const ptxdwarf::read::AttrSpec& sp : t->specsOf(a)) {
+        for (const read::AttrSpec& sp : t->specsOf(a)) {
           if (!firstSpec) out_ += ',';
           firstSpec = false;
           out_ += '{';
@@ -600,10 +598,10 @@ class JsonDumper {
     out_ += ']';
   }
 
-  // The .file/.loc line table (dump_line.cpp), streamed row by row.
+  // The .file/.loc line table (line.cpp), streamed row by row.
   void line() {
     out_ += ',';
-    dumpLineJson(m_, out_, [this] { drain(); });
+    lineTableJson(m_, out_, [this] { drain(); });
   }
 
   void run(const DumpOptions& o) {
@@ -646,22 +644,22 @@ class JsonDumper {
   }
 
  private:
-  const ptxdwarf::ptx::Module& m_;
+  const ptx::Module& m_;
   const Dwarf& d_;
   std::string& out_;
-  std::FILE* stream_;
+  const Sink& sink_;
   Renderer r_;
   std::string scratch_, scratch2_;
 };
 
 }  // namespace
 
-void dumpJson(const ptxdwarf::ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out,
-              std::FILE* stream, bool lines) {
-  out.reserve(out.size() + (stream ? size_t{1} << 21 : (dwarf.info ? dwarf.info->size() * 24 : 0)) + 4096);
-  JsonDumper dumper(module, dwarf, out, stream);
+void dumpJson(const ptx::Module& module, const Dwarf& dwarf, const DumpOptions& options, std::string& out,
+              const Sink& sink, bool lines) {
+  out.reserve(out.size() + (sink ? size_t{1} << 21 : (dwarf.info ? dwarf.info->size() * 24 : 0)) + 4096);
+  JsonDumper dumper(module, dwarf, out, sink);
   if (lines) dumper.runAsLines(options);
   else dumper.run(options);
 }
 
-}  // namespace ptxdump
+}  // namespace ptxdwarf::print

@@ -3,18 +3,15 @@
 // llvm-dwarfdump has a SASS address: the line of the instruction each `.loc`
 // applies to, and its function. Inlined rows are followed by their inline
 // stack, innermost first, with demangled names.
-#include "dump_line.h"
+#include "ptxdwarf/print/line.h"
 
 #include <cstdio>
 
-#include "dump_util.h"
 #include "ptxdwarf/demangle.h"
+#include "ptxdwarf/format.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
-using namespace ptxdwarf;
-using detail::appendDec;
-using detail::appendHex;
 
 namespace {
 
@@ -31,7 +28,7 @@ void appendNumberField(std::string& out, uint64_t v, size_t width) {
 
 // `path:line:col` of a source position, the path resolved through the file table.
 void appendPosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
-  if (const ptx::LineFile* f = t.file(p.file)) detail::appendEscaped(out, ptx::pathOf(t, *f));
+  if (const ptx::LineFile* f = t.file(p.file)) appendEscaped(out, ptx::pathOf(t, *f));
   else out += "<no .file " + std::to_string(p.file) + ">";
   out += ':';
   appendDec(out, p.line);
@@ -56,14 +53,14 @@ void fileTableText(const ptx::LineTable& t, std::string& out) {
     out += "include_directories[";
     appendNumberField(out, i + 1, 3);
     out += "] = \"";
-    detail::appendEscaped(out, t.includeDirectories[i]);
+    appendEscaped(out, t.includeDirectories[i]);
     out += "\"\n";
   }
   for (const ptx::LineFile& f : t.files) {
     out += "file_names[";
     appendNumberField(out, f.index, 3);
     out += "]:\n           name: \"";
-    detail::appendEscaped(out, f.name);
+    appendEscaped(out, f.name);
     out += "\"\n      dir_index: ";
     appendDec(out, f.directory);
     out += "\n       mod_time: ";
@@ -97,7 +94,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   appendNumberField(out, r.file, 7);
   out += ' ';
   if (r.function < 0) out += "(module scope)";
-  else detail::appendEscaped(out, m.functions[static_cast<size_t>(r.function)].name);
+  else appendEscaped(out, m.functions[static_cast<size_t>(r.function)].name);
   out += '\n';
   if (!r.isInlined()) return;
   const std::vector<uint32_t> stack = t.inlineStack(row, kInlineFramesShown);
@@ -105,7 +102,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     const ptx::LocRecord& frame = m.locs[t.rows[stack[k]].loc];
     if (!frame.isInlined()) break;  // the outermost row: the function itself
     out += "                   inlined: ";
-    detail::appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
+    appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
     out += " at ";
     appendPosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
@@ -135,7 +132,7 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   const ptx::LocRecord& r = m.locs[t.rows[row].loc];
   out += "{\"function\":";
   if (r.function < 0) out += "null";
-  else detail::appendJsonString(out, m.functions[static_cast<size_t>(r.function)].name);
+  else appendJsonString(out, m.functions[static_cast<size_t>(r.function)].name);
   out += ",\"ptx_line\":";
   uint32_t line = instructionLine(m, r);
   appendNullable(out, line != 0, line);
@@ -149,7 +146,7 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   appendDec(out, r.col);
   if (r.isInlined()) {
     out += ",\"function_name\":";
-    detail::appendJsonString(out, m.locFunctionNames[m.inliningOf(r).functionName]);
+    appendJsonString(out, m.locFunctionNames[m.inliningOf(r).functionName]);
     out += ",\"inlined_at\":";
     positionJson(out, m.inliningOf(r).inlinedAt);
     out += ",\"inline_stack\":[";
@@ -161,10 +158,10 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
       if (!first) out += ',';
       first = false;
       out += "{\"function_name\":";
-      detail::appendJsonString(out, m.locFunctionNames[frame.functionName]);
+      appendJsonString(out, m.locFunctionNames[frame.functionName]);
       out += ",\"name\":";
       const auto& name = t.functionNames[frame.functionName];
-      if (name) detail::appendJsonString(out, demangle(*name));
+      if (name) appendJsonString(out, demangle(*name));
       else out += "null";
       out += ",\"inlined_at\":";
       positionJson(out, frame.inlinedAt);
@@ -183,7 +180,7 @@ void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
 
 }  // namespace
 
-void dumpLineText(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
+void lineTableText(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
   out += "\n.debug_line contents:\n";
   if (module.files.empty() && module.locs.empty()) {
     out += "< EMPTY >\n";
@@ -196,16 +193,16 @@ void dumpLineText(const ptx::Module& module, std::string& out, const std::functi
          "------------------ ------ ------ ------ --------\n";
   for (uint32_t i = 0; i < t.rows.size(); ++i) {
     rowText(module, t, i, out);
-    drain();
+    if (drain) drain();
   }
 }
 
-void dumpLineJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
+void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
   const ptx::LineTable t = ptx::buildLineTable(module);
   out += "\"line\":{\"include_directories\":[";
   for (size_t i = 0; i < t.includeDirectories.size(); ++i) {
     if (i) out += ',';
-    detail::appendJsonString(out, t.includeDirectories[i]);
+    appendJsonString(out, t.includeDirectories[i]);
   }
   out += "],\"files\":[";
   for (size_t i = 0; i < t.files.size(); ++i) {
@@ -215,7 +212,7 @@ void dumpLineJson(const ptx::Module& module, std::string& out, const std::functi
     out += "{\"index\":";
     appendDec(out, f.index);
     out += ",\"path\":";
-    detail::appendJsonString(out, e.path);
+    appendJsonString(out, e.path);
     out += ",\"timestamp\":";
     appendNullable(out, e.timestamp.has_value(), e.timestamp.value_or(0));
     out += ",\"size\":";
@@ -223,16 +220,16 @@ void dumpLineJson(const ptx::Module& module, std::string& out, const std::functi
     out += ",\"directory\":";
     appendDec(out, f.directory);
     out += ",\"name\":";
-    detail::appendJsonString(out, f.name);
+    appendJsonString(out, f.name);
     out += '}';
   }
   out += "],\"rows\":[";
   for (uint32_t i = 0; i < t.rows.size(); ++i) {
     if (i) out += ',';
     rowJson(module, t, i, out);
-    drain();
+    if (drain) drain();
   }
   out += "]}";
 }
 
-}  // namespace ptxdump
+}  // namespace ptxdwarf::print

@@ -1,23 +1,21 @@
-// `ptxdump types`: the layouts ptxdwarf::view::typeLayouts computes, as C
+// `ptxdump types`: the layouts view::typeLayouts computes, as C
 // declarations with pahole's comments (offset and size of each member, holes,
 // padding, a summary), or as JSON.
 #include <algorithm>
 
-#include "dump_util.h"
 #include "ptxdwarf/cuda.h"
-#include "view_format.h"
+#include "ptxdwarf/format.h"
+#include "ptxdwarf/print/views.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
 namespace {
 
 // Names are the file's bytes: escaped as dump escapes them, so a name cannot
 // start a line (a member, a type) of its own.
-using ptxdwarf::appendEscaped;
-using ptxdwarf::escaped;
-using ptxdwarf::view::MemberLayout;
-using ptxdwarf::view::TypeKind;
-using ptxdwarf::view::TypeLayout;
+using view::MemberLayout;
+using view::TypeKind;
+using view::TypeLayout;
 
 // The declarator: the member's name where C puts it in its type's spelling
 // ("float pos[3]", "void (*fn)(int)", "int (&r)[4]").
@@ -92,7 +90,7 @@ void member(std::string& out, const MemberLayout& m) {
 }
 
 void aggregate(std::string& out, const TypeLayout& t) {
-  out += std::string(ptxdwarf::view::typeKindName(t.kind)) + " " + escaped(t.name) + " {\n";
+  out += std::string(view::typeKindName(t.kind)) + " " + escaped(t.name) + " {\n";
   uint64_t memberBits = 0, holes = 0, holeBits = 0, bitHoles = 0, bitHoleBits = 0;
   for (const MemberLayout& m : t.members) {
     member(out, m);
@@ -124,13 +122,13 @@ void aggregate(std::string& out, const TypeLayout& t) {
 void addressClass(std::string& out, const TypeLayout& t) {
   if (!t.addressClass) return;
   out += ", address class: " + std::to_string(*t.addressClass);
-  std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
+  std::string_view name = cuda::addressClassName(*t.addressClass);
   if (!name.empty()) out += " " + std::string(name);
 }
 
 }  // namespace
 
-void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
+void typesText(const std::vector<TypeLayout>& types, std::string& out) {
   bool first = true;
   for (const TypeLayout& t : types) {
     if (!first) out += '\n';
@@ -157,7 +155,7 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
         break;
       case TypeKind::array:
       case TypeKind::pointer:
-        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + escaped(t.name) +
+        out += "/* " + std::string(view::typeKindName(t.kind)) + " */ " + escaped(t.name) +
                ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
         addressClass(out, t);
         out += " */\n";
@@ -169,9 +167,7 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
   }
 }
 
-void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
-  using detail::appendDec;
-  using detail::appendJsonString;
+void typesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
   out += "{\"file\":";
   appendJsonString(out, file);
   out += ",\"types\":[";
@@ -181,7 +177,7 @@ void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types
     out += "\n{\"name\":";
     appendJsonString(out, t.name);
     out += ",\"kind\":";
-    appendJsonString(out, ptxdwarf::view::typeKindName(t.kind));
+    appendJsonString(out, view::typeKindName(t.kind));
     out += ",\"size\":";
     if (t.sizeKnown)
       appendDec(out, t.size);
@@ -200,7 +196,7 @@ void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types
     if (t.addressClass) {
       out += ",\"address_class\":";
       appendDec(out, *t.addressClass);
-      std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
+      std::string_view name = cuda::addressClassName(*t.addressClass);
       if (!name.empty()) {
         out += ",\"address_class_name\":";
         appendJsonString(out, name);
@@ -221,7 +217,7 @@ void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types
         out += "{\"name\":";
         appendJsonString(out, t.enumerators[k].name);
         out += ",\"value\":";
-        detail::appendSigned(out, t.enumerators[k].value);
+        appendSigned(out, t.enumerators[k].value);
         out += '}';
       }
       out += ']';
@@ -269,4 +265,4 @@ void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types
   out += "]}\n";
 }
 
-}  // namespace ptxdump
+}  // namespace ptxdwarf::print
