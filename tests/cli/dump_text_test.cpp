@@ -1,4 +1,4 @@
-// ptxdump's text and JSON printers (ptxdump/dump_text.cpp, dump_json.cpp).
+// ptxdump's text and JSON printers (libptxdwarf/src/print/text.cpp, json.cpp).
 //
 // The golden file tests/golden/chapter6.dump.txt is the whole text dump (every
 // section) of fixtures/chapter6.ptx, read with the file name "chapter6.ptx".

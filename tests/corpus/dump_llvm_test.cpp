@@ -1,6 +1,6 @@
 // Our dump of each corpus PTX file against llvm-dwarfdump 14 on the cubin
 // ptxas makes of it, all six sections, line for line. A line may differ only
-// by the extensions documented in ptxdump/dump_text.cpp:
+// by the extensions documented in libptxdwarf/src/print/text.cpp:
 //  - "(0xNN ADDR_xxx)" for DW_AT_address_class (llvm: "(0xNN)");
 //  - "DW_OP_regx %r1" / "DW_OP_bregx %r1 +N" (llvm: the packed number);
 //  - relocated values: where our line prints a PTX symbol, llvm prints the

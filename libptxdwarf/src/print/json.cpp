@@ -1,4 +1,4 @@
-// ptxdump's JSON dump: the content of the text dump (dump_text.cpp) as one
+// The JSON dump: the content of the text dump (text.cpp) as one
 // JSON object. Schema (keys in this order; a section key is present only when
 // that section is selected in DumpOptions, "file" always):
 //
@@ -73,6 +73,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/print/dump.h"
+#include "ptxdwarf/print/json.h"
 #include "ptxdwarf/print/line.h"
 #include "ptxdwarf/print/render.h"
 
@@ -88,7 +89,7 @@ namespace {
 class JsonDumper {
  public:
   JsonDumper(const ptx::Module& m, const Dwarf& d, std::string& out, const Sink& sink)
-      : m_(m), d_(d), out_(out), sink_(sink), r_(m, d) {}
+      : m_(m), d_(d), out_(out), w_(out), sink_(sink), r_(m, d) {}
 
   // With a sink, hands it what has been rendered once it fills a chunk: the
   // JSON of a large file (hundreds of times the input when location lists are
@@ -100,92 +101,86 @@ class JsonDumper {
     out_.clear();
   }
 
-  void key(std::string_view k) {
-    out_ += '"';
-    out_ += k;
-    out_ += "\":";
-  }
-  void num(std::string_view k, uint64_t v) {
-    key(k);
-    appendDec(out_, v);
-  }
-  void str(std::string_view k, std::string_view v) {
-    key(k);
-    appendJsonString(out_, v);
-  }
-  void hexBytes(std::span<const uint8_t> bytes) {
-    static constexpr char digits[] = "0123456789abcdef";
-    out_ += '"';
-    for (uint8_t b : bytes) {
-      out_ += digits[b >> 4];
-      out_ += digits[b & 15];
-    }
-    out_ += '"';
+  void hexBytes(std::string_view k, std::span<const uint8_t> bytes) {
+    scratch_.clear();
+    for (uint8_t b : bytes) appendHexDigits(scratch_, b, 2);
+    w_.field(k, scratch_);
   }
   void relocKey(std::string_view k, const Relocation* r) {
     if (!r) return;
-    out_ += ',';
-    key(k);
     scratch_.clear();
     appendReloc(scratch_, *r);
-    appendJsonString(out_, scratch_);
+    w_.field(k, scratch_);
+  }
+  void named(std::string_view k, void (*spell)(std::string&, uint64_t), uint64_t v) {
+    scratch_.clear();
+    spell(scratch_, v);
+    w_.field(k, scratch_);
+  }
+
+  // The operand values of `op` (signed ones as negative numbers), then its block.
+  void operands(const read::Operation& op) {
+    w_.key("operands");
+    w_.arrayBegin();
+    const dw::OpInfo* info = dw::opInfo(op.op);
+    if (info) {
+      const dw::OperandKind kinds[2] = {info->a, info->b};
+      for (int s = 0; s < 2; ++s) {
+        using K = dw::OperandKind;
+        if (kinds[s] == K::none || kinds[s] == K::unknown) break;
+        const bool isSigned = kinds[s] == K::s8 || kinds[s] == K::s16 || kinds[s] == K::s32 ||
+                              kinds[s] == K::s64 || kinds[s] == K::sleb;
+        if (isSigned) w_.signedValue(static_cast<int64_t>(op.operands[s]));
+        else w_.value(op.operands[s]);
+      }
+    }
+    w_.arrayEnd();
+    if (info && !op.block.empty()) hexBytes("block", op.block);
   }
 
   void ops(std::span<const uint8_t> bytes, const SectionImage* section, uint64_t sectionOffset, uint8_t addressSize,
            bool withErrorKey) {
     auto e = read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
-    key("expression");
-    out_ += '[';
-    for (size_t i = 0; i < e.ops.size(); ++i) {
-      const auto& op = e.ops[i];
-      if (i) out_ += ',';
-      out_ += '{';
-      num("offset", op.offset);
-      out_ += ',';
-      str("op", dw::opName(op.op));
-      out_ += ',';
-      key("operands");
-      out_ += '[';
-      if (const dw::OpInfo* info = dw::opInfo(op.op)) {
-        dw::OperandKind kinds[2] = {info->a, info->b};
-        bool first = true;
-        for (int s = 0; s < 2; ++s) {
-          using K = dw::OperandKind;
-          if (kinds[s] == K::none || kinds[s] == K::unknown) break;
-          if (!first) out_ += ',';
-          first = false;
-          bool isSigned = kinds[s] == K::s8 || kinds[s] == K::s16 || kinds[s] == K::s32 || kinds[s] == K::s64 ||
-                          kinds[s] == K::sleb;
-          if (isSigned) appendSigned(out_, static_cast<int64_t>(op.operands[s]));
-          else appendDec(out_, op.operands[s]);
-        }
-        out_ += ']';
-        if (!op.block.empty()) {
-          out_ += ',';
-          key("block");
-          hexBytes(op.block);
-        }
-      } else {
-        out_ += ']';
-      }
+    w_.key("expression");
+    w_.arrayBegin();
+    for (const read::Operation& op : e.ops) {
+      w_.objectBegin();
+      w_.field("offset", op.offset);
+      w_.field("op", dw::opName(op.op));
+      operands(op);
       if (op.op == dw::DW_OP_regx || op.op == dw::DW_OP_bregx) {
-        if (auto reg = cuda::unpackRegister(op.operands[0])) {
-          out_ += ',';
-          str("register", *reg);
-        }
+        if (auto reg = cuda::unpackRegister(op.operands[0])) w_.field("register", *reg);
       }
       relocKey("symbol", op.reloc);
-      out_ += ',';
       scratch_.clear();
       r_.operation(scratch_, op, addressSize);
-      str("text", scratch_);
-      out_ += '}';
+      w_.field("text", scratch_);
+      w_.objectEnd();
     }
-    out_ += ']';
-    if (withErrorKey && !e.ok) {
-      out_ += ',';
-      str("expression_error", e.error);
+    w_.arrayEnd();
+    if (withErrorKey && !e.ok) w_.field("expression_error", e.error);
+  }
+
+  // "[a, b): expr" as the dump prints an entry: inside an attribute (`unit`
+  // set, base address applied), or raw in .debug_loc ("(a, b): expr").
+  void entryText(const LocEntryView& e, const SectionImage* s, uint8_t addressSize, const Unit* unit) {
+    scratch2_.clear();
+    if (unit) {
+      scratch2_ += '[';
+      r_.listAddress(scratch2_, *unit, e.begin, e.beginReloc);
+      scratch2_ += ", ";
+      r_.listAddress(scratch2_, *unit, e.end, e.endReloc);
+      scratch2_ += ')';
+    } else {
+      scratch2_ += '(';
+      Renderer::address(scratch2_, e.begin, e.beginReloc, addressSize);
+      scratch2_ += ", ";
+      Renderer::address(scratch2_, e.end, e.endReloc, addressSize);
+      scratch2_ += ')';
     }
+    scratch2_ += ": ";
+    r_.expression(scratch2_, e.expr, s, e.exprOffset, addressSize);
+    w_.field("text", scratch2_);
   }
 
   // The list at `offset`, which is left after its last complete entry;
@@ -193,420 +188,321 @@ class JsonDumper {
   bool locEntries(const SectionImage* s, uint64_t& offset, uint8_t addressSize, const Unit* unit) {
     LocListReader list;
     bool complete = list.read(s, addressSize, offset);
-    key("entries");
-    out_ += '[';
-    bool first = true;
+    w_.key("entries");
+    w_.arrayBegin();
     for (const LocEntryView e : list.entries()) {
       if (e.kind == LocEntryView::endOfList) break;
-      if (!first) out_ += ',';
-      first = false;
-      out_ += '{';
-      num("offset", e.offset);
-      out_ += ',';
-      str("kind", e.kind == LocEntryView::range ? "range" : "base_address");
-      out_ += ',';
-      num("begin", e.begin);
-      out_ += ',';
-      num("end", e.end);
+      w_.objectBegin();
+      w_.field("offset", e.offset);
+      w_.field("kind", e.kind == LocEntryView::range ? "range" : "base_address");
+      w_.field("begin", e.begin);
+      w_.field("end", e.end);
       relocKey("begin_symbol", e.beginReloc);
       relocKey("end_symbol", e.endReloc);
       if (e.kind == LocEntryView::range) {
-        out_ += ',';
         ops(e.expr, s, e.exprOffset, addressSize, true);
-        out_ += ',';
-        scratch2_.clear();
-        if (unit) {
-          scratch2_ += '[';
-          r_.listAddress(scratch2_, *unit, e.begin, e.beginReloc);
-          scratch2_ += ", ";
-          r_.listAddress(scratch2_, *unit, e.end, e.endReloc);
-          scratch2_ += ')';
-        } else {
-          scratch2_ += '(';
-          Renderer::address(scratch2_, e.begin, e.beginReloc, addressSize);
-          scratch2_ += ", ";
-          Renderer::address(scratch2_, e.end, e.endReloc, addressSize);
-          scratch2_ += ')';
-        }
-        scratch2_ += ": ";
-        r_.expression(scratch2_, e.expr, s, e.exprOffset, addressSize);
-        str("text", scratch2_);
+        entryText(e, s, addressSize, unit);
       }
-      out_ += '}';
+      w_.objectEnd();
       drain();  // a list may hold tens of thousands of entries: megabytes of JSON
     }
-    out_ += "],";
-    key("complete");
-    out_ += complete ? "true" : "false";
+    w_.arrayEnd();
+    w_.key("complete");
+    w_.boolean(complete);
     return complete;
   }
 
-  void attribute(const Die& die, const AttrValue& v) {
-    const Unit& unit = d_.unitOf(die);
-    out_ += '{';
-    scratch_.clear();
-    appendAttrName(scratch_, v.name);
-    str("name", scratch_);
-    out_ += ',';
-    scratch_.clear();
-    appendFormName(scratch_, v.form);
-    str("form", scratch_);
-    out_ += ',';
-    num("offset", v.offset);
+  // What the value's bytes hold: a string, the block's bytes, a number.
+  void rawValue(const AttrValue& v) {
     if (v.isString()) {
-      out_ += ',';
-      str("value", v.string());
+      w_.field("value", v.string());
     } else if (v.isBlock()) {
-      out_ += ',';
-      key("bytes");
-      hexBytes(v.block());
+      hexBytes("bytes", v.block());
     } else if (v.form == dw::DW_FORM_sdata) {
-      out_ += ',';
-      key("value");
-      appendSigned(out_, v.svalue());
+      w_.key("value");
+      w_.signedValue(v.svalue());
     } else {
-      out_ += ',';
-      num("value", v.value);
+      w_.field("value", v.value);
     }
-    relocKey("symbol", v.reloc);
-    out_ += ',';
-    scratch_.clear();
-    r_.attributeValue(scratch_, die, v, -1);
-    str("text", scratch_);
+  }
+
+  // The resolved file, CUDA address class or type name some attributes add.
+  void resolvedName(const Unit& unit, const AttrValue& v) {
     if ((v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) && !v.reloc && !v.isBlock() &&
         !v.isString()) {
       scratch_.clear();
-      if (r_.fileName(scratch_, unit, v.value)) {
-        out_ += ',';
-        str("file", scratch_);
-      }
+      if (r_.fileName(scratch_, unit, v.value)) w_.field("file", scratch_);
     } else if (v.name == dw::DW_AT_address_class && !v.reloc && v.isConstant()) {
       std::string_view cls = cuda::addressClassName(v.value);
-      if (!cls.empty()) {
-        out_ += ',';
-        str("address_class", cls);
-      }
+      if (!cls.empty()) w_.field("address_class", cls);
     } else if (v.name == dw::DW_AT_type) {
       if (const Die* t = d_.referencedDie(v)) {
         scratch_.clear();
         r_.typeName(scratch_, t);
-        out_ += ',';
-        str("type_name", scratch_);
+        w_.field("type_name", scratch_);
       }
     }
+  }
+
+  void attribute(const Die& die, const AttrValue& v) {
+    const Unit& unit = d_.unitOf(die);
+    w_.objectBegin();
+    named("name", appendAttrName, v.name);
+    named("form", appendFormName, v.form);
+    w_.field("offset", v.offset);
+    rawValue(v);
+    relocKey("symbol", v.reloc);
+    scratch_.clear();
+    r_.attributeValue(scratch_, die, v, -1);
+    w_.field("text", scratch_);
+    resolvedName(unit, v);
     if (Renderer::isLocationList(v)) {
-      out_ += ',';
-      key("loclist");
-      out_ += '{';
+      w_.key("loclist");
+      w_.objectBegin();
       uint64_t offset = 0;
       bool known = r_.locOffset(v, offset);
-      key("offset");
-      if (known) appendDec(out_, offset);
-      else out_ += "null";
+      w_.key("offset");
+      if (known) w_.value(offset);
+      else w_.null();
       relocKey("symbol", v.reloc);
-      if (known) {
-        out_ += ',';
-        locEntries(d_.loc, offset, unit.addressSize, &unit);
-      }
-      out_ += '}';
+      if (known) locEntries(d_.loc, offset, unit.addressSize, &unit);
+      w_.objectEnd();
     } else if (Renderer::isLocationExpr(v)) {
-      out_ += ',';
       ops(v.block(), d_.info, v.value, unit.addressSize, true);
     }
-    out_ += '}';
+    w_.objectEnd();
   }
 
-  // "offset", "code", "tag", "attributes" of a DIE (no braces).
+  // "offset", "code", "tag", "attributes" of a DIE (members of an open object).
   void dieFields(const Die& die) {
-    num("offset", die.offset);
-    out_ += ',';
-    num("code", d_.abbrevCode(die));
-    out_ += ',';
-    scratch_.clear();
-    appendTagName(scratch_, die.tag);
-    str("tag", scratch_);
-    out_ += ',';
-    key("attributes");
-    out_ += '[';
-    bool first = true;
-    for (const AttrValue& v : d_.attributes(die)) {
-      if (!first) out_ += ',';
-      first = false;
-      attribute(die, v);
-    }
-    out_ += ']';
+    w_.field("offset", die.offset);
+    w_.field("code", d_.abbrevCode(die));
+    named("tag", appendTagName, die.tag);
+    w_.key("attributes");
+    w_.arrayBegin();
+    for (const AttrValue& v : d_.attributes(die)) attribute(die, v);
+    w_.arrayEnd();
   }
 
-  // A unit's header fields (no braces).
+  // A unit's header fields (members of an open object).
   void unitFields(const Unit& u) {
-    num("offset", u.offset);
-    out_ += ',';
-    num("length", u.length);
-    out_ += ',';
-    num("version", u.version);
-    out_ += ',';
-    num("abbr_offset", u.abbrevOffset);
-    out_ += ',';
-    num("addr_size", u.addressSize);
-    out_ += ',';
-    num("next_unit", u.offset + 4 + u.length);
+    w_.field("offset", u.offset);
+    w_.field("length", u.length);
+    w_.field("version", u.version);
+    w_.field("abbr_offset", u.abbrevOffset);
+    w_.field("addr_size", u.addressSize);
+    w_.field("next_unit", u.offset + 4 + u.length);
+  }
+
+  // One JSON Lines document: {"kind":<kind>, ...}.
+  void lineBegin(std::string_view kind) {
+    w_.objectBegin();
+    w_.field("kind", kind);
+  }
+  void lineEnd() {
+    w_.objectEnd();
+    out_ += '\n';
   }
 
   // json-lines: a line per unit, then a line per DIE with its unit, parent
   // and depth instead of nesting (NULL entries are not listed).
   void unitsAsLines() {
     for (const Unit& u : d_.units) {
-      out_ += "{\"kind\":\"unit\",";
+      lineBegin("unit");
       unitFields(u);
-      out_ += "}\n";
+      lineEnd();
       for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount; ++i) {
         const Die& die = d_.dies[i];
         if (die.isNull()) continue;
         drain();
-        out_ += "{\"kind\":\"die\",";
-        num("unit", u.offset);
-        out_ += ',';
-        key("parent");
-        if (const Die* p = d_.parentOf(die)) appendDec(out_, p->offset);
-        else out_ += "null";
-        out_ += ',';
-        num("depth", die.depth);
-        out_ += ',';
+        lineBegin("die");
+        w_.field("unit", u.offset);
+        w_.key("parent");
+        if (const Die* p = d_.parentOf(die)) w_.value(p->offset);
+        else w_.null();
+        w_.field("depth", die.depth);
         dieFields(die);
-        out_ += "}\n";
+        lineEnd();
       }
     }
+  }
+
+  // A unit's DIEs as a tree: a DIE with children opens its "children" array,
+  // closed when a DIE at or above its depth comes (the writer keeps the stack).
+  void unitDies(const Unit& u) {
+    w_.key("dies");
+    w_.arrayBegin();
+    uint32_t open = 0;  // DIEs whose "children" array is open
+    for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount; ++i) {
+      const Die& die = d_.dies[i];
+      if (die.isNull()) continue;
+      drain();
+      for (; open > die.depth; --open) {
+        w_.arrayEnd();
+        w_.objectEnd();
+      }
+      w_.objectBegin();
+      dieFields(die);
+      if (die.hasChildren) {
+        w_.key("children");
+        w_.arrayBegin();
+        ++open;
+      } else {
+        w_.objectEnd();
+      }
+    }
+    for (; open > 0; --open) {
+      w_.arrayEnd();
+      w_.objectEnd();
+    }
+    w_.arrayEnd();
   }
 
   void units() {
-    out_ += ',';
-    key("units");
-    out_ += '[';
-    for (size_t ui = 0; ui < d_.units.size(); ++ui) {
-      const Unit& u = d_.units[ui];
-      if (ui) out_ += ',';
-      out_ += '{';
+    w_.key("units");
+    w_.arrayBegin();
+    for (const Unit& u : d_.units) {
+      w_.objectBegin();
       unitFields(u);
-      out_ += ',';
-      key("dies");
-      out_ += '[';
-      // Explicit stack of DIEs whose "children" array is open; needComma per level.
-      std::vector<uint32_t> open;
-      std::vector<bool> needComma{false};
-      for (uint32_t i = u.firstDie; i < u.firstDie + u.dieCount; ++i) {
-        const Die& die = d_.dies[i];
-        if (die.isNull()) continue;
-        drain();
-        while (open.size() > die.depth) {
-          out_ += "]}";
-          open.pop_back();
-          needComma.pop_back();
-        }
-        if (needComma.back()) out_ += ',';
-        needComma.back() = true;
-        out_ += '{';
-        dieFields(die);
-        if (die.hasChildren) {
-          out_ += ',';
-          key("children");
-          out_ += '[';
-          open.push_back(i);
-          needComma.push_back(false);
-        } else {
-          out_ += '}';
-        }
-      }
-      while (!open.empty()) {
-        out_ += "]}";
-        open.pop_back();
-      }
-      out_ += "]}";
+      unitDies(u);
+      w_.objectEnd();
     }
-    out_ += ']';
+    w_.arrayEnd();
   }
 
   void abbrev() {
-    out_ += ',';
-    key("abbrev");
-    out_ += '[';
-    bool firstSet = true;
+    w_.key("abbrev");
+    w_.arrayBegin();
     for (const read::AbbrevTable* t : d_.tablesInOrder()) {
-      if (!firstSet) out_ += ',';
-      firstSet = false;
-      out_ += '{';
-      num("offset", t->offset);
-      out_ += ',';
-      key("abbrevs");
-      out_ += '[';
-      bool firstDecl = true;
+      w_.objectBegin();
+      w_.field("offset", t->offset);
+      w_.key("abbrevs");
+      w_.arrayBegin();
       for (const read::Abbrev& a : t->abbrevs) {
-        if (!firstDecl) out_ += ',';
-        firstDecl = false;
-        out_ += '{';
-        num("code", a.code);
-        out_ += ',';
-        num("offset", a.offset);
-        out_ += ',';
-        scratch_.clear();
-        appendTagName(scratch_, a.tag);
-        str("tag", scratch_);
-        out_ += ',';
-        key("children");
-        out_ += a.hasChildren ? "true" : "false";
-        out_ += ',';
-        key("attributes");
-        out_ += '[';
-        bool firstSpec = true;
+        w_.objectBegin();
+        w_.field("code", a.code);
+        w_.field("offset", a.offset);
+        named("tag", appendTagName, a.tag);
+        w_.key("children");
+        w_.boolean(a.hasChildren);
+        w_.key("attributes");
+        w_.arrayBegin();
         for (const read::AttrSpec& sp : t->specsOf(a)) {
-          if (!firstSpec) out_ += ',';
-          firstSpec = false;
-          out_ += '{';
-          scratch_.clear();
-          appendAttrName(scratch_, sp.name);
-          str("name", scratch_);
-          out_ += ',';
-          scratch_.clear();
-          appendFormName(scratch_, sp.form);
-          str("form", scratch_);
-          out_ += '}';
+          w_.objectBegin();
+          named("name", appendAttrName, sp.name);
+          named("form", appendFormName, sp.form);
+          w_.objectEnd();
         }
-        out_ += "]}";
+        w_.arrayEnd();
+        w_.objectEnd();
       }
-      out_ += "]}";
+      w_.arrayEnd();
+      w_.objectEnd();
     }
-    out_ += ']';
+    w_.arrayEnd();
   }
 
   void loc() {
-    out_ += ',';
-    key("loc");
-    out_ += '[';
+    w_.key("loc");
+    w_.arrayBegin();
     const SectionImage* s = d_.loc;
     if (s && !s->bytes.empty() && !d_.units.empty()) {
       uint8_t addressSize = d_.units[0].addressSize;
       uint64_t off = 0;
-      bool first = true;
       while (off < s->bytes.size()) {
-        if (!first) out_ += ',';
-        first = false;
-        out_ += '{';
-        num("offset", off);
-        out_ += ',';
+        w_.objectBegin();
+        w_.field("offset", off);
         const bool complete = locEntries(s, off, addressSize, nullptr);  // read once, where a probe read it again
-        out_ += '}';
+        w_.objectEnd();
         if (!complete) break;
       }
     }
-    out_ += ']';
+    w_.arrayEnd();
+  }
+
+  // The header fields aranges and pubnames sets share.
+  template <typename Set>
+  void setHeader(const Set& set) {
+    w_.field("offset", set.offset);
+    w_.field("length", set.length);
+    w_.field("version", set.version);
+    w_.field("unit_offset", set.infoOffset);
+    relocKey("unit_offset_symbol", set.infoReloc);
   }
 
   void aranges() {
-    out_ += ',';
-    key("aranges");
-    out_ += '[';
-    for (size_t i = 0; i < d_.arangeSets.size(); ++i) {
-      const auto& set = d_.arangeSets[i];
-      if (i) out_ += ',';
-      out_ += '{';
-      num("offset", set.offset);
-      out_ += ',';
-      num("length", set.length);
-      out_ += ',';
-      num("version", set.version);
-      out_ += ',';
-      num("unit_offset", set.infoOffset);
-      relocKey("unit_offset_symbol", set.infoReloc);
-      out_ += ',';
-      num("addr_size", set.addressSize);
-      out_ += ',';
-      num("seg_size", set.segmentSize);
-      out_ += ',';
-      key("ranges");
-      out_ += '[';
-      for (size_t j = 0; j < set.ranges.size(); ++j) {
-        const auto& r = set.ranges[j];
-        if (j) out_ += ',';
-        out_ += '{';
-        num("address", r.address);
-        out_ += ',';
-        num("length", r.length);
+    w_.key("aranges");
+    w_.arrayBegin();
+    for (const auto& set : d_.arangeSets) {
+      w_.objectBegin();
+      setHeader(set);
+      w_.field("addr_size", set.addressSize);
+      w_.field("seg_size", set.segmentSize);
+      w_.key("ranges");
+      w_.arrayBegin();
+      for (const auto& r : set.ranges) {
+        w_.objectBegin();
+        w_.field("address", r.address);
+        w_.field("length", r.length);
         relocKey("address_symbol", r.addressReloc);
         relocKey("length_symbol", r.lengthReloc);
-        out_ += '}';
+        w_.objectEnd();
       }
-      out_ += "]}";
+      w_.arrayEnd();
+      w_.objectEnd();
     }
-    out_ += ']';
+    w_.arrayEnd();
   }
 
   void strs() {
-    out_ += ',';
-    key("str");
-    out_ += '[';
+    w_.key("str");
+    w_.arrayBegin();
     if (const SectionImage* s = d_.str) {
       const auto& b = s->bytes;
       size_t off = 0;
-      bool first = true;
       while (off < b.size()) {
         size_t end = off;
         while (end < b.size() && b[end]) ++end;
         if (end == b.size()) break;
-        if (!first) out_ += ',';
-        first = false;
-        out_ += '{';
-        num("offset", off);
-        out_ += ',';
-        str("string", std::string_view(reinterpret_cast<const char*>(b.data() + off), end - off));
-        out_ += '}';
+        w_.objectBegin();
+        w_.field("offset", off);
+        w_.field("string", std::string_view(reinterpret_cast<const char*>(b.data() + off), end - off));
+        w_.objectEnd();
         off = end + 1;
       }
     }
-    out_ += ']';
+    w_.arrayEnd();
   }
 
   void pubnames() {
-    out_ += ',';
-    key("pubnames");
-    out_ += '[';
-    for (size_t i = 0; i < d_.pubnameSets.size(); ++i) {
-      const auto& set = d_.pubnameSets[i];
-      if (i) out_ += ',';
-      out_ += '{';
-      num("offset", set.offset);
-      out_ += ',';
-      num("length", set.length);
-      out_ += ',';
-      num("version", set.version);
-      out_ += ',';
-      num("unit_offset", set.infoOffset);
-      relocKey("unit_offset_symbol", set.infoReloc);
-      out_ += ',';
-      num("unit_size", set.infoLength);
-      out_ += ',';
-      key("entries");
-      out_ += '[';
-      for (size_t j = 0; j < set.entries.size(); ++j) {
-        if (j) out_ += ',';
-        out_ += '{';
-        num("offset", set.entries[j].dieOffset);
-        out_ += ',';
-        str("name", set.entries[j].name);
-        out_ += '}';
+    w_.key("pubnames");
+    w_.arrayBegin();
+    for (const auto& set : d_.pubnameSets) {
+      w_.objectBegin();
+      setHeader(set);
+      w_.field("unit_size", set.infoLength);
+      w_.key("entries");
+      w_.arrayBegin();
+      for (const auto& e : set.entries) {
+        w_.objectBegin();
+        w_.field("offset", e.dieOffset);
+        w_.field("name", e.name);
+        w_.objectEnd();
       }
-      out_ += "]}";
+      w_.arrayEnd();
+      w_.objectEnd();
     }
-    out_ += ']';
+    w_.arrayEnd();
   }
 
   // The .file/.loc line table (line.cpp), streamed row by row.
   void line() {
-    out_ += ',';
-    lineTableJson(m_, out_, [this] { drain(); });
+    lineTableJson(m_, w_, [this] { drain(); });
   }
 
   void run(const DumpOptions& o) {
-    out_ += '{';
-    str("file", m_.filename);
+    w_.objectBegin();
+    w_.field("file", m_.filename);
     if (o.abbrev) abbrev();
     if (o.info) units();
     if (o.loc) loc();
@@ -614,7 +510,8 @@ class JsonDumper {
     if (o.line) line();
     if (o.str) strs();
     if (o.pubnames) pubnames();
-    out_ += "}\n";
+    w_.objectEnd();
+    out_ += '\n';
     drain(true);
   }
 
@@ -622,15 +519,13 @@ class JsonDumper {
   // one line {"kind":"abbrev","abbrev":[...]} (these nest a few levels at
   // most), except .debug_info: a line per unit and per DIE (unitsAsLines).
   void runAsLines(const DumpOptions& o) {
-    out_ += "{\"kind\":\"file\",";
-    str("file", m_.filename);
-    out_ += "}\n";
+    lineBegin("file");
+    w_.field("file", m_.filename);
+    lineEnd();
     auto section = [&](std::string_view kind, void (JsonDumper::*render)()) {
-      out_ += "{\"kind\":\"";
-      out_ += kind;
-      out_ += '"';
-      (this->*render)();  // starts with ",\"<kind>\":"
-      out_ += "}\n";
+      lineBegin(kind);
+      (this->*render)();  // the member named `kind`
+      lineEnd();
       drain();
     };
     if (o.abbrev) section("abbrev", &JsonDumper::abbrev);
@@ -647,6 +542,7 @@ class JsonDumper {
   const ptx::Module& m_;
   const Dwarf& d_;
   std::string& out_;
+  JsonWriter w_;
   const Sink& sink_;
   Renderer r_;
   std::string scratch_, scratch2_;

@@ -9,6 +9,7 @@
 
 #include "ptxdwarf/demangle.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
 
 namespace ptxdwarf::print {
 
@@ -113,69 +114,61 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   }
 }
 
-void appendNullable(std::string& out, bool present, uint64_t v) {
-  if (present) appendDec(out, v);
-  else out += "null";
+void nullable(JsonWriter& w, std::string_view key, bool present, uint64_t v) {
+  w.key(key);
+  if (present) w.value(v);
+  else w.null();
 }
 
-void positionJson(std::string& out, const ptx::SourcePosition& p) {
-  out += "{\"file\":";
-  appendDec(out, p.file);
-  out += ",\"line\":";
-  appendDec(out, p.line);
-  out += ",\"column\":";
-  appendDec(out, p.col);
-  out += '}';
+void positionJson(JsonWriter& w, std::string_view key, const ptx::SourcePosition& p) {
+  w.key(key);
+  w.objectBegin();
+  w.field("file", p.file);
+  w.field("line", p.line);
+  w.field("column", p.col);
+  w.objectEnd();
 }
 
-void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::string& out) {
-  const ptx::LocRecord& r = m.locs[t.rows[row].loc];
-  out += "{\"function\":";
-  if (r.function < 0) out += "null";
-  else appendJsonString(out, m.functions[static_cast<size_t>(r.function)].name);
-  out += ",\"ptx_line\":";
-  uint32_t line = instructionLine(m, r);
-  appendNullable(out, line != 0, line);
-  out += ",\"loc_line\":";
-  appendDec(out, r.loc.line);
-  out += ",\"file\":";
-  appendDec(out, r.file);
-  out += ",\"line\":";
-  appendDec(out, r.line);
-  out += ",\"column\":";
-  appendDec(out, r.col);
-  if (r.isInlined()) {
-    out += ",\"function_name\":";
-    appendJsonString(out, m.locFunctionNames[m.inliningOf(r).functionName]);
-    out += ",\"inlined_at\":";
-    positionJson(out, m.inliningOf(r).inlinedAt);
-    out += ",\"inline_stack\":[";
-    bool first = true;
-    for (uint32_t k : t.inlineStack(row, kInlineFramesShown)) {
-      const ptx::LocRecord& record = m.locs[t.rows[k].loc];
-      if (!record.isInlined()) break;
-      const ptx::LocInlining& frame = m.inliningOf(record);
-      if (!first) out += ',';
-      first = false;
-      out += "{\"function_name\":";
-      appendJsonString(out, m.locFunctionNames[frame.functionName]);
-      out += ",\"name\":";
-      const auto& name = t.functionNames[frame.functionName];
-      if (name) appendJsonString(out, demangle(*name));
-      else out += "null";
-      out += ",\"inlined_at\":";
-      positionJson(out, frame.inlinedAt);
-      out += ",\"resolved\":";
-      out += t.rows[k].caller != ptx::kNoIndex ? "true" : "false";
-      out += '}';
-    }
-    out += ']';
-    if (const uint32_t omitted = framesOmitted(t, row)) {
-      out += ",\"inline_frames_omitted\":";
-      appendDec(out, omitted);
-    }
+void inlineStackJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint32_t row) {
+  w.key("inline_stack");
+  w.arrayBegin();
+  for (uint32_t k : t.inlineStack(row, kInlineFramesShown)) {
+    const ptx::LocRecord& record = m.locs[t.rows[k].loc];
+    if (!record.isInlined()) break;
+    const ptx::LocInlining& frame = m.inliningOf(record);
+    w.objectBegin();
+    w.field("function_name", m.locFunctionNames[frame.functionName]);
+    w.key("name");
+    const auto& name = t.functionNames[frame.functionName];
+    if (name) w.value(demangle(*name));
+    else w.null();
+    positionJson(w, "inlined_at", frame.inlinedAt);
+    w.key("resolved");
+    w.boolean(t.rows[k].caller != ptx::kNoIndex);
+    w.objectEnd();
   }
-  out += '}';
+  w.arrayEnd();
+}
+
+void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint32_t row) {
+  const ptx::LocRecord& r = m.locs[t.rows[row].loc];
+  w.objectBegin();
+  w.key("function");
+  if (r.function < 0) w.null();
+  else w.value(m.functions[static_cast<size_t>(r.function)].name);
+  const uint32_t line = instructionLine(m, r);
+  nullable(w, "ptx_line", line != 0, line);
+  w.field("loc_line", r.loc.line);
+  w.field("file", r.file);
+  w.field("line", r.line);
+  w.field("column", r.col);
+  if (r.isInlined()) {
+    w.field("function_name", m.locFunctionNames[m.inliningOf(r).functionName]);
+    positionJson(w, "inlined_at", m.inliningOf(r).inlinedAt);
+    inlineStackJson(w, m, t, row);
+    if (const uint32_t omitted = framesOmitted(t, row)) w.field("inline_frames_omitted", omitted);
+  }
+  w.objectEnd();
 }
 
 }  // namespace
@@ -198,38 +191,40 @@ void lineTableText(const ptx::Module& module, std::string& out, const std::funct
 }
 
 void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
+  JsonWriter w(out);
+  lineTableJson(module, w, drain);
+}
+
+void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain) {
   const ptx::LineTable t = ptx::buildLineTable(module);
-  out += "\"line\":{\"include_directories\":[";
-  for (size_t i = 0; i < t.includeDirectories.size(); ++i) {
-    if (i) out += ',';
-    appendJsonString(out, t.includeDirectories[i]);
-  }
-  out += "],\"files\":[";
-  for (size_t i = 0; i < t.files.size(); ++i) {
-    const ptx::LineFile& f = t.files[i];
+  w.key("line");
+  w.objectBegin();
+  w.key("include_directories");
+  w.arrayBegin();
+  for (const std::string& d : t.includeDirectories) w.value(d);
+  w.arrayEnd();
+  w.key("files");
+  w.arrayBegin();
+  for (const ptx::LineFile& f : t.files) {
     const ptx::FileEntry& e = module.files[f.entry];
-    if (i) out += ',';
-    out += "{\"index\":";
-    appendDec(out, f.index);
-    out += ",\"path\":";
-    appendJsonString(out, e.path);
-    out += ",\"timestamp\":";
-    appendNullable(out, e.timestamp.has_value(), e.timestamp.value_or(0));
-    out += ",\"size\":";
-    appendNullable(out, e.size.has_value(), e.size.value_or(0));
-    out += ",\"directory\":";
-    appendDec(out, f.directory);
-    out += ",\"name\":";
-    appendJsonString(out, f.name);
-    out += '}';
+    w.objectBegin();
+    w.field("index", f.index);
+    w.field("path", e.path);
+    nullable(w, "timestamp", e.timestamp.has_value(), e.timestamp.value_or(0));
+    nullable(w, "size", e.size.has_value(), e.size.value_or(0));
+    w.field("directory", f.directory);
+    w.field("name", f.name);
+    w.objectEnd();
   }
-  out += "],\"rows\":[";
+  w.arrayEnd();
+  w.key("rows");
+  w.arrayBegin();
   for (uint32_t i = 0; i < t.rows.size(); ++i) {
-    if (i) out += ',';
-    rowJson(module, t, i, out);
+    rowJson(w, module, t, i);
     if (drain) drain();
   }
-  out += "]}";
+  w.arrayEnd();
+  w.objectEnd();
 }
 
 }  // namespace ptxdwarf::print

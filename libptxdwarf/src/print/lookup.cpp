@@ -2,6 +2,7 @@
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
 #include "ptxdwarf/print/views.h"
 
 namespace ptxdwarf::print {
@@ -58,50 +59,56 @@ void lookupText(std::string_view file, std::string_view at, const view::LookupRe
 }
 
 void lookupJson(std::string_view file, std::string_view at, const view::LookupResult& r, std::string& out) {
-  out += "{\"file\":";
-  appendJsonString(out, file);
-  out += ",\"at\":";
-  appendJsonString(out, at);
-  out += ",\"matches\":[";
-  for (size_t k = 0; k < r.matches.size(); ++k) {
-    const view::Match& m = r.matches[k];
-    out += k ? ",{\"function\":" : "{\"function\":";
-    appendJsonString(out, m.function);
-    out += ",\"ptx_lines\":[";
-    for (size_t i = 0; i < m.ptxLines.size(); ++i) out += (i ? "," : "") + std::to_string(m.ptxLines[i]);
-    out += "],\"scopes\":[";
-    for (size_t i = 0; i < m.scopes.size(); ++i) {
-      const view::ScopeInfo& s = m.scopes[i];
-      out += i ? ",{\"tag\":" : "{\"tag\":";
-      appendJsonString(out, tagText(s.tag));
-      out += ",\"name\":";
-      appendJsonString(out, s.name);
-      out += ",\"die\":" + std::to_string(s.die);
+  JsonWriter w(out);
+  w.objectBegin();
+  w.field("file", file);
+  w.field("at", at);
+  w.key("matches");
+  w.arrayBegin();
+  for (const view::Match& m : r.matches) {
+    w.objectBegin();
+    w.field("function", m.function);
+    w.key("ptx_lines");
+    w.arrayBegin();
+    for (uint32_t line : m.ptxLines) w.value(line);
+    w.arrayEnd();
+    w.key("scopes");
+    w.arrayBegin();
+    for (const view::ScopeInfo& s : m.scopes) {
+      w.objectBegin();
+      w.field("tag", tagText(s.tag));
+      w.field("name", s.name);
+      w.field("die", s.die);
       if (!s.callFile.empty()) {
-        out += ",\"call_file\":";
-        appendJsonString(out, s.callFile);
-        out += ",\"call_line\":" + std::to_string(s.callLine);
+        w.field("call_file", s.callFile);
+        w.field("call_line", s.callLine);
       }
-      out += '}';
+      w.objectEnd();
     }
-    out += "],\"variables\":[";
-    for (size_t i = 0; i < m.variables.size(); ++i) {
-      const view::VariableInfo& v = m.variables[i];
-      out += i ? ",{\"name\":" : "{\"name\":";
-      appendJsonString(out, v.name);
-      out += std::string(",\"kind\":\"") + (v.parameter ? "parameter" : "variable") + "\",\"type\":";
-      appendJsonString(out, v.type);
-      out += ",\"location\":";
-      appendJsonString(out, v.location);
-      out += std::string(",\"available\":") + (v.available ? "true" : "false") + ",\"address_class\":";
-      if (v.addressClass) appendJsonString(out, cuda::addressClassName(v.addressClass));
-      else out += "null";
-      out += ",\"decl_line\":" + std::to_string(v.declLine) + ",\"die\":" + std::to_string(v.die) + "}";
+    w.arrayEnd();
+    w.key("variables");
+    w.arrayBegin();
+    for (const view::VariableInfo& v : m.variables) {
+      w.objectBegin();
+      w.field("name", v.name);
+      w.field("kind", v.parameter ? "parameter" : "variable");
+      w.field("type", v.type);
+      w.field("location", v.location);
+      w.key("available");
+      w.boolean(v.available);
+      w.key("address_class");
+      if (v.addressClass) w.value(cuda::addressClassName(v.addressClass));
+      else w.null();
+      w.field("decl_line", v.declLine);
+      w.field("die", v.die);
+      w.objectEnd();
     }
-    out += "]}";
+    w.arrayEnd();
+    w.objectEnd();
   }
-  out += "]}\n";
+  w.arrayEnd();
+  w.objectEnd();
+  out += '\n';
 }
-
 
 }  // namespace ptxdwarf::print

@@ -87,10 +87,7 @@ bool isSectionOffsetForm(uint16_t form) {
 
 bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
 
-bool isBlockForm(uint16_t form) {
-  return form == dw::DW_FORM_block || form == dw::DW_FORM_block1 || form == dw::DW_FORM_block2 ||
-         form == dw::DW_FORM_block4;
-}
+bool isBlockForm(uint16_t form) { return dw::formClass(form) == dw::FormClass::block; }
 
 bool mayHaveLocationExpr(uint16_t attr) {
   switch (attr) {

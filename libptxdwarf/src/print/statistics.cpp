@@ -4,34 +4,26 @@
 #include <cstdio>
 
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
 #include "ptxdwarf/print/views.h"
 
 namespace ptxdwarf::print {
 
 namespace {
 
+// llvm-dwarfdump --statistics' layout: one object, a member per line.
 class JsonObject {
  public:
-  explicit JsonObject(std::string& out) : out_(out) { out_ += '{'; }
-  void key(std::string_view k) {
-    out_ += first_ ? "\n  " : ",\n  ";
-    first_ = false;
-    appendJsonString(out_, k);
-    out_ += ": ";
+  explicit JsonObject(std::string& out) : w_(out, 2) { w_.objectBegin(); }
+  void number(std::string_view k, uint64_t v) { w_.field(k, v); }
+  void string(std::string_view k, std::string_view v) { w_.field(k, v); }
+  void close() {
+    w_.objectEnd();
+    w_.out() += '\n';
   }
-  void number(std::string_view k, uint64_t v) {
-    key(k);
-    appendDec(out_, v);
-  }
-  void string(std::string_view k, std::string_view v) {
-    key(k);
-    appendJsonString(out_, v);
-  }
-  void close() { out_ += "\n}\n"; }
 
  private:
-  std::string& out_;
-  bool first_ = true;
+  JsonWriter w_;
 };
 
 // printLocationStats: "<what> with 0% of parent scope covered by DW_AT_location", ...

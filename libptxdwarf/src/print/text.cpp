@@ -1,4 +1,4 @@
-// ptxdump's text dump: llvm-dwarfdump 14's layout, line for line.
+// The text dump (ptxdump dump): llvm-dwarfdump 14's layout, line for line.
 //
 // For every value ptxas does not relocate, the .debug_info dump of a PTX file
 // prints exactly what `llvm-dwarfdump --debug-info x.cubin` prints for the

@@ -5,6 +5,7 @@
 
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
 #include "ptxdwarf/print/views.h"
 
 namespace ptxdwarf::print {
@@ -167,102 +168,90 @@ void typesText(const std::vector<TypeLayout>& types, std::string& out) {
   }
 }
 
-void typesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
-  out += "{\"file\":";
-  appendJsonString(out, file);
-  out += ",\"types\":[";
-  for (size_t i = 0; i < types.size(); ++i) {
-    const TypeLayout& t = types[i];
-    if (i) out += ',';
-    out += "\n{\"name\":";
-    appendJsonString(out, t.name);
-    out += ",\"kind\":";
-    appendJsonString(out, view::typeKindName(t.kind));
-    out += ",\"size\":";
-    if (t.sizeKnown)
-      appendDec(out, t.size);
-    else
-      out += "null";
-    out += ",\"die\":";
-    appendDec(out, t.die);
-    if (!t.problem.empty()) {
-      out += ",\"problem\":";
-      appendJsonString(out, t.problem);
+namespace {
+
+void sizeOrNull(JsonWriter& w, std::string_view key, bool known, uint64_t v) {
+  w.key(key);
+  if (known) w.value(v);
+  else w.null();
+}
+
+void membersJson(JsonWriter& w, const std::vector<MemberLayout>& members) {
+  w.key("members");
+  w.arrayBegin();
+  for (const MemberLayout& m : members) {
+    w.breakBefore("\n ");
+    w.objectBegin();
+    w.field("name", m.name);
+    w.field("type", m.type);
+    sizeOrNull(w, "offset", m.offsetKnown, m.offset);
+    sizeOrNull(w, "size", m.sizeKnown, m.size);
+    if (m.bitSize) {
+      w.field("bit_size", *m.bitSize);
+      w.field("bit_offset", m.bitOffset.value_or(0));
     }
-    if (!t.target.empty()) {
-      out += ",\"target\":";
-      appendJsonString(out, t.target);
+    if (m.isBase) {
+      w.key("base");
+      w.boolean(true);
     }
-    if (t.addressClass) {
-      out += ",\"address_class\":";
-      appendDec(out, *t.addressClass);
-      std::string_view name = cuda::addressClassName(*t.addressClass);
-      if (!name.empty()) {
-        out += ",\"address_class_name\":";
-        appendJsonString(out, name);
-      }
-    }
-    if (t.kind == TypeKind::array) {
-      out += ",\"dimensions\":[";
-      for (size_t k = 0; k < t.dimensions.size(); ++k) {
-        if (k) out += ',';
-        appendDec(out, t.dimensions[k]);
-      }
-      out += ']';
-    }
-    if (t.kind == TypeKind::enumeration) {
-      out += ",\"enumerators\":[";
-      for (size_t k = 0; k < t.enumerators.size(); ++k) {
-        if (k) out += ',';
-        out += "{\"name\":";
-        appendJsonString(out, t.enumerators[k].name);
-        out += ",\"value\":";
-        appendSigned(out, t.enumerators[k].value);
-        out += '}';
-      }
-      out += ']';
-    }
-    if (t.kind == TypeKind::structure || t.kind == TypeKind::class_ || t.kind == TypeKind::union_) {
-      out += ",\"padding_bits\":";
-      appendDec(out, t.paddingBits);
-      out += ",\"members\":[";
-      for (size_t k = 0; k < t.members.size(); ++k) {
-        const MemberLayout& m = t.members[k];
-        if (k) out += ',';
-        out += "\n {\"name\":";
-        appendJsonString(out, m.name);
-        out += ",\"type\":";
-        appendJsonString(out, m.type);
-        out += ",\"offset\":";
-        if (m.offsetKnown)
-          appendDec(out, m.offset);
-        else
-          out += "null";
-        out += ",\"size\":";
-        if (m.sizeKnown)
-          appendDec(out, m.size);
-        else
-          out += "null";
-        if (m.bitSize) {
-          out += ",\"bit_size\":";
-          appendDec(out, *m.bitSize);
-          out += ",\"bit_offset\":";
-          appendDec(out, m.bitOffset.value_or(0));
-        }
-        if (m.isBase) out += ",\"base\":true";
-        if (m.holeAfterBits) {
-          out += ",\"hole_after_bits\":";
-          appendDec(out, m.holeAfterBits);
-        }
-        out += ",\"die\":";
-        appendDec(out, m.die);
-        out += '}';
-      }
-      out += ']';
-    }
-    out += '}';
+    if (m.holeAfterBits) w.field("hole_after_bits", m.holeAfterBits);
+    w.field("die", m.die);
+    w.objectEnd();
   }
-  out += "]}\n";
+  w.arrayEnd();
+}
+
+void typeJson(JsonWriter& w, const TypeLayout& t) {
+  w.breakBefore("\n");
+  w.objectBegin();
+  w.field("name", t.name);
+  w.field("kind", view::typeKindName(t.kind));
+  sizeOrNull(w, "size", t.sizeKnown, t.size);
+  w.field("die", t.die);
+  if (!t.problem.empty()) w.field("problem", t.problem);
+  if (!t.target.empty()) w.field("target", t.target);
+  if (t.addressClass) {
+    w.field("address_class", *t.addressClass);
+    std::string_view name = cuda::addressClassName(*t.addressClass);
+    if (!name.empty()) w.field("address_class_name", name);
+  }
+  if (t.kind == TypeKind::array) {
+    w.key("dimensions");
+    w.arrayBegin();
+    for (uint64_t d : t.dimensions) w.value(d);
+    w.arrayEnd();
+  }
+  if (t.kind == TypeKind::enumeration) {
+    w.key("enumerators");
+    w.arrayBegin();
+    for (const auto& e : t.enumerators) {
+      w.objectBegin();
+      w.field("name", e.name);
+      w.key("value");
+      w.signedValue(e.value);
+      w.objectEnd();
+    }
+    w.arrayEnd();
+  }
+  if (t.kind == TypeKind::structure || t.kind == TypeKind::class_ || t.kind == TypeKind::union_) {
+    w.field("padding_bits", t.paddingBits);
+    membersJson(w, t.members);
+  }
+  w.objectEnd();
+}
+
+}  // namespace
+
+void typesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
+  JsonWriter w(out);
+  w.objectBegin();
+  w.field("file", file);
+  w.key("types");
+  w.arrayBegin();
+  for (const TypeLayout& t : types) typeJson(w, t);
+  w.arrayEnd();
+  w.objectEnd();
+  out += '\n';
 }
 
 }  // namespace ptxdwarf::print

@@ -17,5 +17,8 @@ void lineTableText(const ptx::Module& module, std::string& out, const std::funct
 // Appends `"line":{"files":[...],"rows":[...]}` (no separator before it),
 // calling `drain` after each row as lineTableText does.
 void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain = {});
+// The same member written through `w`, inside the object `w` has open.
+class JsonWriter;
+void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain = {});
 
 }  // namespace ptxdwarf::print
