@@ -498,15 +498,7 @@ int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
   std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});
   if (!file) return kUnreadable;
   std::vector<ptxdwarf::view::TypeLayout> types = ptxdwarf::view::typeLayouts(file->dwarf);
-  if (!request.names.empty()) {
-    const ptxdwarf::read::Dwarf& d = file->dwarf;
-    std::erase_if(types, [&](const ptxdwarf::view::TypeLayout& t) {
-      const ptxdwarf::read::Die* die = d.dieAt(t.die);
-      std::string_view plain = die ? d.name(*die) : std::string_view();
-      return std::none_of(request.names.begin(), request.names.end(),
-                          [&](const std::string& n) { return n == t.name || (!plain.empty() && n == plain); });
-    });
-  }
+  if (!request.names.empty()) ptxdwarf::view::keepTypesNamed(types, file->dwarf, request.names);
   if (request.format == Format::json)
     ptxdwarf::print::typesJson(request.file, types, out);
   else

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/print/dump.h"
@@ -200,10 +201,18 @@ TEST(Print, ViewsPrintWhatTheViewsCompute) {
   EXPECT_TRUE(stats.ends_with("\n}\n"));
   EXPECT_TRUE(JsonSyntax(stats).valid());
 
+  std::vector<view::TypeLayout> layouts = view::typeLayouts(l->dwarf);
   std::string types;
-  print::typesJson("chapter6.ptx", view::typeLayouts(l->dwarf), types);
+  print::typesJson("chapter6.ptx", layouts, types);
   EXPECT_TRUE(JsonSyntax(types).valid());
-  EXPECT_NE(types.find("\"kind\":"), std::string::npos);
+  EXPECT_EQ(types, "{\"file\":\"chapter6.ptx\",\"types\":[\n{\"name\":\"int *\",\"kind\":\"pointer\",\"size\":8,\"die\":" +
+                       std::to_string(layouts.at(0).die) +
+                       ",\"target\":\"int\",\"address_class\":12,\"address_class_name\":\"ADDR_generic_space\"}]}\n");
+  std::vector<view::TypeLayout> named = layouts;
+  view::keepTypesNamed(named, l->dwarf, {"int *"});
+  EXPECT_EQ(named.size(), 1u);
+  view::keepTypesNamed(named, l->dwarf, {"float"});
+  EXPECT_TRUE(named.empty());
 }
 
 TEST(Print, JsonWriterSeparatesAndEscapes) {
