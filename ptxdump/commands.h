@@ -11,12 +11,15 @@
 #include <string_view>
 #include <vector>
 
-#include "dump.h"
 #include "io.h"
+#include "output.h"
+#include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 
 namespace ptxdump {
+
+using ptxdwarf::print::DumpOptions;
 
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 

@@ -3,7 +3,7 @@
 #include "commands.h"
 #include "ptxdwarf/view/statistics.h"
 #include "report.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 
 namespace ptxdump {
 
@@ -39,13 +39,15 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     err += "ptxdump: error: --name selects DIEs of the text dump (llvm-dwarfdump's); it has no JSON form\n";
     return kUnreadable;
   }
-  if (std::string error; !validNamePatterns(request.sections, error)) {
+  if (std::string error; !ptxdwarf::print::validNamePatterns(request.sections, error)) {
     err += "ptxdump: " + error + "\n";
     return kUnreadable;
   }
   // The DIE tree, the location lists and the other sections need nothing
   // of the code; the line table and the statistics need all of it.
   const bool bodies = request.statistics || request.sections.line;
+  ptxdwarf::print::Sink sink;
+  if (request.stream) sink = [&request](std::string_view s) { writeTo(request.stream, s); };
   for (const std::string& path : request.files) {
     std::string readErr;  // the read's warnings: said once, by the read that is kept
     std::optional<LoadedFile> file = loadFile(path, readErr, {.nameIndex = request.statistics, .bodies = bodies});
@@ -62,7 +64,7 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     }
     const ptx::Module& m = file->read.module;
     if (request.statistics) {
-      appendStatisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
+      ptxdwarf::print::statisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
       if (file->dwarf.diagnostics.hasErrors()) {
         appendDiagnostics(file->dwarf.diagnostics, path, err);
         status = kUnreadable;
@@ -71,12 +73,12 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     }
     const DumpOptions sections = sectionsToShow(request, m);
     if (request.format != Format::text) {
-      dumpJson(m, file->dwarf, sections, out, request.stream, request.format == Format::jsonLines);
+      ptxdwarf::print::dumpJson(m, file->dwarf, sections, out, sink, request.format == Format::jsonLines);
     } else if (!hasDebugSections(m) && !hasLineInformation(m)) {
       out += path + ": no debug sections\n";
       continue;
     } else {
-      dumpText(m, file->dwarf, sections, out, request.stream);  // starts with llvm-dwarfdump's file line
+      ptxdwarf::print::dumpText(m, file->dwarf, sections, out, sink);  // starts with llvm-dwarfdump's file line
     }
     if (file->dwarf.diagnostics.hasErrors()) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);

@@ -1,130 +1,26 @@
-// Private helpers shared by dump_text.cpp and dump_json.cpp: allocation-free
-// number/string formatting into a std::string, and the one renderer of
-// attribute values, location expressions, location lists and type names (so
-// the JSON "text" fields are spelled exactly like the text dump).
+// diff.cpp's names for the library's renderer and number formatting
+// (ptxdwarf/print/render.h, ptxdwarf/format.h), kept until the diff moves into
+// the library and includes those headers itself.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
 #include "ptxdwarf/format.h"
-#include "ptxdwarf/ptx/module.h"
-#include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
-#include "ptxdwarf/section.h"
-#include "ptxdwarf/view/attributes.h"
+#include "ptxdwarf/print/render.h"
 
 namespace ptxdump::detail {
 
-// ---- formatting primitives (no iostreams, no temporaries) ----
-
-// "0x" + `width` lowercase hex digits (more when the value needs them).
-void appendHex(std::string& out, uint64_t v, int width);
-// "0x%x": no padding.
-inline void appendHex(std::string& out, uint64_t v) { appendHex(out, v, 1); }
-void appendDec(std::string& out, uint64_t v);
-void appendSigned(std::string& out, int64_t v);  // "-5", "7"
-// The library's spelling of names (ptxdwarf/format.h), the one every output uses.
+using ptxdwarf::appendDec;
 using ptxdwarf::appendEscaped;
+using ptxdwarf::appendHex;
 using ptxdwarf::appendJsonString;
+using ptxdwarf::appendSigned;
 using ptxdwarf::appendUnprintableEscaped;
-// `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
-void appendReloc(std::string& out, const ptxdwarf::Relocation& r);
-// `name`, `name+8`, `name-4`.
-void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend);
-
-// ---- .debug_loc entries, read straight from the section image ----
-
-using LocEntryView = ptxdwarf::read::LocEntry;
-
-// One list at a time, as the library's reader reads it (read::readLocList),
-// its entries decoded as they are iterated from the 8-byte references the
-// reader keeps. nvcc -G gives a variable live across a long kernel one list
-// of tens of thousands of entries: held as LocEntry values (72 bytes each,
-// in a vector grown by doubling) the one list of a 20 MB single-kernel
-// file took 12 MB of a dump's 36.
-class LocListReader {
- public:
-  LocListReader() = default;
-  LocListReader(const LocListReader&) = delete;  // the entries refer to this reader's references
-  LocListReader& operator=(const LocListReader&) = delete;
-
-  // Reads the list at `offset`; false when the section ends inside it.
-  // `offset` is left after the last complete entry read. The entries of the
-  // list read before are gone.
-  bool read(const ptxdwarf::SectionImage* loc, uint8_t addressSize, uint64_t& offset);
-  const ptxdwarf::read::LocEntries& entries() const { return list_.entries; }
-
- private:
-  std::vector<ptxdwarf::read::LocEntryRef> refs_;  // the list's, reused for the next
-  ptxdwarf::read::LocList list_;
-};
-
-// ---- the renderer ----
-
-class Renderer {
- public:
-  // `betweenEntries`, when set, is called after each entry of a location
-  // list rendered into the output: where a dump writing to a stream may
-  // write out what it holds (one attribute can name a list of tens of
-  // thousands of entries, megabytes of text).
-  Renderer(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
-           std::function<void()> betweenEntries = {})
-      : module_(module), dwarf_(dwarf), betweenEntries_(std::move(betweenEntries)) {}
-
-  // What llvm-dwarfdump prints between "DW_AT_x\t(" and ")" (with our
-  // extensions). `listIndent` is the indentation of location-list entry lines;
-  // a negative value puts each entry on a new line without indentation.
-  void attributeValue(std::string& out, const ptxdwarf::read::Die& die,
-                      const ptxdwarf::read::AttrValue& v, int listIndent) const;
-
-  // A location expression: "DW_OP_regx %r1, DW_OP_piece 0x4".
-  void expression(std::string& out, std::span<const uint8_t> bytes, const ptxdwarf::SectionImage* section,
-                  uint64_t sectionOffset, uint8_t addressSize) const;
-  // One decoded operation (no separators); `bytes` are the whole expression's bytes.
-  void operation(std::string& out, const ptxdwarf::read::Operation& op, uint8_t addressSize) const;
-
-  // The whole location list body of an attribute: "<offset>: \n<indent>[a, b): expr..."
-  void locationList(std::string& out, const ptxdwarf::read::Unit& unit, const ptxdwarf::read::AttrValue& v,
-                    int listIndent) const;
-  // One range bound of a list entry as printed inside an attribute (base applied).
-  void listAddress(std::string& out, const ptxdwarf::read::Unit& unit, uint64_t value,
-                   const ptxdwarf::Relocation* reloc) const;
-  // A raw address operand: "0x%016x" or the relocation.
-  static void address(std::string& out, uint64_t value, const ptxdwarf::Relocation* reloc, uint8_t addressSize);
-
-  // llvm-dwarfdump's qualified type name of `die` ("const char *", "int[32]").
-  void typeName(std::string& out, const ptxdwarf::read::Die* die) const;
-  // The resolved path of file `index` for the unit (decl_file/call_file), or false.
-  bool fileName(std::string& out, const ptxdwarf::read::Unit& unit, uint64_t index) const;
-
-  // The .debug_loc offset a location attribute names (relocation resolved), or false.
-  bool locOffset(const ptxdwarf::read::AttrValue& v, uint64_t& offset) const;
-  // Does llvm-dwarfdump print this attribute as a location list / expression?
-  static bool isLocationList(const ptxdwarf::read::AttrValue& v);
-  static bool isLocationExpr(const ptxdwarf::read::AttrValue& v);
-
-  const ptxdwarf::read::Dwarf& dwarf() const { return dwarf_; }
-  const ptxdwarf::ptx::Module& module() const { return module_; }
-
- private:
-  const ptxdwarf::ptx::Module& module_;
-  const ptxdwarf::read::Dwarf& dwarf_;
-  std::function<void()> betweenEntries_;
-  // Made at the first type name (a dump names a type at every DW_AT_type):
-  // the names' template parameters are found without walking subtrees.
-  mutable std::shared_ptr<const ptxdwarf::view::SubtreeEnds> ends_;
-};
-
-// Tag/attribute/form names with llvm-dwarfdump 14's spelling of unknown values.
-void appendTagName(std::string& out, uint64_t tag);
-void appendAttrName(std::string& out, uint64_t attr);
-void appendFormName(std::string& out, uint64_t form);
+using ptxdwarf::print::appendAttrName;
+using ptxdwarf::print::appendFormName;
+using ptxdwarf::print::appendReloc;
+using ptxdwarf::print::appendSymbolPlus;
+using ptxdwarf::print::appendTagName;
+using ptxdwarf::print::LocEntryView;
+using ptxdwarf::print::LocListReader;
+using ptxdwarf::print::Renderer;
 
 }  // namespace ptxdump::detail

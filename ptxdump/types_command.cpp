@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "ptxdwarf/view/types.h"
 #include "report.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 
 namespace ptxdump {
 
@@ -16,19 +16,11 @@ int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
   std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});
   if (!file) return kUnreadable;
   std::vector<ptxdwarf::view::TypeLayout> types = ptxdwarf::view::typeLayouts(file->dwarf);
-  if (!request.names.empty()) {
-    const ptxdwarf::read::Dwarf& d = file->dwarf;
-    std::erase_if(types, [&](const ptxdwarf::view::TypeLayout& t) {
-      const ptxdwarf::read::Die* die = d.dieAt(t.die);
-      std::string_view plain = die ? d.name(*die) : std::string_view();
-      return std::none_of(request.names.begin(), request.names.end(),
-                          [&](const std::string& n) { return n == t.name || (!plain.empty() && n == plain); });
-    });
-  }
+  if (!request.names.empty()) ptxdwarf::view::keepTypesNamed(types, file->dwarf, request.names);
   if (request.format == Format::json)
-    appendTypesJson(request.file, types, out);
+    ptxdwarf::print::typesJson(request.file, types, out);
   else
-    appendTypesText(types, out);
+    ptxdwarf::print::typesText(types, out);
   int status = kOk;
   if (file->dwarf.diagnostics.hasErrors()) {
     appendDiagnostics(file->dwarf.diagnostics, request.file, err);

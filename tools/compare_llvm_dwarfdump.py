@@ -7,7 +7,7 @@ usage: compare_llvm_dwarfdump.py OURS.txt LLVM.txt [-v]
              --debug-str --debug-pubnames x.cubin 2>/dev/null`
             where x.cubin = `ptxas -arch=sm_XX -g x.ptx -o x.cubin`
 
-Lines must be identical except for the documented extensions of dump_text.cpp:
+Lines must be identical except for the documented extensions of libptxdwarf/src/print/text.cpp:
   - the first line ("<file>:\tfile format ...");
   - "(0xNN ADDR_xxx)" for DW_AT_address_class   (llvm: "(0xNN)");
   - "DW_OP_regx %r1" / "DW_OP_bregx %r1 +N"      (llvm: packed 0x257231);

@@ -30,7 +30,7 @@ std::string_view attributeName(uint64_t value) {
 
 std::string_view formName(uint64_t value) {
   switch (value) {
-#define PTXDWARF_DW_FORM PTXDWARF_NAME_CASE
+#define PTXDWARF_DW_FORM(name, value, class) PTXDWARF_NAME_CASE(name, value)
 #include "ptxdwarf/dwarf.def"
   }
   return {};

@@ -1,11 +1,47 @@
 #include "ptxdwarf/format.h"
 
+#include <charconv>
+
 namespace ptxdwarf {
 
 namespace {
 constexpr char kHexDigits[] = "0123456789abcdef";
 bool isPrintableAscii(unsigned char c) { return c >= 0x20 && c < 0x7f; }
 }  // namespace
+
+void appendHexDigits(std::string& out, uint64_t v, int width) {
+  char buf[16];
+  int n = 0;
+  do {
+    buf[n++] = kHexDigits[v & 15];
+    v >>= 4;
+  } while (v);
+  for (int i = n; i < width; ++i) out += '0';
+  while (n) out += buf[--n];
+}
+
+void appendHex(std::string& out, uint64_t v, int width) {
+  out += "0x";
+  appendHexDigits(out, v, width);
+}
+
+void appendDec(std::string& out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendSigned(std::string& out, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+std::string hex(uint64_t v, int width) {
+  std::string out;
+  appendHex(out, v, width);
+  return out;
+}
 
 void appendEscaped(std::string& out, std::string_view s) {
   for (unsigned char c : s) {

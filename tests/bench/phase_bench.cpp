@@ -8,7 +8,7 @@
 #include <string>
 
 #include "commands.h"
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
@@ -20,7 +20,7 @@
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 
 using namespace ptxdwarf;
 
@@ -143,7 +143,7 @@ void BM_PhaseDumpText(benchmark::State& state) {
   read::Dwarf dwarf = read::decode(r.module.sections);
   for (auto _ : state) {
     std::string out;
-    ptxdump::dumpText(r.module, dwarf, {.info = true, .loc = true}, out);
+    ptxdwarf::print::dumpText(r.module, dwarf, {.info = true, .loc = true}, out);
     benchmark::DoNotOptimize(out);
   }
   setBytes(state);
@@ -158,7 +158,7 @@ void BM_PhaseStatistics(benchmark::State& state) {
   read::Dwarf dwarf = read::decode(r.module.sections);
   for (auto _ : state) {
     std::string out;
-    ptxdump::appendStatisticsJson("bench.ptx", view::computeStatistics(r.module, dwarf), out);
+    ptxdwarf::print::statisticsJson("bench.ptx", view::computeStatistics(r.module, dwarf), out);
     benchmark::DoNotOptimize(out);
   }
   setBytes(state);
@@ -170,7 +170,7 @@ void BM_PhaseTypes(benchmark::State& state) {
   read::Dwarf dwarf = read::decode(r.module.sections);
   for (auto _ : state) {
     std::string out;
-    ptxdump::appendTypesText(view::typeLayouts(dwarf), out);
+    ptxdwarf::print::typesText(view::typeLayouts(dwarf), out);
     benchmark::DoNotOptimize(out);
   }
   setBytes(state);

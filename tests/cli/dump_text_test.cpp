@@ -1,4 +1,4 @@
-// ptxdump's text and JSON printers (ptxdump/dump_text.cpp, dump_json.cpp).
+// ptxdump's text and JSON printers (libptxdwarf/src/print/text.cpp, json.cpp).
 //
 // The golden file tests/golden/chapter6.dump.txt is the whole text dump (every
 // section) of fixtures/chapter6.ptx, read with the file name "chapter6.ptx".
@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 
@@ -36,8 +36,8 @@ std::string readText(const std::string& path) {
   return ss.str();
 }
 
-ptxdump::DumpOptions allSections() {
-  ptxdump::DumpOptions o;
+ptxdwarf::print::DumpOptions allSections() {
+  ptxdwarf::print::DumpOptions o;
   o.info = o.abbrev = o.pubnames = o.aranges = o.loc = o.str = true;
   return o;
 }
@@ -55,15 +55,20 @@ std::unique_ptr<Dumped> load(std::string_view text, std::string_view name) {
   return d;
 }
 
-std::string text(const Dumped& d, const ptxdump::DumpOptions& o = allSections()) {
+// A sink writing to `f`, as ptxdump's stream to stdout does.
+ptxdwarf::print::Sink toFile(std::FILE* f) {
+  return [f](std::string_view s) { std::fwrite(s.data(), 1, s.size(), f); };
+}
+
+std::string text(const Dumped& d, const ptxdwarf::print::DumpOptions& o = allSections()) {
   std::string out;
-  ptxdump::dumpText(d.read.module, d.dwarf, o, out);
+  ptxdwarf::print::dumpText(d.read.module, d.dwarf, o, out);
   return out;
 }
 
-std::string json(const Dumped& d, const ptxdump::DumpOptions& o = allSections()) {
+std::string json(const Dumped& d, const ptxdwarf::print::DumpOptions& o = allSections()) {
   std::string out;
-  ptxdump::dumpJson(d.read.module, d.dwarf, o, out);
+  ptxdwarf::print::dumpJson(d.read.module, d.dwarf, o, out);
   return out;
 }
 
@@ -332,7 +337,7 @@ TEST(DumpText, Chapter6GoldenAllSections) {
 TEST(DumpText, SectionSelectionAndOrder) {
   std::string ptx = readText(std::string(PTXDWARF_FIXTURES) + "/chapter6.ptx");
   auto d = load(ptx, "chapter6.ptx");
-  ptxdump::DumpOptions infoOnly;  // the default: .debug_info only
+  ptxdwarf::print::DumpOptions infoOnly;  // the default: .debug_info only
   std::string out = text(*d, infoOnly);
   EXPECT_EQ(out.rfind("chapter6.ptx:\tfile format ptx\n\n.debug_info contents:\n0x00000000: Compile Unit:", 0), 0u);
   EXPECT_EQ(out.find(".debug_abbrev"), std::string::npos);
@@ -568,13 +573,13 @@ TEST(DumpText, LongLocationListStreams) {
   const std::string ptx = std::string(kHeader) + ab.block(".debug_abbrev") + in.block(".debug_info") + locText;
   auto d = load(ptx, "long.ptx");
   ASSERT_TRUE(d->read.ok());
-  ptxdump::DumpOptions o;
+  ptxdwarf::print::DumpOptions o;
   o.info = o.loc = true;
 
   std::FILE* stream = std::tmpfile();
   ASSERT_NE(stream, nullptr);
   std::string out;
-  ptxdump::dumpText(d->read.module, d->dwarf, o, out, stream);
+  ptxdwarf::print::dumpText(d->read.module, d->dwarf, o, out, toFile(stream));
   const size_t capacity = out.capacity();
   std::fflush(stream);
   const long written = std::ftell(stream);
@@ -594,13 +599,13 @@ TEST(DumpText, LongLocationListStreams) {
     std::FILE* jsonStream = std::tmpfile();
     ASSERT_NE(jsonStream, nullptr);
     std::string jsonOut;
-    ptxdump::dumpJson(d->read.module, d->dwarf, o, jsonOut, jsonStream, lines);
+    ptxdwarf::print::dumpJson(d->read.module, d->dwarf, o, jsonOut, toFile(jsonStream), lines);
     const size_t jsonCapacity = jsonOut.capacity();
     std::fflush(jsonStream);
     const long jsonWritten = std::ftell(jsonStream);
     std::fclose(jsonStream);
     std::string jsonWhole;
-    ptxdump::dumpJson(d->read.module, d->dwarf, o, jsonWhole, nullptr, lines);
+    ptxdwarf::print::dumpJson(d->read.module, d->dwarf, o, jsonWhole, {}, lines);
     EXPECT_EQ(static_cast<size_t>(jsonWritten), jsonWhole.size()) << lines;
     EXPECT_LT(jsonCapacity, jsonWhole.size() / 2) << lines << ": the buffer held most of the list";
   }
@@ -693,7 +698,7 @@ TEST(DumpJson, DeepTreeDoesNotRecurse) {
   std::string ptx = std::string(kHeader) + ab.block(".debug_abbrev") + info;
   auto d = load(ptx, "deep.ptx");
   ASSERT_TRUE(d->read.ok());
-  ptxdump::DumpOptions infoOnly;
+  ptxdwarf::print::DumpOptions infoOnly;
   std::string out = json(*d, infoOnly);
   // The test parser recurses, so check the nesting by counting instead.
   size_t opens = 0, closes = 0, objects = 0, objectEnds = 0;

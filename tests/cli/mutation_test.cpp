@@ -8,7 +8,7 @@
 
 #include "commands.h"
 #include "corpus.h"
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "module_text.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
@@ -75,8 +75,8 @@ struct StageOutputs {
 StageOutputs runStages(const std::string& text, const ptx::ReadResult& r) {
   StageOutputs o;
   read::Dwarf dwarf = read::decode(r.module.sections);
-  ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, o.dump);
-  ptxdump::dumpJson(r.module, dwarf, {true, true, true, true, true, true}, o.json);
+  ptxdwarf::print::dumpText(r.module, dwarf, {true, true, true, true, true, true}, o.dump);
+  ptxdwarf::print::dumpJson(r.module, dwarf, {true, true, true, true, true, true}, o.json);
   EXPECT_EQ(formatted(check::run(r.module, dwarf, {.threads = 1})), formatted(check::run(r.module, dwarf, {.threads = 3})));
   if (dwarf.diagnostics.hasErrors()) return o;
   o.decoded = true;

@@ -32,14 +32,9 @@ TEST(PtxdumpStream, StreamedDumpEqualsTheDumpRenderedInMemory) {
 
 namespace {
 
-// A FILE* that counts what is written to it and keeps nothing.
-std::FILE* countingStream(size_t& count) {
-  cookie_io_functions_t io{};
-  io.write = [](void* cookie, const char*, size_t n) -> ssize_t {
-    *static_cast<size_t*>(cookie) += n;
-    return static_cast<ssize_t>(n);
-  };
-  return fopencookie(&count, "w", io);
+// A sink that counts what is handed to it and keeps nothing.
+ptxdwarf::print::Sink countingSink(size_t& count) {
+  return [&count](std::string_view s) { count += s.size(); };
 }
 
 // n variables whose DW_AT_location names entry i of one list of n entries:
@@ -62,11 +57,9 @@ TEST(PtxdumpStream, JsonIsStreamedNotHeldWhole) {
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   for (bool lines : {false, true}) {
     size_t written = 0;
-    std::FILE* stream = countingStream(written);
-    ASSERT_NE(stream, nullptr);
     std::string out;
-    ptxdump::dumpJson(r.module, dwarf, {true, false, false, false, true, false}, out, stream, lines);
-    std::fclose(stream);
+    ptxdwarf::print::dumpJson(r.module, dwarf, {true, false, false, false, true, false}, out, countingSink(written),
+                              lines);
     EXPECT_TRUE(out.empty());
     EXPECT_GT(written, size_t{10} << 20) << "the input should make over 10 MB of JSON";
     // The buffer held about a chunk at a time, not the whole JSON.

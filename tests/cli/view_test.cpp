@@ -1,11 +1,11 @@
 // ptxdwarf::view: statistics (view/statistics.h) and type layouts
-// (view/types.h), and how ptxdump prints them (ptxdump/view_format.h).
+// (view/types.h), and how ptxdump prints them (ptxdwarf/print/views.h).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -15,7 +15,7 @@
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/ptx_writer.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::dw;
@@ -165,7 +165,7 @@ TEST(Statistics, CoverageIsMeasuredInPtxInstructions) {
   EXPECT_EQ(s.coveredInAnyScope, 20u);
 
   std::string json;
-  ptxdump::appendStatisticsJson("test.ptx", s, json);
+  ptxdwarf::print::statisticsJson("test.ptx", s, json);
   EXPECT_NE(json.find("\n  \"#local vars with binary location\": 2,"), std::string::npos) << json;
   EXPECT_NE(json.find("\n  \"#variables with [40%,50%) of parent scope covered by DW_AT_location\": 1,"),
             std::string::npos);
@@ -252,7 +252,7 @@ TEST(Types, MembersBitFieldsHolesAndPadding) {
 
   // pahole's layout.
   std::string text;
-  ptxdump::appendTypesText({*S}, text);
+  ptxdwarf::print::typesText({*S}, text);
   EXPECT_NE(text.find("struct S {\n\tBase"), std::string::npos) << text;
   EXPECT_NE(text.find("<ancestor>;"), std::string::npos) << text;
   EXPECT_NE(text.find("\tunsigned int lo:3;"), std::string::npos) << text;
@@ -262,7 +262,7 @@ TEST(Types, MembersBitFieldsHolesAndPadding) {
   EXPECT_NE(text.find("/* XXX 3 bytes hole, try to pack */\n\n\tdouble d;"), std::string::npos) << text;
   EXPECT_NE(text.find("/* padding: 2 */"), std::string::npos) << text;
   std::string json;
-  ptxdump::appendTypesJson("t.ptx", {*S}, json);
+  ptxdwarf::print::typesJson("t.ptx", {*S}, json);
   EXPECT_NE(json.find("{\"name\":\"S\",\"kind\":\"struct\",\"size\":32,"), std::string::npos) << json;
   EXPECT_NE(json.find("{\"name\":\"lo\",\"type\":\"unsigned int\",\"offset\":12,\"size\":4,\"bit_size\":3,"
                       "\"bit_offset\":0,"),
@@ -271,22 +271,22 @@ TEST(Types, MembersBitFieldsHolesAndPadding) {
 }
 
 TEST(Selection, ABadRegexIsReported) {
-  ptxdump::DumpOptions o;
+  ptxdwarf::print::DumpOptions o;
   o.regex = true;
   o.names = {"a(b"};
   std::string error;
-  EXPECT_FALSE(ptxdump::validNamePatterns(o, error));
+  EXPECT_FALSE(ptxdwarf::print::validNamePatterns(o, error));
   EXPECT_NE(error.find("a(b"), std::string::npos);
   o.names = {"^_Z.*i$"};
-  EXPECT_TRUE(ptxdump::validNamePatterns(o, error));
+  EXPECT_TRUE(ptxdwarf::print::validNamePatterns(o, error));
 }
 
 TEST(Selection, NameSelectsDiesWithParentsAndChildren) {
   auto l = load(fixture("chapter6.ptx"));
-  ptxdump::DumpOptions o;
+  ptxdwarf::print::DumpOptions o;
   o.names = {"_Z3fooii"};
   std::string out;
-  ptxdump::dumpText(l->read.module, l->dwarf, o, out);
+  ptxdwarf::print::dumpText(l->read.module, l->dwarf, o, out);
   EXPECT_EQ(out.find(".debug_info contents"), std::string::npos);
   EXPECT_NE(out.find("\n0x00000045: DW_TAG_subprogram\n              DW_AT_MIPS_linkage_name\t(\"_Z3fooii\")"),
             std::string::npos)
@@ -296,7 +296,7 @@ TEST(Selection, NameSelectsDiesWithParentsAndChildren) {
   o.showParents = true;
   o.showForm = true;
   out.clear();
-  ptxdump::dumpText(l->read.module, l->dwarf, o, out);
+  ptxdwarf::print::dumpText(l->read.module, l->dwarf, o, out);
   EXPECT_NE(out.find("\n0x0000000b: DW_TAG_compile_unit\n"), std::string::npos) << out;
   EXPECT_NE(out.find("\n0x00000045:   DW_TAG_subprogram\n"), std::string::npos) << out;
   EXPECT_NE(out.find("\n0x00000077:     DW_TAG_formal_parameter\n"
@@ -426,7 +426,7 @@ TEST(Types, ValuesPastSixtyFourBitsAreExactOrRefused) {
 
   // As printed: offsets exact or "?", and the problem said where the holes would be.
   std::string text;
-  ptxdump::appendTypesText({*far, *neg, *all}, text);
+  ptxdwarf::print::typesText({*far, *neg, *all}, text);
   EXPECT_NE(text.find("\tint b;" + std::string(49, ' ') + "/* 18446744073709551600     4 */\n"), std::string::npos)
       << text;
   EXPECT_EQ(text.find("XXX"), std::string::npos) << text;
@@ -439,7 +439,7 @@ TEST(Types, ValuesPastSixtyFourBitsAreExactOrRefused) {
             std::string::npos)
       << text;
   std::string json;
-  ptxdump::appendTypesJson("t.ptx", {*neg}, json);
+  ptxdwarf::print::typesJson("t.ptx", {*neg}, json);
   EXPECT_NE(json.find("\"problem\":\"member at DIE 0x0000004c: DW_AT_data_member_location is negative (-4)\""),
             std::string::npos)
       << json;

@@ -1,6 +1,6 @@
 // Our dump of each corpus PTX file against llvm-dwarfdump 14 on the cubin
 // ptxas makes of it, all six sections, line for line. A line may differ only
-// by the extensions documented in ptxdump/dump_text.cpp:
+// by the extensions documented in libptxdwarf/src/print/text.cpp:
 //  - "(0xNN ADDR_xxx)" for DW_AT_address_class (llvm: "(0xNN)");
 //  - "DW_OP_regx %r1" / "DW_OP_bregx %r1 +N" (llvm: the packed number);
 //  - relocated values: where our line prints a PTX symbol, llvm prints the
@@ -11,7 +11,7 @@
 #include <regex>
 
 #include "corpus.h"
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -151,7 +151,7 @@ TEST_P(DumpAgainstLlvm, EveryLineAgreesOutsideDocumentedExtensions) {
   ASSERT_TRUE(r.ok());
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   std::string ours;
-  ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, ours);
+  ptxdwarf::print::dumpText(r.module, dwarf, {true, true, true, true, true, true}, ours);
   CommandResult llvm = runCommand({*tool, "--debug-info", "--debug-abbrev", "--debug-loc", "--debug-aranges",
                                    "--debug-str", "--debug-pubnames", p.cubinPath});
   ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
@@ -187,24 +187,24 @@ TEST_P(SelectionAgainstLlvm, NameChildrenParentsDepthAndFormsAgree) {
 
   struct Case {
     std::vector<std::string> args;
-    ptxdump::DumpOptions options;
+    ptxdwarf::print::DumpOptions options;
   };
   auto named = [](std::vector<std::string> names) {
-    ptxdump::DumpOptions o;
+    ptxdwarf::print::DumpOptions o;
     o.names = std::move(names);
     return o;
   };
   std::vector<Case> cases;
   cases.push_back({{"--name=" + function}, named({function})});
   {
-    ptxdump::DumpOptions o = named({function});
+    ptxdwarf::print::DumpOptions o = named({function});
     o.showChildren = true;
     cases.push_back({{"--name=" + function, "-c"}, o});
     o.recurseDepth = 1;
     cases.push_back({{"--name=" + function, "-c", "-r", "1"}, o});
   }
   if (!param.empty()) {
-    ptxdump::DumpOptions o = named({param, type});
+    ptxdwarf::print::DumpOptions o = named({param, type});
     o.showParents = true;
     cases.push_back({{"--name=" + param, "--name=" + type, "-p"}, o});
     o.showForm = true;
@@ -212,10 +212,10 @@ TEST_P(SelectionAgainstLlvm, NameChildrenParentsDepthAndFormsAgree) {
     cases.push_back({{"--name=" + param, "--name=" + type, "-p", "-c", "--show-form"}, o});
   }
   {
-    ptxdump::DumpOptions o = named({upper});
+    ptxdwarf::print::DumpOptions o = named({upper});
     o.ignoreCase = true;
     cases.push_back({{"--name=" + upper, "--ignore-case"}, o});
-    ptxdump::DumpOptions re = named({"^" + function.substr(0, 2) + ".*[a-z]"});
+    ptxdwarf::print::DumpOptions re = named({"^" + function.substr(0, 2) + ".*[a-z]"});
     re.regex = true;
     cases.push_back({{"--name=" + re.names[0], "--regex"}, re});
     re.ignoreCase = true;
@@ -223,17 +223,17 @@ TEST_P(SelectionAgainstLlvm, NameChildrenParentsDepthAndFormsAgree) {
     cases.push_back({{"--name=" + re.names[0], "--regex", "--ignore-case"}, re});
   }
   {
-    ptxdump::DumpOptions o;
+    ptxdwarf::print::DumpOptions o;
     o.showForm = true;
     cases.push_back({{"--debug-info", "--show-form"}, o});
-    ptxdump::DumpOptions shallow;
+    ptxdwarf::print::DumpOptions shallow;
     shallow.recurseDepth = 1;
     cases.push_back({{"--debug-info", "-r", "1"}, shallow});
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(formatCommand(c.args));
     std::string ours;
-    ptxdump::dumpText(r.module, dwarf, c.options, ours);
+    ptxdwarf::print::dumpText(r.module, dwarf, c.options, ours);
     std::vector<std::string> argv = {*tool};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     argv.push_back(p.cubinPath);

@@ -12,7 +12,7 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/statistics.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 #include "missing_tool.h"
 
 using namespace ptxdwarf::testsupport;
@@ -71,7 +71,7 @@ TEST_P(StatisticsAgainstLlvm, EveryCountKeyAgrees) {
   ASSERT_TRUE(r.ok());
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   std::string ours;
-  ptxdump::appendStatisticsJson(p.ptxPath, ptxdwarf::view::computeStatistics(r.module, dwarf), ours);
+  ptxdwarf::print::statisticsJson(p.ptxPath, ptxdwarf::view::computeStatistics(r.module, dwarf), ours);
   CommandResult llvm = runCommand({*tool, "--statistics", p.cubinPath});
   ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
   std::map<std::string, uint64_t> a = numbers(ours), b = numbers(llvm.out);
@@ -136,7 +136,7 @@ TEST(StatisticsAgainstLlvm, UniqueVariablesByBlockPrefixes) {
   ASSERT_TRUE(r.ok());
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   std::string ours;
-  ptxdump::appendStatisticsJson(ptx, ptxdwarf::view::computeStatistics(r.module, dwarf), ours);
+  ptxdwarf::print::statisticsJson(ptx, ptxdwarf::view::computeStatistics(r.module, dwarf), ours);
   CommandResult theirs = runCommand({*llvm, "--statistics", cubin});
   ASSERT_EQ(theirs.exitCode, 0) << theirs.summary();
   std::map<std::string, uint64_t> a = numbers(ours), b = numbers(theirs.out);

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "fuzz_input.h"
 #include "module_text.h"
 #include "ptxdwarf/check/check.h"
@@ -14,7 +14,7 @@
 #include "ptxdwarf/view/statistics.h"
 #include "ptxdwarf/view/types.h"
 #include "ptxdwarf/write/reencode.h"
-#include "view_format.h"
+#include "ptxdwarf/print/views.h"
 
 namespace ptxdwarf::fuzz {
 
@@ -77,20 +77,20 @@ inline void decodeAndDump(const uint8_t* data, size_t size) {
   ptx::Module module;
   module.filename = "fuzz.ptx";
   module.sections = sections;
-  ptxdump::DumpOptions all{true, true, true, true, true, true};
+  ptxdwarf::print::DumpOptions all{true, true, true, true, true, true};
   std::string out;
-  ptxdump::dumpText(module, dwarf, all, out);
-  ptxdump::dumpJson(module, dwarf, all, out);
+  ptxdwarf::print::dumpText(module, dwarf, all, out);
+  ptxdwarf::print::dumpJson(module, dwarf, all, out);
   // The view over the same DIEs: statistics, type layouts, a DIE selection.
-  ptxdump::appendStatisticsJson("fuzz.ptx", view::computeStatistics(module, dwarf), out);
+  ptxdwarf::print::statisticsJson("fuzz.ptx", view::computeStatistics(module, dwarf), out);
   std::vector<view::TypeLayout> types = view::typeLayouts(dwarf);
-  ptxdump::appendTypesText(types, out);
-  ptxdump::appendTypesJson("fuzz.ptx", types, out);
-  ptxdump::DumpOptions selected;
+  ptxdwarf::print::typesText(types, out);
+  ptxdwarf::print::typesJson("fuzz.ptx", types, out);
+  ptxdwarf::print::DumpOptions selected;
   selected.names = {"a", "main"};
   selected.ignoreCase = selected.showChildren = selected.showParents = selected.showForm = true;
   selected.recurseDepth = 2;
-  ptxdump::dumpText(module, dwarf, selected, out);
+  ptxdwarf::print::dumpText(module, dwarf, selected, out);
 }
 
 // withValues: preserve mode keeps everything; canonical mode keeps tags,

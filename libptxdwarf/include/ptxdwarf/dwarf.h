@@ -25,7 +25,7 @@ enum Attribute : uint16_t {
 };
 
 enum Form : uint16_t {
-#define PTXDWARF_DW_FORM(name, value) name = value,
+#define PTXDWARF_DW_FORM(name, value, class) name = value,
 #include "ptxdwarf/dwarf.def"
 };
 
@@ -99,13 +99,44 @@ enum Defaulted : uint8_t {
 #include "ptxdwarf/dwarf.def"
 };
 
+// What a form's value is (DWARF 4 section 7.5.4; LLVM's DWARFFormValue::FormClass),
+// the class column of dwarf.def. DW_FORM_data4/data8 are constants here; a
+// DWARF 2 or 3 producer also uses them for section offsets, which only the
+// attribute tells (a DW_AT_location of class constant names a location list).
+enum class FormClass : uint8_t {
+  unknown,  // a form dwarf.def does not list
+  address,
+  block,
+  constant,
+  exprloc,
+  flag,
+  indirect,  // the form is in the value (DW_FORM_indirect)
+  reference,
+  sec_offset,
+  string,
+};
+
+constexpr FormClass formClass(uint64_t form) {
+  switch (form) {
+#define PTXDWARF_DW_FORM(name, value, class) \
+  case value:                                \
+    return FormClass::class;
+#include "ptxdwarf/dwarf.def"
+    default:
+      return FormClass::unknown;
+  }
+}
+
 // Form classes as llvm-dwarfdump's printer uses them: the unsigned constants
 // (dataN, udata and the flags), and those with sdata.
 constexpr bool isUnsignedConstantForm(uint16_t form) {
-  return form == DW_FORM_data1 || form == DW_FORM_data2 || form == DW_FORM_data4 || form == DW_FORM_data8 ||
-         form == DW_FORM_udata || form == DW_FORM_flag || form == DW_FORM_flag_present;
+  const FormClass c = formClass(form);
+  return (c == FormClass::constant && form != DW_FORM_sdata) || c == FormClass::flag;
 }
-constexpr bool isConstantForm(uint16_t form) { return isUnsignedConstantForm(form) || form == DW_FORM_sdata; }
+constexpr bool isConstantForm(uint16_t form) {
+  const FormClass c = formClass(form);
+  return c == FormClass::constant || c == FormClass::flag;
+}
 constexpr bool isReferenceForm(uint16_t form) {
   return form == DW_FORM_ref1 || form == DW_FORM_ref2 || form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
          form == DW_FORM_ref_udata || form == DW_FORM_ref_addr;

@@ -104,7 +104,7 @@ enum ptxdwarf_dw_at {
 #include "ptxdwarf/dwarf.def"
 };
 enum ptxdwarf_dw_form {
-#define PTXDWARF_DW_FORM(name, value) PTXDWARF_##name = value,
+#define PTXDWARF_DW_FORM(name, value, class) PTXDWARF_##name = value,
 #include "ptxdwarf/dwarf.def"
 };
 enum ptxdwarf_dw_op {

@@ -18,6 +18,7 @@
 #include "../reserve.h"
 #include "chunks.h"
 #include "lexer.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/work.h"
@@ -962,12 +963,6 @@ class Reader {
                         (negative ? "-" : "") + std::to_string(n.value));
     }
     return (negative ? (~n.value + 1) : n.value) & mask;
-  }
-
-  static std::string hex(uint64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
-    return "0x" + std::string(buf, r.ptr);
   }
 
   void symbolOperand(SectionImage& image, unsigned width, std::string_view directive, SourceLoc at) {

@@ -12,33 +12,13 @@ namespace ptxdwarf::read {
 bool AttrValue::isReference() const { return dw::isReferenceForm(form); }
 
 bool AttrValue::isBlock() const {
-  switch (form) {
-    case dw::DW_FORM_block:
-    case dw::DW_FORM_block1:
-    case dw::DW_FORM_block2:
-    case dw::DW_FORM_block4:
-    case dw::DW_FORM_exprloc:
-      return true;
-    default:
-      return false;
-  }
+  const dw::FormClass c = dw::formClass(form);
+  return c == dw::FormClass::block || c == dw::FormClass::exprloc;
 }
 
 bool AttrValue::isString() const { return form == dw::DW_FORM_string || form == dw::DW_FORM_strp; }
 
-bool AttrValue::isConstant() const {
-  switch (form) {
-    case dw::DW_FORM_data1:
-    case dw::DW_FORM_data2:
-    case dw::DW_FORM_data4:
-    case dw::DW_FORM_data8:
-    case dw::DW_FORM_sdata:
-    case dw::DW_FORM_udata:
-      return true;
-    default:
-      return false;
-  }
-}
+bool AttrValue::isConstant() const { return dw::formClass(form) == dw::FormClass::constant; }
 
 AttrValue AttrRange::valueAt(size_t i, uint32_t offset) const {
   // The decoder read this value once without a problem; reading it again

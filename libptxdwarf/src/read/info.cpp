@@ -5,21 +5,16 @@
 
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "stages.h"
 
 namespace ptxdwarf::read {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::string formLabel(uint16_t form) {
   std::string_view n = dw::formName(form);
-  return n.empty() ? "form " + hex(form) : std::string(n);
+  return n.empty() ? "form " + hex(form, 8) : std::string(n);
 }
 
 // Reads `size` bytes at the reader as a possibly relocated field.
@@ -108,14 +103,14 @@ bool readAttrValue(const Dwarf& dwarf, const Unit& unit, ByteReader& r, Relocati
       uint64_t actual = r.uleb();
       if (!r.ok()) break;
       if (actual == dw::DW_FORM_indirect || actual > 0xffff)
-        return fail("DW_FORM_indirect names an invalid form " + hex(actual), "form");
+        return fail("DW_FORM_indirect names an invalid form " + hex(actual, 8), "form");
       bool ok = readAttrValue(dwarf, unit, r, relocs, static_cast<uint16_t>(actual), out, problem);
       out.indirect = true;
       out.formCodeSize = static_cast<uint8_t>(out.offset - start);
       return ok;
     }
     default:
-      return fail("unknown form " + hex(form) + "; cannot decode the rest of the unit", "form");
+      return fail("unknown form " + hex(form, 8) + "; cannot decode the rest of the unit", "form");
   }
   if (!r.ok()) {
     if (r.overlong()) return fail(formLabel(form) + " value is a LEB128 longer than 10 bytes", "leb128");
@@ -300,9 +295,9 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
   }
   if (!parents.empty() && r.ok()) {
     const Die& open = dwarf.dies[parents.back()];
-    dwarf.error(&sec, open.offset, "children of the DIE at " + hex(open.offset) +
+    dwarf.error(&sec, open.offset, "children of the DIE at " + hex(open.offset, 8) +
                                        " are not terminated by a NULL entry before the unit ends at " +
-                                       hex(unit.end)).rule = "children-terminated";
+                                       hex(unit.end, 8)).rule = "children-terminated";
   }
   unit.dieCount = static_cast<uint32_t>(dwarf.dies.size() - unit.firstDie);
 }
@@ -337,13 +332,13 @@ void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
     if (unit.length >= 0xfffffff0) {
       dwarf.error(&sec, unit.offset, unit.length == 0xffffffff
                                          ? "64-bit DWARF units are not supported"
-                                         : "reserved unit length " + hex(unit.length)).rule = "unit-header";
+                                         : "reserved unit length " + hex(unit.length, 8)).rule = "unit-header";
       return;
     }
     unit.end = unit.offset + 4 + unit.length;
     if (unit.end > sec.size()) {
-      dwarf.error(&sec, unit.offset, "unit length " + hex(unit.length) + " runs past the end of .debug_info (unit ends at " +
-                                         hex(unit.end) + ", section size " + hex(sec.size()) + ")").rule = "unit-length";
+      dwarf.error(&sec, unit.offset, "unit length " + hex(unit.length, 8) + " runs past the end of .debug_info (unit ends at " +
+                                         hex(unit.end, 8) + ", section size " + hex(sec.size(), 8) + ")").rule = "unit-length";
       unit.end = sec.size();
     }
     unit.version = r.u16();
@@ -369,8 +364,8 @@ void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
       u.abbrevOffset = tableOffset;
       u.abbrevTable = abbrevTableAt(dwarf, tableOffset);
       if (u.abbrevTable == kNone) {
-        dwarf.error(&sec, abbrevAt, "abbreviation offset " + hex(tableOffset) + " is outside .debug_abbrev (size " +
-                                        hex(dwarf.abbrev->size()) + ")").rule = "abbrev-offset";
+        dwarf.error(&sec, abbrevAt, "abbreviation offset " + hex(tableOffset, 8) + " is outside .debug_abbrev (size " +
+                                        hex(dwarf.abbrev->size(), 8) + ")").rule = "abbrev-offset";
       } else {
         decodeDies(dwarf, index, locLists);
       }

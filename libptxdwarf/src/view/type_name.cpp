@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
@@ -17,28 +18,15 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 
-void appendDec(std::string& out, uint64_t v) { out += std::to_string(v); }
-// A bound's sum (upper bound + 1, lower bound + count) exactly: [0,
-// 2^64 - 1] holds 2^64 elements, which LLVM's 64-bit sum writes as 0.
+// Numbers as format.h spells them, and a bound's sum (upper bound + 1, lower
+// bound + count) exactly: [0, 2^64 - 1] holds 2^64 elements, which LLVM's
+// 64-bit sum writes as 0.
+using ptxdwarf::appendDec;
 void appendDec(std::string& out, unsigned __int128 v) {
   if (v <= UINT64_MAX) return appendDec(out, static_cast<uint64_t>(v));
   std::string digits;
   for (; v; v /= 10) digits += static_cast<char>('0' + static_cast<int>(v % 10));
   out.append(digits.rbegin(), digits.rend());
-}
-void appendSigned(std::string& out, int64_t v) { out += std::to_string(v); }
-
-// Lowercase hex digits, at least `width` of them.
-void appendHexDigits(std::string& out, uint64_t v, int width) {
-  static constexpr char kHexDigits[] = "0123456789abcdef";
-  char buf[16];
-  int n = 0;
-  do {
-    buf[n++] = kHexDigits[v & 15];
-    v >>= 4;
-  } while (v);
-  for (int i = n; i < width; ++i) out += '0';
-  while (n) out += buf[--n];
 }
 
 // LLVM 14's LanguageLowerBound (Dwarf.def): the default array lower bound.

@@ -343,6 +343,15 @@ std::string_view typeKindName(TypeKind k) {
 
 std::optional<uint64_t> typeSize(const Dwarf& d, const Die* die) { return sizeOf(d, die, nullptr, nullptr); }
 
+void keepTypesNamed(std::vector<TypeLayout>& types, const Dwarf& d, const std::vector<std::string>& names) {
+  std::erase_if(types, [&](const TypeLayout& t) {
+    const Die* die = d.dieAt(t.die);
+    const std::string_view plain = die ? d.name(*die) : std::string_view();
+    return std::none_of(names.begin(), names.end(),
+                        [&](const std::string& n) { return n == t.name || (!plain.empty() && n == plain); });
+  });
+}
+
 std::vector<TypeLayout> typeLayouts(const Dwarf& d) {
   const SubtreeEnds ends(d);
   std::vector<TypeLayout> out;

@@ -8,12 +8,14 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -607,14 +609,11 @@ std::string describeExpression(const SectionImage& image, uint64_t offset, uint6
       s += op.reloc->expression();
       continue;
     }
-    if (op.op == dw::DW_OP_regx || (op.op >= dw::DW_OP_breg0 && op.op <= dw::DW_OP_breg31) || op.op == dw::DW_OP_bregx) {
-      // PTX register names packed big-endian into the ULEB operand: %r1 = 0x257231.
-      uint64_t v = op.operands[0];
-      std::string reg;
-      while (v) reg.insert(reg.begin(), char(v & 0xff)), v >>= 8;
-      if (op.op == dw::DW_OP_regx && reg.size() >= 2 && reg[0] == '%') {
+    if (op.op == dw::DW_OP_regx) {
+      // A PTX register name packed big-endian into the ULEB operand: %r1 = 0x257231.
+      if (const std::optional<std::string> reg = cuda::unpackRegister(op.operands[0])) {
         s += ' ';
-        appendCommentText(s, reg);
+        appendCommentText(s, *reg);
         continue;
       }
     }

@@ -70,6 +70,9 @@ struct TypeLayout {
 
 // Every type of those kinds, in DIE order, declarations left out.
 std::vector<TypeLayout> typeLayouts(const read::Dwarf& dwarf);
+// Keeps the types whose qualified name ("geo::Vec3") or plain DW_AT_name is
+// one of `names` (`ptxdump types --name`).
+void keepTypesNamed(std::vector<TypeLayout>& types, const read::Dwarf& dwarf, const std::vector<std::string>& names);
 
 // The size in bytes of the type `die` describes, through typedefs, qualifiers
 // and arrays; nullopt when the DWARF does not say.

@@ -1,9 +1,10 @@
-// Printers for ptxdump: llvm-dwarfdump's text layout, and the same content as JSON.
+// Printing what the library reads: llvm-dwarfdump's text layout of the debug
+// sections, and the same content as JSON. What `ptxdump dump` prints, callable
+// from a producer's test, the C API or a binding.
 #pragma once
 
-#include <cerrno>
-#include <cstdio>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,17 +12,11 @@
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
-// errno of the last write through writeTo() that failed (0: none did), for
-// the message that a failed write to stdout ends with.
-inline int lastWriteErrno = 0;
-
-// What a command produced, to stdout or stderr. A failure leaves the stream's
-// error flag set and its errno in lastWriteErrno.
-inline void writeTo(std::FILE* f, std::string_view s) {
-  if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size()) lastWriteErrno = errno;
-}
+// Where a long output goes as it is rendered: called with each chunk of about
+// a megabyte, so the dump of a large file never sits whole in memory.
+using Sink = std::function<void(std::string_view)>;
 
 struct DumpOptions {
   bool info = true;
@@ -48,15 +43,15 @@ bool validNamePatterns(const DumpOptions& options, std::string& error);
 
 // Appends the selected sections to `out`, in llvm-dwarfdump's order
 // (.debug_abbrev, .debug_info, .debug_loc, .debug_aranges, .debug_line, .debug_str, .debug_pubnames).
-// With a `stream`, `out` is a buffer: written to the stream whenever it holds
-// a megabyte, and at the end, so it returns empty.
-void dumpText(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
-              const DumpOptions& options, std::string& out, std::FILE* stream = nullptr);
+// With a `sink`, `out` is a buffer: handed to the sink whenever it holds a
+// megabyte, and at the end, so it returns empty.
+void dumpText(const ptx::Module& module, const read::Dwarf& dwarf, const DumpOptions& options, std::string& out,
+              const Sink& sink = {});
 // The same content as JSON: one object, the DIE tree nested; or with
 // `lines`, JSON Lines: a line per unit and per DIE (with its parent's offset),
 // a line per other section (for tools whose parsers limit nesting depth).
-// With a `stream`, written there as it is rendered, like dumpText.
-void dumpJson(const ptxdwarf::ptx::Module& module, const ptxdwarf::read::Dwarf& dwarf,
-              const DumpOptions& options, std::string& out, std::FILE* stream = nullptr, bool lines = false);
+// With a `sink`, handed there as it is rendered, like dumpText.
+void dumpJson(const ptx::Module& module, const read::Dwarf& dwarf, const DumpOptions& options, std::string& out,
+              const Sink& sink = {}, bool lines = false);
 
-}  // namespace ptxdump
+}  // namespace ptxdwarf::print

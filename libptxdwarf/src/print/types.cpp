@@ -1,23 +1,22 @@
-// `ptxdump types`: the layouts ptxdwarf::view::typeLayouts computes, as C
+// `ptxdump types`: the layouts view::typeLayouts computes, as C
 // declarations with pahole's comments (offset and size of each member, holes,
 // padding, a summary), or as JSON.
 #include <algorithm>
 
-#include "dump_util.h"
 #include "ptxdwarf/cuda.h"
-#include "view_format.h"
+#include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
+#include "ptxdwarf/print/views.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
 namespace {
 
 // Names are the file's bytes: escaped as dump escapes them, so a name cannot
 // start a line (a member, a type) of its own.
-using ptxdwarf::appendEscaped;
-using ptxdwarf::escaped;
-using ptxdwarf::view::MemberLayout;
-using ptxdwarf::view::TypeKind;
-using ptxdwarf::view::TypeLayout;
+using view::MemberLayout;
+using view::TypeKind;
+using view::TypeLayout;
 
 // The declarator: the member's name where C puts it in its type's spelling
 // ("float pos[3]", "void (*fn)(int)", "int (&r)[4]").
@@ -92,7 +91,7 @@ void member(std::string& out, const MemberLayout& m) {
 }
 
 void aggregate(std::string& out, const TypeLayout& t) {
-  out += std::string(ptxdwarf::view::typeKindName(t.kind)) + " " + escaped(t.name) + " {\n";
+  out += std::string(view::typeKindName(t.kind)) + " " + escaped(t.name) + " {\n";
   uint64_t memberBits = 0, holes = 0, holeBits = 0, bitHoles = 0, bitHoleBits = 0;
   for (const MemberLayout& m : t.members) {
     member(out, m);
@@ -124,13 +123,13 @@ void aggregate(std::string& out, const TypeLayout& t) {
 void addressClass(std::string& out, const TypeLayout& t) {
   if (!t.addressClass) return;
   out += ", address class: " + std::to_string(*t.addressClass);
-  std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
+  std::string_view name = cuda::addressClassName(*t.addressClass);
   if (!name.empty()) out += " " + std::string(name);
 }
 
 }  // namespace
 
-void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
+void typesText(const std::vector<TypeLayout>& types, std::string& out) {
   bool first = true;
   for (const TypeLayout& t : types) {
     if (!first) out += '\n';
@@ -157,7 +156,7 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
         break;
       case TypeKind::array:
       case TypeKind::pointer:
-        out += "/* " + std::string(ptxdwarf::view::typeKindName(t.kind)) + " */ " + escaped(t.name) +
+        out += "/* " + std::string(view::typeKindName(t.kind)) + " */ " + escaped(t.name) +
                ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
         addressClass(out, t);
         out += " */\n";
@@ -169,104 +168,90 @@ void appendTypesText(const std::vector<TypeLayout>& types, std::string& out) {
   }
 }
 
-void appendTypesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
-  using detail::appendDec;
-  using detail::appendJsonString;
-  out += "{\"file\":";
-  appendJsonString(out, file);
-  out += ",\"types\":[";
-  for (size_t i = 0; i < types.size(); ++i) {
-    const TypeLayout& t = types[i];
-    if (i) out += ',';
-    out += "\n{\"name\":";
-    appendJsonString(out, t.name);
-    out += ",\"kind\":";
-    appendJsonString(out, ptxdwarf::view::typeKindName(t.kind));
-    out += ",\"size\":";
-    if (t.sizeKnown)
-      appendDec(out, t.size);
-    else
-      out += "null";
-    out += ",\"die\":";
-    appendDec(out, t.die);
-    if (!t.problem.empty()) {
-      out += ",\"problem\":";
-      appendJsonString(out, t.problem);
-    }
-    if (!t.target.empty()) {
-      out += ",\"target\":";
-      appendJsonString(out, t.target);
-    }
-    if (t.addressClass) {
-      out += ",\"address_class\":";
-      appendDec(out, *t.addressClass);
-      std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
-      if (!name.empty()) {
-        out += ",\"address_class_name\":";
-        appendJsonString(out, name);
-      }
-    }
-    if (t.kind == TypeKind::array) {
-      out += ",\"dimensions\":[";
-      for (size_t k = 0; k < t.dimensions.size(); ++k) {
-        if (k) out += ',';
-        appendDec(out, t.dimensions[k]);
-      }
-      out += ']';
-    }
-    if (t.kind == TypeKind::enumeration) {
-      out += ",\"enumerators\":[";
-      for (size_t k = 0; k < t.enumerators.size(); ++k) {
-        if (k) out += ',';
-        out += "{\"name\":";
-        appendJsonString(out, t.enumerators[k].name);
-        out += ",\"value\":";
-        detail::appendSigned(out, t.enumerators[k].value);
-        out += '}';
-      }
-      out += ']';
-    }
-    if (t.kind == TypeKind::structure || t.kind == TypeKind::class_ || t.kind == TypeKind::union_) {
-      out += ",\"padding_bits\":";
-      appendDec(out, t.paddingBits);
-      out += ",\"members\":[";
-      for (size_t k = 0; k < t.members.size(); ++k) {
-        const MemberLayout& m = t.members[k];
-        if (k) out += ',';
-        out += "\n {\"name\":";
-        appendJsonString(out, m.name);
-        out += ",\"type\":";
-        appendJsonString(out, m.type);
-        out += ",\"offset\":";
-        if (m.offsetKnown)
-          appendDec(out, m.offset);
-        else
-          out += "null";
-        out += ",\"size\":";
-        if (m.sizeKnown)
-          appendDec(out, m.size);
-        else
-          out += "null";
-        if (m.bitSize) {
-          out += ",\"bit_size\":";
-          appendDec(out, *m.bitSize);
-          out += ",\"bit_offset\":";
-          appendDec(out, m.bitOffset.value_or(0));
-        }
-        if (m.isBase) out += ",\"base\":true";
-        if (m.holeAfterBits) {
-          out += ",\"hole_after_bits\":";
-          appendDec(out, m.holeAfterBits);
-        }
-        out += ",\"die\":";
-        appendDec(out, m.die);
-        out += '}';
-      }
-      out += ']';
-    }
-    out += '}';
-  }
-  out += "]}\n";
+namespace {
+
+void sizeOrNull(JsonWriter& w, std::string_view key, bool known, uint64_t v) {
+  w.key(key);
+  if (known) w.value(v);
+  else w.null();
 }
 
-}  // namespace ptxdump
+void membersJson(JsonWriter& w, const std::vector<MemberLayout>& members) {
+  w.key("members");
+  w.arrayBegin();
+  for (const MemberLayout& m : members) {
+    w.breakBefore("\n ");
+    w.objectBegin();
+    w.field("name", m.name);
+    w.field("type", m.type);
+    sizeOrNull(w, "offset", m.offsetKnown, m.offset);
+    sizeOrNull(w, "size", m.sizeKnown, m.size);
+    if (m.bitSize) {
+      w.field("bit_size", *m.bitSize);
+      w.field("bit_offset", m.bitOffset.value_or(0));
+    }
+    if (m.isBase) {
+      w.key("base");
+      w.boolean(true);
+    }
+    if (m.holeAfterBits) w.field("hole_after_bits", m.holeAfterBits);
+    w.field("die", m.die);
+    w.objectEnd();
+  }
+  w.arrayEnd();
+}
+
+void typeJson(JsonWriter& w, const TypeLayout& t) {
+  w.breakBefore("\n");
+  w.objectBegin();
+  w.field("name", t.name);
+  w.field("kind", view::typeKindName(t.kind));
+  sizeOrNull(w, "size", t.sizeKnown, t.size);
+  w.field("die", t.die);
+  if (!t.problem.empty()) w.field("problem", t.problem);
+  if (!t.target.empty()) w.field("target", t.target);
+  if (t.addressClass) {
+    w.field("address_class", *t.addressClass);
+    std::string_view name = cuda::addressClassName(*t.addressClass);
+    if (!name.empty()) w.field("address_class_name", name);
+  }
+  if (t.kind == TypeKind::array) {
+    w.key("dimensions");
+    w.arrayBegin();
+    for (uint64_t d : t.dimensions) w.value(d);
+    w.arrayEnd();
+  }
+  if (t.kind == TypeKind::enumeration) {
+    w.key("enumerators");
+    w.arrayBegin();
+    for (const auto& e : t.enumerators) {
+      w.objectBegin();
+      w.field("name", e.name);
+      w.key("value");
+      w.signedValue(e.value);
+      w.objectEnd();
+    }
+    w.arrayEnd();
+  }
+  if (t.kind == TypeKind::structure || t.kind == TypeKind::class_ || t.kind == TypeKind::union_) {
+    w.field("padding_bits", t.paddingBits);
+    membersJson(w, t.members);
+  }
+  w.objectEnd();
+}
+
+}  // namespace
+
+void typesJson(std::string_view file, const std::vector<TypeLayout>& types, std::string& out) {
+  JsonWriter w(out);
+  w.objectBegin();
+  w.field("file", file);
+  w.key("types");
+  w.arrayBegin();
+  for (const TypeLayout& t : types) typeJson(w, t);
+  w.arrayEnd();
+  w.objectEnd();
+  out += '\n';
+}
+
+}  // namespace ptxdwarf::print

@@ -3,50 +3,42 @@
 // instructions here and named so.
 #include <cstdio>
 
-#include "dump_util.h"
-#include "view_format.h"
+#include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
+#include "ptxdwarf/print/views.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
 namespace {
 
+// llvm-dwarfdump --statistics' layout: one object, a member per line.
 class JsonObject {
  public:
-  explicit JsonObject(std::string& out) : out_(out) { out_ += '{'; }
-  void key(std::string_view k) {
-    out_ += first_ ? "\n  " : ",\n  ";
-    first_ = false;
-    detail::appendJsonString(out_, k);
-    out_ += ": ";
+  explicit JsonObject(std::string& out) : w_(out, 2) { w_.objectBegin(); }
+  void number(std::string_view k, uint64_t v) { w_.field(k, v); }
+  void string(std::string_view k, std::string_view v) { w_.field(k, v); }
+  void close() {
+    w_.objectEnd();
+    w_.out() += '\n';
   }
-  void number(std::string_view k, uint64_t v) {
-    key(k);
-    detail::appendDec(out_, v);
-  }
-  void string(std::string_view k, std::string_view v) {
-    key(k);
-    detail::appendJsonString(out_, v);
-  }
-  void close() { out_ += "\n}\n"; }
 
  private:
-  std::string& out_;
-  bool first_ = true;
+  JsonWriter w_;
 };
 
 // printLocationStats: "<what> with 0% of parent scope covered by DW_AT_location", ...
-void buckets(JsonObject& j, std::string_view what, const std::array<uint64_t, ptxdwarf::view::kCoverageBuckets>& b) {
+void buckets(JsonObject& j, std::string_view what, const std::array<uint64_t, view::kCoverageBuckets>& b) {
   constexpr std::string_view tail = " of parent scope covered by DW_AT_location";
   std::string prefix = std::string(what) + " with ";
   j.number(prefix + "0%" + std::string(tail), b[0]);
   j.number(prefix + "(0%,10%)" + std::string(tail), b[1]);
-  for (int i = 2; i < ptxdwarf::view::kCoverageBuckets - 1; ++i)
+  for (int i = 2; i < view::kCoverageBuckets - 1; ++i)
     j.number(prefix + "[" + std::to_string((i - 1) * 10) + "%," + std::to_string(i * 10) + "%)" + std::string(tail),
              b[static_cast<size_t>(i)]);
-  j.number(prefix + "100%" + std::string(tail), b[ptxdwarf::view::kCoverageBuckets - 1]);
+  j.number(prefix + "100%" + std::string(tail), b[view::kCoverageBuckets - 1]);
 }
 
-void scopeSums(JsonObject& j, std::string_view what, const ptxdwarf::view::ScopeCoverage& c) {
+void scopeSums(JsonObject& j, std::string_view what, const view::ScopeCoverage& c) {
   std::string w(what);
   j.number(w + "(#instructions in parent scope)", c.inParentScope);
   j.number(w + "(#instructions in parent scope covered by DW_AT_location)", c.coveredInParentScope);
@@ -55,7 +47,7 @@ void scopeSums(JsonObject& j, std::string_view what, const ptxdwarf::view::Scope
 
 }  // namespace
 
-void appendStatisticsJson(std::string_view file, const ptxdwarf::view::Statistics& s, std::string& out) {
+void statisticsJson(std::string_view file, const view::Statistics& s, std::string& out) {
   JsonObject j(out);
   j.number("version", 9);  // the llvm-dwarfdump algorithm version these follow
   j.string("file", file);
@@ -100,4 +92,4 @@ void appendStatisticsJson(std::string_view file, const ptxdwarf::view::Statistic
   j.close();
 }
 
-}  // namespace ptxdump
+}  // namespace ptxdwarf::print

@@ -3,18 +3,16 @@
 // llvm-dwarfdump has a SASS address: the line of the instruction each `.loc`
 // applies to, and its function. Inlined rows are followed by their inline
 // stack, innermost first, with demangled names.
-#include "dump_line.h"
+#include "ptxdwarf/print/line.h"
 
 #include <cstdio>
 
-#include "dump_util.h"
 #include "ptxdwarf/demangle.h"
+#include "ptxdwarf/format.h"
+#include "ptxdwarf/print/json.h"
 
-namespace ptxdump {
+namespace ptxdwarf::print {
 
-using namespace ptxdwarf;
-using detail::appendDec;
-using detail::appendHex;
 
 namespace {
 
@@ -31,7 +29,7 @@ void appendNumberField(std::string& out, uint64_t v, size_t width) {
 
 // `path:line:col` of a source position, the path resolved through the file table.
 void appendPosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
-  if (const ptx::LineFile* f = t.file(p.file)) detail::appendEscaped(out, ptx::pathOf(t, *f));
+  if (const ptx::LineFile* f = t.file(p.file)) appendEscaped(out, ptx::pathOf(t, *f));
   else out += "<no .file " + std::to_string(p.file) + ">";
   out += ':';
   appendDec(out, p.line);
@@ -56,14 +54,14 @@ void fileTableText(const ptx::LineTable& t, std::string& out) {
     out += "include_directories[";
     appendNumberField(out, i + 1, 3);
     out += "] = \"";
-    detail::appendEscaped(out, t.includeDirectories[i]);
+    appendEscaped(out, t.includeDirectories[i]);
     out += "\"\n";
   }
   for (const ptx::LineFile& f : t.files) {
     out += "file_names[";
     appendNumberField(out, f.index, 3);
     out += "]:\n           name: \"";
-    detail::appendEscaped(out, f.name);
+    appendEscaped(out, f.name);
     out += "\"\n      dir_index: ";
     appendDec(out, f.directory);
     out += "\n       mod_time: ";
@@ -97,7 +95,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   appendNumberField(out, r.file, 7);
   out += ' ';
   if (r.function < 0) out += "(module scope)";
-  else detail::appendEscaped(out, m.functions[static_cast<size_t>(r.function)].name);
+  else appendEscaped(out, m.functions[static_cast<size_t>(r.function)].name);
   out += '\n';
   if (!r.isInlined()) return;
   const std::vector<uint32_t> stack = t.inlineStack(row, kInlineFramesShown);
@@ -105,7 +103,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     const ptx::LocRecord& frame = m.locs[t.rows[stack[k]].loc];
     if (!frame.isInlined()) break;  // the outermost row: the function itself
     out += "                   inlined: ";
-    detail::appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
+    appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
     out += " at ";
     appendPosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
@@ -116,74 +114,66 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
   }
 }
 
-void appendNullable(std::string& out, bool present, uint64_t v) {
-  if (present) appendDec(out, v);
-  else out += "null";
+void nullable(JsonWriter& w, std::string_view key, bool present, uint64_t v) {
+  w.key(key);
+  if (present) w.value(v);
+  else w.null();
 }
 
-void positionJson(std::string& out, const ptx::SourcePosition& p) {
-  out += "{\"file\":";
-  appendDec(out, p.file);
-  out += ",\"line\":";
-  appendDec(out, p.line);
-  out += ",\"column\":";
-  appendDec(out, p.col);
-  out += '}';
+void positionJson(JsonWriter& w, std::string_view key, const ptx::SourcePosition& p) {
+  w.key(key);
+  w.objectBegin();
+  w.field("file", p.file);
+  w.field("line", p.line);
+  w.field("column", p.col);
+  w.objectEnd();
 }
 
-void rowJson(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::string& out) {
-  const ptx::LocRecord& r = m.locs[t.rows[row].loc];
-  out += "{\"function\":";
-  if (r.function < 0) out += "null";
-  else detail::appendJsonString(out, m.functions[static_cast<size_t>(r.function)].name);
-  out += ",\"ptx_line\":";
-  uint32_t line = instructionLine(m, r);
-  appendNullable(out, line != 0, line);
-  out += ",\"loc_line\":";
-  appendDec(out, r.loc.line);
-  out += ",\"file\":";
-  appendDec(out, r.file);
-  out += ",\"line\":";
-  appendDec(out, r.line);
-  out += ",\"column\":";
-  appendDec(out, r.col);
-  if (r.isInlined()) {
-    out += ",\"function_name\":";
-    detail::appendJsonString(out, m.locFunctionNames[m.inliningOf(r).functionName]);
-    out += ",\"inlined_at\":";
-    positionJson(out, m.inliningOf(r).inlinedAt);
-    out += ",\"inline_stack\":[";
-    bool first = true;
-    for (uint32_t k : t.inlineStack(row, kInlineFramesShown)) {
-      const ptx::LocRecord& record = m.locs[t.rows[k].loc];
-      if (!record.isInlined()) break;
-      const ptx::LocInlining& frame = m.inliningOf(record);
-      if (!first) out += ',';
-      first = false;
-      out += "{\"function_name\":";
-      detail::appendJsonString(out, m.locFunctionNames[frame.functionName]);
-      out += ",\"name\":";
-      const auto& name = t.functionNames[frame.functionName];
-      if (name) detail::appendJsonString(out, demangle(*name));
-      else out += "null";
-      out += ",\"inlined_at\":";
-      positionJson(out, frame.inlinedAt);
-      out += ",\"resolved\":";
-      out += t.rows[k].caller != ptx::kNoIndex ? "true" : "false";
-      out += '}';
-    }
-    out += ']';
-    if (const uint32_t omitted = framesOmitted(t, row)) {
-      out += ",\"inline_frames_omitted\":";
-      appendDec(out, omitted);
-    }
+void inlineStackJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint32_t row) {
+  w.key("inline_stack");
+  w.arrayBegin();
+  for (uint32_t k : t.inlineStack(row, kInlineFramesShown)) {
+    const ptx::LocRecord& record = m.locs[t.rows[k].loc];
+    if (!record.isInlined()) break;
+    const ptx::LocInlining& frame = m.inliningOf(record);
+    w.objectBegin();
+    w.field("function_name", m.locFunctionNames[frame.functionName]);
+    w.key("name");
+    const auto& name = t.functionNames[frame.functionName];
+    if (name) w.value(demangle(*name));
+    else w.null();
+    positionJson(w, "inlined_at", frame.inlinedAt);
+    w.key("resolved");
+    w.boolean(t.rows[k].caller != ptx::kNoIndex);
+    w.objectEnd();
   }
-  out += '}';
+  w.arrayEnd();
+}
+
+void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint32_t row) {
+  const ptx::LocRecord& r = m.locs[t.rows[row].loc];
+  w.objectBegin();
+  w.key("function");
+  if (r.function < 0) w.null();
+  else w.value(m.functions[static_cast<size_t>(r.function)].name);
+  const uint32_t line = instructionLine(m, r);
+  nullable(w, "ptx_line", line != 0, line);
+  w.field("loc_line", r.loc.line);
+  w.field("file", r.file);
+  w.field("line", r.line);
+  w.field("column", r.col);
+  if (r.isInlined()) {
+    w.field("function_name", m.locFunctionNames[m.inliningOf(r).functionName]);
+    positionJson(w, "inlined_at", m.inliningOf(r).inlinedAt);
+    inlineStackJson(w, m, t, row);
+    if (const uint32_t omitted = framesOmitted(t, row)) w.field("inline_frames_omitted", omitted);
+  }
+  w.objectEnd();
 }
 
 }  // namespace
 
-void dumpLineText(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
+void lineTableText(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
   out += "\n.debug_line contents:\n";
   if (module.files.empty() && module.locs.empty()) {
     out += "< EMPTY >\n";
@@ -196,43 +186,45 @@ void dumpLineText(const ptx::Module& module, std::string& out, const std::functi
          "------------------ ------ ------ ------ --------\n";
   for (uint32_t i = 0; i < t.rows.size(); ++i) {
     rowText(module, t, i, out);
-    drain();
+    if (drain) drain();
   }
 }
 
-void dumpLineJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
+void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
+  JsonWriter w(out);
+  lineTableJson(module, w, drain);
+}
+
+void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain) {
   const ptx::LineTable t = ptx::buildLineTable(module);
-  out += "\"line\":{\"include_directories\":[";
-  for (size_t i = 0; i < t.includeDirectories.size(); ++i) {
-    if (i) out += ',';
-    detail::appendJsonString(out, t.includeDirectories[i]);
-  }
-  out += "],\"files\":[";
-  for (size_t i = 0; i < t.files.size(); ++i) {
-    const ptx::LineFile& f = t.files[i];
+  w.key("line");
+  w.objectBegin();
+  w.key("include_directories");
+  w.arrayBegin();
+  for (const std::string& d : t.includeDirectories) w.value(d);
+  w.arrayEnd();
+  w.key("files");
+  w.arrayBegin();
+  for (const ptx::LineFile& f : t.files) {
     const ptx::FileEntry& e = module.files[f.entry];
-    if (i) out += ',';
-    out += "{\"index\":";
-    appendDec(out, f.index);
-    out += ",\"path\":";
-    detail::appendJsonString(out, e.path);
-    out += ",\"timestamp\":";
-    appendNullable(out, e.timestamp.has_value(), e.timestamp.value_or(0));
-    out += ",\"size\":";
-    appendNullable(out, e.size.has_value(), e.size.value_or(0));
-    out += ",\"directory\":";
-    appendDec(out, f.directory);
-    out += ",\"name\":";
-    detail::appendJsonString(out, f.name);
-    out += '}';
+    w.objectBegin();
+    w.field("index", f.index);
+    w.field("path", e.path);
+    nullable(w, "timestamp", e.timestamp.has_value(), e.timestamp.value_or(0));
+    nullable(w, "size", e.size.has_value(), e.size.value_or(0));
+    w.field("directory", f.directory);
+    w.field("name", f.name);
+    w.objectEnd();
   }
-  out += "],\"rows\":[";
+  w.arrayEnd();
+  w.key("rows");
+  w.arrayBegin();
   for (uint32_t i = 0; i < t.rows.size(); ++i) {
-    if (i) out += ',';
-    rowJson(module, t, i, out);
-    drain();
+    rowJson(w, module, t, i);
+    if (drain) drain();
   }
-  out += "]}";
+  w.arrayEnd();
+  w.objectEnd();
 }
 
-}  // namespace ptxdump
+}  // namespace ptxdwarf::print

@@ -1,0 +1,24 @@
+// The line table (`.file`/`.loc`) as text in llvm-dwarfdump's --debug-line
+// layout, and as the JSON "line" object.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "ptxdwarf/ptx/lines.h"
+#include "ptxdwarf/ptx/module.h"
+
+namespace ptxdwarf::print {
+
+// Appends ".debug_line contents:" and the table. `drain`, when set, is called
+// after each row, so a streaming caller can write out what has accumulated.
+void lineTableText(const ptx::Module& module, std::string& out, const std::function<void()>& drain = {});
+
+// Appends `"line":{"files":[...],"rows":[...]}` (no separator before it),
+// calling `drain` after each row as lineTableText does.
+void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain = {});
+// The same member written through `w`, inside the object `w` has open.
+class JsonWriter;
+void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain = {});
+
+}  // namespace ptxdwarf::print

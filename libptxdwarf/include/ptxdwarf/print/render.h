@@ -1,0 +1,118 @@
+// The one renderer of DWARF values: attribute values, location expressions,
+// location lists and type names, spelled as llvm-dwarfdump spells them. The
+// text dump, the JSON "text" fields, the diff and the writer's verbose comments
+// all spell values through it, so they agree to the byte.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ptxdwarf/format.h"
+#include "ptxdwarf/ptx/module.h"
+#include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/section.h"
+#include "ptxdwarf/view/attributes.h"
+
+namespace ptxdwarf::print {
+
+// `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
+void appendReloc(std::string& out, const Relocation& r);
+// `name`, `name+8`, `name-4`.
+void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend);
+
+// ---- .debug_loc entries, read straight from the section image ----
+
+using LocEntryView = read::LocEntry;
+
+// One list at a time, as the library's reader reads it (read::readLocList),
+// its entries decoded as they are iterated from the 8-byte references the
+// reader keeps. nvcc -G gives a variable live across a long kernel one list
+// of tens of thousands of entries: held as LocEntry values (72 bytes each,
+// in a vector grown by doubling) the one list of a 20 MB single-kernel
+// file took 12 MB of a dump's 36.
+class LocListReader {
+ public:
+  LocListReader() = default;
+  LocListReader(const LocListReader&) = delete;  // the entries refer to this reader's references
+  LocListReader& operator=(const LocListReader&) = delete;
+
+  // Reads the list at `offset`; false when the section ends inside it.
+  // `offset` is left after the last complete entry read. The entries of the
+  // list read before are gone.
+  bool read(const SectionImage* loc, uint8_t addressSize, uint64_t& offset);
+  const read::LocEntries& entries() const { return list_.entries; }
+
+ private:
+  std::vector<read::LocEntryRef> refs_;  // the list's, reused for the next
+  read::LocList list_;
+};
+
+// ---- the renderer ----
+
+class Renderer {
+ public:
+  // `betweenEntries`, when set, is called after each entry of a location
+  // list rendered into the output: where a dump writing to a stream may
+  // write out what it holds (one attribute can name a list of tens of
+  // thousands of entries, megabytes of text).
+  Renderer(const ptx::Module& module, const read::Dwarf& dwarf,
+           std::function<void()> betweenEntries = {})
+      : module_(module), dwarf_(dwarf), betweenEntries_(std::move(betweenEntries)) {}
+
+  // What llvm-dwarfdump prints between "DW_AT_x\t(" and ")" (with our
+  // extensions). `listIndent` is the indentation of location-list entry lines;
+  // a negative value puts each entry on a new line without indentation.
+  void attributeValue(std::string& out, const read::Die& die,
+                      const read::AttrValue& v, int listIndent) const;
+
+  // A location expression: "DW_OP_regx %r1, DW_OP_piece 0x4".
+  void expression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
+                  uint64_t sectionOffset, uint8_t addressSize) const;
+  // One decoded operation (no separators); `bytes` are the whole expression's bytes.
+  void operation(std::string& out, const read::Operation& op, uint8_t addressSize) const;
+
+  // The whole location list body of an attribute: "<offset>: \n<indent>[a, b): expr..."
+  void locationList(std::string& out, const read::Unit& unit, const read::AttrValue& v,
+                    int listIndent) const;
+  // One range bound of a list entry as printed inside an attribute (base applied).
+  void listAddress(std::string& out, const read::Unit& unit, uint64_t value,
+                   const Relocation* reloc) const;
+  // A raw address operand: "0x%016x" or the relocation.
+  static void address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize);
+
+  // llvm-dwarfdump's qualified type name of `die` ("const char *", "int[32]").
+  void typeName(std::string& out, const read::Die* die) const;
+  // The resolved path of file `index` for the unit (decl_file/call_file), or false.
+  bool fileName(std::string& out, const read::Unit& unit, uint64_t index) const;
+
+  // The .debug_loc offset a location attribute names (relocation resolved), or false.
+  bool locOffset(const read::AttrValue& v, uint64_t& offset) const;
+  // Does llvm-dwarfdump print this attribute as a location list / expression?
+  static bool isLocationList(const read::AttrValue& v);
+  static bool isLocationExpr(const read::AttrValue& v);
+
+  const read::Dwarf& dwarf() const { return dwarf_; }
+  const ptx::Module& module() const { return module_; }
+
+ private:
+  const ptx::Module& module_;
+  const read::Dwarf& dwarf_;
+  std::function<void()> betweenEntries_;
+  // Made at the first type name (a dump names a type at every DW_AT_type):
+  // the names' template parameters are found without walking subtrees.
+  mutable std::shared_ptr<const view::SubtreeEnds> ends_;
+};
+
+// Tag/attribute/form names with llvm-dwarfdump 14's spelling of unknown values.
+void appendTagName(std::string& out, uint64_t tag);
+void appendAttrName(std::string& out, uint64_t attr);
+void appendFormName(std::string& out, uint64_t form);
+
+}  // namespace ptxdwarf::print

@@ -1,0 +1,548 @@
+// The one renderer of DWARF values (print/render.h): attribute values,
+// location expressions and lists, type and file names, in llvm-dwarfdump 14's
+// spelling with the PTX extensions the text dump's header (text.cpp) lists.
+#include "ptxdwarf/print/render.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/view/attributes.h"
+#include "ptxdwarf/view/type_name.h"
+
+namespace ptxdwarf::print {
+
+using read::AttrValue;
+using read::Die;
+using read::Dwarf;
+using read::kNone;
+using read::Operation;
+using read::Unit;
+
+
+namespace {
+void appendSpaces(std::string& out, size_t n) { out.append(n, ' '); }
+}  // namespace
+
+void appendReloc(std::string& out, const Relocation& r) {
+  if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
+  out += r.symbol;
+  out += '-';
+  appendSymbolPlus(out, r.minus(), r.addend());
+}
+
+void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend) {
+  out += name;
+  if (addend > 0) {
+    out += '+';
+    appendDec(out, static_cast<uint64_t>(addend));
+  } else if (addend < 0) {
+    out += '-';
+    appendDec(out, static_cast<uint64_t>(0) - static_cast<uint64_t>(addend));
+  }
+}
+
+namespace {
+void appendNameOr(std::string& out, std::string_view name, std::string_view unknownPrefix, uint64_t v) {
+  if (!name.empty()) {
+    out += name;
+  } else {
+    out += unknownPrefix;
+    appendHexDigits(out, v, 1);
+  }
+}
+}  // namespace
+
+void appendTagName(std::string& out, uint64_t tag) { appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag); }
+void appendAttrName(std::string& out, uint64_t attr) {
+  appendNameOr(out, dw::attributeName(attr), "DW_AT_unknown_", attr);
+}
+void appendFormName(std::string& out, uint64_t form) {
+  appendNameOr(out, dw::formName(form), "DW_FORM_unknown_", form);
+}
+
+// ---------------------------------------------------------------------------
+// .debug_loc reading
+
+bool LocListReader::read(const SectionImage* loc, uint8_t addressSize, uint64_t& offset) {
+  refs_.clear();
+  list_ = {};
+  if (!loc) return false;
+  list_ = read::readLocList(*loc, offset, addressSize, refs_);
+  offset = list_.end;
+  return list_.terminated;
+}
+
+// ---------------------------------------------------------------------------
+// Renderer
+
+namespace {
+
+bool isSectionOffsetForm(uint16_t form) {
+  return form == dw::DW_FORM_data4 || form == dw::DW_FORM_data8 || form == dw::DW_FORM_sec_offset ||
+         form == dw::DW_FORM_strp;
+}
+
+bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
+
+bool isBlockForm(uint16_t form) { return dw::formClass(form) == dw::FormClass::block; }
+
+bool mayHaveLocationExpr(uint16_t attr) {
+  switch (attr) {
+    case dw::DW_AT_location:
+    case dw::DW_AT_byte_size:
+    case dw::DW_AT_bit_offset:
+    case dw::DW_AT_bit_size:
+    case dw::DW_AT_string_length:
+    case dw::DW_AT_lower_bound:
+    case dw::DW_AT_return_addr:
+    case dw::DW_AT_bit_stride:
+    case dw::DW_AT_upper_bound:
+    case dw::DW_AT_count:
+    case dw::DW_AT_data_member_location:
+    case dw::DW_AT_frame_base:
+    case dw::DW_AT_segment:
+    case dw::DW_AT_static_link:
+    case dw::DW_AT_use_location:
+    case dw::DW_AT_vtable_elem_location:
+    case dw::DW_AT_allocated:
+    case dw::DW_AT_associated:
+    case dw::DW_AT_data_location:
+    case dw::DW_AT_byte_stride:
+    case dw::DW_AT_rank:
+    case dw::DW_AT_call_value:
+    case dw::DW_AT_call_origin:
+    case dw::DW_AT_call_target:
+    case dw::DW_AT_call_target_clobbered:
+    case dw::DW_AT_call_data_location:
+    case dw::DW_AT_call_data_value:
+    case dw::DW_AT_GNU_call_site_value:
+    case dw::DW_AT_GNU_call_site_target:
+      return true;
+    default:
+      return false;
+  }
+}
+
+uint64_t tombstone(uint8_t addressSize) { return addressSize >= 8 ? ~0ull : (1ull << (8 * addressSize)) - 1; }
+
+bool isAbsolutePath(std::string_view p) {
+  if (!p.empty() && (p[0] == '/' || p[0] == '\\')) return true;
+  return p.size() >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' &&
+         (p[2] == '\\' || p[2] == '/');
+}
+
+// sys::path::append for one component.
+void pathAppend(std::string& path, std::string_view component) {
+  if (component.empty()) return;
+  bool componentHasSep = component[0] == '/';
+  bool pathHasSep = !path.empty() && path.back() == '/';
+  if (!componentHasSep && !path.empty() && !pathHasSep) path += '/';
+  path += component;
+}
+
+
+}  // namespace
+
+void Renderer::typeName(std::string& out, const Die* die) const {
+  if (!ends_) ends_ = std::make_shared<const view::SubtreeEnds>(dwarf_);
+  view::appendTypeName(dwarf_, die, out, ends_.get());
+}
+
+bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) const {
+  if (unit.dieCount == 0) return false;
+  const Die& cu = dwarf_.dies[unit.firstDie];
+  if (!dwarf_.hasAttribute(cu, dw::DW_AT_stmt_list)) return false;  // no line table for the unit
+  if (index > UINT32_MAX) return false;
+  const ptx::FileEntry* f = module_.findFile(static_cast<unsigned>(index));
+  if (!f) return false;
+  if (isAbsolutePath(f->path)) {
+    out += f->path;
+    return true;
+  }
+  std::string path;
+  if (std::optional<AttrValue> dir = dwarf_.attribute(cu, dw::DW_AT_comp_dir); dir && dir->isString()) path.assign(dir->string());
+  pathAppend(path, f->path);
+  out += path;
+  return true;
+}
+
+void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) {
+  if (reloc)
+    appendReloc(out, *reloc);
+  else
+    appendHex(out, value, addressSize * 2);
+}
+
+bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
+  // `.debug_loc+N`, or a label defined in .debug_loc (LLVM 22's `$L__debug_loc0`).
+  const std::optional<uint64_t> at = dwarf_.offsetIn(".debug_loc", v.value, v.reloc);
+  if (!at) return false;
+  offset = *at;
+  return true;
+}
+
+bool Renderer::isLocationList(const AttrValue& v) {
+  return read::isLocationAttribute(v.name) && isSectionOffsetForm(v.form);
+}
+
+bool Renderer::isLocationExpr(const AttrValue& v) {
+  return v.form == dw::DW_FORM_exprloc || (mayHaveLocationExpr(v.name) && isBlockForm(v.form));
+}
+
+void Renderer::operation(std::string& out, const Operation& op, uint8_t addressSize) const {
+  std::string_view name = dw::opName(op.op);
+  out += name;
+  if (op.op == dw::DW_OP_regx || op.op == dw::DW_OP_bregx) {
+    if (auto reg = cuda::unpackRegister(op.operands[0])) {
+      out += ' ';
+      out += *reg;
+      if (op.op == dw::DW_OP_bregx) {
+        int64_t s = static_cast<int64_t>(op.operands[1]);
+        out += ' ';
+        if (s >= 0) out += '+';
+        appendSigned(out, s);
+      }
+      return;
+    }
+  }
+  const dw::OpInfo* info = dw::opInfo(op.op);
+  if (!info) return;
+  dw::OperandKind kinds[2] = {info->a, info->b};
+  for (int slot = 0; slot < 2; ++slot) {
+    using K = dw::OperandKind;
+    K k = kinds[slot];
+    if (k == K::none || k == K::unknown) break;
+    if (slot == 0 && op.reloc) {
+      out += ' ';
+      appendReloc(out, *op.reloc);
+      continue;
+    }
+    uint64_t v = op.operands[slot];
+    switch (k) {
+      case K::s8:
+      case K::s16:
+      case K::s32:
+      case K::s64:
+      case K::sleb: {
+        int64_t s = static_cast<int64_t>(v);
+        out += ' ';
+        if (s >= 0) out += '+';
+        appendSigned(out, s);
+        break;
+      }
+      case K::block:
+      case K::block1:
+        out += ' ';
+        appendHex(out, v);
+        for (uint8_t b : op.block) {
+          out += ' ';
+          appendHex(out, b, 2);
+        }
+        break;
+      case K::expr: {
+        // DW_OP_entry_value(<nested ops>)
+        out += '(';
+        auto nested = read::decodeExpression(op.block, {addressSize, 4, nullptr, 0});
+        for (size_t i = 0; i < nested.ops.size(); ++i) {
+          if (i) out += ", ";
+          operation(out, nested.ops[i], addressSize);
+        }
+        out += ')';
+        break;
+      }
+      default:
+        out += ' ';
+        appendHex(out, v);
+        break;
+    }
+  }
+}
+
+void Renderer::expression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
+                          uint64_t sectionOffset, uint8_t addressSize) const {
+  if (bytes.empty()) {
+    out += "<empty>";
+    return;
+  }
+  auto e = read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    operation(out, e.ops[i], addressSize);
+    bool more = i + 1 < e.ops.size() || !e.ok;
+    if (more) out += ", ";
+  }
+  if (!e.ok) {
+    out += "<decoding error>";
+    for (uint64_t i = e.errorOffset; i < bytes.size(); ++i) {
+      out += ' ';
+      appendHexDigits(out, bytes[i], 2);
+    }
+  }
+}
+
+namespace {
+struct BaseAddress {
+  bool known = false;
+  uint64_t value = 0;
+  const Relocation* reloc = nullptr;
+};
+
+BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
+  BaseAddress b;
+  if (unit.dieCount == 0) return b;
+  const Die& cu = d.dies[unit.firstDie];
+  std::optional<AttrValue> pc = d.attribute(cu, dw::DW_AT_low_pc);
+  if (!pc) pc = d.attribute(cu, dw::DW_AT_entry_pc);
+  if (pc && isAddressForm(pc->form)) {
+    b.known = true;
+    b.value = pc->value;
+    b.reloc = pc->reloc;
+  }
+  return b;
+}
+
+// One bound of a list entry with the base address applied.
+void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t value, const Relocation* reloc,
+                        uint8_t addressSize) {
+  if (!base.reloc && !reloc) {
+    appendHex(out, base.value + value, addressSize * 2);
+    return;
+  }
+  if (!base.reloc && base.value == 0) {
+    Renderer::address(out, value, reloc, addressSize);
+    return;
+  }
+  if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend() == 0 &&
+      reloc->minus() == base.reloc->symbol && base.value == 0) {
+    appendSymbolPlus(out, reloc->symbol, reloc->addend());
+    return;
+  }
+  Renderer::address(out, base.value, base.reloc, addressSize);
+  out += '+';
+  if (reloc) {
+    appendReloc(out, *reloc);
+  } else {
+    appendHex(out, value);
+  }
+}
+}  // namespace
+
+void Renderer::listAddress(std::string& out, const Unit& unit, uint64_t value, const Relocation* reloc) const {
+  appendBasedAddress(out, unitBase(dwarf_, unit), value, reloc, unit.addressSize);
+}
+
+void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue& v, int listIndent) const {
+  uint64_t offset = 0;
+  bool known = locOffset(v, offset);
+  if (v.reloc)
+    appendReloc(out, *v.reloc);
+  else
+    appendHex(out, v.value, 8);
+  out += ": ";
+  if (!known || !dwarf_.loc) return;
+  LocListReader list;
+  list.read(dwarf_.loc, unit.addressSize, offset);
+  BaseAddress base = unitBase(dwarf_, unit);
+  for (const LocEntryView e : list.entries()) {
+    if (e.kind == LocEntryView::endOfList) break;
+    if (e.kind == LocEntryView::baseAddress) {
+      base.known = true;
+      base.value = e.end;
+      base.reloc = e.endReloc;
+      continue;
+    }
+    out += '\n';
+    if (listIndent > 0) appendSpaces(out, static_cast<size_t>(listIndent));
+    if (base.known) {
+      out += '[';
+      appendBasedAddress(out, base, e.begin, e.beginReloc, unit.addressSize);
+      out += ", ";
+      appendBasedAddress(out, base, e.end, e.endReloc, unit.addressSize);
+      out += ')';
+    } else {
+      out += '(';
+      address(out, e.begin, e.beginReloc, unit.addressSize);
+      out += ", ";
+      address(out, e.end, e.endReloc, unit.addressSize);
+      out += ')';
+    }
+    out += ": ";
+    expression(out, e.expr, dwarf_.loc, e.exprOffset, unit.addressSize);
+    if (betweenEntries_) betweenEntries_();
+  }
+}
+
+namespace {
+// DWARFFormValue::dump (LLVM 14) with relocated values printed symbolically.
+void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrValue& v) {
+  // A symbolic reference into .debug_info (`.b64 .debug_info+311`) prints
+  // as the offset it names, as llvm-dwarfdump prints the linked cubin's.
+  if (v.reloc && v.form != dw::DW_FORM_strp && !d.referenceTarget(v)) {
+    appendReloc(out, *v.reloc);
+    return;
+  }
+  switch (v.form) {
+    case dw::DW_FORM_addr:
+      appendHex(out, v.value, unit.addressSize * 2);
+      break;
+    case dw::DW_FORM_flag_present:
+      out += "true";
+      break;
+    case dw::DW_FORM_flag:
+    case dw::DW_FORM_data1:
+      appendHex(out, v.value & 0xff, 2);
+      break;
+    case dw::DW_FORM_data2:
+      appendHex(out, v.value & 0xffff, 4);
+      break;
+    case dw::DW_FORM_data4:
+      appendHex(out, v.value & 0xffffffff, 8);
+      break;
+    case dw::DW_FORM_ref_sig8:
+    case dw::DW_FORM_data8:
+      appendHex(out, v.value, 16);
+      break;
+    case dw::DW_FORM_string:
+      out += '"';
+      appendEscaped(out, v.string());
+      out += '"';
+      break;
+    case dw::DW_FORM_exprloc:
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_block1:
+    case dw::DW_FORM_block2:
+    case dw::DW_FORM_block4:
+      if (!v.block().empty()) {
+        out += "<";
+        int width = v.form == dw::DW_FORM_block1   ? 2
+                    : v.form == dw::DW_FORM_block2 ? 4
+                    : v.form == dw::DW_FORM_block4 ? 8
+                                                   : 1;
+        appendHex(out, v.block().size(), width);
+        out += "> ";
+        for (uint8_t b : v.block()) {
+          appendHexDigits(out, b, 2);
+          out += ' ';
+        }
+      }
+      break;
+    case dw::DW_FORM_sdata:
+      appendSigned(out, v.svalue());
+      break;
+    case dw::DW_FORM_udata:
+      appendDec(out, v.value);
+      break;
+    case dw::DW_FORM_strp: {
+      const uint64_t at = d.offsetIn(".debug_str", v.value, v.reloc).value_or(UINT64_MAX);
+      if (d.str && at < d.str->size()) {
+        out += '"';
+        appendEscaped(out, v.string());
+        out += '"';
+      } else if (v.reloc) {
+        appendReloc(out, *v.reloc);
+      }
+      break;
+    }
+    case dw::DW_FORM_ref_addr:
+      appendHex(out, d.referenceTarget(v).value_or(v.value), 16);
+      break;
+    case dw::DW_FORM_ref1:
+    case dw::DW_FORM_ref2:
+    case dw::DW_FORM_ref4:
+    case dw::DW_FORM_ref8:
+    case dw::DW_FORM_ref_udata:
+      appendHex(out, d.referenceTarget(v).value_or(v.value), 8);
+      break;
+    case dw::DW_FORM_sec_offset:
+      appendHex(out, v.value & 0xffffffff, 8);
+      break;
+    default:
+      out += "DW_FORM(";
+      appendHex(out, v.form, 4);
+      out += ')';
+      break;
+  }
+}
+
+// DWARFDie::getName(LinkageName) with findRecursively's worklist.
+std::string_view linkageOrName(const Dwarf& d, const Die* start) {
+  return start ? view::linkageOrShortName(d, *start) : std::string_view{};
+}
+}  // namespace
+
+void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue& v, int listIndent) const {
+  const Unit& unit = dwarf_.unitOf(die);
+  bool named = false;
+  if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
+    if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+      std::string path;
+      if (fileName(path, unit, v.value)) {
+        out += '"';
+        appendEscaped(out, path);
+        out += '"';
+        named = true;
+      }
+    }
+  } else if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+    std::string_view n = dw::attributeValueName(v.name, v.value);
+    if (!n.empty()) {
+      out += n;
+      named = true;
+    }
+  }
+  if (named) {
+    // nothing more
+  } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && dw::isConstantForm(v.form) && !v.reloc) {
+    if (v.form == dw::DW_FORM_sdata)
+      appendSigned(out, v.svalue());
+    else
+      appendDec(out, v.value);
+  } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
+             v.value == tombstone(unit.addressSize)) {
+    out += "dead code";
+  } else if (v.name == dw::DW_AT_high_pc && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+    std::optional<AttrValue> low = dwarf_.attribute(die, dw::DW_AT_low_pc);
+    if (low && isAddressForm(low->form) && (low->reloc || low->value != tombstone(unit.addressSize))) {
+      BaseAddress b{true, low->value, low->reloc};
+      appendBasedAddress(out, b, v.value, nullptr, unit.addressSize);
+    } else {
+      formValue(out, dwarf_, unit, v);
+    }
+  } else if (isLocationList(v)) {
+    locationList(out, unit, v, listIndent);
+  } else if (isLocationExpr(v)) {
+    expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
+  } else {
+    formValue(out, dwarf_, unit, v);
+    if (v.name == dw::DW_AT_address_class && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+      std::string_view cls = cuda::addressClassName(v.value);
+      if (!cls.empty()) {
+        out += ' ';
+        out += cls;
+      }
+    }
+  }
+
+  if (v.name == dw::DW_AT_specification || v.name == dw::DW_AT_abstract_origin) {
+    if (const Die* t = dwarf_.referencedDie(v)) {
+      std::string_view n = linkageOrName(dwarf_, t);
+      if (!n.empty()) {
+        out += " \"";
+        appendEscaped(out, n);
+        out += '"';
+      }
+    }
+  } else if (v.name == dw::DW_AT_type) {
+    if (const Die* t = dwarf_.referencedDie(v)) {
+      std::string name;
+      typeName(name, t);
+      out += " \"";
+      appendEscaped(out, name);
+      out += '"';
+    }
+  }
+}
+
+}  // namespace ptxdwarf::print
