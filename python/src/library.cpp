@@ -22,7 +22,7 @@ struct AttributeRenderer {
 Loaded::~Loaded() = default;
 
 const ptx::LineTable& Loaded::lineTable() {
-  if (!lineTable_) lineTable_ = ptx::buildLineTable(module());
+  std::call_once(lineTableOnce_, [this] { lineTable_ = ptx::buildLineTable(module()); });
   return *lineTable_;
 }
 
@@ -70,7 +70,9 @@ bool readFile(const std::string& path, std::string& text, std::string& error) {
     error = path + ": error: cannot read file: " + std::strerror(errno);
     return false;
   }
+  // One allocation of the file's size (a pipe or device: grown as it is read).
   text.clear();
+  if (S_ISREG(st.st_mode)) text.reserve(static_cast<size_t>(st.st_size));
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     text.append(buffer, static_cast<size_t>(in.gcount()));
@@ -92,6 +94,9 @@ std::shared_ptr<Loaded> loadText(std::string text, std::string name, std::string
   loaded->text = std::move(text);
   ptx::ReadOptions options;
   options.threads = 1;  // the library starts no thread unless asked
+  // The name index is what check resolves symbols with: built when check()
+  // first needs it (Loaded::indexNames), not for a walk of the DIEs.
+  options.index = false;
   loaded->read = ptx::read(loaded->text, loaded->name, options);
   if (!loaded->read.ok()) {
     appendErrors(loaded->read.diagnostics, loaded->name, error);
@@ -102,6 +107,7 @@ std::shared_ptr<Loaded> loadText(std::string text, std::string name, std::string
     error = loaded->name + ":1:1: error: no .version directive: this is not PTX (ptxas rejects a file without one)";
     return nullptr;
   }
+  loaded->read.module.indexFiles();
   loaded->dwarf = read::decode(loaded->read.module.sections);
   return loaded;
 }
@@ -130,7 +136,12 @@ std::string formName(uint16_t form) {
   return out;
 }
 
-ptxdwarf::Diagnostics runCheck(const Loaded& loaded, bool roundTrip) {
+void Loaded::indexNames() {
+  std::call_once(indexOnce_, [this] { read.module.reindex(); });
+}
+
+ptxdwarf::Diagnostics runCheck(Loaded& loaded, bool roundTrip) {
+  loaded.indexNames();
   ptxdwarf::check::Options options;
   options.roundTrip = roundTrip;
   options.threads = 1;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,11 +31,14 @@ struct Loaded {
   ptxdwarf::read::Dwarf dwarf;
 
   const ptxdwarf::ptx::Module& module() const { return read.module; }
-  // Made on first use; not thread-safe (called with the GIL held).
+  // Made on first use, once (line_table() and check() release the GIL).
   const ptxdwarf::ptx::LineTable& lineTable();
+  // Made on first use; called with the GIL held.
   AttributeRenderer& renderer();
   // Where each DIE's subtree ends: children in as many steps as there are.
   const ptxdwarf::view::SubtreeEnds& subtreeEnds();
+  // Builds the module's name index (Module::reindex) once.
+  void indexNames();
 
   Loaded() = default;
   Loaded(const Loaded&) = delete;
@@ -45,6 +49,7 @@ struct Loaded {
   std::optional<ptxdwarf::ptx::LineTable> lineTable_;
   std::unique_ptr<AttributeRenderer> renderer_;
   std::optional<ptxdwarf::view::SubtreeEnds> subtreeEnds_;
+  std::once_flag indexOnce_, lineTableOnce_;  // made on a thread that released the GIL
 };
 
 // Reads `text` named `name` as ptxdump reads a file (one thread). On failure
@@ -67,7 +72,7 @@ std::string formName(uint16_t form);
 
 // Every check rule over the module (what `ptxdump check` reports, the
 // reader's warnings apart).
-ptxdwarf::Diagnostics runCheck(const Loaded& loaded, bool roundTrip);
+ptxdwarf::Diagnostics runCheck(Loaded& loaded, bool roundTrip);
 
 // A diagnostic as ptxdump prints it: `file:line:col: severity: message [rule]`
 // and the section offset where format() left it out.

@@ -4,7 +4,8 @@
 // text, the model and the decoded DWARF alive on its own.
 #include <pybind11/stl.h>
 
-#include <unordered_map>
+#include <new>
+#include <vector>
 
 #include "binding.h"
 #include "library.h"
@@ -28,14 +29,15 @@ py::str bytesText(std::string_view s) {
   return py::reinterpret_steal<py::str>(o);
 }
 
-// The names, made once per code: a module of 200,000 attributes has a few
-// dozen distinct ones. Never freed (they live as long as the interpreter).
+// The names, made once per code (a code is 16 bits: a table indexed by it):
+// a module of 200,000 attributes has a few dozen distinct ones. Never freed
+// (they live as long as the interpreter).
 template <std::string (*Name)(uint16_t)>
 const py::str& cachedName(uint16_t code) {
-  static auto* cache = new std::unordered_map<uint16_t, py::str>();
-  auto it = cache->find(code);
-  if (it == cache->end()) it = cache->emplace(code, py::str(Name(code))).first;
-  return it->second;
+  static auto* cache = new std::vector<py::str>(size_t{1} << 16, py::reinterpret_steal<py::str>(nullptr));
+  py::str& name = (*cache)[code];
+  if (!name.ptr()) name = py::str(Name(code));
+  return name;
 }
 
 struct DieRef {
@@ -51,11 +53,34 @@ struct UnitRef {
 };
 
 // One attribute, decoded: the value's bytes stay in the module's sections.
-struct AttrRef {
-  LoadedPtr owner;
-  uint32_t die = 0;
+// A type of the C API, not a pybind11 class: a module has hundreds of
+// thousands of attributes, and a pybind11 instance costs a heap block and an
+// entry in its registry of instances each; this one is one allocation.
+struct AttributeObject {
+  PyObject_HEAD
+  LoadedPtr owner;  // constructed in place by newAttribute, destroyed by attributeDealloc
+  uint32_t die;
   read::AttrValue value;
 };
+
+PyTypeObject* attributeType = nullptr;
+
+PyObject* newAttribute(const LoadedPtr& owner, uint32_t die, const read::AttrValue& value) {
+  auto* self = PyObject_New(AttributeObject, attributeType);
+  if (!self) throw py::error_already_set();
+  new (&self->owner) LoadedPtr(owner);
+  self->die = die;
+  new (&self->value) read::AttrValue(value);
+  return reinterpret_cast<PyObject*>(self);
+}
+
+void attributeDealloc(PyObject* o) {
+  auto* self = reinterpret_cast<AttributeObject*>(o);
+  self->owner.~LoadedPtr();
+  PyTypeObject* type = Py_TYPE(o);
+  PyObject_Free(o);
+  Py_DECREF(type);  // a heap type: each instance holds a reference to it
+}
 
 py::object dieOrNone(const LoadedPtr& owner, const read::Die* die) {
   if (!die) return py::none();
@@ -78,7 +103,8 @@ py::object attributeValue(const read::AttrValue& v) {
 
 py::list attributeList(const DieRef& d) {
   py::list out;
-  for (const read::AttrValue& v : d.owner->dwarf.attributes(d.die())) out.append(AttrRef{d.owner, d.index, v});
+  for (const read::AttrValue& v : d.owner->dwarf.attributes(d.die()))
+    out.append(py::reinterpret_steal<py::object>(newAttribute(d.owner, d.index, v)));
   return out;
 }
 
@@ -88,7 +114,9 @@ py::dict attributeMap(const DieRef& d) {
   py::dict out;
   for (const read::AttrValue& v : d.owner->dwarf.attributes(d.die())) {
     const py::str& key = cachedName<attributeName>(v.name);
-    if (!out.contains(key)) out[key] = AttrRef{d.owner, d.index, v};
+    if (PyDict_Contains(out.ptr(), key.ptr())) continue;
+    auto attribute = py::reinterpret_steal<py::object>(newAttribute(d.owner, d.index, v));
+    if (PyDict_SetItem(out.ptr(), key.ptr(), attribute.ptr()) != 0) throw py::error_already_set();
   }
   return out;
 }
@@ -104,7 +132,8 @@ py::list children(const DieRef& d) {
 }
 
 py::object attributeNamed(const DieRef& d, uint16_t name) {
-  if (auto v = d.owner->dwarf.attribute(d.die(), name)) return py::cast(AttrRef{d.owner, d.index, *v});
+  if (auto v = d.owner->dwarf.attribute(d.die(), name))
+    return py::reinterpret_steal<py::object>(newAttribute(d.owner, d.index, *v));
   return py::none();
 }
 
@@ -222,35 +251,94 @@ std::string versionText(const ptx::Version& v) {
   return v.present ? std::to_string(v.major) + "." + std::to_string(v.minor) : std::string();
 }
 
+// ---- the Attribute type's getters (C API: no pybind11 dispatch per access) ----
+
+const AttributeObject& attributeOf(PyObject* o) { return *reinterpret_cast<const AttributeObject*>(o); }
+
+// Runs `f` returning a py::object; a C++ or Python exception becomes the Python error.
+template <class F>
+PyObject* guarded(F&& f) {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* getName(PyObject* o, void*) {
+  return guarded([&] { return py::object(cachedName<attributeName>(attributeOf(o).value.name)); });
+}
+PyObject* getForm(PyObject* o, void*) {
+  return guarded([&] { return py::object(cachedName<formName>(attributeOf(o).value.form)); });
+}
+PyObject* getValue(PyObject* o, void*) {
+  return guarded([&] { return attributeValue(attributeOf(o).value); });
+}
+PyObject* getOffset(PyObject* o, void*) { return PyLong_FromUnsignedLong(attributeOf(o).value.offset); }
+PyObject* getIndirect(PyObject* o, void*) { return PyBool_FromLong(attributeOf(o).value.indirect); }
+PyObject* getSymbol(PyObject* o, void*) {
+  return guarded([&]() -> py::object {
+    const read::AttrValue& v = attributeOf(o).value;
+    if (!v.reloc) return py::none();
+    return bytesText(v.reloc->expression());
+  });
+}
+PyObject* getText(PyObject* o, void*) {
+  return guarded([&]() -> py::object {
+    const AttributeObject& a = attributeOf(o);
+    return bytesText(attributeText(*a.owner, a.owner->dwarf.dies[a.die], a.value));
+  });
+}
+PyObject* getReferencedDie(PyObject* o, void*) {
+  return guarded([&] {
+    const AttributeObject& a = attributeOf(o);
+    return dieOrNone(a.owner, a.owner->dwarf.referencedDie(a.value));
+  });
+}
+PyObject* attributeRepr(PyObject* o) {
+  return guarded([&] {
+    const read::AttrValue& v = attributeOf(o).value;
+    return py::object(py::str("<ptxdwarf.Attribute " + attributeName(v.name) + " " + formName(v.form) + ">"));
+  });
+}
+
+PyGetSetDef attributeGetters[] = {
+    {"name", getName, nullptr, "DW_AT_name, ...", nullptr},
+    {"form", getForm, nullptr, "DW_FORM_string, ... (DW_FORM_indirect resolved)", nullptr},
+    {"value", getValue, nullptr,
+     "str for strings, bytes for blocks and expressions, int otherwise (a reference: the absolute .debug_info "
+     "offset; a relocated operand: the bytes' 0, see symbol)",
+     nullptr},
+    {"raw_value", getValue, nullptr, "the same as value", nullptr},
+    {"offset", getOffset, nullptr, "of the value's first byte in .debug_info", nullptr},
+    {"indirect", getIndirect, nullptr, "whether the form was DW_FORM_indirect", nullptr},
+    {"symbol", getSymbol, nullptr,
+     "the PTX operand where the value's bytes are relocated (\"func_begin0\", \".debug_loc+138\", \"A-B\"); "
+     "None otherwise",
+     nullptr},
+    {"text", getText, nullptr, "what `ptxdump dump` prints between the parentheses", nullptr},
+    {"referenced_die", getReferencedDie, nullptr, "the DIE a reference names; None for other values", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+void bindAttributeType(py::module_& m) {
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(attributeDealloc)},
+      {Py_tp_getset, attributeGetters},
+      {Py_tp_repr, reinterpret_cast<void*>(attributeRepr)},
+      {Py_tp_doc, const_cast<char*>("One attribute of a DIE, decoded (pyelftools' AttributeValue).")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"ptxdwarf.Attribute", sizeof(AttributeObject), 0, Py_TPFLAGS_DEFAULT, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (!type) throw py::error_already_set();
+  attributeType = reinterpret_cast<PyTypeObject*>(type);  // kept for the interpreter's life
+  m.add_object("Attribute", py::reinterpret_borrow<py::object>(type));
+}
+
 void bindUnitsAndDies(py::module_& m) {
-  py::class_<AttrRef>(m, "Attribute", "One attribute of a DIE, decoded (pyelftools' AttributeValue).")
-      .def_property_readonly("name", [](const AttrRef& a) { return cachedName<attributeName>(a.value.name); })
-      .def_property_readonly("form", [](const AttrRef& a) { return cachedName<formName>(a.value.form); })
-      .def_property_readonly("value", [](const AttrRef& a) { return attributeValue(a.value); },
-                             "str for strings, bytes for blocks and expressions, int otherwise (a reference: "
-                             "the absolute .debug_info offset; a relocated operand: the bytes' 0, see symbol)")
-      .def_property_readonly("raw_value", [](const AttrRef& a) { return attributeValue(a.value); })
-      .def_property_readonly("offset", [](const AttrRef& a) { return a.value.offset; },
-                             "of the value's first byte in .debug_info")
-      .def_property_readonly("indirect", [](const AttrRef& a) { return a.value.indirect; })
-      .def_property_readonly("symbol",
-                             [](const AttrRef& a) -> py::object {
-                               if (!a.value.reloc) return py::none();
-                               return bytesText(a.value.reloc->expression());
-                             },
-                             "the PTX operand where the value's bytes are relocated (\"func_begin0\", "
-                             "\".debug_loc+138\", \"A-B\"); None otherwise")
-      .def_property_readonly("text",
-                             [](const AttrRef& a) {
-                               return bytesText(attributeText(*a.owner, a.owner->dwarf.dies[a.die], a.value));
-                             },
-                             "what `ptxdump dump` prints between the parentheses")
-      .def_property_readonly("referenced_die",
-                             [](const AttrRef& a) { return dieOrNone(a.owner, a.owner->dwarf.referencedDie(a.value)); },
-                             "the DIE a reference names; None for other values")
-      .def("__repr__", [](const AttrRef& a) {
-        return "<ptxdwarf.Attribute " + attributeName(a.value.name) + " " + formName(a.value.form) + ">";
-      });
+  bindAttributeType(m);
 
   py::class_<DieRef>(m, "DIE", "A debugging information entry (pyelftools' DIE).")
       .def_property_readonly("tag",
