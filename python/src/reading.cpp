@@ -19,6 +19,57 @@ namespace read = ptxdwarf::read;
 namespace dw = ptxdwarf::dw;
 using LoadedPtr = std::shared_ptr<Loaded>;
 
+// A DIE: its module and its index in the module's DIE array.
+struct DieRef {
+  LoadedPtr owner;
+  uint32_t index = 0;
+  const read::Die& die() const { return owner->dwarf.dies[index]; }
+};
+
+// The Python object of a DIE: a type of the C API, as Attribute is (one
+// allocation; no pybind11 instance registry), converted to and from DieRef
+// by the type caster below, so that the binding's functions take and return
+// DieRef.
+struct DieObject {
+  PyObject_HEAD
+  DieRef ref;  // constructed in place by newDie, destroyed by dieDealloc
+};
+
+PyTypeObject* dieType = nullptr;
+
+PyObject* newDie(const DieRef& ref) {
+  auto* self = PyObject_New(DieObject, dieType);
+  if (!self) return nullptr;
+  new (&self->ref) DieRef(ref);
+  return reinterpret_cast<PyObject*>(self);
+}
+
+void dieDealloc(PyObject* o) {
+  reinterpret_cast<DieObject*>(o)->ref.~DieRef();
+  PyTypeObject* type = Py_TYPE(o);
+  PyObject_Free(o);
+  Py_DECREF(type);
+}
+
+}  // namespace ptxdwarf_python
+
+namespace pybind11::detail {
+template <>
+struct type_caster<ptxdwarf_python::DieRef> {
+  PYBIND11_TYPE_CASTER(ptxdwarf_python::DieRef, const_name("DIE"));
+  bool load(handle src, bool) {
+    if (!ptxdwarf_python::dieType || !PyObject_TypeCheck(src.ptr(), ptxdwarf_python::dieType)) return false;
+    value = reinterpret_cast<ptxdwarf_python::DieObject*>(src.ptr())->ref;
+    return true;
+  }
+  static handle cast(const ptxdwarf_python::DieRef& d, return_value_policy, handle) {
+    return ptxdwarf_python::newDie(d);
+  }
+};
+}  // namespace pybind11::detail
+
+namespace ptxdwarf_python {
+
 namespace {
 
 // DWARF strings are bytes: decoded as UTF-8, any other byte kept as a lone
@@ -39,12 +90,6 @@ const py::str& cachedName(uint16_t code) {
   if (!name.ptr()) name = py::str(Name(code));
   return name;
 }
-
-struct DieRef {
-  LoadedPtr owner;
-  uint32_t index = 0;
-  const read::Die& die() const { return owner->dwarf.dies[index]; }
-};
 
 struct UnitRef {
   LoadedPtr owner;
@@ -337,51 +382,113 @@ void bindAttributeType(py::module_& m) {
   m.add_object("Attribute", py::reinterpret_borrow<py::object>(type));
 }
 
+// ---- the DIE type's getters and methods --------------------------------------
+
+const DieRef& dieOf(PyObject* o) { return reinterpret_cast<const DieObject*>(o)->ref; }
+
+template <py::object (*F)(const DieRef&)>
+PyObject* dieGetter(PyObject* o, void*) {
+  return guarded([&] { return F(dieOf(o)); });
+}
+template <py::object (*F)(const DieRef&)>
+PyObject* dieMethod(PyObject* o, PyObject*) {
+  return guarded([&] { return F(dieOf(o)); });
+}
+
+py::object dieTag(const DieRef& d) {
+  if (d.die().isNull()) return py::none();
+  return cachedName<tagName>(d.die().tag);
+}
+py::object dieOffset(const DieRef& d) { return py::int_(d.die().offset); }
+py::object dieAbbrevCode(const DieRef& d) { return py::int_(d.owner->dwarf.abbrevCode(d.die())); }
+py::object dieHasChildren(const DieRef& d) { return py::bool_(d.die().hasChildren); }
+py::object dieDepth(const DieRef& d) { return py::int_(d.die().depth); }
+py::object dieAttributes(const DieRef& d) { return attributeMap(d); }
+py::object dieAttributeList(const DieRef& d) { return attributeList(d); }
+py::object dieChildren(const DieRef& d) { return children(d); }
+py::object dieIterChildren(const DieRef& d) { return children(d).attr("__iter__")(); }
+py::object dieParent(const DieRef& d) { return dieOrNone(d.owner, d.owner->dwarf.parentOf(d.die())); }
+py::object dieUnit(const DieRef& d) { return py::cast(UnitRef{d.owner, d.owner->dwarf.unitIndexOf(d.die())}); }
+py::object dieName(const DieRef& d) {
+  auto v = d.owner->dwarf.attribute(d.die(), dw::DW_AT_name);
+  if (!v || !v->isString()) return py::none();
+  return bytesText(v->string());
+}
+py::object dieLocation(const DieRef& d) { return attributeNamed(d, dw::DW_AT_location); }
+py::object dieRepr(const DieRef& d) {
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "0x%08x", d.die().offset);
+  return py::str("<ptxdwarf.DIE " + tagName(d.die().tag) + " at " + offset + ">");
+}
+
+PyObject* dieReprSlot(PyObject* o) { return guarded([&] { return dieRepr(dieOf(o)); }); }
+
+Py_hash_t dieHash(PyObject* o) {
+  const DieRef& d = dieOf(o);
+  const Py_hash_t h = static_cast<Py_hash_t>(std::hash<const void*>()(d.owner.get()) ^ d.index);
+  return h == -1 ? -2 : h;
+}
+
+PyObject* dieCompare(PyObject* a, PyObject* b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, dieType)) Py_RETURN_NOTIMPLEMENTED;
+  const bool same = dieOf(a).owner == dieOf(b).owner && dieOf(a).index == dieOf(b).index;
+  return PyBool_FromLong(op == Py_EQ ? same : !same);
+}
+
+PyObject* dieFromAttribute(PyObject* o, PyObject* name) {
+  return guarded([&]() -> py::object {
+    const DieRef& d = dieOf(o);
+    const std::string wanted = py::reinterpret_borrow<py::object>(name).cast<std::string>();
+    for (const read::AttrValue& v : d.owner->dwarf.attributes(d.die()))
+      if (attributeName(v.name) == wanted) return dieOrNone(d.owner, d.owner->dwarf.referencedDie(v));
+    throw py::key_error(wanted);
+  });
+}
+
+PyGetSetDef dieGetters[] = {
+    {"tag", dieGetter<dieTag>, nullptr, "\"DW_TAG_subprogram\", ...", nullptr},
+    {"offset", dieGetter<dieOffset>, nullptr, "in .debug_info", nullptr},
+    {"abbrev_code", dieGetter<dieAbbrevCode>, nullptr, nullptr, nullptr},
+    {"has_children", dieGetter<dieHasChildren>, nullptr, nullptr, nullptr},
+    {"depth", dieGetter<dieDepth>, nullptr, "0 for the unit DIE", nullptr},
+    {"attributes", dieGetter<dieAttributes>, nullptr, "name -> Attribute (the first, where a name repeats)",
+     nullptr},
+    {"attribute_list", dieGetter<dieAttributeList>, nullptr, "every attribute, in order", nullptr},
+    {"children", dieGetter<dieChildren>, nullptr, "the child DIEs, in order (NULL entries left out)", nullptr},
+    {"parent", dieGetter<dieParent>, nullptr, "None for the unit DIE", nullptr},
+    {"unit", dieGetter<dieUnit>, nullptr, nullptr, nullptr},
+    {"name", dieGetter<dieName>, nullptr, "DW_AT_name; None when the DIE has no string one", nullptr},
+    {"location", dieGetter<dieLocation>, nullptr,
+     "the DW_AT_location attribute (its text: \"DW_OP_regx %r1\"); None when none", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyMethodDef dieMethods[] = {
+    {"iter_children", dieMethod<dieIterChildren>, METH_NOARGS, "an iterator over children"},
+    {"get_parent", dieMethod<dieParent>, METH_NOARGS, "parent"},
+    {"get_DIE_from_attribute", dieFromAttribute, METH_O, "the DIE the named reference attribute names"},
+    {nullptr, nullptr, 0, nullptr}};
+
+void bindDieType(py::module_& m) {
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(dieDealloc)},
+      {Py_tp_getset, dieGetters},
+      {Py_tp_methods, dieMethods},
+      {Py_tp_repr, reinterpret_cast<void*>(dieReprSlot)},
+      {Py_tp_hash, reinterpret_cast<void*>(dieHash)},
+      {Py_tp_richcompare, reinterpret_cast<void*>(dieCompare)},
+      {Py_tp_doc, const_cast<char*>("A debugging information entry (pyelftools' DIE).")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"ptxdwarf.DIE", sizeof(DieObject), 0, Py_TPFLAGS_DEFAULT, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (!type) throw py::error_already_set();
+  dieType = reinterpret_cast<PyTypeObject*>(type);  // kept for the interpreter's life
+  m.add_object("DIE", py::reinterpret_borrow<py::object>(type));
+}
+
 void bindUnitsAndDies(py::module_& m) {
   bindAttributeType(m);
 
-  py::class_<DieRef>(m, "DIE", "A debugging information entry (pyelftools' DIE).")
-      .def_property_readonly("tag",
-                             [](const DieRef& d) -> py::object {
-                               if (d.die().isNull()) return py::none();
-                               return cachedName<tagName>(d.die().tag);
-                             })
-      .def_property_readonly("offset", [](const DieRef& d) { return d.die().offset; })
-      .def_property_readonly("abbrev_code", [](const DieRef& d) { return d.owner->dwarf.abbrevCode(d.die()); })
-      .def_property_readonly("has_children", [](const DieRef& d) { return d.die().hasChildren; })
-      .def_property_readonly("depth", [](const DieRef& d) { return d.die().depth; })
-      .def_property_readonly("attributes", &attributeMap, "name -> Attribute (the first, where a name repeats)")
-      .def_property_readonly("attribute_list", &attributeList, "every attribute, in order")
-      .def_property_readonly("children", &children)
-      .def("iter_children", [](const DieRef& d) { return children(d).attr("__iter__")(); })
-      .def_property_readonly("parent",
-                             [](const DieRef& d) { return dieOrNone(d.owner, d.owner->dwarf.parentOf(d.die())); })
-      .def("get_parent", [](const DieRef& d) { return dieOrNone(d.owner, d.owner->dwarf.parentOf(d.die())); })
-      .def_property_readonly("unit",
-                             [](const DieRef& d) { return UnitRef{d.owner, d.owner->dwarf.unitIndexOf(d.die())}; })
-      .def_property_readonly("name",
-                             [](const DieRef& d) -> py::object {
-                               auto v = d.owner->dwarf.attribute(d.die(), dw::DW_AT_name);
-                               if (!v || !v->isString()) return py::none();
-                               return bytesText(v->string());
-                             },
-                             "DW_AT_name; None when the DIE has no string one")
-      .def_property_readonly("location",
-                             [](const DieRef& d) { return attributeNamed(d, dw::DW_AT_location); },
-                             "the DW_AT_location attribute (its text: \"DW_OP_regx %r1\"); None when none")
-      .def("get_DIE_from_attribute",
-           [](const DieRef& d, const std::string& name) -> py::object {
-             for (const read::AttrValue& v : d.owner->dwarf.attributes(d.die()))
-               if (attributeName(v.name) == name) return dieOrNone(d.owner, d.owner->dwarf.referencedDie(v));
-             throw py::key_error(name);
-           })
-      .def("__eq__", [](const DieRef& a, const DieRef& b) { return a.owner == b.owner && a.index == b.index; })
-      .def("__hash__", [](const DieRef& d) { return std::hash<const void*>()(d.owner.get()) ^ d.index; })
-      .def("__repr__", [](const DieRef& d) {
-        char offset[32];
-        std::snprintf(offset, sizeof offset, "0x%08x", d.die().offset);
-        return "<ptxdwarf.DIE " + tagName(d.die().tag) + " at " + offset + ">";
-      });
+  bindDieType(m);
 
   py::class_<DieIterator>(m, "DIEIterator")
       .def("__iter__", [](DieIterator& it) -> DieIterator& { return it; })
