@@ -152,6 +152,16 @@ class LineTableTest(unittest.TestCase):
         self.assertGreater(compared, 0, "no inlined rows among the files")
 
 
+class DocsExampleTest(unittest.TestCase):
+    def test_the_triton_style_line_table_test_of_docs_python_md(self):
+        m = ptxdwarf.read(FIXTURES / "faults/lines/base.ptx")
+        rows = m.line_table()
+        assert {r.line for r in rows if r.function == "_Z6kernelPi" and not r.inlined_at} == {20, 21, 22, 23}
+        stacks = {(r.file, r.line): [(f.function, f.line) for f in r.inlined_at] for r in rows}
+        assert stacks["/home/dev/include/square.h", 9] == [("bump(int)", 5), ("square(int)", 21)]
+        assert not [d for d in m.check() if d.severity == "error"]
+
+
 class CheckTest(unittest.TestCase):
     def test_check_equals_ptxdump_check(self):
         for path in corpus_files():
