@@ -298,6 +298,12 @@ std::string versionText(const ptx::Version& v) {
 
 // ---- the Attribute type's getters (C API: no pybind11 dispatch per access) ----
 
+// DIEs and attributes come from a module: Python cannot make one.
+PyObject* refuseNew(PyTypeObject* type, PyObject*, PyObject*) {
+  PyErr_Format(PyExc_TypeError, "cannot create '%s' instances: they come from a ptxdwarf.Module", type->tp_name);
+  return nullptr;
+}
+
 const AttributeObject& attributeOf(PyObject* o) { return *reinterpret_cast<const AttributeObject*>(o); }
 
 // Runs `f` returning a py::object; a C++ or Python exception becomes the Python error.
@@ -371,6 +377,7 @@ PyGetSetDef attributeGetters[] = {
 void bindAttributeType(py::module_& m) {
   static PyType_Slot slots[] = {
       {Py_tp_dealloc, reinterpret_cast<void*>(attributeDealloc)},
+      {Py_tp_new, reinterpret_cast<void*>(refuseNew)},
       {Py_tp_getset, attributeGetters},
       {Py_tp_repr, reinterpret_cast<void*>(attributeRepr)},
       {Py_tp_doc, const_cast<char*>("One attribute of a DIE, decoded (pyelftools' AttributeValue).")},
@@ -471,6 +478,7 @@ PyMethodDef dieMethods[] = {
 void bindDieType(py::module_& m) {
   static PyType_Slot slots[] = {
       {Py_tp_dealloc, reinterpret_cast<void*>(dieDealloc)},
+      {Py_tp_new, reinterpret_cast<void*>(refuseNew)},
       {Py_tp_getset, dieGetters},
       {Py_tp_methods, dieMethods},
       {Py_tp_repr, reinterpret_cast<void*>(dieReprSlot)},

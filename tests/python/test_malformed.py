@@ -39,6 +39,13 @@ class MalformedTest(unittest.TestCase):
                 with self.assertRaisesRegex(ptxdwarf.Error, "^%s: error: cannot read file: " % re.escape(path)):
                     ptxdwarf.read(path)
 
+    def test_dies_and_attributes_cannot_be_made_from_python(self):
+        for type_ in (ptxdwarf.DIE, ptxdwarf.Attribute):
+            with self.assertRaisesRegex(TypeError, "cannot create"):
+                type_()
+            with self.assertRaises(TypeError):
+                type_.__new__(type_)
+
     def test_not_ptx_raises_error(self):
         with self.assertRaisesRegex(ptxdwarf.Error, r"^empty\.ptx:1:1: error: no \.version directive"):
             ptxdwarf.parse("", name="empty.ptx")
