@@ -84,6 +84,53 @@ class ProducerTest(unittest.TestCase):
         self.assertEqual([(f.function, f.file, f.line, f.column) for f in inlined[0].inlined_at],
                          [("scale(float, float)", SAXPY, 5, 12)])
 
+    def test_types_and_a_global_variable_read_back_as_built(self):
+        p = ptxdwarf.Program()
+        cu = p.add_file("/src/g.cu")
+        p.code(".global .align 4 .b8 table[64];\n"
+               ".visible .entry g()\n{\n\t.reg .b32 %r<2>;\n")
+        begin, end = p.begin_function()
+        p.loc(cu, 4, 3)
+        p.code("\tld.global.u32 %r1, [table];\n")
+        p.loc(cu, 5, 1)
+        p.code("\tret;\n")
+        p.end_function()
+        p.code("}\n")
+        b = ptxdwarf.Builder(policy="compact")
+        b.compile_unit(producer="test", name="g.cu", comp_dir="/src")
+        int_t = b.base_type("int", 0x05, 4)
+        pair = b.struct_type("pair", 8)
+        b.member(pair, "a", int_t, 0, decl_file=cu, decl_line=1)
+        b.member(pair, "b", int_t, 4, decl_file=cu, decl_line=1)
+        table_t = b.array_type(pair, [8])
+        b.variable(b.root, "table", decl_file=cu, decl_line=2, type=table_t, external=True,
+                   location=ptxdwarf.Location.symbol("table", space="global"))
+        g = b.subprogram(name="g", linkage_name="g", decl_file=cu, decl_line=3, low_pc=begin, high_pc=end)
+        b.variable(g, "c", decl_file=cu, decl_line=4, type=b.const_type(int_t),
+                   location=ptxdwarf.Location.register("%r1"))
+        text, found = p.assemble(b, check=True, filename="g.ptx")
+        self.assertEqual([str(d) for d in found if d.severity != "note"], [])
+        m = ptxdwarf.parse(text, name="g.ptx")
+        by_name = {d.name: d for d in m.units[0].iter_dies() if d.name}
+        table = by_name["table"]
+        self.assertRegex(table.attributes["DW_AT_type"].text, r'^0x[0-9a-f]{8} "pair\[8\]"$')
+        self.assertEqual(table.location.text, "DW_OP_addr table")
+        self.assertEqual(table.attributes["DW_AT_address_class"].value, 5)  # ADDR_global_space
+        self.assertEqual([(c.name, c.attributes["DW_AT_data_member_location"].value) for c in by_name["pair"].children],
+                         [("a", b"\x23\x00"), ("b", b"\x23\x04")])  # DW_OP_plus_uconst (DWARF 2 blocks)
+        self.assertRegex(by_name["c"].attributes["DW_AT_type"].text, r'^0x[0-9a-f]{8} "const int"$')
+        self.assertEqual(by_name["c"].attributes["DW_AT_address_class"].value, 2)  # ADDR_reg_space
+        self.assertEqual([(r.line, r.column) for r in m.line_table()], [(4, 3), (5, 1)])
+        ptxas = tool("ptxas")
+        if ptxas:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "g.ptx")
+                with open(path, "w") as f:
+                    f.write(text)
+                r = subprocess.run([ptxas, "-arch=sm_80", "-g", path, "-o", os.path.join(tmp, "g.cubin")],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_misuse_raises_build_error_naming_it(self):
         p = ptxdwarf.Program()
         p.add_file("/src/k.cu")
