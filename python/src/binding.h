@@ -1,0 +1,34 @@
+// What the parts of the extension share: the exceptions, the diagnostic type.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "ptxdwarf/diagnostic.h"
+
+namespace ptxdwarf_python {
+
+namespace py = pybind11;
+
+// Raised as ptxdwarf.Error (a ValueError): the input cannot be read; the
+// message is `file:line:col: error: ...` lines.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One diagnostic with the name of the text it is about (for str()).
+struct PyDiagnostic {
+  ptxdwarf::Diagnostic diagnostic;
+  std::string file;
+};
+
+py::list diagnosticList(const ptxdwarf::Diagnostics& diagnostics, const std::string& file);
+
+void bindDiagnostics(py::module_& m);
+void bindReading(py::module_& m);
+void bindProducing(py::module_& m);
+
+}  // namespace ptxdwarf_python
