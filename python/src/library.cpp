@@ -1,13 +1,11 @@
 #include "library.h"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
-#include "dump_util.h"  // ptxdump's value renderer until the library's print layer has it
+#include "ptxdwarf/load.h"
+#include "ptxdwarf/print/render.h"
 
 namespace ptxdwarf_python {
 
@@ -16,7 +14,7 @@ namespace read = ptxdwarf::read;
 
 struct AttributeRenderer {
   explicit AttributeRenderer(const Loaded& loaded) : renderer(loaded.module(), loaded.dwarf) {}
-  ptxdump::detail::Renderer renderer;
+  ptxdwarf::print::Renderer renderer;
 };
 
 Loaded::~Loaded() = default;
@@ -38,9 +36,6 @@ const ptxdwarf::view::SubtreeEnds& Loaded::subtreeEnds() {
 
 namespace {
 
-// The largest file read (ptxdump's limit: the whole text is held in memory).
-constexpr uint64_t kMaxFileSize = uint64_t{1} << 30;
-
 void appendErrors(const ptxdwarf::Diagnostics& diagnostics, std::string_view name, std::string& error) {
   for (const ptxdwarf::Diagnostic& d : diagnostics.items) {
     if (d.severity != ptxdwarf::Severity::error) continue;
@@ -52,63 +47,25 @@ void appendErrors(const ptxdwarf::Diagnostics& diagnostics, std::string_view nam
 }  // namespace
 
 bool readFile(const std::string& path, std::string& text, std::string& error) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    error = path + ": error: cannot read file: " + std::strerror(errno);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    error = path + ": error: cannot read file: it is a directory";
-    return false;
-  }
-  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
-    error = path + ": error: cannot read file: larger than 1 GiB";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": error: cannot read file: " + std::strerror(errno);
-    return false;
-  }
-  // One allocation of the file's size (a pipe or device: grown as it is read).
-  text.clear();
-  if (S_ISREG(st.st_mode)) text.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileSize) {
-      error = path + ": error: cannot read file: larger than 1 GiB";
-      return false;
-    }
-  }
-  if (in.bad()) {
-    error = path + ": error: cannot read file: read failed";
-    return false;
-  }
-  return true;
+  if (ptxdwarf::readWholeFile(path, text, error)) return true;
+  error = path + ": error: cannot read file: " + error;
+  return false;
 }
 
 std::shared_ptr<Loaded> loadText(std::string text, std::string name, std::string& error) {
   auto loaded = std::make_shared<Loaded>();
   loaded->name = std::move(name);
   loaded->text = std::move(text);
-  ptx::ReadOptions options;
-  options.threads = 1;  // the library starts no thread unless asked
-  // The name index is what check resolves symbols with: built when check()
-  // first needs it (Loaded::indexNames), not for a walk of the DIEs.
-  options.index = false;
-  loaded->read = ptx::read(loaded->text, loaded->name, options);
-  if (!loaded->read.ok()) {
-    appendErrors(loaded->read.diagnostics, loaded->name, error);
+  // One thread (the library starts none unless asked); the name index is
+  // what check resolves symbols with: built when check() first needs it
+  // (Loaded::indexNames), not for a walk of the DIEs.
+  ptxdwarf::Loaded core = ptxdwarf::loadText(loaded->text, loaded->name, {.threads = 1, .nameIndex = false});
+  if (!core.ok()) {
+    appendErrors(core.read.diagnostics, loaded->name, error);
     return nullptr;
   }
-  if (!loaded->read.module.version.present) {
-    // As ptxdump: an empty file included, it is not PTX.
-    error = loaded->name + ":1:1: error: no .version directive: this is not PTX (ptxas rejects a file without one)";
-    return nullptr;
-  }
-  loaded->read.module.indexFiles();
-  loaded->dwarf = read::decode(loaded->read.module.sections);
+  loaded->read = std::move(core.read);
+  loaded->dwarf = std::move(core.dwarf);
   return loaded;
 }
 
@@ -120,19 +77,19 @@ std::string attributeText(Loaded& loaded, const read::Die& die, const read::Attr
 
 std::string tagName(uint16_t tag) {
   std::string out;
-  ptxdump::detail::appendTagName(out, tag);
+  ptxdwarf::print::appendTagName(out, tag);
   return out;
 }
 
 std::string attributeName(uint16_t name) {
   std::string out;
-  ptxdump::detail::appendAttrName(out, name);
+  ptxdwarf::print::appendAttrName(out, name);
   return out;
 }
 
 std::string formName(uint16_t form) {
   std::string out;
-  ptxdump::detail::appendFormName(out, form);
+  ptxdwarf::print::appendFormName(out, form);
   return out;
 }
 
