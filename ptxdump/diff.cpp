@@ -4,27 +4,9 @@
 #include <optional>
 
 #include "commands.h"
-#include "dump_util.h"
+#include "report.h"
 
 namespace ptxdump {
-
-namespace {
-
-void appendDiagnostics(const ptxdwarf::Diagnostics& diags, const std::string& path, std::string& err) {
-  for (const ptxdwarf::Diagnostic& d : diags.items) {
-    err += d.format(path);
-    if (!d.section.empty() && d.offset >= 0) {
-      err += " (";
-      err += d.section;
-      err += '+';
-      detail::appendHex(err, static_cast<uint64_t>(d.offset));
-      err += ')';
-    }
-    err += '\n';
-  }
-}
-
-}  // namespace
 
 int runDiff(const DiffRequest& request, std::string& out, std::string& err) {
   // The DWARF of each side, its files for DW_AT_decl_file, its bodies for the
