@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/threads.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"
@@ -386,6 +387,16 @@ void returnPartsMemory() {
 }
 }  // namespace
 
+// A cubin: its debug sections, relocated, read into the same model (cubin::read).
+std::optional<LoadedFile> loadCubin(LoadedFile file, std::string& err) {
+  ptxdwarf::cubin::ReadResult r = ptxdwarf::cubin::read(file.text.view(), file.path);
+  appendDiagnostics(r.diagnostics, file.path, err);
+  if (!r.ok()) return std::nullopt;
+  file.read.module = std::move(r.module);
+  file.dwarf = read::decode(file.read.module.sections);
+  return file;
+}
+
 constexpr const char* kShrankMessage = "cannot read file: it shrank while it was being read";
 
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load) {
@@ -398,6 +409,7 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
     err += path + ": error: cannot read file: " + error + "\n";
     return std::nullopt;
   }
+  if (ptxdwarf::cubin::looksLikeCubin(file.text.view())) return loadCubin(std::move(file), err);
   ptx::ReadOptions options;
   options.threads = threads;
   options.index = false;  // built below, while the sections decode
@@ -466,6 +478,10 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const ptx::Module& m = file->read.module;
+    if (isCubinModule(m) && !request.statistics) {
+      dumpCubin(request, *file, out);
+      continue;
+    }
     if (request.statistics) {
       appendStatisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
       if (file->dwarf.diagnostics.hasErrors()) {
@@ -529,6 +545,7 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     err += request.output + ": error: -o names the input file; the section's bytes would replace the PTX\n";
     return kUnreadable;
   }
+  if (request.ptx) return runExtractPtx(request, out, err);
   std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});  // the bytes only
   if (!file) return kUnreadable;
   if (request.section.empty()) {

@@ -59,9 +59,9 @@ Section readSectionHeader(std::span<const uint8_t> bytes, uint64_t at, uint32_t 
 
 bool hasBytes(const Section& s) { return s.type != SHT_NOBITS && s.type != SHT_NULL && s.size != 0; }
 
-// No two sections' bytes share a byte of the file (a section overlapping
-// another is a damaged or hostile file: its contents would be read twice
-// with two meanings).
+// No two sections' bytes share a byte of the file unless they are the same
+// bytes (a section partly overlapping another is a damaged or hostile file:
+// its contents would be read twice with two meanings).
 std::optional<Error> overlap(const std::vector<Section>& sections) {
   std::vector<const Section*> placed;
   for (const Section& s : sections)
@@ -70,6 +70,9 @@ std::optional<Error> overlap(const std::vector<Section>& sections) {
   for (size_t i = 1; i < placed.size(); ++i) {
     const Section& a = *placed[i - 1];
     const Section& b = *placed[i];
+    // The same bytes under two names (sm_100 cubins alias `.nv_debug_ptx_txt`
+    // as `.nv.merc.nv_debug_ptx_txt`) are one content, not a conflict.
+    if (a.offset == b.offset && a.size == b.size) continue;
     if (a.offset + a.size > b.offset)
       return fail("sections " + std::to_string(a.index) + " and " + std::to_string(b.index) + " overlap (" +
                       hex(a.offset) + "+" + hex(a.size) + " and " + hex(b.offset) + "+" + hex(b.size) + ")",

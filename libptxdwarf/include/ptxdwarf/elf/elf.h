@@ -85,7 +85,7 @@ class File {
  public:
   // Reads the header and the section headers and checks them: the header
   // inside the file, every section's bytes (but SHT_NOBITS) inside the file,
-  // no two sections' bytes overlapping, every name a NUL-terminated string
+  // no two sections' bytes partly overlapping (the same bytes under two names are fine), every name a NUL-terminated string
   // of the section name table. nullopt with `error` set otherwise.
   static std::optional<File> parse(std::span<const uint8_t> bytes, Error& error);
 
