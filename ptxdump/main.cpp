@@ -166,7 +166,7 @@ static int run(int argc, char** argv) {
   ptxdump::ExtractRequest extract;
   CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
   extractCmd->add_option("file", extract.file, "PTX file")->required();
-  extractCmd->add_option("--section", extract.section, "Section name, e.g. .debug_info");
+  CLI::Option* sectionOption = extractCmd->add_option("--section", extract.section, "Section name, e.g. .debug_info");
   extractCmd->add_flag("--ptx", extract.ptx, "A cubin's embedded PTX text (.nv_debug_ptx_txt), to stdout or -o");
   extractCmd->add_option("-o,--output", extract.output, "Output file for the raw bytes ('-' for stdout)");
   extractCmd->add_flag("--relocs", extract.relocations, "Print the relocations: offset size symbol[+addend] or A-B");
@@ -301,7 +301,7 @@ static int run(int argc, char** argv) {
     return finish(code, out, err);
   }
   if (extractCmd->parsed()) {
-    if (extract.section.empty() && !extract.ptx) {
+    if (sectionOption->count() == 0 && !extract.ptx) {
       err += "--section is required (or --ptx, a cubin's embedded PTX)\nRun with --help for more information.\n";
       return finish(106, out, err);
     }
