@@ -24,6 +24,12 @@ using ptxdwarf::print::DumpOptions;
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 
 
+struct DumpRequest;
+// dump on a cubin: its DWARF as for PTX, and its line tables and register map (cubin_commands.cpp).
+int dumpCubin(const DumpRequest& request, const LoadedFile& file, std::string& out);
+
+// Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
+// to `err` and returns nullopt.
 enum class Format { text, json, jsonLines };
 
 struct DumpRequest {
@@ -36,8 +42,13 @@ struct DumpRequest {
   std::FILE* stream = nullptr;  // dumps go here as they are rendered, not to `out`
   // --statistics: llvm-dwarfdump --statistics' JSON object instead of the sections.
   bool statistics = false;
+  // A cubin's register map (.nv_debug_info_reg_sass) and SASS -> PTX lines (.nv_debug_line_sass).
+  bool regmap = false;
+  bool sassLines = false;
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
+// Was the module read from a cubin (cubin::read)?
+bool isCubinModule(const ptxdwarf::ptx::Module& m);
 
 struct TypesRequest {
   std::string file;
@@ -53,10 +64,12 @@ struct ExtractRequest {
   std::string section;     // with or without the leading dot
   std::string output;      // empty: no raw bytes written
   bool relocations = false;  // print relocations to `out`
+  bool ptx = false;          // --ptx: a cubin's embedded PTX text (.nv_debug_ptx_txt)
 };
 // Raw bytes go to `request.output` ("-" for `out`); relocations, one per line,
 // as `offset size expression` to `out`.
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err);
+int runExtractPtx(const ExtractRequest& request, std::string& out, std::string& err);
 
 struct CheckRequest {
   std::vector<std::string> files;

@@ -63,6 +63,10 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const ptx::Module& m = file->read.module;
+    if (isCubinModule(m) && !request.statistics) {
+      dumpCubin(request, *file, out);
+      continue;
+    }
     if (request.statistics) {
       ptxdwarf::print::statisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
       if (file->dwarf.diagnostics.hasErrors()) {

@@ -13,6 +13,7 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     err += request.output + ": error: -o names the input file; the section's bytes would replace the PTX\n";
     return kUnreadable;
   }
+  if (request.ptx) return runExtractPtx(request, out, err);
   std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});  // the bytes only
   if (!file) return kUnreadable;
   if (request.section.empty()) {

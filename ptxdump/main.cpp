@@ -149,6 +149,9 @@ static int run(int argc, char** argv) {
   dumpCmd->add_flag("-p,--show-parents", dump.sections.showParents, "Show a selected DIE's parents");
   dumpCmd->add_option("-r,--recurse-depth", dump.sections.recurseDepth, "Levels of children to show");
   dumpCmd->add_flag("--show-form", dump.sections.showForm, "Show the form of each attribute");
+  dumpCmd->add_flag("--debug-regmap", dump.regmap,
+                    "A cubin's register map (.nv_debug_info_reg_sass): PTX register -> SASS location, per PC range");
+  dumpCmd->add_flag("--sass-lines", dump.sassLines, "A cubin's .nv_debug_line_sass: SASS address -> PTX line");
   dumpCmd->add_flag("--statistics", dump.statistics,
                     "llvm-dwarfdump --statistics' JSON object (scope coverage in PTX instructions)");
 
@@ -163,7 +166,8 @@ static int run(int argc, char** argv) {
   ptxdump::ExtractRequest extract;
   CLI::App* extractCmd = app.add_subcommand("extract", "Write one section's bytes (symbolic operands zero-filled)");
   extractCmd->add_option("file", extract.file, "PTX file")->required();
-  extractCmd->add_option("--section", extract.section, "Section name, e.g. .debug_info")->required();
+  CLI::Option* sectionOption = extractCmd->add_option("--section", extract.section, "Section name, e.g. .debug_info");
+  extractCmd->add_flag("--ptx", extract.ptx, "A cubin's embedded PTX text (.nv_debug_ptx_txt), to stdout or -o");
   extractCmd->add_option("-o,--output", extract.output, "Output file for the raw bytes ('-' for stdout)");
   extractCmd->add_flag("--relocs", extract.relocations, "Print the relocations: offset size symbol[+addend] or A-B");
   extractCmd->footer("Example:\n  ptxdump extract fixtures/chapter6.ptx --section .debug_info --relocs");
@@ -297,6 +301,10 @@ static int run(int argc, char** argv) {
     return finish(code, out, err);
   }
   if (extractCmd->parsed()) {
+    if (sectionOption->count() == 0 && !extract.ptx) {
+      err += "--section is required (or --ptx, a cubin's embedded PTX)\nRun with --help for more information.\n";
+      return finish(106, out, err);
+    }
     if (extract.output.empty() && !extract.relocations) extract.output = "-";
     int code = ptxdump::runExtract(extract, out, err);
     return finish(code, out, err);

@@ -8,6 +8,7 @@
 #include <malloc.h>
 #endif
 
+#include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/threads.h"
 
 namespace ptxdwarf {
@@ -81,6 +82,16 @@ void finish(Loaded& file, const LoadOptions& options, unsigned threads) {
   decodeAndIndex(file, options, threads);
 }
 
+// A cubin (ELF): its debug sections, relocated, read into the same model
+// (cubin::read) and decoded; it has no PTX text to read or index.
+void readCubin(Loaded& file) {
+  cubin::ReadResult r = cubin::read(file.text.view(), file.path);
+  file.read.diagnostics = std::move(r.diagnostics);
+  if (!file.read.ok()) return;
+  file.read.module = std::move(r.module);
+  file.dwarf = read::decode(file.read.module.sections);
+}
+
 }  // namespace
 
 Loaded load(const std::string& path, const LoadOptions& options) {
@@ -90,6 +101,10 @@ Loaded load(const std::string& path, const LoadOptions& options) {
   startThreads(threads);  // awake by the time the text is mapped and scanned
   if (std::string error; !file.text.load(path, error, options.map, options.program)) {
     file.read.diagnostics.error({}, "cannot read file: " + error);
+    return file;
+  }
+  if (cubin::looksLikeCubin(file.text.view())) {
+    readCubin(file);
     return file;
   }
   readText(file, options, threads, options.releaseText);
@@ -102,6 +117,10 @@ Loaded loadText(std::string_view text, std::string_view name, const LoadOptions&
   file.path = name;
   file.text = FileText::borrowing(text);
   const unsigned threads = threadsFor(options);
+  if (cubin::looksLikeCubin(text)) {
+    readCubin(file);
+    return file;
+  }
   startThreads(threads);
   readText(file, options, threads, /*release=*/false);
   finish(file, options, threads);

@@ -397,7 +397,9 @@ void dumpText(const ptx::Module& module, const Dwarf& dwarf, const DumpOptions& 
   size_t expected = (dwarf.info ? dwarf.info->size() : 0) + (dwarf.loc ? dwarf.loc->size() : 0);
   out.reserve(out.size() + (sink ? size_t{1} << 21 : expected * 20) + 4096);
   out += module.filename;
-  out += ":\tfile format ptx\n";
+  out += ":\tfile format ";
+  out += module.fileFormat;
+  out += "\n";
   TextDumper t(module, dwarf, out, sink);
   t.setSelection(options);
   if (!options.names.empty()) {  // llvm-dwarfdump --name dumps the matching DIEs and nothing else

@@ -271,6 +271,9 @@ struct Function {
 
 struct Module {
   std::string filename;
+  // What the module was read from, as llvm-dwarfdump's first line names it:
+  // "ptx", or "elf64-unknown" for a cubin (cubin::read; LLVM knows no CUDA ELF).
+  std::string_view fileFormat = "ptx";
   // The characters of the labels', variables' and registers' names and types
   // (a name is a pointer, not a 32-byte string: a 20 MB nvcc -G file has
   // 100,000 labels and 60,000 variables and registers). Copies of a Module

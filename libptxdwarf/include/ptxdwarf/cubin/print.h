@@ -1,0 +1,34 @@
+// Text and JSON for what a cubin holds beyond the DWARF the dump prints:
+// its line tables (`.debug_line` with inline stacks, `.nv_debug_line_sass`),
+// its register map (`.nv_debug_info_reg_sass`). The module is one
+// cubin::read made; each function appends to `out`.
+#pragma once
+
+#include <string>
+
+#include "ptxdwarf/ptx/module.h"
+
+namespace ptxdwarf::cubin {
+
+// `.debug_line` in llvm-dwarfdump's layout (prologue, then rows: address,
+// line, column, file, ISA, discriminator, flags), each row inside inlined
+// code followed by its inline stack (`inlined: FUNCTION at FILE:LINE:COL`,
+// innermost first); where the table or the extension could not be
+// decoded, a line saying so.
+void appendLineTableText(const ptx::Module& cubin, std::string& out);
+// {"line_tables":[{"offset","version","include_directories","files","rows":[{"address","file","line",
+// "column","is_stmt","end_sequence","inlined_at":[{"function","file","line","column"}]}],"problems"}]}
+// (the object's members, without braces, after a "file" member the caller wrote).
+void appendLineTableJsonMembers(const ptx::Module& cubin, std::string& out);
+
+// `.nv_debug_line_sass`: SASS address -> line of the embedded PTX.
+void appendSassLinesText(const ptx::Module& cubin, std::string& out);
+void appendSassLinesJsonMembers(const ptx::Module& cubin, std::string& out);
+
+// `.nv_debug_info_reg_sass`, per function and entry: PTX register, piece,
+// SASS location spelled as cuda-gdb names the registers, PC range.
+void appendRegMapText(const ptx::Module& cubin, std::string& out);
+// "regmap":[{"function","register","piece","loc","class","sass","start","end"}], "entries": N[, "problem"]
+void appendRegMapJsonMembers(const ptx::Module& cubin, std::string& out);
+
+}  // namespace ptxdwarf::cubin

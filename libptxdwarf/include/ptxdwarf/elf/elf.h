@@ -1,0 +1,123 @@
+// A bounds-checked reader of ELF64 little-endian files, as ptxas writes
+// cubins: the header, the section headers and their names, the symbols, and
+// the relocation sections (SHT_REL, SHT_RELA) applied to the sections they
+// relocate. Every offset, size and index is checked against the file before
+// it is followed: a bad file gets an error naming what is wrong and where,
+// never a read outside the bytes it was given. Views (names, contents) point
+// into those bytes, which must outlive the File.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxdwarf::elf {
+
+inline constexpr uint32_t SHT_NULL = 0, SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4,
+                          SHT_NOBITS = 8, SHT_REL = 9;
+inline constexpr uint16_t EM_CUDA = 190;
+inline constexpr uint16_t ET_REL = 1, ET_EXEC = 2;
+// NVIDIA's relocation types that a debug section holds: a 32- and a 64-bit
+// absolute value (S + A).
+inline constexpr uint32_t R_CUDA_32 = 1, R_CUDA_64 = 2;
+
+// Does `bytes` start with the ELF magic (\x7fELF)? What tells a cubin from
+// PTX text wherever a file is loaded.
+bool hasElfMagic(std::span<const uint8_t> bytes);
+bool hasElfMagic(std::string_view bytes);
+
+struct Header {
+  uint16_t type = 0;     // e_type: ET_EXEC (ptxas -o), ET_REL (ptxas -c)
+  uint16_t machine = 0;  // e_machine: EM_CUDA
+  uint32_t flags = 0;    // e_flags: the SM version among other bits
+  uint8_t osabi = 0;     // e_ident[EI_OSABI]: 0x41 for CUDA
+  uint8_t abiVersion = 0;
+};
+
+struct Section {
+  uint32_t index = 0;  // in the section header table
+  std::string_view name;
+  uint32_t type = 0;
+  uint64_t flags = 0;
+  uint64_t address = 0;
+  uint64_t offset = 0;  // in the file
+  uint64_t size = 0;
+  uint32_t link = 0;
+  uint32_t info = 0;
+  uint64_t addressAlign = 0;
+  uint64_t entrySize = 0;
+};
+
+struct Symbol {
+  std::string_view name;
+  uint64_t value = 0;
+  uint64_t size = 0;
+  uint8_t info = 0;  // binding << 4 | type
+  uint8_t other = 0;
+  uint16_t sectionIndex = 0;
+};
+
+struct Relocation {
+  uint64_t offset = 0;  // in the section it relocates
+  uint32_t type = 0;
+  uint32_t symbol = 0;  // index in the linked symbol table
+  int64_t addend = 0;   // SHT_RELA's; SHT_REL's is the bytes in place
+  bool explicitAddend = false;
+};
+
+// What applying one section's relocations did: how many were applied, and
+// the types left unapplied (their bytes are as the file has them).
+struct RelocationReport {
+  size_t applied = 0;
+  std::vector<uint32_t> unappliedTypes;  // each once
+};
+
+// An error with where in the file it was found.
+struct Error {
+  std::string message;
+  uint64_t offset = 0;  // in the file
+};
+
+class File {
+ public:
+  // Reads the header and the section headers and checks them: the header
+  // inside the file, every section's bytes (but SHT_NOBITS) inside the file,
+  // no two sections' bytes partly overlapping (the same bytes under two names are fine), every name a NUL-terminated string
+  // of the section name table. nullopt with `error` set otherwise.
+  static std::optional<File> parse(std::span<const uint8_t> bytes, Error& error);
+
+  const Header& header() const { return header_; }
+  std::span<const Section> sections() const { return sections_; }
+  // The first section of that name; nullptr when none.
+  const Section* find(std::string_view name) const;
+  // Every section of that name, in header order (ptxas may write two `.debug_info`).
+  std::vector<const Section*> findAll(std::string_view name) const;
+  // The section's bytes in the file (checked by parse); empty for SHT_NOBITS.
+  std::span<const uint8_t> contents(const Section& s) const;
+
+  // The symbols of a SHT_SYMTAB section, names from its linked string table.
+  std::optional<std::vector<Symbol>> symbols(const Section& symtab, Error& error) const;
+  // The entries of a SHT_REL or SHT_RELA section.
+  std::optional<std::vector<Relocation>> relocations(const Section& rel, Error& error) const;
+  // The bytes of `target` with every relocation section that names it
+  // (sh_info) applied as llvm-dwarfdump's resolver applies them: S + A,
+  // A being the RELA addend or, for REL, the value in place; R_CUDA_32
+  // writes 4 bytes and R_CUDA_64 8; other types stay as they are and are
+  // reported. A relocation outside the section or naming no symbol is an
+  // error.
+  std::optional<std::vector<uint8_t>> relocatedContents(const Section& target, Error& error,
+                                                        RelocationReport* report = nullptr) const;
+
+ private:
+  std::span<const uint8_t> bytes_;
+  Header header_;
+  std::vector<Section> sections_;
+};
+
+// "truncated ELF header" and the like, as `file: error: <message> (at file offset 0x...)`.
+std::string describe(const Error& error);
+
+}  // namespace ptxdwarf::elf

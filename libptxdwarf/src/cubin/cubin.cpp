@@ -1,0 +1,99 @@
+#include "ptxdwarf/cubin/cubin.h"
+
+#include "ptxdwarf/cubin/line_program.h"
+
+namespace ptxdwarf::cubin {
+
+namespace {
+
+// The sections a reader of the model or of this folder looks at: the DWARF
+// and NVIDIA's debug sections.
+bool isDebugSection(std::string_view name) { return name.starts_with(".debug_") || name.starts_with(".nv_debug_"); }
+
+// The module's files, as `.file` would have given them: .debug_line's file
+// table, each path joined with its directory (what llvm-dwarfdump prints for
+// DW_AT_decl_file).
+void addFiles(ptx::Module& m) {
+  const SectionImage* line = m.section(".debug_line");
+  if (!line) return;
+  std::vector<LineTable> tables = decodeLinePrograms(line->bytes);
+  if (tables.empty()) return;
+  const LineHeader& h = tables.front().header;
+  for (size_t i = 0; i < h.files.size(); ++i) {
+    ptx::FileEntry f;
+    f.index = static_cast<unsigned>(i + 1);
+    f.path = h.filePath(i + 1);
+    f.timestamp = h.files[i].modTime;
+    f.size = h.files[i].length;
+    m.files.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+const CodeSection* Cubin::codeOf(std::string_view function) const {
+  for (const CodeSection& c : code)
+    if (c.name == function) return &c;
+  return nullptr;
+}
+
+ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const ReadOptions& options) {
+  ReadResult r;
+  r.module.filename = std::string(filename);
+  r.module.fileFormat = "elf64-unknown";
+  elf::Error error;
+  std::optional<elf::File> file = elf::File::parse(bytes, error);
+  if (!file) {
+    r.diagnostics.error({}, "not a readable cubin: " + elf::describe(error));
+    return r;
+  }
+  r.cubin.header = file->header();
+  for (const elf::Section& s : file->sections()) {
+    if (s.name.starts_with(".text.")) r.cubin.code.push_back({std::string(s.name.substr(6)), s.size});
+    if (!isDebugSection(s.name)) continue;
+    elf::RelocationReport report;
+    std::optional<std::vector<uint8_t>> contents;
+    if (options.applyRelocations)
+      contents = file->relocatedContents(s, error, &report);
+    else
+      contents.emplace(file->contents(s).begin(), file->contents(s).end());
+    if (!contents) {
+      r.diagnostics.error({}, "cannot relocate " + std::string(s.name) + ": " + elf::describe(error));
+      return r;
+    }
+    for (uint32_t type : report.unappliedTypes)
+      r.cubin.notes.push_back(std::string(s.name) + ": relocation type " + std::to_string(type) + " not applied");
+    // ptxas may write a section twice (an empty `.debug_info` block before
+    // the real one): one image of the name, the bytes in header order.
+    SectionImage* image = nullptr;
+    for (SectionImage& existing : r.module.sections)
+      if (existing.name == s.name) image = &existing;
+    if (!image) {
+      image = &r.module.sections.emplace_back();
+      image->name = std::string(s.name);
+    }
+    image->bytes.insert(image->bytes.end(), contents->begin(), contents->end());
+  }
+  addFiles(r.module);
+  r.module.indexFiles();
+  return r;
+}
+
+const SectionImage* sectionOrSuffixed(const ptx::Module& m, std::string_view name) {
+  for (const SectionImage& s : m.sections)
+    if (s.name == name || (s.name.size() > name.size() + 1 && std::string_view(s.name).starts_with(name) &&
+                           s.name[name.size()] == '.'))
+      return &s;
+  return nullptr;
+}
+
+std::optional<std::string> embeddedPtx(const ptx::Module& m) {
+  const SectionImage* s = sectionOrSuffixed(m, ".nv_debug_ptx_txt");
+  if (!s) return std::nullopt;
+  std::string text(reinterpret_cast<const char*>(s->bytes.data()), s->bytes.size());
+  for (char& c : text)
+    if (c == '\0') c = '\n';
+  return text;
+}
+
+}  // namespace ptxdwarf::cubin

@@ -1,0 +1,326 @@
+#include "ptxdwarf/cubin/line_program.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace ptxdwarf::cubin {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A bounds-checked cursor over one line table's bytes: a read past `end_`
+// sets `failed` and yields 0, so a damaged table stops where it is damaged.
+class Cursor {
+ public:
+  Cursor(std::span<const uint8_t> bytes, uint64_t at, uint64_t end) : bytes_(bytes), at_(at), end_(end) {}
+  uint64_t at() const { return at_; }
+  bool done() const { return at_ >= end_; }
+  bool failed = false;
+
+  uint64_t fixed(unsigned size) {
+    if (end_ - at_ < size || at_ > end_) return fail();
+    uint64_t v = 0;
+    for (unsigned i = 0; i < size; ++i) v |= uint64_t{bytes_[at_ + i]} << (8 * i);
+    at_ += size;
+    return v;
+  }
+  uint64_t uleb() {
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (at_ >= end_) return fail();
+      const uint8_t b = bytes_[at_++];
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
+  int64_t sleb() {
+    uint64_t v = 0;
+    unsigned shift = 0;
+    uint8_t b = 0;
+    do {
+      if (at_ >= end_) return static_cast<int64_t>(fail());
+      b = bytes_[at_++];
+      if (shift < 64) v |= uint64_t{b & 0x7fu} << shift;
+      shift += 7;
+    } while (b & 0x80);
+    if (shift < 64 && (b & 0x40)) v |= ~uint64_t{0} << shift;
+    return static_cast<int64_t>(v);
+  }
+  // A NUL-terminated string; nullopt (and failed) when no NUL ends it before `end_`.
+  std::optional<std::string> cstring() {
+    if (at_ >= end_) {
+      fail();
+      return std::nullopt;
+    }
+    const void* nul = std::memchr(bytes_.data() + at_, 0, end_ - at_);
+    if (!nul) {
+      fail();
+      return std::nullopt;
+    }
+    const size_t n = static_cast<const uint8_t*>(nul) - (bytes_.data() + at_);
+    std::string s(reinterpret_cast<const char*>(bytes_.data() + at_), n);
+    at_ += n + 1;
+    return s;
+  }
+  void skip(uint64_t n) {
+    if (end_ - at_ < n) {
+      fail();
+      return;
+    }
+    at_ += n;
+  }
+  void limit(uint64_t end) { end_ = end; }
+
+ private:
+  uint64_t fail() {
+    failed = true;
+    at_ = end_;
+    return 0;
+  }
+  std::span<const uint8_t> bytes_;
+  uint64_t at_, end_;
+};
+
+bool readHeader(std::span<const uint8_t> bytes, uint64_t offset, LineTable& t) {
+  LineHeader& h = t.header;
+  h.offset = offset;
+  Cursor c(bytes, offset, bytes.size());
+  h.unitLength = c.fixed(4);
+  if (c.failed) {
+    t.problems.push_back(hex(offset) + ": the unit length runs past the section's end");
+    return false;
+  }
+  if (h.unitLength >= 0xfffffff0u) {
+    t.problems.push_back(hex(offset) + ": 64-bit DWARF line tables are not decoded");
+    return false;
+  }
+  h.end = offset + 4 + h.unitLength;
+  if (h.end > bytes.size()) {
+    t.problems.push_back(hex(offset) + ": unit length " + hex(h.unitLength) + " runs past the section's end (" +
+                         hex(bytes.size()) + ")");
+    h.end = bytes.size();
+  }
+  c.limit(h.end);
+  h.version = static_cast<uint16_t>(c.fixed(2));
+  if (h.version < 2 || h.version > 4) {
+    t.problems.push_back(hex(offset) + ": line table version " + std::to_string(h.version) +
+                         " is not decoded (ptxas writes 2)");
+    return false;
+  }
+  h.headerLength = c.fixed(4);
+  h.programBegin = c.at() + h.headerLength;
+  if (h.programBegin > h.end) {
+    t.problems.push_back(hex(offset) + ": header length " + hex(h.headerLength) + " runs past the table's end");
+    return false;
+  }
+  c.limit(h.programBegin);
+  h.minInstLength = static_cast<uint8_t>(c.fixed(1));
+  if (h.version >= 4) h.maxOpsPerInst = static_cast<uint8_t>(c.fixed(1));
+  h.defaultIsStmt = c.fixed(1) != 0;
+  h.lineBase = static_cast<int8_t>(c.fixed(1));
+  h.lineRange = static_cast<uint8_t>(c.fixed(1));
+  h.opcodeBase = static_cast<uint8_t>(c.fixed(1));
+  for (unsigned i = 1; i < h.opcodeBase && !c.failed; ++i) h.standardOpcodeLengths.push_back(static_cast<uint8_t>(c.fixed(1)));
+  while (!c.failed) {
+    std::optional<std::string> dir = c.cstring();
+    if (!dir || dir->empty()) break;
+    h.includeDirectories.push_back(std::move(*dir));
+  }
+  while (!c.failed) {
+    std::optional<std::string> name = c.cstring();
+    if (!name || name->empty()) break;
+    LineFile f;
+    f.name = std::move(*name);
+    f.directory = c.uleb();
+    f.modTime = c.uleb();
+    f.length = c.uleb();
+    h.files.push_back(std::move(f));
+  }
+  if (c.failed) {
+    t.problems.push_back(hex(offset) + ": the header's directory or file tables run past the header's end");
+    return false;
+  }
+  // NVIDIA's extension: the rest of the header holds the base of the
+  // inlined functions' names in .debug_str.
+  if (h.programBegin - c.at() >= 4) h.inlineNamesBase = static_cast<uint32_t>(c.fixed(4));
+  if (h.lineRange == 0) {
+    t.problems.push_back(hex(offset) + ": line_range 0: the special opcodes cannot be decoded");
+    return false;
+  }
+  return true;
+}
+
+bool sameRow(const LineRow& a, const LineRow& b) {
+  return a.address == b.address && a.file == b.file && a.line == b.line && a.column == b.column &&
+         a.isStmt == b.isStmt && a.endSequence == b.endSequence && a.context == b.context &&
+         a.functionName == b.functionName;
+}
+
+struct State {
+  LineRow row;
+  void reset(bool defaultIsStmt) {
+    row = LineRow{};
+    row.isStmt = defaultIsStmt;
+  }
+};
+
+void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
+  const LineHeader& h = t.header;
+  Cursor c(bytes, h.programBegin, h.end);
+  State s;
+  s.reset(h.defaultIsStmt);
+  // ptxas numbers the rows it means (the contexts name them by number), and
+  // a row repeating the one before it -- `advance_line 0; copy` at the same
+  // address -- is not one of them: it shares the number of the row it repeats.
+  uint32_t ordinal = 0;
+  auto emit = [&] {
+    const bool repeat = !t.rows.empty() && sameRow(t.rows.back(), s.row);
+    s.row.ordinal = repeat ? ordinal : ++ordinal;
+    t.rows.push_back(s.row);
+  };
+  while (!c.done()) {
+    const uint64_t opAt = c.at();
+    const uint8_t op = static_cast<uint8_t>(c.fixed(1));
+    if (op >= h.opcodeBase) {
+      const unsigned adjusted = op - h.opcodeBase;
+      s.row.address += uint64_t{adjusted / h.lineRange} * h.minInstLength;
+      s.row.line = static_cast<uint32_t>(static_cast<int64_t>(s.row.line) + h.lineBase + adjusted % h.lineRange);
+      emit();
+      continue;
+    }
+    switch (op) {
+      case 0: {  // extended
+        const uint64_t length = c.uleb();
+        const uint64_t begin = c.at();
+        if (length == 0 || c.failed) break;
+        const uint8_t sub = static_cast<uint8_t>(c.fixed(1));
+        switch (sub) {
+          case 1:  // DW_LNE_end_sequence
+            s.row.endSequence = true;
+            emit();
+            s.reset(h.defaultIsStmt);
+            break;
+          case 2:  // DW_LNE_set_address
+            s.row.address = c.fixed(static_cast<unsigned>(std::min<uint64_t>(length - 1, 8)));
+            break;
+          case DW_LNE_NVIDIA_inlined_call:
+            s.row.context = static_cast<uint32_t>(c.uleb());
+            s.row.functionName = c.uleb();
+            break;
+          case DW_LNE_NVIDIA_set_function_name:
+            s.row.functionName = c.uleb();
+            break;
+          default:
+            break;  // define_file, discriminator, vendor: skipped by their length
+        }
+        if (!c.failed && c.at() - begin > length) {
+          t.problems.push_back(hex(opAt) + ": extended opcode " + std::to_string(sub) + "'s operands run past its length");
+          return;
+        }
+        c.skip(length - (c.at() - begin));
+        break;
+      }
+      case 1:  // DW_LNS_copy
+        emit();
+        break;
+      case 2:
+        s.row.address += c.uleb() * h.minInstLength;
+        break;
+      case 3:
+        s.row.line = static_cast<uint32_t>(static_cast<int64_t>(s.row.line) + c.sleb());
+        break;
+      case 4:
+        s.row.file = static_cast<uint32_t>(c.uleb());
+        break;
+      case 5:
+        s.row.column = static_cast<uint32_t>(c.uleb());
+        break;
+      case 6:
+        s.row.isStmt = !s.row.isStmt;
+        break;
+      case 7:  // basic_block
+        break;
+      case 8:  // const_add_pc
+        s.row.address += uint64_t{(255u - h.opcodeBase) / h.lineRange} * h.minInstLength;
+        break;
+      case 9:
+        s.row.address += c.fixed(2);
+        break;
+      default:  // prologue_end, epilogue_begin, isa, and opcodes the header declares
+        for (unsigned i = 0; i < h.standardOpcodeLengths[op - 1] && !c.failed; ++i) c.uleb();
+        break;
+    }
+    if (c.failed) {
+      t.problems.push_back(hex(opAt) + ": opcode " + std::to_string(op) + " runs past the table's end");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string LineHeader::filePath(uint64_t file) const {
+  if (file == 0 || file > files.size()) return {};
+  const LineFile& f = files[file - 1];
+  if (f.name.starts_with('/') || f.directory == 0 || f.directory > includeDirectories.size()) return f.name;
+  std::string path = includeDirectories[f.directory - 1];
+  if (!path.empty() && path.back() != '/') path += '/';
+  return path + f.name;
+}
+
+std::vector<LineTable> decodeLinePrograms(std::span<const uint8_t> section) {
+  std::vector<LineTable> tables;
+  uint64_t offset = 0;
+  while (offset < section.size()) {
+    LineTable& t = tables.emplace_back();
+    if (!readHeader(section, offset, t)) break;
+    runProgram(section, t);
+    if (t.header.end <= offset) break;
+    offset = t.header.end;
+  }
+  return tables;
+}
+
+std::vector<InlineFrame> inlineStack(const LineTable& table, size_t row, std::span<const uint8_t> debugStr,
+                                     bool* broken) {
+  std::vector<InlineFrame> stack;
+  if (broken) *broken = false;
+  const uint64_t base = table.header.inlineNamesBase.value_or(0);
+  size_t at = row;
+  while (at < table.rows.size() && table.rows[at].context != 0) {
+    const LineRow& r = table.rows[at];
+    // The first row numbered `context` (ordinals never decrease).
+    const auto found = std::lower_bound(table.rows.begin(), table.rows.end(), r.context,
+                                        [](const LineRow& x, uint32_t n) { return x.ordinal < n; });
+    const size_t caller = static_cast<size_t>(found - table.rows.begin());
+    if (caller >= at) {  // the call site comes before the code it calls: anything else would loop
+      if (broken) *broken = true;
+      break;
+    }
+    InlineFrame f;
+    if (r.functionName) {
+      const uint64_t name = base + *r.functionName;
+      if (name < debugStr.size()) {
+        const void* nul = std::memchr(debugStr.data() + name, 0, debugStr.size() - name);
+        if (nul)
+          f.function = std::string_view(reinterpret_cast<const char*>(debugStr.data() + name),
+                                        static_cast<const uint8_t*>(nul) - (debugStr.data() + name));
+      }
+    }
+    const LineRow& site = table.rows[caller];
+    f.callFile = site.file;
+    f.callLine = site.line;
+    f.callColumn = site.column;
+    stack.push_back(f);
+    at = caller;
+  }
+  return stack;
+}
+
+}  // namespace ptxdwarf::cubin
