@@ -18,7 +18,6 @@
 #include <utility>
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -372,20 +371,6 @@ bool writeFileReplacing(const std::string& path, std::string_view data, std::str
   return file.commit(error);
 }
 
-// A parallel read builds its parts on worker threads, in their malloc arenas,
-// and frees them once they are joined. The allocator keeps freed memory
-// (tuneAllocator, main.cpp), and the main thread, which allocates from here
-// on, does not reuse another thread's arena: given back, the parts no longer
-// count towards the peak (6-8 MB of 55 for a 20 MB nvcc -G file's check; the
-// call takes 1.5 ms).
-namespace {
-void returnPartsMemory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
-}  // namespace
-
 constexpr const char* kShrankMessage = "cannot read file: it shrank while it was being read";
 
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load) {
@@ -399,16 +384,11 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
     return std::nullopt;
   }
   ptx::ReadOptions options;
-  options.threads = threads;
   options.index = false;  // built below, while the sections decode
   options.bodies = load.bodies;
-  // The text lives as long as the module (LoadedFile): the positions of
-  // section operands are found in it when a diagnostic needs them.
-  if (file.text.mapped()) options.operandPositions = ptx::ReadOptions::OperandPositions::fromText;
   if (!load.keepText) options.consumed = [&](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), path, options);
   if (!load.keepText) file.text.release(0, UINT64_MAX);
-  if (threads > 1) returnPartsMemory();
   if (file.text.shrank()) {
     err += path + ": error: " + kShrankMessage + "\n";
     return std::nullopt;

@@ -26,7 +26,6 @@ enum Pass : unsigned {
   cutSearch,          // bytes of text searched for where a thread's part of a read may begin
   sectionLinesByOperand,  // debug-section lines the reader took operand by operand, not a line at a
                           // time (what the fast paths decline; a writer's whole section must not be)
-  positionsRead,      // section bytes read again to find their operands' positions (SectionSource)
   registerLookup,     // register declarations compared to find the one a name is declared by
   nameSuggestion,     // steps to find the name a misspelt one was meant to be ("did you mean")
   variableIdBytes,    // bytes of the variable ids --statistics counts unique variables by

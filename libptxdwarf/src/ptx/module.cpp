@@ -145,7 +145,6 @@ Instruction InstructionPositions::decodeNext(const uint8_t*& p, Instruction befo
 
 void InstructionPositions::startGroup() {
   checkpoints_.push_back({static_cast<uint32_t>(bytes_.size()), last_});
-  fillAhead(checkpoints_);
 }
 
 void InstructionPositions::pushLong(Instruction i) {
@@ -153,13 +152,6 @@ void InstructionPositions::pushLong(Instruction i) {
   pushByte(kLong);
   encodeUleb(i.line, [this](uint8_t b) { pushByte(b); });
   encodeUleb(i.col, [this](uint8_t b) { pushByte(b); });
-}
-
-void InstructionPositions::mapBytesAhead() {
-  static_assert(kFillStepBytes == kFillStep && kFillMarginBytes == kFillMargin &&
-                    kFaultedBytes == ptxdwarf::kFaultedBytes && kFirstPageBytes == ptxdwarf::kFirstPageBytes,
-                "instruction positions fill their bytes as fillAhead does");
-  fillAhead(bytes_, 1);
 }
 
 InstructionPositions::iterator InstructionPositions::at(size_t i) const {
@@ -171,18 +163,9 @@ InstructionPositions::iterator InstructionPositions::at(size_t i) const {
   return iterator(p, current, i, count_);
 }
 
-void InstructionPositions::append(const InstructionPositions& other) {
-  for (Instruction i : other) push_back(i);
-}
-
 void InstructionPositions::reserve(size_t instructions) {
   reserveUpTo(bytes_, instructions);
   reserveUpTo(checkpoints_, instructions / kGroup + 1);
-}
-
-void InstructionPositions::releaseUnusedTails() {
-  releaseUnusedTail(bytes_);
-  releaseUnusedTail(checkpoints_);
 }
 
 bool operator==(const InstructionPositions& a, const InstructionPositions& b) {
@@ -241,14 +224,8 @@ void Module::reindex() {
   // first slot is homeSlot's multiply-shift of its hash): 1.6 MB, not 2.1,
   // for a 20 MB nvcc -G file's 155,000 names.
   const size_t capacity = std::max<size_t>(16, count + count / 3 + 1);
-  // The slots are filled at once: their pages mapped in with one call
-  // (reserve.h). Chained definitions (parameters, names defined more than
-  // once) are a fraction of the names: reserved for all, filled ahead.
-  slots_.clear();
-  reserveExactly(slots_, capacity);
-  slots_.resize(capacity);
+  slots_.assign(capacity, Slot{});
   definitions_.clear();
-  reserveUpTo(definitions_, count);
 
   // A declaration (a function without a body, a module-scope variable) after
   // a first one of the same kind and name answers no lookup: the lookups
@@ -263,7 +240,6 @@ void Module::reindex() {
   };
   auto push = [&](const Definition& d) {
     definitions_.push_back(d);
-    fillAhead(definitions_);
     return static_cast<uint32_t>(definitions_.size() - 1);
   };
   auto chain = [&](const Pending& p) {

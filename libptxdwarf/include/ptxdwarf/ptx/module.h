@@ -151,13 +151,8 @@ class InstructionPositions {
   iterator at(size_t i) const;
   iterator begin() const { return at(0); }
   iterator end() const { return iterator(nullptr, {}, count_, count_); }
-  // Appends `other`'s instructions (a part of the text read on its own).
-  void append(const InstructionPositions& other);
-  // Room for `instructions` of them, as reserved address space (reserve.h):
-  // the bytes of as many usual ones.
+  // Room for `instructions` of them: the bytes of as many usual ones.
   void reserve(size_t instructions);
-  // Gives back the reservation's untouched memory once the read is over.
-  void releaseUnusedTails();
   // The bytes the positions take (what the encoding is for).
   size_t encodedBytes() const { return bytes_.size() + checkpoints_.size() * sizeof(Checkpoint); }
   friend bool operator==(const InstructionPositions& a, const InstructionPositions& b);
@@ -173,19 +168,8 @@ class InstructionPositions {
   static constexpr uint8_t kLong = 0x80;
   static Instruction decodeNext(const uint8_t*& p, Instruction before);
   void startGroup();
-  void pushByte(uint8_t b) {
-    bytes_.push_back(b);
-    if (((reinterpret_cast<uintptr_t>(bytes_.data() + bytes_.size()) + kFillMarginBytes) & (kFillStepBytes - 1)) == 0 ||
-        bytes_.size() == kFaultedBytes || bytes_.size() == kFirstPageBytes) [[unlikely]]
-      mapBytesAhead();
-  }
+  void pushByte(uint8_t b) { bytes_.push_back(b); }
   void pushLong(Instruction i);
-  void mapBytesAhead();
-  // As SourceMap fills its deltas (fillAhead, internal to the library).
-  static constexpr size_t kFillStepBytes = size_t{128} << 10;
-  static constexpr size_t kFillMarginBytes = size_t{16} << 10;
-  static constexpr size_t kFirstPageBytes = size_t{4} << 10;
-  static constexpr size_t kFaultedBytes = size_t{16} << 10;
 
   std::vector<uint8_t> bytes_;
   std::vector<Checkpoint> checkpoints_;
@@ -433,23 +417,10 @@ struct ReadOptions {
   bool keepAllSections = true;
   // Called about every `consumedStep` bytes with a range [begin, end) of the
   // text the reader will not look at again. The Module keeps no view of the
-  // text (unless operandPositions says fromText: then a diagnostic may read
-  // the sections' text again), so a caller that mapped the file can drop
-  // those pages as the read goes on. With several threads it is called from each of them, for
-  // disjoint ranges.
+  // text, so a caller that mapped the file can drop those pages as the read
+  // goes on.
   std::function<void(uint64_t begin, uint64_t end)> consumed;
   uint64_t consumedStep = uint64_t{1} << 20;
-  // Threads to read a large text on (0: one per hardware thread). The text is
-  // cut at lines that can only start a module-scope statement (`.section`,
-  // `.entry`, `.func`, `.visible`, `.weak`), or, where the work is even deep
-  // inside a section's body, at a data line there, at least `minChunk` bytes
-  // apart; each part is read on its own and the parts are joined in order
-  // (a section cut inside is joined whole). The result is always the
-  // one-thread result: when a cut turns out not to be a statement boundary
-  // (it fell in a comment), one section's blocks lie in two parts, or a text
-  // cut inside a section holds an error, the text is read again on one thread.
-  unsigned threads = 1;
-  uint64_t minChunk = uint64_t{1} << 20;
   // Build the name index (Module::reindex) before returning. A caller may
   // turn this off to build it later, e.g. on another thread while it decodes
   // the sections; the find* functions find nothing until it is built.
@@ -461,23 +432,11 @@ struct ReadOptions {
   // the memory of a large nvcc -G file. Off, those vectors stay empty and a
   // function's instruction and label ranges are empty.
   bool bodies = true;
-  // Where each operand of a section was written, which SectionImage::locate
-  // gives diagnostics about section bytes: recorded as the text is read
-  // (SectionImage::sourceMap), or found by reading the section's text again
-  // the first time one is asked for (SectionImage::source). A million are
-  // recorded for a 20 MB nvcc -G file, 0.65 MB and 6% of the instructions
-  // of a check, and a file without problems asks for none. With fromText
-  // the sections hold a view of `text`: it must stay alive and unchanged
-  // for as long as they may be asked (a text that changed is noticed, and
-  // its positions are then the section's own).
-  enum class OperandPositions : uint8_t { recorded, fromText };
-  OperandPositions operandPositions = OperandPositions::recorded;
 };
 
 struct ReadResult {
   Module module;
   Diagnostics diagnostics;
-  unsigned parts = 1;  // the text was read in this many parts, in parallel (1: on one thread)
   bool ok() const { return !diagnostics.hasErrors(); }
 };
 
