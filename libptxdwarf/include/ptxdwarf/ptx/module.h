@@ -6,19 +6,18 @@
 #include <functional>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/section.h"
-#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::ptx {
+
+class NameIndex;
 
 enum class StateSpace : uint8_t {
   none, reg, sreg, const_, global, local, param, shared, tex, surf, sampler, generic
@@ -316,9 +315,8 @@ struct Module {
   // names asks a few names ahead, so that the misses overlap.
   void prefetchName(std::string_view name) const;
 
-  // A name with its hash in the name index: a caller that prefetches names
-  // a few ahead of its lookups keeps their keys, and hashes (and measures)
-  // each name once instead of twice.
+  // A name with its hash in the name index (NameIndex, internal to the
+  // library): a caller that looks a name up more than once hashes it once.
   struct NameKey {
     std::string_view name;
     uint32_t hash = 0;
@@ -343,42 +341,8 @@ struct Module {
     return std::span<const T>(v).subspan(first, end - first);
   }
 
-  // Every name the module defines, in one open-addressing table. A slot holds
-  // the name's hash and, for a name defined once as a function, parameter,
-  // variable, label or section, that definition itself (kind and index
-  // packed in 32 bits): the 100,000 labels of a 20 MB nvcc -G file are found
-  // without a second cache miss and take no other memory. Any other name's
-  // slot holds the first of its definitions in `definitions_`, chained in
-  // file order (a label and a function may share a name, and so may locals
-  // of different functions; a section label needs its `sub`). Slots hold
-  // indices, not views, so copies stay valid.
-  enum class DefinitionKind : uint8_t { function, parameter, returnValue, variable, label, section, sectionLabel };
-  struct Definition {
-    DefinitionKind kind;
-    uint8_t declared = 0;    // on a chain's first definition: kFunctionDeclared | kModuleVariableDeclared, the chain holds one
-    uint32_t index = 0;      // into functions, parameters, variables, labels or sections
-    uint32_t sub = 0;        // the section label within it
-    uint32_t next = kNone;   // the next definition of the same name
-    uint32_t last = kNone;   // on a chain's first definition: the chain's tail, where reindex() appends
-  };
-  // Eight bytes a slot: the table has at least 4/3 as many slots as the module has names.
-  struct Slot {
-    uint32_t hash = 0;
-    uint32_t ref = kNone;  // kNone: empty; kChained | position in definitions_; else packed (kind, index)
-  };
-  static constexpr uint8_t kFunctionDeclared = 1, kModuleVariableDeclared = 2;
-  static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr uint32_t kChained = uint32_t{1} << 31;
-  static constexpr unsigned kIndexBits = 28;  // a packed index; larger ones are chained
-  static constexpr uint32_t kIndexMask = (uint32_t{1} << kIndexBits) - 1;
-
-  bool isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const;
-  bool isNamed(uint32_t ref, std::string_view name) const;  // a slot's definition
-  // The slot of `key`'s name, or nullptr.
-  const Slot* slotOf(const NameKey& key) const;
-  const Slot* slotOf(std::string_view name) const { return slotOf(nameKey(name)); }
   // Calls visit(kind, index, sub) for each definition of `key`'s name, in
-  // file order, until it returns true.
+  // file order, until it returns true (NameIndex::visit).
   template <class Visit>
   void visitDefinitions(const NameKey& key, Visit visit) const;
   template <class Visit>
@@ -386,27 +350,15 @@ struct Module {
     visitDefinitions(nameKey(name), visit);
   }
 
-  std::vector<Slot> slots_;  // any size (not a power of two), at most three quarters full
-  std::vector<Definition> definitions_;
+  // Every name the module defines (reindex()); shared by copies.
+  std::shared_ptr<const NameIndex> nameIndex_;
   std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
   // A function's declarations (registers, or its body's variables) where it
   // has more than kDeclarationsScanned: their positions by the hash of
   // their names, then in declaration order. Made when the function is first
   // searched (nvcc's kernels have hundreds of call sites' `.param`s, which
   // check rarely asks about); reset by reindex(), shared by copies.
-  struct DeclarationOrder {
-    struct Entry {
-      uint32_t hash = 0;
-      uint32_t index = 0;
-      friend auto operator<=>(const Entry&, const Entry&) = default;
-    };
-    using Hashed = std::span<const Entry>;
-    template <class NameOf>
-    Hashed byHash(ptrdiff_t function, bool locals, uint32_t first, uint32_t end, NameOf nameOf);
-    static Hashed named(Hashed entries, std::string_view name, work::Pass pass);
-    std::mutex mutex;  // check's rules search on several threads
-    std::unordered_map<uint64_t, std::vector<Entry>> sorted;  // function << 1 | locals
-  };
+  struct DeclarationOrder;  // module.cpp
   std::shared_ptr<DeclarationOrder> declarationOrder_;
   // The variable of function `function` named `name` declared first, or nullptr.
   const Variable* localNamed(int32_t function, std::string_view name) const;
