@@ -288,9 +288,8 @@ class Annotator {
     const size_t edits = 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;  // labels (renames grow it)
     edits_.reserve(edits, 32 * edits);
   }
-  // The unit's, on the thread that builds it: a large unit's tables take
-  // huge pages, whose first touch (the DIEs made so far move in) is
-  // milliseconds of zeroing better spent beside the code's edits.
+  // The unit's, on the thread that builds it: a large unit's tables are
+  // first touched there, beside the code's edits.
   void reserveDies() {
     size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
     // A declaration's registers are one record (a run).
