@@ -12,6 +12,7 @@
 #include "ptxdwarf/leb128.h"
 #include "../parallel.h"
 #include "../reserve.h"
+#include "encoded_dies.h"
 
 namespace ptxdwarf::write {
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "../reserve.h"
+#include "encoded_dies.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/work.h"
