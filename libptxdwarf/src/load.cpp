@@ -4,10 +4,6 @@
 #include <cstdint>
 #include <utility>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/threads.h"
 
@@ -15,35 +11,17 @@ namespace ptxdwarf {
 
 namespace {
 
-// A parallel read builds its parts on worker threads, in their malloc arenas,
-// and frees them once they are joined. The allocator may keep freed memory
-// (ptxdump tunes it so), and the calling thread, which allocates from here
-// on, does not reuse another thread's arena: given back, the parts no longer
-// count towards the peak (6-8 MB of 55 for a 20 MB nvcc -G file's check; the
-// call takes 1.5 ms).
-void returnPartsMemory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-#endif
-}
-
 unsigned threadsFor(const LoadOptions& options) { return options.threads ? options.threads : usableThreads(); }
 
 // Reads `file.text` into `file.read`; `release` drops the text's pages as
 // the reader passes them.
-void readText(Loaded& file, const LoadOptions& options, unsigned threads, bool release) {
+void readText(Loaded& file, const LoadOptions& options, bool release) {
   ptx::ReadOptions reading;
-  reading.threads = threads;
   reading.index = false;  // built by decodeAndIndex, while the sections decode
   reading.bodies = options.bodies;
-  // The text lives as long as the module (Loaded): the positions of section
-  // operands are found in it when a diagnostic needs them. A borrowed text
-  // may not outlive the call, and one read into memory moves with the Loaded.
-  if (file.text.mapped()) reading.operandPositions = ptx::ReadOptions::OperandPositions::fromText;
   if (release) reading.consumed = [&file](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   file.read = ptx::read(file.text.view(), file.path, reading);
   if (release) file.text.release(0, UINT64_MAX);
-  if (threads > 1) returnPartsMemory();
 }
 
 // The name index and the decoded sections: on two threads when asked for
@@ -107,7 +85,7 @@ Loaded load(const std::string& path, const LoadOptions& options) {
     readCubin(file);
     return file;
   }
-  readText(file, options, threads, options.releaseText);
+  readText(file, options, options.releaseText);
   finish(file, options, threads);
   return file;
 }
@@ -122,7 +100,7 @@ Loaded loadText(std::string_view text, std::string_view name, const LoadOptions&
     return file;
   }
   startThreads(threads);
-  readText(file, options, threads, /*release=*/false);
+  readText(file, options, /*release=*/false);
   finish(file, options, threads);
   return file;
 }

@@ -5,62 +5,33 @@
 #include <ostream>
 
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/work.h"
 #include "own_uleb.h"
 #include "reserve.h"
 
 namespace ptxdwarf {
 
-namespace {
-
-// `first`, then `rest` with `shift` applied to each of its items, kept in
-// the storage of whichever holds more: only the smaller is copied into new
-// pages, the larger moves along inside its reservation (a section read in
-// two parts is joined where the larger part lies, at either end).
-template <class T, class Shift>
-std::vector<T> joined(std::vector<T>&& first, std::vector<T>&& rest, const Shift& shift) {
-  for (T& item : rest) shift(item);
-  std::vector<T>& into = first.size() >= rest.size() ? first : rest;
-  const size_t size = first.size() + rest.size();
-  reserveExactly(into, size);
-  if (&into == &first) first.insert(first.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
-  else rest.insert(rest.begin(), std::make_move_iterator(first.begin()), std::make_move_iterator(first.end()));
-  return std::move(into);
-}
-
-}  // namespace
-
 std::string_view StringStore::keep(std::string_view s) {
   if (s.empty()) return {};
   if (s.size() + 1 > free_.size()) {
     // Chunks double up to 1 MiB (kDoublings): a store of a few names stays
-    // small, one of a megabyte of names is a few chunks, filled through
-    // fillAhead.
+    // small, one of a megabyte of names is a few chunks.
     const size_t grown = kChunkSize << std::min<size_t>(chunks_.size(), kDoublings);
     const size_t size = std::max(grown, s.size() + 1);
     chunks_.push_back(std::shared_ptr<char[]>(new char[size]));
     free_ = {chunks_.back().get(), size};
-    // A chunk is filled before the next is made: it is mapped in now through
-    // the rest of the step it starts in (and the next, when it starts near
-    // it), and fillAhead maps each step after that as the names come near it.
-    mapAhead(free_.data(), free_.data() + size);
   }
   std::copy(s.begin(), s.end(), free_.begin());
   free_[s.size()] = '\0';  // for C callers (ptxdwarf_sections_relocation)
   std::string_view kept(free_.data(), s.size());
   free_ = free_.subspan(s.size() + 1);
-  fillAhead(free_, s.size() + 1);
   return kept;
 }
-
-void StringStore::releaseUnusedTail() { releasePages(free_.data(), free_.size()); }
 
 std::ostream& operator<<(std::ostream& os, SymbolName n) { return os << n.view(); }
 
 Relocation& SectionImage::addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,
                                         std::string_view minus, int64_t addend) {
   Relocation& added = relocations.emplace_back(static_cast<uint32_t>(offset), size, SymbolName());
-  fillAhead(relocations);
   added.kept_ = (minus.empty() ? 0 : Relocation::kDifference) | (addend == 0 ? 0 : Relocation::kAddend);
   added.symbol = added.kept_ ? keepWithTail(symbol, minus, addend) : keepShared(symbol);
   return added;
@@ -157,63 +128,10 @@ void SourceMap::reserve(size_t operands) {
   reserveUpTo(checkpoints_, operands / 4 + 1);  // a long entry takes at most 16 bytes of deltas
 }
 
-void SourceMap::appendRest(SourceMap&& rest, uint32_t base) {
-  if (rest.count_ == 0) return;
-  const auto at = static_cast<uint32_t>(deltas_.size());
-  deltas_ = joined(std::move(deltas_), std::move(rest.deltas_), [](uint8_t&) {});
-  // A map's first entry is a checkpoint: no delta of the rest refers back.
-  checkpoints_ = joined(std::move(checkpoints_), std::move(rest.checkpoints_), [&](Checkpoint& c) {
-    c.entry.offset += base;
-    c.pos += at;
-  });
-  last_ = {rest.last_.offset + base, rest.last_.line, rest.last_.col};
-  count_ += rest.count_;
-  checkpointPos_ = rest.checkpointPos_ + at;
-  repeatAt_ = rest.repeatAt_ == kNoRepeat ? kNoRepeat : rest.repeatAt_ + at;
-  runByte_ = rest.runByte_;
-  rest = SourceMap();
-}
-
-void SourceMap::releaseUnusedTails() {
-  releaseUnusedTail(deltas_);
-  releaseUnusedTail(checkpoints_);
-}
-
-void SectionImage::appendRest(SectionImage&& rest) {
-  const auto base = static_cast<uint32_t>(bytes.size());
-  bytes = joined(std::move(bytes), std::move(rest.bytes), [](uint8_t&) {});
-  relocations = joined(std::move(relocations), std::move(rest.relocations), [&](Relocation& r) { r.offset += base; });
-  names.adopt(std::move(rest.names));  // the relocations' names stay where they are
-  labels = joined(std::move(labels), std::move(rest.labels), [&](SectionLabel& l) { l.offset += base; });
-  sourceMap.appendRest(std::move(rest.sourceMap), base);
-  if (source && rest.source) source->appendRest(*rest.source, base);
-  auto block = rest.blocks.begin();
-  if (block != rest.blocks.end() && !blocks.empty()) blocks.back().end = (block++)->end;
-  blocks.insert(blocks.end(), block, rest.blocks.end());
-  negativeOperands = joined(std::move(negativeOperands), std::move(rest.negativeOperands), [&](uint32_t& n) { n += base; });
-  rest = SectionImage();
-}
-
-void SectionImage::releaseUnusedTails() {
-  releaseUnusedTail(bytes);
-  releaseUnusedTail(relocations);
-  names.releaseUnusedTail();
-  sourceMap.releaseUnusedTails();
-}
-
-void SourceMap::mapDeltasAhead() {
-  static_assert(kFillStepBytes == kFillStep && kFillMarginBytes == kFillMargin &&
-                    kFaultedDeltaBytes == kFaultedBytes && kFirstPageDeltaBytes == kFirstPageBytes,
-                "the source map fills its deltas as fillAhead does");
-  fillAhead(deltas_, 1);
-}
-
 void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
-  const size_t before = deltas_.size();
   if (count_ == 0 || deltas_.size() - checkpointPos_ >= kCheckpointBytes) {
     checkpointPos_ = static_cast<uint32_t>(deltas_.size());
     checkpoints_.push_back({{offset, line, col}, checkpointPos_});
-    fillAhead(checkpoints_);
     runByte_ = kNoRun;  // a run does not cross a checkpoint
     repeatAt_ = kNoRepeat;
   } else {
@@ -229,7 +147,6 @@ void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
       putUleb(deltas_, col);
       runByte_ = kNoRun;
       repeatAt_ = kNoRepeat;
-      fillAhead(deltas_, deltas_.size() - before);  // at most 16 bytes: less than a step
     }
   }
   last_ = {offset, line, col};
@@ -275,46 +192,9 @@ SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
 }
 
 SourceLoc SectionImage::locate(uint64_t offset) const {
-  if (source) return source->locate(offset, bytes, loc);
   if (sourceMap.empty()) return loc;
   if (offset >= bytes.size()) return sourceMap.last();
   return sourceMap.locate(offset, loc);
-}
-
-void SectionSource::appendRest(const SectionSource& rest, uint32_t base) {
-  for (Place p : rest.places_) {
-    p.offset += base;
-    places_.push_back(p);
-  }
-}
-
-SourceLoc SectionSource::locate(uint64_t offset, std::span<const uint8_t> bytes, SourceLoc fallback) const {
-  if (bytes.empty()) return fallback;
-  const bool past = offset >= bytes.size();
-  const uint64_t at = past ? bytes.size() - 1 : offset;
-  // The last place at or before the byte (of places at one offset, the
-  // last: a block's end is where the next block begins), and the next.
-  const auto after = std::upper_bound(places_.begin(), places_.end(), at,
-                                      [](uint64_t o, const Place& p) { return o < p.offset; });
-  if (after == places_.begin() || after == places_.end()) return fallback;
-  const size_t i = static_cast<size_t>(after - places_.begin()) - 1;
-  const SourceMap& positions = stretch(i, bytes);
-  if (positions.empty()) return fallback;
-  return past ? positions.last() : positions.locate(at - places_[i].offset, fallback);
-}
-
-const SourceMap& SectionSource::stretch(size_t i, std::span<const uint8_t> bytes) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (stretches_.empty()) stretches_.resize(places_.size());
-  if (!stretches_[i]) {
-    const Place& from = places_[i];
-    const Place& to = places_[i + 1];
-    const bool inside = from.offset <= to.offset && to.offset <= bytes.size();
-    if (inside) work::step(work::positionsRead, to.offset - from.offset);
-    stretches_[i] = std::make_unique<SourceMap>(
-        inside ? find_(text_, from, to, bytes.subspan(from.offset, to.offset - from.offset)) : SourceMap());
-  }
-  return *stretches_[i];
 }
 
 const Relocation* SectionImage::relocationOverlapping(uint64_t offset, uint64_t size) const {

@@ -29,9 +29,7 @@ write::Assembled assembleProgram(const write::Program& program, const std::vecto
 
 write::Annotated annotateText(const std::string& text, const std::string& name,
                               const write::AnnotateOptions& options, std::string& error) {
-  ptx::ReadOptions read;
-  read.threads = 1;
-  ptx::ReadResult r = ptx::read(text, name, read);
+  ptx::ReadResult r = ptx::read(text, name);
   if (!r.ok()) {
     for (const ptxdwarf::Diagnostic& d : r.diagnostics.items)
       if (d.severity == ptxdwarf::Severity::error) error += (error.empty() ? "" : "\n") + formatDiagnostic(d, name);

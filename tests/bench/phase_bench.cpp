@@ -68,23 +68,18 @@ void setBytes(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input().size()));
 }
 
-// Argument: threads (ReadOptions::threads, check::Options::threads). Without
-// the name index, as ptxdump reads (it builds the index while decoding):
-// BM_PhaseIndex times that.
+// Without the name index, as ptxdump reads (it builds the index while
+// decoding): BM_PhaseIndex times that.
 void BM_PhaseRead(benchmark::State& state) {
   ptx::ReadOptions options;
-  options.threads = static_cast<unsigned>(state.range(0));
   options.index = false;
-  unsigned parts = 0;
   for (auto _ : state) {
     ptx::ReadResult r = ptx::read(input(), "bench.ptx", options);
-    parts = r.parts;
     benchmark::DoNotOptimize(r);
   }
-  state.counters["parts"] = parts;
   setBytes(state);
 }
-BENCHMARK(BM_PhaseRead)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PhaseRead)->Unit(benchmark::kMillisecond);
 
 void BM_PhaseIndex(benchmark::State& state) {
   ptx::ReadResult r = ptx::read(input(), "bench.ptx", {.index = false});

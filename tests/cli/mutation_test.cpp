@@ -93,23 +93,13 @@ StageOutputs runStages(const std::string& text, const ptx::ReadResult& r) {
 }
 
 // Every stage on one input; returns how far it got (for the summary). The
-// parallel reader and checker must give what one thread gives, and so must
-// every output made from what each read; the streamed reformat what the whole one gives.
+// parallel checker must give what one thread gives; the streamed reformat
+// what the whole one gives.
 int runAllStages(const std::string& text) {
   ptx::ReadResult r = ptx::read(text, "mutant.ptx");
-  ptx::ReadOptions inParts;
-  inParts.threads = 4;
-  inParts.minChunk = 256;
-  ptx::ReadResult parts = ptx::read(text, "mutant.ptx", inParts);
-  EXPECT_EQ(moduleText(parts), moduleText(r));
   if (!r.ok()) return 0;
   StageOutputs serial = runStages(text, r);
-  StageOutputs parallel = runStages(text, parts);
   EXPECT_FALSE(serial.dump.empty());
-  EXPECT_EQ(parallel.dump, serial.dump);
-  EXPECT_EQ(parallel.json, serial.json);
-  EXPECT_EQ(parallel.reformatted, serial.reformatted);
-  EXPECT_EQ(parallel.reformatErrors, serial.reformatErrors);
   EXPECT_EQ(serial.streamed, serial.reformatted);
   if (!serial.decoded) return 1;
   // A reformat without errors is PTX the reader accepts.

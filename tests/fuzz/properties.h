@@ -26,15 +26,10 @@ inline std::string formatted(const Diagnostics& diags) {
 
 // PTX text through the reader and every check rule. Returns false (with the
 // reason) when a property breaks: a diagnostic on a line that does not exist,
-// a relocation out of order or out of bounds, a read in parallel parts or a
-// parallel check that differs from the one-thread one.
+// a relocation out of order or out of bounds, or a parallel check that
+// differs from the one-thread one.
 inline bool readAndCheck(std::string_view text, std::string* why) {
   ptx::ReadResult r = ptx::read(text, "fuzz.ptx");
-  ptx::ReadOptions inParts;
-  inParts.threads = 3;
-  inParts.minChunk = 64;
-  if (testsupport::moduleText(ptx::read(text, "fuzz.ptx", inParts)) != testsupport::moduleText(r))
-    return *why = "the read in parts differs from the one-thread read", false;
   uint32_t lines = 1;
   for (char c : text) lines += c == '\n';
   for (const Diagnostic& d : r.diagnostics.items)
@@ -52,20 +47,6 @@ inline bool readAndCheck(std::string_view text, std::string* why) {
   const std::string checked = formatted(check::run(r.module, dwarf, {.threads = 1}));
   if (checked != formatted(check::run(r.module, dwarf, {.threads = 2})))
     return *why = "the parallel check differs from the one-thread check", false;
-  // Operand positions found again from the text say what the recorded ones
-  // do: byte by byte (the first 4096 of a section), and in the check.
-  ptx::ReadOptions fromText = inParts;
-  fromText.operandPositions = ptx::ReadOptions::OperandPositions::fromText;
-  const ptx::ReadResult found = ptx::read(text, "fuzz.ptx", fromText);
-  if (found.module.sections.size() != r.module.sections.size()) return *why = "fromText read other sections", false;
-  for (size_t i = 0; i < found.module.sections.size(); ++i) {
-    const SectionImage &a = r.module.sections[i], &b = found.module.sections[i];
-    for (uint64_t offset = 0; offset <= std::min<uint64_t>(a.size(), 4096); ++offset)
-      if (a.locate(offset) != b.locate(offset))
-        return *why = "operand position found again differs at " + a.name + "+" + std::to_string(offset), false;
-  }
-  if (formatted(check::run(found.module, read::decode(found.module.sections), {.threads = 2})) != checked)
-    return *why = "the check of a read that found operand positions again differs", false;
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 
 #include "corpus.h"
+#include "write/encoded_dies.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"

@@ -108,14 +108,12 @@ TEST(CodePositions, CompactPositionsGiveBackWhatWasPushed) {
   }
   EXPECT_EQ(positions.at(pushed.size()), positions.end());
 
-  // Joined at a point that is no group boundary: the same as pushed whole.
-  InstructionPositions first, second;
-  for (size_t i = 0; i < 300; ++i) first.push_back(pushed[i]);
-  for (size_t i = 300; i < pushed.size(); ++i) second.push_back(pushed[i]);
-  first.append(second);
-  EXPECT_EQ(first, positions);
-  second.push_back({1, 1});
-  EXPECT_FALSE(second == positions);
+  // One encoding for one sequence of positions.
+  InstructionPositions again;
+  for (const Instruction& i : pushed) again.push_back(i);
+  EXPECT_EQ(again, positions);
+  again.push_back({1, 1});
+  EXPECT_FALSE(again == positions);
 }
 
 // The usual instruction of nvcc and clang output -- a tab-indented line a

@@ -35,9 +35,7 @@ constexpr const char* kHeader = ".version 7.5\n.target sm_75\n.address_size 64\n
 uint64_t stepsFor(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n) {
   const std::string text = make(n);
   work::reset();
-  ptx::ReadOptions options;
-  options.threads = 1;
-  ptx::ReadResult r = ptx::read(text, "scaling.ptx", options);
+  ptx::ReadResult r = ptx::read(text, "scaling.ptx");
   EXPECT_TRUE(r.ok()) << (r.diagnostics.items.empty() ? "" : r.diagnostics.items[0].message);
   read::Dwarf dwarf = read::decode(r.module.sections);
   check::Options checkOptions;
@@ -516,9 +514,7 @@ struct AnnotateRun {
 AnnotateRun annotateSteps(work::Pass pass, const std::function<std::string(size_t)>& make, size_t n,
                           const write::AnnotateOptions& options = {}) {
   const std::string text = make(n);
-  ptx::ReadOptions readOptions;
-  readOptions.threads = 1;
-  ptx::ReadResult r = ptx::read(text, "scaling.ptx", readOptions);
+  ptx::ReadResult r = ptx::read(text, "scaling.ptx");
   EXPECT_TRUE(r.ok());
   work::reset();
   write::Annotated a = write::annotate(text, r.module, options);
@@ -763,9 +759,7 @@ uint64_t reformatSteps(size_t n) {
 // What the reader reserved for the sections of `text`: their bytes' and
 // relocations' capacities, in bytes.
 size_t reservedForSections(const std::string& text) {
-  ptx::ReadOptions options;
-  options.threads = 1;
-  ptx::ReadResult r = ptx::read(text, "t.ptx", options);
+  ptx::ReadResult r = ptx::read(text, "t.ptx");
   EXPECT_TRUE(r.ok());
   size_t bytes = 0;
   for (const SectionImage& s : r.module.sections)

@@ -1,12 +1,6 @@
 // SectionImage's supporting structures: the source map's compact encoding
-// against a plain list, the string store's lifetime rules, and a section
-// joined from two pieces.
+// against a plain list, and the string store's lifetime rules.
 #include <gtest/gtest.h>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
 
 #include <random>
 #include <string>
@@ -181,43 +175,6 @@ TEST(StringStore, LongNamesGetAChunkOfTheirOwn) {
   EXPECT_TRUE(store.keep("").empty());
 }
 
-#if defined(__linux__)
-// A store maps pages in ahead of its names; giving back the unused tail
-// drops them and keeps every name, and names kept afterwards are kept as
-// before (the pages fault in again).
-TEST(StringStore, GivingBackTheUnusedTailKeepsTheNames) {
-  StringStore store;
-  std::vector<std::string_view> kept;
-  // Past the six doubling chunks (16 KB to 512 KB): the last is 1 MiB, with
-  // most of it unused.
-  for (size_t i = 0; i < 110000; ++i) kept.push_back(store.keep("$L__tmp" + std::to_string(i)));
-  const std::string_view probe = store.keep("probe");
-  const char* tail = probe.data() + probe.size() + 1;
-  auto residentPages = [](const char* begin, const char* end) {
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t from = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
-    const uintptr_t to = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
-    std::vector<unsigned char> in((to - from) / page);
-    if (to <= from || mincore(reinterpret_cast<void*>(from), to - from, in.data()) != 0) return size_t{0};
-    size_t n = 0;
-    for (unsigned char c : in) n += c & 1;
-    return n;
-  };
-  const size_t window = size_t{256} << 10;  // inside the last chunk: it holds about 0.1 of its 1 MiB
-  store.releaseUnusedTail();
-  EXPECT_EQ(residentPages(tail, tail + window), 0u);
-  for (size_t i = 0; i < kept.size(); i += 997) ASSERT_EQ(kept[i], "$L__tmp" + std::to_string(i));
-  EXPECT_EQ(probe, "probe");
-  const std::string_view after = store.keep("after");
-  EXPECT_EQ(after.data(), tail);  // the tail is still the store's to fill
-  EXPECT_EQ(after, "after");
-  EXPECT_EQ(after.data()[after.size()], '\0');
-}
-#endif
-
-// A reader's image, reserved for far more than it holds, keeps every byte,
-// relocation and source position when the unused tails are given back, and
-// goes on growing afterwards.
 // A kept name compared with a view: equal only to exactly its characters,
 // whatever the view's length (a prefix, a longer name, an embedded NUL).
 TEST(SymbolName, ComparesWithViewsOfEveryLength) {
@@ -262,37 +219,6 @@ TEST(SymbolName, ComparesWithNamesAndCStrings) {
   EXPECT_TRUE(SymbolName() == "");
   EXPECT_TRUE(SymbolName() == none);
   EXPECT_FALSE(SymbolName() == "a");
-}
-
-TEST(SectionImage, ReleasingUnusedTailsKeepsContentsAndRoomToGrow) {
-  SectionImage image;
-  image.name = ".debug_info";
-  image.bytes.reserve(size_t{16} << 20);
-  image.relocations.reserve(size_t{1} << 18);
-  image.sourceMap.reserve(size_t{16} << 20);
-  auto fill = [&image](uint32_t from, uint32_t to) {
-    for (uint32_t i = from; i < to; ++i) {
-      image.bytes.push_back(static_cast<uint8_t>(i * 7));
-      image.sourceMap.add(i, 100 + i, 5);
-      if (i % 16 == 0) image.addRelocation(i, 4, "sym" + std::to_string(i));
-    }
-  };
-  auto expectFilled = [&image](uint32_t to) {
-    ASSERT_EQ(image.bytes.size(), to);
-    for (uint32_t i = 0; i < to; ++i) {
-      ASSERT_EQ(image.bytes[i], static_cast<uint8_t>(i * 7)) << i;
-      ASSERT_EQ(image.locate(i).line, 100 + i) << i;
-    }
-    ASSERT_EQ(image.relocations.size(), (to + 15) / 16);
-    for (const Relocation& r : image.relocations) EXPECT_EQ(r.symbol, "sym" + std::to_string(r.offset));
-  };
-  fill(0, 300000);
-  const size_t capacity = image.bytes.capacity();
-  image.releaseUnusedTails();
-  expectFilled(300000);
-  EXPECT_EQ(image.bytes.capacity(), capacity);
-  fill(300000, 400000);  // into the released pages: they come back as zeros and are written over
-  expectFilled(400000);
 }
 
 TEST(SectionImage, ANameOfTheLastTwoRelocationsIsKeptOnce) {
@@ -366,55 +292,6 @@ TEST(SectionImage, WhatARelocationKeepsAfterItsNameReadsBackAsAdded) {
   EXPECT_EQ(image.relocations[32 + 1].symbol, SymbolName());
   EXPECT_EQ(SymbolName(), image.relocations[32 + 1].symbol);
   static_assert(sizeof(void*) != 8 || sizeof(Relocation) == 16);
-}
-
-// A section made in two pieces, the second from offset 0, and joined by
-// appendRest is the section made whole: bytes, relocations with what they
-// keep after their names, labels, operand positions, negative operands and
-// blocks; whichever piece is the larger (the join works in its storage).
-TEST(SectionImage, ARestAppendedIsTheSectionMadeWhole) {
-  // Operand i: a byte, a symbol, a difference or an addend, on line 10 + i.
-  auto add = [](SectionImage& s, int i, uint32_t at) {
-    s.sourceMap.add(at, static_cast<uint32_t>(10 + i), 1 + static_cast<uint32_t>(i % 7));
-    switch (i % 5) {
-      case 0: s.bytes.push_back(static_cast<uint8_t>(i)); return;
-      case 1: s.addRelocation(at, 1, "sym" + std::to_string(i)); break;
-      case 2: s.addRelocation(at, 1, "a" + std::to_string(i), "b" + std::to_string(i)); break;
-      case 3: s.addRelocation(at, 1, ".debug_loc", {}, i); break;
-      default: s.negativeOperands.push_back(at); break;
-    }
-    s.bytes.push_back(0);
-    if (i % 9 == 0) s.labels.push_back({"L" + std::to_string(i), at, {static_cast<uint32_t>(10 + i), 1}});
-  };
-  auto describe = [](const SectionImage& s) {
-    std::string out;
-    for (size_t i = 0; i < s.bytes.size(); ++i) {
-      const SourceLoc at = s.locate(i);
-      out += std::to_string(s.bytes[i]) + "@" + std::to_string(at.line) + ":" + std::to_string(at.col) + " ";
-    }
-    for (const Relocation& r : s.relocations) out += "\n" + std::to_string(r.offset) + " " + r.expression();
-    for (const SectionLabel& l : s.labels) out += "\n" + l.name + " " + std::to_string(l.offset);
-    for (uint32_t n : s.negativeOperands) out += "\nneg " + std::to_string(n);
-    for (const TextRange& b : s.blocks) out += "\nblock " + std::to_string(b.begin) + ".." + std::to_string(b.end);
-    return out;
-  };
-  constexpr int kOperands = 2000;
-  SectionImage whole;
-  whole.name = ".debug_info";
-  for (int i = 0; i < kOperands; ++i) add(whole, i, static_cast<uint32_t>(whole.bytes.size()));
-  whole.blocks.push_back({100, 900});
-  for (int cut : {1, 700, 1300, kOperands - 1}) {
-    SCOPED_TRACE(cut);
-    SectionImage first, rest;
-    first.name = rest.name = whole.name;
-    for (int i = 0; i < cut; ++i) add(first, i, static_cast<uint32_t>(first.bytes.size()));
-    for (int i = cut; i < kOperands; ++i) add(rest, i, static_cast<uint32_t>(rest.bytes.size()));
-    first.blocks.push_back({100, 500});
-    rest.blocks.push_back({500, 900});
-    first.appendRest(std::move(rest));
-    EXPECT_EQ(describe(first), describe(whole));
-    EXPECT_EQ(first.sourceMap.size(), whole.sourceMap.size());
-  }
 }
 
 }  // namespace

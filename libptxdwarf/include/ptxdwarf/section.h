@@ -12,7 +12,6 @@
 #include <iosfwd>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,13 +46,8 @@ class StringStore {
 
   // A NUL-terminated copy of `s` that lives as long as this store or a copy of it.
   std::string_view keep(std::string_view s);
-  // Gives back the whole pages of the last chunk's unused tail, which keep()
-  // maps in ahead of the names (up to a 128 KB step and a margin): for a reader's
-  // stores once the read is over. Names kept later fault fresh pages in.
-  void releaseUnusedTail();
   // What `other` kept lives as long as this store too.
   void adopt(StringStore&& other) {
-    other.releaseUnusedTail();  // no longer anyone's to fill
     chunks_.insert(chunks_.end(), std::make_move_iterator(other.chunks_.begin()),
                    std::make_move_iterator(other.chunks_.end()));
     other.chunks_.clear();
@@ -223,12 +217,9 @@ class SourceMap {
       ++i;
     }
   }
-  // Room for `operands` entries, reserved as address space (the reader knows
-  // at most how many the rest of the text can hold).
+  // Room for `operands` entries (the reader knows at most how many the
+  // section's text can hold).
   void reserve(size_t operands);
-  // Gives back the reservation's untouched memory once the map is complete
-  // (see SectionImage::releaseUnusedTails).
-  void releaseUnusedTails();
   // The position of the last operand starting at or before `offset`;
   // `fallback` when there is none.
   SourceLoc locate(uint64_t offset, SourceLoc fallback) const;
@@ -237,10 +228,6 @@ class SourceMap {
   bool empty() const { return count_ == 0; }
   // The bytes the encoded entries take (what the compact encoding is for).
   size_t encodedBytes() const { return deltas_.size() + checkpoints_.size() * sizeof(Checkpoint); }
-  // Appends the entries of `rest`, a map of the operands that follow this
-  // one's, made with offsets from `base` on counted from 0. Its encoded
-  // entries are copied as they are: each checkpoint starts afresh.
-  void appendRest(SourceMap&& rest, uint32_t base);
 
  private:
   struct Entry {
@@ -267,21 +254,7 @@ class SourceMap {
       pushDelta(kRepeat);
     }
   }
-  // The deltas are filled as the library's reserved vectors are (fillAhead,
-  // internal to it): the pages ahead are mapped in with a call when the end
-  // comes within 16 KB of a new 128 KB step or passes 4 KB or 16 KB, not
-  // faulted in one by one.
-  static constexpr size_t kFillStepBytes = size_t{128} << 10;
-  static constexpr size_t kFillMarginBytes = size_t{16} << 10;
-  static constexpr size_t kFirstPageDeltaBytes = size_t{4} << 10;
-  static constexpr size_t kFaultedDeltaBytes = size_t{16} << 10;
-  void pushDelta(uint8_t byte) {
-    deltas_.push_back(byte);
-    if (((reinterpret_cast<uintptr_t>(deltas_.data() + deltas_.size()) + kFillMarginBytes) & (kFillStepBytes - 1)) == 0 ||
-        deltas_.size() == kFaultedDeltaBytes || deltas_.size() == kFirstPageDeltaBytes) [[unlikely]]
-      mapDeltasAhead();
-  }
-  void mapDeltasAhead();
+  void pushDelta(uint8_t byte) { deltas_.push_back(byte); }
   void addEntry(uint32_t offset, uint32_t line, uint32_t col);  // any entry
   std::vector<Checkpoint> checkpoints_;
   // After each checkpoint, its entries': a short byte, a repeat byte, or
@@ -302,80 +275,16 @@ struct TextRange {
   uint64_t end = 0;
 };
 
-// Where a section read without its operands' positions (ptx::ReadOptions::
-// OperandPositions::fromText) was read from: the text, and places in it
-// between two statements of the section -- each block's beginning and end,
-// where a part of a parallel read began, and one every kPlaceEvery bytes of
-// the section. A locate() reads the text between the places around its
-// byte again, once for each such stretch asked about: a clean file asks for
-// none, and recording every position as the text is read (a million for a
-// 20 MB nvcc -G file) was 6% of the instructions of a check.
-class SectionSource {
- public:
-  struct Place {
-    uint32_t offset = 0;      // the section's bytes before it
-    uint32_t textOffset = 0;  // where it is in the text (a PTX text is at most 4 GiB)
-    SourceLoc at{};           // and its position there
-  };
-  static constexpr uint32_t kPlaceEvery = 256;
-  // Reads the text from `from` to `to` again: the positions of the operands
-  // there, counted from `from.offset`, or none when what it reads is not
-  // `bytes` (the section's between the two) ending at `to` (the text changed).
-  using Finder = SourceMap (*)(std::string_view text, const Place& from, const Place& to, std::span<const uint8_t> bytes);
-  SectionSource(std::string_view text, Finder find) : text_(text), find_(find) {}
-
-  // The reader: a place where the section holds `offset` bytes. The block's
-  // beginnings and ends are places; others are wanted from nextPlaceAt()
-  // bytes on.
-  void addPlace(uint64_t offset, uint64_t textOffset, SourceLoc at) {
-    places_.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(textOffset), at});
-    next_ = offset + kPlaceEvery;
-  }
-  uint64_t nextPlaceAt() const { return next_; }
-  // The places of `rest`, the rest of this section read by another part of
-  // a parallel read, whose offsets count from `base`.
-  void appendRest(const SectionSource& rest, uint32_t base);
-
-  // The position of the operand that made byte `offset` of `bytes` (the
-  // last operand's past the end); `fallback` where the text no longer reads
-  // as it did.
-  SourceLoc locate(uint64_t offset, std::span<const uint8_t> bytes, SourceLoc fallback) const;
-
- private:
-  const SourceMap& stretch(size_t i, std::span<const uint8_t> bytes) const;
-
-  std::string_view text_;
-  Finder find_;
-  std::vector<Place> places_;
-  uint64_t next_ = 0;
-  mutable std::mutex mutex_;  // locate() may be asked on several threads (check's rules)
-  mutable std::vector<std::unique_ptr<SourceMap>> stretches_;  // from each place to the next, once found
-};
-
 struct SectionImage {
   std::string name{};  // with the leading dot: ".debug_info"
   std::vector<uint8_t> bytes{};
   std::vector<Relocation> relocations{};     // sorted by offset, non-overlapping
   StringStore names{};                       // what the relocations' names view
   std::vector<SectionLabel> labels{};        // in definition order
-  SourceMap sourceMap{};                     // operand positions, by offset (unless `source` finds them)
-  std::shared_ptr<SectionSource> source{};   // read without sourceMap: where to find it
+  SourceMap sourceMap{};                     // operand positions, by offset
   SourceLoc loc{};                           // the first `.section` line of this name
   std::vector<TextRange> blocks{};           // every block of this name, in file order
   std::vector<uint32_t> negativeOperands{};  // offsets of operands written as negative numbers
-
-  // A reader reserves the vectors for the most the rest of its text could
-  // hold; this gives back the whole pages past what they hold, which huge
-  // pages would otherwise keep (up to 2 MiB a vector). Contents and
-  // capacities are unchanged.
-  void releaseUnusedTails();
-
-  // Appends `rest`, the rest of this section read on its own (a reader that
-  // began inside its body: ptx::read on several threads), whose offsets count
-  // from its own start: its bytes, relocations (and the names they view),
-  // labels, operand positions and negative operands follow these, and its
-  // first block goes on with this one's last.
-  void appendRest(SectionImage&& rest);
 
   // Appends a relocation whose names are copied into `names`.
   Relocation& addRelocation(uint64_t offset, uint8_t size, std::string_view symbol,

@@ -11,7 +11,7 @@
 namespace ptxdwarf::work {
 
 enum Pass : unsigned {
-  abbrevTableLookup,  // tables examined to find the one at an offset
+  abbrevTableLookup,  // abbreviation tables looked up by their offset
   locListEntries,     // .debug_loc entries decoded or visited (the round trip's visits too)
   siblingScan,        // DIEs visited to find where a subtree ends
   qualifiedName,      // scope names visited to build qualified names
@@ -23,10 +23,8 @@ enum Pass : unsigned {
   attachWalk,         // ancestors visited when a subtree is attached (cycle check)
   annotatePlacement,  // declarations annotate examines to put them in their function or `{ }` block
   annotateRename,     // renamed names annotate tries for a token of the code (--rename-registers)
-  cutSearch,          // bytes of text searched for where a thread's part of a read may begin
   sectionLinesByOperand,  // debug-section lines the reader took operand by operand, not a line at a
                           // time (what the fast paths decline; a writer's whole section must not be)
-  positionsRead,      // section bytes read again to find their operands' positions (SectionSource)
   registerLookup,     // register declarations compared to find the one a name is declared by
   nameSuggestion,     // steps to find the name a misspelt one was meant to be ("did you mean")
   variableIdBytes,    // bytes of the variable ids --statistics counts unique variables by

@@ -5,20 +5,16 @@
 #include <array>
 #include <charconv>
 #include <cstring>
-#include <iterator>
 #include <map>
-#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 
-#include "../parallel.h"
 #include "../reserve.h"
-#include "chunks.h"
+#include "section_reader.h"
 #include "lexer.h"
-#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/work.h"
@@ -32,7 +28,7 @@ namespace {
 // (see reserve.h).
 template <class T>
 void reserveForText(std::vector<T>& v, uint64_t textBytes, uint64_t minItemBytes) {
-  reserveUpTo(v, textBytes / minItemBytes + 1);  // filled through fillAhead, not in huge pages
+  reserveUpTo(v, textBytes / minItemBytes + 1);
 }
 
 StateSpace spaceFromDirective(std::string_view d) {
@@ -87,112 +83,48 @@ const TypeDirective* typeOf(std::string_view d) {
   return nullptr;
 }
 
-// Width in bytes of a data directive inside a section, 0 if it is not one.
-unsigned dataWidth(std::string_view d) {
-  if (d.size() < 3 || d[1] != 'b') return 0;  // one test for the rest of the file's directives
-  if (d == ".b8") return 1;
-  if (d == ".b16") return 2;
-  if (d == ".b32") return 4;
-  if (d == ".b64") return 8;
-  return 0;
-}
-
-SourceMap findOperandPositions(std::string_view text, const SectionSource::Place& from, const SectionSource::Place& to,
-                               std::span<const uint8_t> bytes);
 
 class Reader {
  public:
-  Reader(std::string_view text, std::string_view filename, const ReadOptions& options, Chunk chunk = {})
-      // A chunk that stops inside a section reads up to the stop and no
-      // further: its text ends there, and its section is left open.
-      : cur_(chunk.stopsInSection ? text.substr(0, std::min<uint64_t>(chunk.stop, text.size())) : text, chunk.begin,
-             chunk.line),
-        text_(text),
-        stop_(chunk.stop),
-        options_(options),
-        recordPositions_(options.operandPositions == ReadOptions::OperandPositions::recorded),
-        consumedFrom_(chunk.begin),
-        continues_(chunk.continues),
-        stopsInSection_(chunk.stopsInSection) {
+  Reader(std::string_view text, std::string_view filename, const ReadOptions& options)
+      : cur_(text), options_(options), consumed_(options) {
     module_.filename = std::string(filename);
-    // The first reader's module is what the others' parts are appended to:
-    // it reserves for the whole text, so that joining them copies nothing of it.
-    const uint64_t end = chunk.begin == 0 ? text.size() : std::min<uint64_t>(chunk.stop, text.size());
-    begin_ = chunk.begin;
-    remaining_ = end > chunk.begin ? end - chunk.begin : 0;
+    const uint64_t size = text.size();
     if (options.bodies) {
-      module_.instructions.reserve(remaining_ / 4 + 1);     // `ret;`
-      reserveForText(module_.labels, remaining_, 4);        // `$L:` and a newline
-      reserveForText(module_.locs, remaining_, 10);         // `.loc 1 1 1`
-      reserveForText(module_.blocks, remaining_, 2);        // `{}`
-      reserveForText(module_.registers, remaining_, 8);     // `.reg .b8 a;` (`,b` for another)
+      module_.instructions.reserve(size / 4 + 1);     // `ret;`
+      reserveForText(module_.labels, size, 4);        // `$L:` and a newline
+      reserveForText(module_.locs, size, 10);         // `.loc 1 1 1`
+      reserveForText(module_.blocks, size, 2);        // `{}`
+      reserveForText(module_.registers, size, 8);     // `.reg .b8 a;` (`,b` for another)
     }
-    reserveForText(module_.parameters, remaining_, 6);  // `.b8 a,` in a parameter list
-    reserveForText(module_.variables, remaining_, 16);  // `.shared .b8 a;`
-    reserveForText(module_.functions, remaining_, 12);  // `.func f(){}`
+    reserveForText(module_.parameters, size, 6);  // `.b8 a,` in a parameter list
+    reserveForText(module_.variables, size, 16);  // `.shared .b8 a;`
+    reserveForText(module_.functions, size, 12);  // `.func f(){}`
     // `.section .a{}`: grown by doubling, a file of many small sections held
     // the model of each section up to three times over at a step.
-    reserveForText(module_.sections, remaining_, 13);
+    reserveForText(module_.sections, size, 13);
   }
 
-  // Reads statements up to the stop or the end of the text; a syntax error
-  // ends the read with a diagnostic.
+  // Reads statements to the end of the text; a syntax error ends the read
+  // with a diagnostic.
   void run() {
     try {
-      if (!continues_.empty()) continueSection();
       for (;;) {
         cur_.skipSpace();
-        if (cur_.atEnd() || cur_.offset() >= stop_) break;
-        consumed();
+        if (cur_.atEnd()) break;
+        consumed_.passed(cur_.offset());
         moduleStatement();
       }
     } catch (const ParseError& e) {
       diagnostics_.error(e.loc, e.message);
-      failed_ = true;
     }
-    if (options_.consumed && cur_.offset() > consumedFrom_) options_.consumed(consumedFrom_, cur_.offset());
+    consumed_.finish(cur_.offset());
   }
 
-  // The positions of the operands of a section read without them
-  // (OperandPositions::fromText) between two of its places: the text there
-  // read again (this reader's ends at `to`), with them recorded. None when
-  // the bytes read are not `bytes`, the read does not end at `to`'s
-  // position, or the text no longer reads: it changed since.
-  SourceMap operandPositions(const SectionSource::Place& from, const SectionSource::Place& to,
-                             std::span<const uint8_t> bytes) {
-    recordPositions_ = true;
-    SectionImage image;
-    try {
-      cur_.moveTo(from.textOffset, from.at);
-      sectionBody(image, from.at);
-    } catch (const ParseError&) {
-      return {};
-    }
-    const bool same = std::equal(image.bytes.begin(), image.bytes.end(), bytes.begin(), bytes.end());
-    if (!same || cur_.offset() != to.textOffset || cur_.loc() != to.at) return {};
-    return std::move(image.sourceMap);
-  }
-
-  bool failed() const { return failed_; }
-  // Where the read ended: the stop itself when it is a statement boundary.
-  uint64_t offset() const { return cur_.offset(); }
-  // The section whose body the read stopped inside, between two directives,
-  // at its chunk's stop: where the next chunk goes on. Empty when it did not.
-  const std::string& leftOpen() const { return leftOpen_; }
   Module take() { return std::move(module_); }
-  const Module& module() const { return module_; }
   Diagnostics& diagnostics() { return diagnostics_; }
 
  private:
-  // Between statements (and between a section's directives): nothing before
-  // the cursor is looked at again.
-  void consumed() {
-    if (!options_.consumed || cur_.offset() - consumedFrom_ < options_.consumedStep) return;
-    options_.consumed(consumedFrom_, cur_.offset());
-    consumedFrom_ = cur_.offset();
-  }
-
-  // ---- module scope -------------------------------------------------------
   void moduleStatement() {
     SourceLoc at = cur_.loc();
     std::string_view d = cur_.directive();
@@ -355,7 +287,6 @@ class Reader {
     }
     if (recorded) {
       module_.locs.push_back(r);
-      fillAhead(module_.locs);
     }
   }
 
@@ -429,7 +360,6 @@ class Reader {
     f.firstRegister = f.endRegister = static_cast<uint32_t>(module_.registers.size());
     int32_t index = static_cast<int32_t>(module_.functions.size());
     module_.functions.push_back(std::move(f));
-    fillAhead(module_.functions);
     if (module_.functions.back().hasBody) body(index);
   }
 
@@ -441,7 +371,6 @@ class Reader {
     for (;;) {
       cur_.skipSpace();
       module_.parameters.push_back(declarator());
-      fillAhead(module_.parameters);
       cur_.skipSpace();
       if (cur_.consume(')')) return;
       if (!cur_.consume(',')) cur_.fail("expected ',' or ')' in a parameter list");
@@ -543,7 +472,6 @@ class Reader {
           v.name = keepName(name);
           if (function >= 0) v.block = block_;
           module_.variables.push_back(std::move(v));
-          fillAhead(module_.variables);
         }
       }
       cur_.skipSpace();
@@ -572,7 +500,6 @@ class Reader {
   // Bodies do not nest: the function's registers so far end the vector.
   void addRegister(int32_t function, const RegisterDecl& r) {
     module_.registers.push_back(r);
-    fillAhead(module_.registers);
     module_.functions[static_cast<size_t>(function)].endRegister = static_cast<uint32_t>(module_.registers.size());
   }
 
@@ -600,7 +527,7 @@ class Reader {
         --depth;
         if (depth > 0) closeBlock(at);
       } else if (c == '.') {
-        consumed();
+        consumed_.passed(cur_.offset());
         bodyDirective(function, at);
       } else if (isIdentStart(c)) {
         labelOrInstruction(function, at);
@@ -622,7 +549,6 @@ class Reader {
     b.firstInstruction = b.endInstruction = static_cast<uint32_t>(module_.instructions.size());
     block_ = static_cast<int32_t>(module_.blocks.size());
     module_.blocks.push_back(b);
-    fillAhead(module_.blocks);
   }
 
   void closeBlock(SourceLoc at) {
@@ -660,7 +586,6 @@ class Reader {
       if (!options_.bodies) return;
       uint32_t index = static_cast<uint32_t>(module_.labels.size());
       module_.labels.push_back({keepName(name), static_cast<uint32_t>(module_.instructions.size()), at.line});
-      fillAhead(module_.labels);
       module_.functions[static_cast<size_t>(function)].endLabel = index + 1;
       return;
     }
@@ -681,10 +606,8 @@ class Reader {
     SourceLoc braceLoc = cur_.loc();
     cur_.expect('{', ("to open section " + std::string(name)).c_str());
     SectionImage& image = sectionNamed(name, at);
-    if (image.source) image.source->addPlace(image.bytes.size(), cur_.offset(), cur_.loc());
     size_t before = image.bytes.size();
-    sectionBody(image, braceLoc);
-    blockEnded(image);
+    readSectionBody(cur_, image, braceLoc, diagnostics_, consumed_);
     image.blocks.push_back({textBegin, cur_.offset()});
     if (before > 0 && image.bytes.size() > before) {
       diagnostics_.warning(at, "second non-empty block of section " + image.name +
@@ -704,351 +627,36 @@ class Reader {
     s.loc = at;
     const uint64_t rest = blockTextBound();
     reserveForText(s.bytes, rest, 2);  // `0,` a byte
-    if (recordPositions_) s.sourceMap.reserve(rest / 2);  // an entry per operand
-    else s.source = std::make_shared<SectionSource>(text_, findOperandPositions);
+    s.sourceMap.reserve(rest / 2);  // an entry per operand
     reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
   }
 
   // The text a section's vectors are reserved for when it is first named:
   // from here to the next '}' (where the block ends, unless a comment holds
-  // one: then they grow past the reservation), within the rest of this
-  // reader's text. The rest of the text alone made every section of a file
-  // of many tiny ones reserve for all that follows it: address space
-  // quadratic in their number, and a page or more of memory each.
+  // one: then they grow past the reservation). The rest of the text alone
+  // made every section of a file of many tiny ones reserve for all that
+  // follows it: address space quadratic in their number, and a page or more
+  // of memory each.
   uint64_t blockTextBound() const {
-    const uint64_t rest = remaining_ - std::min(remaining_, cur_.offset() - begin_);
     const char* from = cur_.pos();
-    const size_t span = static_cast<size_t>(std::min<uint64_t>(rest, static_cast<uint64_t>(cur_.end() - from)));
-    const void* brace = std::memchr(from, '}', span);
+    const size_t rest = static_cast<size_t>(cur_.end() - from);
+    const void* brace = std::memchr(from, '}', rest);
     return brace ? static_cast<uint64_t>(static_cast<const char*>(brace) - from) : rest;
-  }
-
-  // The rest of the section a chunk begins inside: its offsets count from
-  // where the chunk begins (the join moves them on past what was read of it
-  // before).
-  void continueSection() {
-    const uint64_t begin = cur_.offset();
-    const SourceLoc at = cur_.loc();
-    SectionImage& image = sectionNamed(continues_, at);
-    if (image.source) image.source->addPlace(0, begin, at);
-    sectionBody(image, at);
-    blockEnded(image);
-    image.blocks.push_back({begin, cur_.offset()});
-  }
-
-  void sectionBody(SectionImage& image, SourceLoc open) {
-    for (;;) {
-      cur_.skipSpace();
-      if (cur_.atEnd() && stopsInSection_ && leftOpen_.empty()) {  // the text ends at the chunk's stop
-        leftOpen_ = image.name;
-        return;
-      }
-      if (cur_.atEnd()) cur_.fail(open, "unterminated section " + image.name + ": expected '}'");
-      char c = cur_.peek();
-      if (c == '}') {
-        cur_.advance();
-        return;
-      }
-      if (c == ';') {  // tolerated separator: `.b8 1; .b8 2` (ptxas 13 itself rejects it)
-        cur_.advance();
-        continue;
-      }
-      SourceLoc at = cur_.loc();
-      if (c == '.') {
-        betweenStatements(image);
-        consumed();
-        if (plainLines(image)) continue;
-        unsigned width = dataDirective();
-        if (width != 0) {
-          dataOperands(image, width, kDataDirectives[width]);
-          continue;
-        }
-        std::string_view d = cur_.directive();
-        width = dataWidth(d);
-        if (width == 0) {
-          if (d.empty()) cur_.fail(at, "expected a data directive in section " + image.name);
-          cur_.fail(at, "unknown directive '" + std::string(d) + "' inside section " + image.name +
-                            " (expected .b8, .b16, .b32 or .b64)");
-        }
-        dataOperands(image, width, d);
-        continue;
-      }
-      if (isIdentStart(c)) {
-        std::string_view label = cur_.identifier();
-        cur_.skipInlineSpace();
-        if (!cur_.consume(':'))
-          cur_.fail(at, "expected a data directive or a label in section " + image.name);
-        image.labels.push_back({std::string(label), image.bytes.size(), at});
-        continue;
-      }
-      cur_.fail(at, std::string("unexpected '") + c + "' in section " + image.name);
-    }
-  }
-
-  // A run of plain data lines -- `.b8 N` a line (Cursor::byteLines), and
-  // the other lines of nvcc, LLVM and this library's styles
-  // (Cursor::plainDataLine) -- read without the general path's per-operand
-  // checks: what the run stores is what dataOperands would have. False when
-  // the cursor is not at one.
-  bool plainLines(SectionImage& image) {
-    // Each form is looked for where it fails fastest: nvcc's `.b8 N` lines,
-    // then the other data lines -- and byte lines of the other forms first
-    // once the other data lines meet one (a section written in them has few
-    // else).
-    bool any = false, anyForm = false;
-    for (;; consumed()) {
-      betweenStatements(image);
-      if (byteRun(image, anyForm)) {
-        any = true;
-      } else if (const std::optional<Cursor::DataLine> data = cur_.plainDataLine(lineOperands_);
-                 data && image.bytes.size() + uint64_t{data->width} * data->operands <= UINT32_MAX) {
-        plainDataLine(image, *data);
-        cur_.passLine(*data);
-        anyForm = data->width == 1 && data->operands == 1;  // a byte line nvcc's form did not match
-        any = true;
-      } else {
-        return any;  // past 4 GiB the general path says which operand does not fit
-      }
-    }
-  }
-
-  // Between two statements of a section's body: a place to read its text
-  // again from, when one is due (SectionSource).
-  void betweenStatements(SectionImage& image) {
-    if (image.source && image.bytes.size() >= image.source->nextPlaceAt())
-      image.source->addPlace(image.bytes.size(), cur_.offset(), cur_.loc());
-  }
-  // After a section's body (its `}`, or the end of a part's text inside it,
-  // where the next part's first place is): a place.
-  void blockEnded(SectionImage& image) {
-    if (image.source) image.source->addPlace(image.bytes.size(), cur_.offset(), cur_.loc());
-  }
-
-  // A run of `.b8 N` lines (a million in a 20 MB nvcc -G file, a few at a
-  // time between its other lines): their bytes stored at once, and their
-  // positions as the first operand's and one column for the rest.
-  bool byteRun(SectionImage& image, bool anyForm) {
-    uint8_t values[256];
-    const SourceLoc directive = cur_.loc();
-    Cursor::ByteRun run{cur_.nvccByteLines(values), {directive.line, directive.col + 4}, 5};
-    if (anyForm) cur_.byteLines(values, run);
-    if (run.count == 0) return false;  // most lines of a packed section: nothing to store
-    const uint64_t offset = image.bytes.size();
-    if (offset + run.count > UINT32_MAX) {
-      const uint64_t i = UINT32_MAX - offset;
-      cur_.fail(i == 0 ? run.first : SourceLoc{run.first.line + static_cast<uint32_t>(i), run.col},
-                "section " + image.name + " exceeds 4 GiB");
-    }
-    if (recordPositions_) {
-      image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
-      image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
-                               static_cast<uint32_t>(run.count - 1));
-    }
-    image.bytes.insert(image.bytes.end(), values, values + run.count);
-    fillAhead(image.bytes, run.count);
-    return true;
-  }
-
-  // The operands of a line plainDataLine matched (in lineOperands_, as many
-  // as it holds): literals the width holds, and plain symbols.
-  void plainDataLine(SectionImage& image, const Cursor::DataLine& line) {
-    const uint32_t begin = static_cast<uint32_t>(image.bytes.size());
-    const uint32_t size = line.width * line.operands;
-    image.bytes.resize(begin + size);  // zeros: a symbol's bytes, and a .b64 constant's high half
-    uint32_t offset = begin;
-    PlainOperand op;
-    for (uint32_t i = 0; i < line.operands; ++i, offset += line.width) {
-      op = i < lineOperands_.size() ? lineOperands_[i] : nextPlainOperand(op, line);
-      if (recordPositions_) {
-        const SourceLoc at = cur_.locAt(op.begin);
-        image.sourceMap.add(offset, at.line, at.col);
-      }
-      if (op.symbol)
-        image.addRelocation(offset, static_cast<uint8_t>(line.width),
-                            std::string_view(op.begin, static_cast<size_t>(op.end - op.begin)), {}, 0);
-      else
-        storeLittleEndian(std::span(image.bytes).subspan(offset, std::min(line.width, 4u)), op.value);
-    }
-    fillAhead(image.bytes, size);
-  }
-  // The operand after `before` on a line plainDataLine matched.
-  static PlainOperand nextPlainOperand(const PlainOperand& before, const Cursor::DataLine& line) {
-    const char* p = before.end;
-    while (*p != ',') ++p;  // blanks, then the comma: the line matched
-    do ++p;
-    while (isSpaceOrTab(*p));
-    return plainOperand(p, line.newline, line.width, plainOperandMost(line.width));
-  }
-  // `.b8`, `.b16`, `.b32` or `.b64` at the cursor (nearly every line of a
-  // debug section), matched by its bytes: the cursor moves past it and the
-  // width comes back. 0, the cursor unmoved, for anything else.
-  unsigned dataDirective() {
-    if (cur_.peekAt(1) != 'b') return 0;
-    const char a = cur_.peekAt(2), b = cur_.peekAt(3);
-    unsigned width = 0, length = 4;
-    if (a == '8') {
-      width = 1;
-      length = 3;
-    } else if (a == '1' && b == '6') {
-      width = 2;
-    } else if (a == '3' && b == '2') {
-      width = 4;
-    } else if (a == '6' && b == '4') {
-      width = 8;
-    }
-    if (width == 0 || isIdentChar(cur_.peekAt(length))) return 0;
-    cur_.advance(length);
-    return width;
-  }
-  static constexpr std::string_view kDataDirectives[9] = {"", ".b8", ".b16", "", ".b32", "", "", "", ".b64"};
-
-  void dataOperands(SectionImage& image, unsigned width, std::string_view directive) {
-    work::step(work::sectionLinesByOperand);
-    for (;;) {
-      cur_.skipSpace();
-      dataOperand(image, width, directive);
-      cur_.skipSpace();
-      if (!cur_.consume(',')) return;
-    }
-  }
-
-  void dataOperand(SectionImage& image, unsigned width, std::string_view directive) {
-    SourceLoc at = cur_.loc();
-    uint64_t offset = image.bytes.size();
-    if (offset + width > UINT32_MAX) cur_.fail(at, "section " + image.name + " exceeds 4 GiB");
-    if (recordPositions_) image.sourceMap.add(static_cast<uint32_t>(offset), at.line, at.col);
-    char c = cur_.peek();
-    if (isDigit(c) || c == '-') {
-      if (c == '-') image.negativeOperands.push_back(static_cast<uint32_t>(offset));
-      appendValue(image, width, integerOperand(width, directive, at));
-    } else if (isIdentStart(c) || (c == '.' && isIdentChar(cur_.peekAt(1)))) {
-      symbolOperand(image, width, directive, at);
-    } else if (c == '}' || c == '\0' || c == ',') {
-      cur_.fail(at, "expected an operand after " + std::string(directive));
-    } else {
-      cur_.fail(at, std::string("unexpected '") + c + "' in an operand of " + std::string(directive));
-    }
-  }
-
-  // The operand's value as ptxas 13 writes it: negative numbers in two's
-  // complement, range-checked as ptxas does ([-2^(w-1), 2^w - 1] for .b8 and
-  // .b16). A non-negative .b32 or .b64 constant keeps only its low 32 bits
-  // (measured: `.b64 0x1122334455667788` is written 88 77 66 55 00 00 00 00,
-  // `.b32 0x112233445566` is accepted as 0x33445566); a negative one keeps
-  // all 64 (`.b64 -4294967297` is ff ff ff ff fe ff ff ff). A constant that
-  // loses bits is read as ptxas writes it, with a warning.
-  uint64_t integerOperand(unsigned width, std::string_view directive, SourceLoc at) {
-    bool negative = cur_.consume('-');
-    if (negative) cur_.skipSpace();
-    const char* s = cur_.pos();
-    NumberScan n = scanNumberFast(s, cur_.end());
-    if (!n.end) cur_.fail(at, "invalid number in " + std::string(directive) + " operand");
-    if (n.overflow)
-      cur_.fail(at, "constant overflow: " + std::string(s, n.end) + " does not fit in 64 bits");
-    cur_.advance(static_cast<size_t>(n.end - s));  // a literal holds no newline
-    const unsigned bits = width * 8;
-    const uint64_t mask = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
-    const uint64_t maxNegative = uint64_t{1} << (bits - 1);
-    if (!negative && width >= 4 && n.value > UINT32_MAX) {
-      diagnostics_.warning(at, std::string(directive) + " " + std::string(s, n.end) +
-                                   ": ptxas 13 keeps only the low 32 bits of a non-negative " +
-                                   std::string(directive) + " constant and writes " +
-                                   hex(n.value & UINT32_MAX) + "; write the bytes with .b8 (or a negative number)")
-          .rule = "wide-constant";
-      return n.value & UINT32_MAX;
-    }
-    if (negative ? n.value > maxNegative : n.value > mask) {
-      cur_.fail(at, "value out of range for type " + std::string(directive) + ": " +
-                        (negative ? "-" : "") + std::to_string(n.value));
-    }
-    return (negative ? (~n.value + 1) : n.value) & mask;
-  }
-
-  void symbolOperand(SectionImage& image, unsigned width, std::string_view directive, SourceLoc at) {
-    if (width < 4)
-      cur_.fail(at, "symbolic operand in " + std::string(directive) +
-                        ": ptxas accepts symbols only in .b32 and .b64 (\"Illegal type for dwarf data\")");
-    const uint64_t offset = image.bytes.size();
-    const std::string_view symbol = symbolName();
-    std::string_view minus;
-    int64_t addend = 0;
-    cur_.skipInlineSpace();
-    char c = cur_.peek();
-    if (c == '+' || c == '-') {
-      cur_.advance();
-      cur_.skipInlineSpace();
-      SourceLoc termLoc = cur_.loc();
-      if (isDigit(cur_.peek())) {
-        const char* s = cur_.pos();
-        NumberScan n = scanNumber(s, cur_.end());
-        if (!n.end) cur_.fail(termLoc, "invalid number in a symbolic operand");
-        if (n.overflow || n.value > static_cast<uint64_t>(INT64_MAX))
-          cur_.fail(termLoc, "addend out of range");
-        cur_.moveTo(n.end);
-        addend = c == '+' ? static_cast<int64_t>(n.value) : -static_cast<int64_t>(n.value);
-      } else if (c == '-' && isIdentStart(cur_.peek())) {
-        minus = symbolName();
-      } else {
-        cur_.fail(termLoc, std::string("expected a number") + (c == '-' ? " or a label" : "") +
-                               " after '" + c + "'");
-      }
-    }
-    image.addRelocation(offset, static_cast<uint8_t>(width), symbol, minus, addend);
-    appendValue(image, width, 0);
-  }
-
-  std::string_view symbolName() {
-    // Section names (`.debug_abbrev`) are symbols too.
-    if (cur_.peek() == '.') return cur_.directive();
-    return cur_.identifier();
-  }
-
-  static void appendValue(SectionImage& image, unsigned width, uint64_t value) {
-    appendLittleEndian(image.bytes, value, width);
-    fillAhead(image.bytes, width);
   }
 
   SymbolName keepName(std::string_view name) { return SymbolName::fromKept(module_.names.keep(name)); }
 
   Cursor cur_;
-  std::string_view text_;  // all of it: sections read with OperandPositions::fromText view it
-  uint64_t stop_;
   const ReadOptions& options_;
-  // Each operand's position goes into its section's sourceMap as it is read
-  // (ReadOptions::OperandPositions::recorded, and when they are found again).
-  bool recordPositions_;
-  uint64_t consumedFrom_;
-  std::string continues_;        // the section this reader's chunk begins inside, if any
-  bool stopsInSection_ = false;  // its text ends inside a section's body
-  std::string leftOpen_;         // the section the read stopped inside (see leftOpen())
-  uint64_t begin_ = 0;      // where this reader starts in the text
-  uint64_t remaining_ = 0;  // bytes of text from there that its module may hold items of
+  ConsumedText consumed_;
   Module module_;
   std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
-  bool failed_ = false;
   int32_t function_ = -1;  // the function whose body is being read
   int32_t block_ = -1;     // the innermost open `{ }` block of the body being read
   std::unordered_map<std::string, uint32_t> locFunctionNameIndex_;
-  // The operands of the plain data line being read (plainDataLine): this
-  // library's lines hold at most 16, nvcc's all but a few of its strings
-  // (one line in 900,000 of a 20 MB nvcc -G file holds more than 32; the
-  // rest of it is read again from the last operand held).
-  std::array<PlainOperand, 32> lineOperands_{};
 };
-
-
-SourceMap findOperandPositions(std::string_view text, const SectionSource::Place& from, const SectionSource::Place& to,
-                               std::span<const uint8_t> bytes) {
-  if (from.textOffset > to.textOffset || to.textOffset > text.size()) return {};
-  ReadOptions options;
-  options.bodies = false;
-  // The text up to `to`, as a part of a parallel read that stops inside a
-  // section reads it (and reserves nothing for a module).
-  Reader reader(text, {}, options, Chunk{.begin = from.textOffset, .stop = to.textOffset, .stopsInSection = true});
-  return reader.operandPositions(from, to, bytes);
-}
 
 // PTX is text: a NUL byte means a binary or corrupted file. Reports where
 // the one at `nul` is.
@@ -1082,281 +690,6 @@ bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
 
 // ---- reading on several threads --------------------------------------------
 
-// Whether the part's first section is the rest of one a part before it
-// left open (its chunk began inside it: Reader::continueSection).
-bool continuesSection(const Module& part, const Chunk& chunk) {
-  return !chunk.continues.empty() && !part.sections.empty() && part.sections.front().name == chunk.continues;
-}
-
-// Whether the parts' sections join as one reader would have read them: no
-// section has blocks in two of the modules (joining those needs the
-// one-reader path) but the rest of one a part left open, and a section read
-// in parts holds what one reader takes (4 GiB).
-bool sectionsJoin(const Module& into, std::span<const Module> parts, std::span<const Chunk> partChunks) {
-  std::map<std::string_view, uint64_t> sizes;  // not Module::section per name: a scan each
-  for (const SectionImage& s : into.sections) sizes.emplace(s.name, s.size());
-  for (size_t i = 0; i < parts.size(); ++i)
-    for (size_t k = 0; k < parts[i].sections.size(); ++k) {
-      const SectionImage& s = parts[i].sections[k];
-      work::step(work::sectionLookup);
-      if (k == 0 && continuesSection(parts[i], partChunks[i])) {  // the rest of one before it
-        const auto open = sizes.find(s.name);
-        if (open == sizes.end() || (open->second += s.size()) > UINT32_MAX) return false;  // as one reader stops
-        continue;
-      }
-      if (!sizes.emplace(s.name, s.size()).second) return false;
-    }
-  return true;
-}
-
-// Where a part's items go in the joined module: how many the module and the
-// parts before it hold.
-struct PartBase {
-  int32_t function = 0;
-  int32_t block = 0;
-  uint32_t label = 0;
-  uint32_t instruction = 0;
-  uint32_t locFunctionName = 0;
-  uint32_t locInlining = 0;
-  uint32_t parameter = 0;
-  uint32_t reg = 0;  // into Module::registers
-  uint32_t dim = 0;
-};
-
-std::vector<PartBase> partBases(const Module& into, std::span<const Module> parts) {
-  std::vector<PartBase> bases(parts.size());
-  PartBase next{static_cast<int32_t>(into.functions.size()), static_cast<int32_t>(into.blocks.size()),
-                static_cast<uint32_t>(into.labels.size()), static_cast<uint32_t>(into.instructions.size()),
-                static_cast<uint32_t>(into.locFunctionNames.size()), static_cast<uint32_t>(into.locInlinings.size()),
-                static_cast<uint32_t>(into.parameters.size()),
-                static_cast<uint32_t>(into.registers.size()), static_cast<uint32_t>(into.dims.size())};
-  for (size_t i = 0; i < parts.size(); ++i) {
-    bases[i] = next;
-    next.function += static_cast<int32_t>(parts[i].functions.size());
-    next.block += static_cast<int32_t>(parts[i].blocks.size());
-    next.label += static_cast<uint32_t>(parts[i].labels.size());
-    next.instruction += static_cast<uint32_t>(parts[i].instructions.size());
-    next.locFunctionName += static_cast<uint32_t>(parts[i].locFunctionNames.size());
-    next.locInlining += static_cast<uint32_t>(parts[i].locInlinings.size());
-    next.parameter += static_cast<uint32_t>(parts[i].parameters.size());
-    next.reg += static_cast<uint32_t>(parts[i].registers.size());
-    next.dim += static_cast<uint32_t>(parts[i].dims.size());
-  }
-  return bases;
-}
-
-int32_t shifted(int32_t index, int32_t base) { return index < 0 ? index : index + base; }
-uint32_t shifted(uint32_t index, uint32_t base) { return index == kNoIndex ? index : index + base; }
-
-// The module-scope facts and the items no other item points into.
-void appendModuleScope(Module& into, Module& part, const Chunk& chunk) {
-  if (part.version.present) {
-    into.version = part.version;
-    into.versionLoc = part.versionLoc;
-  }
-  // A .target that failed to parse still moved the location (the reader
-  // records it before reading the names), so the location follows the part's.
-  if (part.targetLoc.line != 0) into.targetLoc = part.targetLoc;
-  into.targets.insert(into.targets.end(), part.targets.begin(), part.targets.end());
-  into.debug = into.debug || part.debug;
-  if (part.addressSizeLoc.line != 0) {
-    into.addressSize = part.addressSize;
-    into.addressSizeLoc = part.addressSizeLoc;
-  }
-  std::move(part.files.begin(), part.files.end(), std::back_inserter(into.files));
-  auto sections = part.sections.begin();
-  if (continuesSection(part, chunk)) {  // sectionsJoin found the section it continues
-    const auto open = std::find_if(into.sections.begin(), into.sections.end(),
-                                   [&](const SectionImage& s) { return s.name == chunk.continues; });
-    open->appendRest(std::move(*sections++));
-  }
-  std::move(sections, part.sections.end(), std::back_inserter(into.sections));
-  into.names.adopt(std::move(part.names));
-}
-
-void appendLocs(Module& into, Module& part, const PartBase& base) {
-  for (LocRecord& r : part.locs) {
-    r.function = shifted(r.function, base.function);
-    r.instruction = shifted(r.instruction, base.instruction);
-    r.inlining = shifted(r.inlining, base.locInlining);
-    into.locs.push_back(r);
-  }
-  for (LocInlining& i : part.locInlinings) {
-    i.functionName = shifted(i.functionName, base.locFunctionName);
-    into.locInlinings.push_back(i);
-  }
-  // Names are interned per part; a name two parts share is listed twice,
-  // which changes no record's meaning.
-  std::move(part.locFunctionNames.begin(), part.locFunctionNames.end(), std::back_inserter(into.locFunctionNames));
-}
-
-void appendCode(Module& into, Module& part, const PartBase& base) {
-  into.instructions.append(part.instructions);
-  for (Block& b : part.blocks) {
-    b.function = shifted(b.function, base.function);
-    b.parent = shifted(b.parent, base.block);
-    b.firstInstruction += base.instruction;
-    b.endInstruction += base.instruction;
-    into.blocks.push_back(b);
-  }
-}
-
-void appendFunctions(Module& into, Module& part, const PartBase& base) {
-  for (Function& f : part.functions) {
-    f.firstLabel += base.label;
-    f.endLabel += base.label;
-    f.firstReturn += base.parameter;
-    f.firstParam += base.parameter;
-    f.endParam += base.parameter;
-    f.firstRegister += base.reg;
-    f.endRegister += base.reg;
-    f.firstInstruction += base.instruction;
-    f.endInstruction += base.instruction;
-    into.functions.push_back(std::move(f));
-  }
-}
-
-void appendVariables(Module& into, Module& part, const PartBase& base) {
-  for (Variable& v : part.variables) {
-    v.function = shifted(v.function, base.function);
-    v.block = shifted(v.block, base.block);
-    v.firstDim += base.dim;
-    v.endDim += base.dim;
-    into.variables.push_back(std::move(v));
-  }
-}
-
-// Parameters are where their functions say (appendFunctions); registers
-// name their blocks.
-void appendDeclarations(Module& into, Module& part, const PartBase& base) {
-  for (Variable& p : part.parameters) {
-    p.firstDim += base.dim;
-    p.endDim += base.dim;
-    into.parameters.push_back(p);
-  }
-  into.dims.insert(into.dims.end(), part.dims.begin(), part.dims.end());
-  for (RegisterDecl& r : part.registers) {
-    r.block = shifted(r.block, base.block);
-    into.registers.push_back(r);
-  }
-}
-
-void appendLabels(Module& into, Module& part, const PartBase& base) {
-  for (Label& l : part.labels) {
-    l.instruction = shifted(l.instruction, base.instruction);
-    into.labels.push_back(std::move(l));
-  }
-}
-
-// Appends `parts`, read in this order from the text after `into`'s, to
-// `into`: what one reader would have built from all of it. Each kind of item
-// is one task over all the parts (each writes only its own vectors), so that
-// several threads share the copying: megabytes, into pages faulted in as it goes.
-void appendParts(Module& into, std::span<Module> parts, std::span<const Chunk> partChunks, unsigned threads) {
-  const std::vector<PartBase> bases = partBases(into, parts);
-  using Append = void (*)(Module&, Module&, const PartBase&);
-  static constexpr Append kAppends[] = {appendLocs,      appendCode,   appendFunctions,
-                                        appendVariables, appendLabels, appendDeclarations};
-  runTasks(std::size(kAppends) + 1, threads, [&](size_t task) {
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (task == std::size(kAppends)) appendModuleScope(into, parts[i], partChunks[i]);
-      else kAppends[task](into, parts[i], bases[i]);
-    }
-  });
-}
-
-// The vectors were reserved for the most the text could hold (reserve.h).
-void releaseUnusedTails(Module& m) {
-  m.instructions.releaseUnusedTails();
-  m.names.releaseUnusedTail();
-  releaseUnusedTail(m.labels);
-  releaseUnusedTail(m.locs);
-  releaseUnusedTail(m.variables);
-  releaseUnusedTail(m.functions);
-  releaseUnusedTail(m.blocks);
-  releaseUnusedTail(m.parameters);
-  releaseUnusedTail(m.registers);
-  for (SectionImage& s : m.sections) s.releaseUnusedTails();
-}
-
-void readOnOneThread(std::string_view text, std::string_view filename, const ReadOptions& options,
-                     ReadResult& result) {
-  Reader reader(text, filename, options);
-  reader.run();
-  result.diagnostics = std::move(reader.diagnostics());
-  result.module = reader.take();
-}
-
-// The joined module's vectors, sized once for every part (appending part
-// after part would grow them by doubling, to up to twice what they hold),
-// and the pages the parts will fill mapped in with one call each.
-void reserveForJoin(std::span<const Module> parts, Module& into) {
-  size_t functions = into.functions.size(), variables = into.variables.size();
-  size_t labels = into.labels.size(), locs = into.locs.size(), instructions = into.instructions.size();
-  size_t blocks = into.blocks.size(), parameters = into.parameters.size(), registers = into.registers.size();
-  for (const Module& part : parts) {
-    functions += part.functions.size();
-    parameters += part.parameters.size();
-    registers += part.registers.size();
-    blocks += part.blocks.size();
-    variables += part.variables.size();
-    labels += part.labels.size();
-    locs += part.locs.size();
-    instructions += part.instructions.size();
-  }
-  into.instructions.reserve(instructions);
-  reserveExactly(into.functions, functions);
-  reserveExactly(into.variables, variables);
-  reserveExactly(into.labels, labels);
-  reserveExactly(into.locs, locs);
-  reserveExactly(into.blocks, blocks);
-  reserveExactly(into.parameters, parameters);
-  reserveExactly(into.registers, registers);
-}
-
-// Reads the chunks on up to `threads` threads and joins them. False when
-// they do not join into what one reader would have read.
-bool readInChunks(std::string_view text, std::string_view filename, const ReadOptions& options,
-                  const std::vector<Chunk>& chunks, unsigned threads, ReadResult& result) {
-  // Made here, not on the threads: a reader reserves its vectors as it is
-  // made, and a reservation of megabytes is a new mapping, which takes the
-  // address-space lock for writing while the other part's reader maps its
-  // pages in (a thread that sleeps for the lock takes milliseconds to wake
-  // on a virtual machine).
-  std::vector<std::unique_ptr<Reader>> readers(chunks.size());
-  for (size_t i = 0; i < chunks.size(); ++i) readers[i] = std::make_unique<Reader>(text, filename, options, chunks[i]);
-  runTasks(chunks.size(), threads, [&](size_t i) {
-    readers[i]->run();
-  });
-
-  // The parts up to the first that failed: one reader would have stopped there too.
-  size_t joined = 1;
-  for (; joined < chunks.size() && !readers[joined - 1]->failed(); ++joined) {
-    const Chunk& c = chunks[joined - 1];
-    if (readers[joined - 1]->offset() != c.stop) return false;  // the cut was not a statement boundary
-    if (c.stopsInSection && readers[joined - 1]->leftOpen() != chunks[joined].continues) return false;
-  }
-  // A cut inside a section joins only when every part read without an error:
-  // an error near it may read differently from either side (an operand list
-  // that goes on past the cut), so the text is read again on one thread.
-  const bool cutInSection = std::any_of(chunks.begin(), chunks.end(), [](const Chunk& c) { return c.stopsInSection; });
-  if (cutInSection && (joined < chunks.size() || readers.back()->failed())) return false;
-  result.module = readers[0]->take();
-  std::vector<Module> parts;
-  parts.reserve(joined - 1);
-  for (size_t i = 1; i < joined; ++i) parts.push_back(readers[i]->take());
-  const std::span<const Chunk> partChunks = std::span(chunks).subspan(1, joined - 1);
-  if (!sectionsJoin(result.module, parts, partChunks)) return false;
-  reserveForJoin(parts, result.module);
-  appendParts(result.module, parts, partChunks, threads);
-  result.diagnostics = std::move(readers[0]->diagnostics());
-  for (size_t i = 1; i < joined; ++i) {
-    auto& items = readers[i]->diagnostics().items;
-    std::move(items.begin(), items.end(), std::back_inserter(result.diagnostics.items));
-  }
-  result.parts = static_cast<unsigned>(joined);
-  return true;
-}
 
 }  // namespace
 
@@ -1366,29 +699,19 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
     result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
     return result;
   }
-  // A chunk a thread. The first part becomes the module and the others are
-  // copied onto its end: more chunks than threads would balance the threads
-  // better, but copy more (twice as many chunks on two threads copied three
-  // quarters of a 20 MB nvcc -G file's model instead of a half: 1,300 more
-  // page faults and 10-20 ms more CPU, for no wall time).
-  const unsigned threads = threadCount(options.threads);
-  const TextScan scan = scanText(text, threads, options.minChunk, threads);
-  if (scan.firstNul != std::string_view::npos) {
-    reportNulByte(text, scan.firstNul, result.diagnostics);
+  if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
+    reportNulByte(text, static_cast<size_t>(static_cast<const char*>(nul) - text.data()), result.diagnostics);
     return result;
   }
-  std::vector<Chunk> chunks = chunksOf(text, threads, options.minChunk, scan);
-  numberFirstLines(text, scan, chunks);
   if (rejectBomOrCrLines(text, result.diagnostics)) return result;
-  if (chunks.size() == 1 || !readInChunks(text, filename, options, chunks, threads, result)) {
-    result = {};
-    readOnOneThread(text, filename, options, result);
-  }
+  Reader reader(text, filename, options);
+  reader.run();
+  result.diagnostics = std::move(reader.diagnostics());
+  result.module = reader.take();
   if (!options.keepAllSections) {
     std::erase_if(result.module.sections,
                   [](const SectionImage& s) { return !s.name.starts_with(".debug"); });
   }
-  releaseUnusedTails(result.module);
   if (options.index) result.module.reindex();
   return result;
 }

@@ -129,6 +129,7 @@ bool decodeTable(Dwarf& dwarf, AbbrevTable& table) {
 uint32_t abbrevTableAt(Dwarf& dwarf, uint64_t offset) {
   // By offset, not by scanning the tables: a section of many tiny tables
   // (each unit naming its own, or a run of empty ones) stays n log n.
+  work::step(work::abbrevTableLookup);
   auto [it, added] = dwarf.abbrevTableAtOffset.try_emplace(offset, kNone);
   if (!added) return it->second;
   if (!dwarf.abbrev || offset >= dwarf.abbrev->size()) {

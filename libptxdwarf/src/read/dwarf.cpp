@@ -5,7 +5,6 @@
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
 
-#include "../reserve.h"
 
 namespace ptxdwarf::read {
 
@@ -233,7 +232,6 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
   std::vector<LocListReference> locLists;
   const bool lists = options.locationLists && dwarf.loc;
   if (dwarf.info) decodeInfo(dwarf, lists ? &locLists : nullptr);
-  releaseUnusedTail(dwarf.dies);  // reserved for the most the section could hold (reserve.h)
   bucketDies(dwarf);
   // Tables no unit names are decoded too, in section order: dumps list them
   // and preserve-mode encoding reproduces every byte of the section.

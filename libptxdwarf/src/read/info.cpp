@@ -198,7 +198,6 @@ void collectLocListReference(const Dwarf& dwarf, const AttrValue& v, uint16_t na
   const std::optional<uint64_t> offset = dwarf.offsetIn(".debug_loc", v.value, v.reloc);
   if (!offset) return;
   into.push_back({*offset, v.offset, addressSize});
-  fillAhead(into);
 }
 
 // Decodes the DIEs of one unit. The tree is kept flat: a DIE's children follow
@@ -232,7 +231,6 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
     }
     if (code == 0) {
       dwarf.dies.push_back(die);
-      fillAhead(dwarf.dies);
       if (parents.empty()) {
         // Padding after the unit DIE: legal, but nothing may follow but more padding.
         continue;
@@ -288,7 +286,6 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
     }
     uint32_t index = static_cast<uint32_t>(dwarf.dies.size());
     dwarf.dies.push_back(die);
-    fillAhead(dwarf.dies);
     sawUnitDie = true;
     if (!ok) break;
     if (die.hasChildren) parents.push_back(index);
@@ -306,9 +303,7 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
 
 // Every DIE takes at least one byte of .debug_info: reserved for that many
 // (see reserve.h).
-static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) {
-  reserveUpTo(dwarf.dies, sectionSize + 1);  // filled through fillAhead
-}
+static void reserveForSection(Dwarf& dwarf, uint64_t sectionSize) { reserveUpTo(dwarf.dies, sectionSize + 1); }
 
 void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
   const SectionImage& sec = *dwarf.info;
@@ -317,7 +312,7 @@ void decodeInfo(Dwarf& dwarf, std::vector<LocListReference>* locLists) {
     return;
   }
   reserveForSection(dwarf, sec.size());
-  // At most one per byte of .debug_info (a value takes at least one); filled ahead (reserve.h).
+  // At most one per byte of .debug_info (a value takes at least one).
   if (locLists) reserveUpTo(*locLists, sec.size());
   ByteReader r(sec.data());
   while (!r.atEnd()) {

@@ -95,7 +95,6 @@ LocList readLocList(const SectionImage& sec, uint64_t offset, uint8_t addressSiz
     LocEntry e;
     if (!readEntry(r, relocs, addressSize, e)) break;
     storage.push_back(ref);
-    fillAhead(storage);
     list.end = r.offset();
     if (e.kind == LocEntry::endOfList) {
       list.terminated = true;
@@ -111,7 +110,7 @@ namespace {
 // offset. A reference outside the section is an error, said in DIE order.
 std::vector<std::pair<uint64_t, uint8_t>> namedListOffsets(Dwarf& dwarf, std::span<const LocListReference> references) {
   std::vector<std::pair<uint64_t, uint8_t>> offsets;
-  reserveExactly(offsets, references.size());
+  offsets.reserve(references.size());
   for (const LocListReference& ref : references) {
     if (ref.offset >= dwarf.loc->size()) {
       const std::string size = std::to_string(dwarf.loc->size());
@@ -187,11 +186,11 @@ void decodeLocLists(Dwarf& dwarf, std::span<const LocListReference> references) 
   std::vector<LocEntryRef> entries;
   // Every entry takes at least two address-sized words, four bytes each at
   // the least: reserved for that many (see reserve.h).
-  reserveUpTo(entries, dwarf.loc->size() / 8 + 1);  // filled through fillAhead
+  reserveUpTo(entries, dwarf.loc->size() / 8 + 1);
   DecodedEntries decoded(entries);
   const auto offsets = namedListOffsets(dwarf, references);
-  reserveExactly(dwarf.locLists, dwarf.locLists.size() + offsets.size());
-  reserveExactly(placed, offsets.size());
+  dwarf.locLists.reserve(dwarf.locLists.size() + offsets.size());
+  placed.reserve(offsets.size());
   reserveUpTo(chains, offsets.size());  // a list decoded anew each at most
   for (auto [offset, addressSize] : offsets) {
     LocList list;
@@ -210,7 +209,6 @@ void decodeLocLists(Dwarf& dwarf, std::span<const LocListReference> references) 
     LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
     decoded.appended(first);
     chains.push_back({entries.size(), read.terminated, read.end, addressSize});
-    fillAhead(chains);
     if (!read.terminated)
       dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.refs().back().offset,
                   "location list at .debug_loc+" + std::to_string(offset) +
@@ -222,7 +220,6 @@ void decodeLocLists(Dwarf& dwarf, std::span<const LocListReference> references) 
     dwarf.locLists.push_back(std::move(list));
   }
   // Spans last: the entries grew while the lists were read.
-  releaseUnusedTail(entries);  // reserved for the most the section could hold
   dwarf.locEntries = std::make_shared<const std::vector<LocEntryRef>>(std::move(entries));
   for (size_t i = 0; i < placed.size(); ++i)
     dwarf.locLists[i].entries = LocEntries(

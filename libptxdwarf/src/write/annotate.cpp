@@ -58,10 +58,8 @@ class Edits {
 
   size_t size() const { return items.size(); }
   void reserve(size_t edits, size_t bytes) {
-    const bool large = edits >= 50000;  // megabytes of edits
-    reserveUpTo(items, edits, large);
+    reserveUpTo(items, edits);
     arena.reserve(bytes);
-    if (large) adviseHugePages(arena.data(), arena.capacity());
   }
   // Puts the edits made since `first` in order. Each function's edits lie in
   // its own body, so sorting them as each function ends leaves the whole
@@ -134,7 +132,7 @@ class LineStarts {
       // Room for a line of every 8 bytes, filled once, in place: nvcc -O3
       // writes lines of 14 bytes on average, and a vector that outgrows its
       // room copies itself into twice the memory.
-      reserveUpTo(starts_, text_.size() / 8 + 2, text_.size() >= kLargeText);
+      reserveUpTo(starts_, text_.size() / 8 + 2);
       starts_.push_back(0);
     }
     const char* base = text_.data();
@@ -290,9 +288,8 @@ class Annotator {
     const size_t edits = 4 * m_.functions.size() + 2 * m_.blocks.size() + 16;  // labels (renames grow it)
     edits_.reserve(edits, 32 * edits);
   }
-  // The unit's, on the thread that builds it: a large unit's tables take
-  // huge pages, whose first touch (the DIEs made so far move in) is
-  // milliseconds of zeroing better spent beside the code's edits.
+  // The unit's, on the thread that builds it: a large unit's tables are
+  // first touched there, beside the code's edits.
   void reserveDies() {
     size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
     // A declaration's registers are one record (a run).

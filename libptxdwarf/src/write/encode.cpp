@@ -12,6 +12,7 @@
 #include "ptxdwarf/leb128.h"
 #include "../parallel.h"
 #include "../reserve.h"
+#include "encoded_dies.h"
 
 namespace ptxdwarf::write {
 
@@ -370,10 +371,8 @@ void checkEncodedReferences(const Unit& u, DieId id, Diagnostics& diags) {
 
 void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions& options, Diagnostics& diags) {
   const Unit& u = *L.unit;
-  // Megabytes for a large unit, each filled front to back once: huge pages.
-  const bool large = u.size() >= kLargeUnit;
-  reserveUpTo(L.entries, 2 * u.size(), large);
-  reserveUpTo(L.forms, L.forms.size() + u.attributeRecords(), large);
+  reserveUpTo(L.entries, 2 * u.size());
+  reserveUpTo(L.forms, L.forms.size() + u.attributeRecords());
   std::vector<std::pair<uint16_t, uint16_t>> specs;
   // An encoded DIE's code, by (shape, children, sibling): interned once.
   std::vector<uint32_t> shapeCodes;  // 0: not yet
@@ -456,13 +455,8 @@ uint32_t relocationsOf(const AttributeView& v) {
 void layout(UnitLayout& L, uint64_t unitOffset) {
   const Unit& u = *L.unit;
   L.offset = unitOffset;
-  const bool large = u.size() >= kLargeUnit;
-  reserveUpTo(L.dieOffset, u.size(), large);
   L.dieOffset.assign(u.size(), 0);
-  if (L.siblings) {
-    reserveUpTo(L.nextSibling, u.size(), large);
-    L.nextSibling.assign(u.size(), 0);
-  }
+  if (L.siblings) L.nextSibling.assign(u.size(), 0);
   std::vector<DieId> open;
   // Where a part may start: a DIE entry every kMarkBytes or so of the unit.
   constexpr uint64_t kMarkBytes = uint64_t{64} << 10;
@@ -666,7 +660,6 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
                         std::to_string(info.bytes.size()));
     return;
   }
-  reserveExactly(info.bytes, L.offset + L.size);
   info.bytes.resize(L.offset + L.size);
   const size_t parts = L.parts.size();
   if (parts == 1) return emitPart(info.bytes.data(), L, 0, listOffsets, info, diags);

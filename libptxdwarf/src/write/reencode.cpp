@@ -11,7 +11,6 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/work.h"
-#include "../reserve.h"
 
 namespace ptxdwarf::write {
 
@@ -140,15 +139,14 @@ struct PreserveOutput {
 class PreserveWriter {
  public:
   // The output is the source's size when the round trip holds, and its
-  // relocations name the same symbols: reserve that, its pages mapped in
-  // with a call each (reserve.h), and share the source's name store instead
-  // of copying every name.
+  // relocations name the same symbols: reserve that, and share the source's
+  // name store instead of copying every name.
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_ || out_.compare) return;
-    reserveExactly(out_.bytes, src_->bytes.size());
-    if (out_.refs) reserveExactly(*out_.refs, src_->relocations.size());
+    out_.bytes.reserve(src_->bytes.size());
+    if (out_.refs) out_.refs->reserve(src_->relocations.size());
     if (!out_.image) return;
-    reserveExactly(out_.image->relocations, src_->relocations.size());
+    out_.image->relocations.reserve(src_->relocations.size());
     out_.image->names = src_->names;
   }
 
@@ -381,14 +379,13 @@ struct LocImageWriter {
 void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
   const uint64_t size = locImageSize(dwarf);
   out.bytes.clear();
-  reserveExactly(out.bytes, size);  // written whole: mapped in with one call (reserve.h)
   out.bytes.resize(size);
   LocImageWriter w{out.bytes};
   const std::vector<bool> covered = writeLocEntries(dwarf, w);
   const std::vector<Relocation>* source = dwarf.loc ? &dwarf.loc->relocations : nullptr;
   const size_t count = static_cast<size_t>(std::count(covered.begin(), covered.end(), true));
   if (out.refs) {  // the entries were written at their own offsets: the source's
-    reserveExactly(*out.refs, count);
+    out.refs->reserve(count);
     for (size_t i = 0; i < covered.size(); ++i)
       if (covered[i]) out.refs->push_back({(*source)[i].offset, static_cast<uint32_t>(i)});
     return;

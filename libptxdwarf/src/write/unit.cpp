@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "../reserve.h"
+#include "encoded_dies.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/work.h"
@@ -271,9 +272,8 @@ void Unit::badId(DieId id) const {
 }
 
 void Unit::reserve(size_t dies, size_t attributes) {
-  const bool large = dies >= 50000;  // megabytes of records
-  reserveUpTo(dies_, dies, large);
-  reserveUpTo(records_, attributes, large);
+  reserveUpTo(dies_, dies);
+  reserveUpTo(records_, attributes);
 }
 
 DieId Unit::add(DieId parent, uint16_t tag) {
@@ -568,7 +568,7 @@ std::vector<Unit::EncodedValue> Unit::encodedValues(DieId id) const {
   return values;
 }
 
-void Unit::reserveEncoded(size_t bytes) { reserveUpTo(encoded_, bytes, bytes >= (size_t{1} << 20)); }
+void Unit::reserveEncoded(size_t bytes) { reserveUpTo(encoded_, bytes); }
 
 uint32_t Unit::keepString(std::string_view s) {
   uint32_t begin = static_cast<uint32_t>(strings_.size());

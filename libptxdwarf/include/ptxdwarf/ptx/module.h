@@ -6,19 +6,18 @@
 #include <functional>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/section.h"
-#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::ptx {
+
+class NameIndex;
 
 enum class StateSpace : uint8_t {
   none, reg, sreg, const_, global, local, param, shared, tex, surf, sampler, generic
@@ -151,13 +150,8 @@ class InstructionPositions {
   iterator at(size_t i) const;
   iterator begin() const { return at(0); }
   iterator end() const { return iterator(nullptr, {}, count_, count_); }
-  // Appends `other`'s instructions (a part of the text read on its own).
-  void append(const InstructionPositions& other);
-  // Room for `instructions` of them, as reserved address space (reserve.h):
-  // the bytes of as many usual ones.
+  // Room for `instructions` of them: the bytes of as many usual ones.
   void reserve(size_t instructions);
-  // Gives back the reservation's untouched memory once the read is over.
-  void releaseUnusedTails();
   // The bytes the positions take (what the encoding is for).
   size_t encodedBytes() const { return bytes_.size() + checkpoints_.size() * sizeof(Checkpoint); }
   friend bool operator==(const InstructionPositions& a, const InstructionPositions& b);
@@ -173,19 +167,8 @@ class InstructionPositions {
   static constexpr uint8_t kLong = 0x80;
   static Instruction decodeNext(const uint8_t*& p, Instruction before);
   void startGroup();
-  void pushByte(uint8_t b) {
-    bytes_.push_back(b);
-    if (((reinterpret_cast<uintptr_t>(bytes_.data() + bytes_.size()) + kFillMarginBytes) & (kFillStepBytes - 1)) == 0 ||
-        bytes_.size() == kFaultedBytes || bytes_.size() == kFirstPageBytes) [[unlikely]]
-      mapBytesAhead();
-  }
+  void pushByte(uint8_t b) { bytes_.push_back(b); }
   void pushLong(Instruction i);
-  void mapBytesAhead();
-  // As SourceMap fills its deltas (fillAhead, internal to the library).
-  static constexpr size_t kFillStepBytes = size_t{128} << 10;
-  static constexpr size_t kFillMarginBytes = size_t{16} << 10;
-  static constexpr size_t kFirstPageBytes = size_t{4} << 10;
-  static constexpr size_t kFaultedBytes = size_t{16} << 10;
 
   std::vector<uint8_t> bytes_;
   std::vector<Checkpoint> checkpoints_;
@@ -335,9 +318,8 @@ struct Module {
   // names asks a few names ahead, so that the misses overlap.
   void prefetchName(std::string_view name) const;
 
-  // A name with its hash in the name index: a caller that prefetches names
-  // a few ahead of its lookups keeps their keys, and hashes (and measures)
-  // each name once instead of twice.
+  // A name with its hash in the name index (NameIndex, internal to the
+  // library): a caller that looks a name up more than once hashes it once.
   struct NameKey {
     std::string_view name;
     uint32_t hash = 0;
@@ -362,42 +344,8 @@ struct Module {
     return std::span<const T>(v).subspan(first, end - first);
   }
 
-  // Every name the module defines, in one open-addressing table. A slot holds
-  // the name's hash and, for a name defined once as a function, parameter,
-  // variable, label or section, that definition itself (kind and index
-  // packed in 32 bits): the 100,000 labels of a 20 MB nvcc -G file are found
-  // without a second cache miss and take no other memory. Any other name's
-  // slot holds the first of its definitions in `definitions_`, chained in
-  // file order (a label and a function may share a name, and so may locals
-  // of different functions; a section label needs its `sub`). Slots hold
-  // indices, not views, so copies stay valid.
-  enum class DefinitionKind : uint8_t { function, parameter, returnValue, variable, label, section, sectionLabel };
-  struct Definition {
-    DefinitionKind kind;
-    uint8_t declared = 0;    // on a chain's first definition: kFunctionDeclared | kModuleVariableDeclared, the chain holds one
-    uint32_t index = 0;      // into functions, parameters, variables, labels or sections
-    uint32_t sub = 0;        // the section label within it
-    uint32_t next = kNone;   // the next definition of the same name
-    uint32_t last = kNone;   // on a chain's first definition: the chain's tail, where reindex() appends
-  };
-  // Eight bytes a slot: the table has at least 4/3 as many slots as the module has names.
-  struct Slot {
-    uint32_t hash = 0;
-    uint32_t ref = kNone;  // kNone: empty; kChained | position in definitions_; else packed (kind, index)
-  };
-  static constexpr uint8_t kFunctionDeclared = 1, kModuleVariableDeclared = 2;
-  static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr uint32_t kChained = uint32_t{1} << 31;
-  static constexpr unsigned kIndexBits = 28;  // a packed index; larger ones are chained
-  static constexpr uint32_t kIndexMask = (uint32_t{1} << kIndexBits) - 1;
-
-  bool isNamed(DefinitionKind kind, uint32_t index, uint32_t sub, std::string_view name) const;
-  bool isNamed(uint32_t ref, std::string_view name) const;  // a slot's definition
-  // The slot of `key`'s name, or nullptr.
-  const Slot* slotOf(const NameKey& key) const;
-  const Slot* slotOf(std::string_view name) const { return slotOf(nameKey(name)); }
   // Calls visit(kind, index, sub) for each definition of `key`'s name, in
-  // file order, until it returns true.
+  // file order, until it returns true (NameIndex::visit).
   template <class Visit>
   void visitDefinitions(const NameKey& key, Visit visit) const;
   template <class Visit>
@@ -405,27 +353,15 @@ struct Module {
     visitDefinitions(nameKey(name), visit);
   }
 
-  std::vector<Slot> slots_;  // any size (not a power of two), at most three quarters full
-  std::vector<Definition> definitions_;
+  // Every name the module defines (reindex()); shared by copies.
+  std::shared_ptr<const NameIndex> nameIndex_;
   std::vector<std::pair<unsigned, uint32_t>> fileIndex_;  // (.file index, position in files), sorted; from reindex()
   // A function's declarations (registers, or its body's variables) where it
   // has more than kDeclarationsScanned: their positions by the hash of
   // their names, then in declaration order. Made when the function is first
   // searched (nvcc's kernels have hundreds of call sites' `.param`s, which
   // check rarely asks about); reset by reindex(), shared by copies.
-  struct DeclarationOrder {
-    struct Entry {
-      uint32_t hash = 0;
-      uint32_t index = 0;
-      friend auto operator<=>(const Entry&, const Entry&) = default;
-    };
-    using Hashed = std::span<const Entry>;
-    template <class NameOf>
-    Hashed byHash(ptrdiff_t function, bool locals, uint32_t first, uint32_t end, NameOf nameOf);
-    static Hashed named(Hashed entries, std::string_view name, work::Pass pass);
-    std::mutex mutex;  // check's rules search on several threads
-    std::unordered_map<uint64_t, std::vector<Entry>> sorted;  // function << 1 | locals
-  };
+  struct DeclarationOrder;  // module.cpp
   std::shared_ptr<DeclarationOrder> declarationOrder_;
   // The variable of function `function` named `name` declared first, or nullptr.
   const Variable* localNamed(int32_t function, std::string_view name) const;
@@ -436,23 +372,10 @@ struct ReadOptions {
   bool keepAllSections = true;
   // Called about every `consumedStep` bytes with a range [begin, end) of the
   // text the reader will not look at again. The Module keeps no view of the
-  // text (unless operandPositions says fromText: then a diagnostic may read
-  // the sections' text again), so a caller that mapped the file can drop
-  // those pages as the read goes on. With several threads it is called from each of them, for
-  // disjoint ranges.
+  // text, so a caller that mapped the file can drop those pages as the read
+  // goes on.
   std::function<void(uint64_t begin, uint64_t end)> consumed;
   uint64_t consumedStep = uint64_t{1} << 20;
-  // Threads to read a large text on (0: one per hardware thread). The text is
-  // cut at lines that can only start a module-scope statement (`.section`,
-  // `.entry`, `.func`, `.visible`, `.weak`), or, where the work is even deep
-  // inside a section's body, at a data line there, at least `minChunk` bytes
-  // apart; each part is read on its own and the parts are joined in order
-  // (a section cut inside is joined whole). The result is always the
-  // one-thread result: when a cut turns out not to be a statement boundary
-  // (it fell in a comment), one section's blocks lie in two parts, or a text
-  // cut inside a section holds an error, the text is read again on one thread.
-  unsigned threads = 1;
-  uint64_t minChunk = uint64_t{1} << 20;
   // Build the name index (Module::reindex) before returning. A caller may
   // turn this off to build it later, e.g. on another thread while it decodes
   // the sections; the find* functions find nothing until it is built.
@@ -464,23 +387,11 @@ struct ReadOptions {
   // the memory of a large nvcc -G file. Off, those vectors stay empty and a
   // function's instruction and label ranges are empty.
   bool bodies = true;
-  // Where each operand of a section was written, which SectionImage::locate
-  // gives diagnostics about section bytes: recorded as the text is read
-  // (SectionImage::sourceMap), or found by reading the section's text again
-  // the first time one is asked for (SectionImage::source). A million are
-  // recorded for a 20 MB nvcc -G file, 0.65 MB and 6% of the instructions
-  // of a check, and a file without problems asks for none. With fromText
-  // the sections hold a view of `text`: it must stay alive and unchanged
-  // for as long as they may be asked (a text that changed is noticed, and
-  // its positions are then the section's own).
-  enum class OperandPositions : uint8_t { recorded, fromText };
-  OperandPositions operandPositions = OperandPositions::recorded;
 };
 
 struct ReadResult {
   Module module;
   Diagnostics diagnostics;
-  unsigned parts = 1;  // the text was read in this many parts, in parallel (1: on one thread)
   bool ok() const { return !diagnostics.hasErrors(); }
 };
 

@@ -18,7 +18,6 @@
 
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/section.h"
-#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::read {
 
@@ -400,7 +399,7 @@ class Dwarf {
 
   std::vector<AbbrevTable> abbrevTables;  // those units name first, then the rest; see tablesInOrder()
   // Offset in .debug_abbrev -> index in abbrevTables.
-  std::map<uint64_t, uint32_t, work::CountingLess<work::abbrevTableLookup>> abbrevTableAtOffset;
+  std::map<uint64_t, uint32_t> abbrevTableAtOffset;
   std::vector<Unit> units;
   std::vector<Die> dies;
   // Where dieAt looks: dieBuckets[b] is the index of the first DIE at or

@@ -1,0 +1,41 @@
+// The body of a `.section` block: data directives, their operands and
+// labels, appended to the section's image. Internal to the PTX reader.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "lexer.h"
+#include "ptxdwarf/diagnostic.h"
+#include "ptxdwarf/ptx/module.h"
+
+namespace ptxdwarf::ptx {
+
+// Tells the caller (ReadOptions::consumed) which text the read has passed
+// for good, about every ReadOptions::consumedStep bytes.
+class ConsumedText {
+ public:
+  explicit ConsumedText(const ReadOptions& options) : options_(options) {}
+  // The read stands at `offset`, between two statements.
+  void passed(uint64_t offset) {
+    if (!options_.consumed || offset - from_ < options_.consumedStep) return;
+    options_.consumed(from_, offset);
+    from_ = offset;
+  }
+  // The read is over at `offset`.
+  void finish(uint64_t offset) {
+    if (options_.consumed && offset > from_) options_.consumed(from_, offset);
+  }
+
+ private:
+  const ReadOptions& options_;
+  uint64_t from_ = 0;
+};
+
+// Reads a section's body from after its `{` to past its `}` into `image`:
+// bytes, relocations, labels and each operand's position. `open` is where
+// an unterminated body is reported; a syntax error throws ParseError.
+void readSectionBody(Cursor& cur, SectionImage& image, SourceLoc open, Diagnostics& diagnostics,
+                     ConsumedText& consumed);
+
+}  // namespace ptxdwarf::ptx
