@@ -49,14 +49,13 @@ CheckResult checkOne(const std::string& path, const CheckRequest& request, unsig
 std::string listRules() {
   std::string out;
   for (const check::RuleInfo& r : check::rules()) {
-    check::RuleBehaviour b = check::behaviour(r.id);
     char head[64];
     std::snprintf(head, sizeof head, "%-26.*s %-8.*s ", static_cast<int>(r.id.size()), r.id.data(),
-                  static_cast<int>(severityName(b.severity).size()), severityName(b.severity).data());
+                  static_cast<int>(severityName(r.severity).size()), severityName(r.severity).data());
     out += head;
     out += r.summary;
     out += "; ptxas: ";
-    out += b.ptxas;
+    out += r.ptxas;
     out += '\n';
   }
   return out;

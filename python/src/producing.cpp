@@ -7,6 +7,7 @@
 
 #include "binding.h"
 #include "library.h"
+#include "ptxdwarf/check/assembled.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
@@ -22,9 +23,12 @@ namespace {
 
 // ---- the calls into the library's producing side ---------------------------
 
+// With `check`, every check rule runs on the text written (check::assembleAndCheck).
 write::Assembled assembleProgram(const write::Program& program, const std::vector<const write::Unit*>& units,
-                                 const write::AssembleOptions& options) {
-  return program.assemble(std::span<const write::Unit* const>(units), options);
+                                 const write::AssembleOptions& options, bool check, const std::string& filename) {
+  const std::span<const write::Unit* const> list(units);
+  if (!check) return program.assemble(list, options);
+  return ptxdwarf::check::assembleAndCheck(program, list, {.assemble = options, .filename = filename});
 }
 
 write::Annotated annotateText(const std::string& text, const std::string& name,
@@ -195,12 +199,10 @@ void bindProgram(py::module_& m) {
             }
             write::AssembleOptions options;
             options.style = styleNamed(style);
-            options.check = check;
-            options.filename = filename;
             write::Assembled out;
             {
               py::gil_scoped_release release;
-              out = assembleProgram(p, list, options);
+              out = assembleProgram(p, list, options, check, filename);
             }
             if (!out.written()) {
               std::string message;

@@ -100,7 +100,7 @@ std::string namedModule(const std::string& name) {
                 .declLine = 11,
                 .lowPc = SymbolRef{g.begin},
                 .highPc = SymbolRef{g.end}});
-  Assembled a = p.assemble(&b.unit(), {.filename = "hostile.ptx"});
+  Assembled a = p.assemble(&b.unit());
   EXPECT_TRUE(a.written());
   return a.ptx;
 }

@@ -23,6 +23,7 @@
 #include "corpus.h"
 #include "missing_tool.h"
 #include "dwarfdump_text.h"
+#include "ptxdwarf/check/assembled.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/program.h"
@@ -284,7 +285,7 @@ TEST(ProducerCallSites, PtxasAcceptsWhatTheEmitterWritesAndRejectsItWithoutTheCa
     p.endFunction();
     p.code() += "}\n";
   }
-  Assembled m = p.assemble(nullptr, {.check = true});
+  Assembled m = ptxdwarf::check::assembleAndCheck(p, nullptr);
   ASSERT_TRUE(m.written());
   for (const ptxdwarf::Diagnostic& d : m.diagnostics.items)
     if (d.severity != ptxdwarf::Severity::note) ADD_FAILURE() << d.format("callsites.ptx");
@@ -338,7 +339,8 @@ TEST(ProducerReadme, ReadmeExampleIsTheTestedCode) {
   ASSERT_NE(end, std::string::npos);
   // The document's block: the includes the example needs, then the example itself.
   std::string block = readme->substr(at, end - at);
-  const std::string includes = "#include <ptxdwarf/write/builder.h>\n#include <ptxdwarf/write/program.h>\n\n";
+  const std::string includes =
+      "#include <ptxdwarf/check/assembled.h>\n#include <ptxdwarf/write/builder.h>\n#include <ptxdwarf/write/program.h>\n\n";
   ASSERT_TRUE(block.starts_with(includes)) << block.substr(0, 200);
   EXPECT_EQ(block.substr(includes.size()), *example);
 }
@@ -367,7 +369,7 @@ TEST(ProducerCallSites, FlattenedStacksBelowVersion72AssembleWithTheInnermostLin
   p.code() += "\tst.global.u32 [sink], %r1;\n\tret;\n";
   p.endFunction();
   p.code() += "}\n";
-  Assembled m = p.assemble(nullptr, {.check = true});
+  Assembled m = ptxdwarf::check::assembleAndCheck(p, nullptr);
   ASSERT_TRUE(m.written());
   EXPECT_EQ(m.ptx.find("function_name"), std::string::npos);
   EXPECT_EQ(m.ptx.find(".debug_str"), std::string::npos);

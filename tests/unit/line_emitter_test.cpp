@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ptxdwarf/check/assembled.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/write/builder.h"
@@ -275,7 +276,7 @@ TEST(Program, AssemblesHeaderFilesCodeAndSectionsInThatOrder) {
 
 TEST(Program, RunsCheckOnTheResultWhenAsked) {
   SmallProgram s;
-  Assembled clean = s.p.assemble(&s.b.unit(), {.check = true});
+  Assembled clean = check::assembleAndCheck(s.p, &s.b.unit());
   ASSERT_TRUE(clean.written());
   EXPECT_FALSE(clean.diagnostics.hasErrors());
   // Notes only (the encoder's pubnames length convention is reported as one).
@@ -284,7 +285,7 @@ TEST(Program, RunsCheckOnTheResultWhenAsked) {
 
   // A low_pc label the code does not define: check finds it at its PTX line.
   s.b.subprogram({.name = "ghost", .linkageName = "_Z1kPi", .lowPc = SymbolRef{"$L__nowhere"}});
-  Assembled bad = s.p.assemble(&s.b.unit(), {.check = true, .filename = "small.ptx"});
+  Assembled bad = check::assembleAndCheck(s.p, &s.b.unit(), {.filename = "small.ptx"});
   ASSERT_TRUE(bad.written());
   bool found = false;
   for (const Diagnostic& d : bad.diagnostics.items)
@@ -336,7 +337,7 @@ TEST(Program, InlinedStringsGoIntoDebugStrAfterTheCode) {
   p.code() += "\tret;\n";
   p.endFunction();
   p.code() += "}\n";
-  Assembled m = p.assemble(nullptr, {.check = true});
+  Assembled m = check::assembleAndCheck(p, nullptr);
   ASSERT_TRUE(m.written());
   ptx::ReadResult r = ptx::read(m.ptx);
   ASSERT_TRUE(r.ok());

@@ -1,6 +1,8 @@
 // The C API: whole PTX modules assembled (write::Program) and their diagnostics.
 #include "capi.h"
 
+#include "ptxdwarf/check/assembled.h"
+
 using namespace ptxdwarf;
 using namespace ptxdwarf::capi;
 
@@ -131,14 +133,15 @@ ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* program, const
       if (!units[k]) fail(PTXDWARF_E_INVALID_ARGUMENT, "unit " + std::to_string(k) + " is NULL");
       list.push_back(&units[k]->builder.unit());
     }
-    write::AssembleOptions a;
+    check::AssembleCheckOptions a;
     if (options) {
-      a.style = styleOf(options->style);
-      a.encode = encodeOptions(options->encode);
-      a.check = options->check != 0;
+      a.assemble.style = styleOf(options->style);
+      a.assemble.encode = encodeOptions(options->encode);
       if (options->filename) a.filename = options->filename;
     }
-    write::Assembled m = p.assemble(std::span<const write::Unit* const>(list), a);
+    const std::span<const write::Unit* const> unitList(list);
+    write::Assembled m =
+        options && options->check ? check::assembleAndCheck(p, unitList, a) : p.assemble(unitList, a.assemble);
     if (!m.written()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(m.diagnostics, {}));
     auto found = std::make_unique<ptxdwarf_diagnostics>();
     found->diagnostics = std::move(m.diagnostics);

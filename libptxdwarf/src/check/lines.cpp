@@ -1,9 +1,19 @@
-#include "lines.h"
-
+// The rules of the line information: `.file` and `.loc` (with
+// `function_name`/`inlined_at`) against each other, `.debug_str` and the PTX
+// version -- they need no DWARF: a -lineinfo build is checked by them alone
+// -- and the DIEs' subprograms and inlined calls against the line table.
+#include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "checker.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/ptx/lines.h"
+
 namespace ptxdwarf::check {
+
+using namespace dw;
 
 namespace {
 
@@ -130,8 +140,61 @@ class LineChecker {
 
 }  // namespace
 
-void checkLineTable(const ptx::Module& module, const ptx::LineTable& table, Diagnostics& out) {
-  LineChecker(module, table, out).run();
+void Checker::lineTable() {
+  const ptx::LineTable table = ptx::buildLineTable(module_);
+  LineChecker(module_, table, out_).run();
+}
+
+// A subprogram with code whose PTX function has no .loc: a debugger can stop
+// in it but not step it or show its source. Only where the file has a line
+// table at all.
+void Checker::subprogramLines() {
+  if (module_.locs.empty()) return;
+  std::vector<bool> hasLoc(module_.functions.size());
+  for (const ptx::LocRecord& r : module_.locs)
+    if (r.function >= 0) hasLoc[static_cast<size_t>(r.function)] = true;
+  for (const read::Die& die : dwarf_.dies) {
+    if (die.tag != DW_TAG_subprogram || !dwarf_.hasAttribute(die, DW_AT_low_pc)) continue;
+    const ptx::Function* f = module_.findFunction(ptxName(die));
+    if (!f || !f->hasBody || hasLoc[static_cast<size_t>(f - module_.functions.data())]) continue;
+    warning(dwarf_.info, die.offset, "subprogram-lines",
+            "PTX function " + f->name + " has no .loc: a debugger can stop in it but not step it or show its source",
+            &die);
+  }
+}
+
+// Where the line table describes inlining (`.loc ... inlined_at`), each
+// DW_TAG_inlined_subroutine's call site should be one of its call sites.
+// nvcc -G describes inlining in the DIEs only and -lineinfo in the line
+// table only, so the rule speaks only when a file has both.
+void Checker::inlineCallSites() {
+  struct Site {
+    uint64_t file, line, col;
+    bool operator==(const Site&) const = default;
+  };
+  struct SiteHash {
+    size_t operator()(const Site& s) const { return std::hash<uint64_t>()((s.file << 40) ^ (s.line << 12) ^ s.col); }
+  };
+  std::unordered_set<Site, SiteHash> sites, sitesAnyColumn;
+  for (const ptx::LocInlining& r : module_.locInlinings) {
+    sites.insert({r.inlinedAt.file, r.inlinedAt.line, r.inlinedAt.col});
+    sitesAnyColumn.insert({r.inlinedAt.file, r.inlinedAt.line, 0});
+  }
+  if (sites.empty()) return;
+  for (const read::Die& die : dwarf_.dies) {
+    if (die.tag != DW_TAG_inlined_subroutine) continue;
+    std::optional<read::AttrValue> file = dwarf_.attribute(die, DW_AT_call_file);
+    std::optional<read::AttrValue> line = dwarf_.attribute(die, DW_AT_call_line);
+    std::optional<read::AttrValue> col = dwarf_.attribute(die, DW_AT_call_column);
+    if (!file || !line || !file->isConstant() || !line->isConstant()) continue;
+    bool withColumn = col && col->isConstant();
+    Site s{file->value, line->value, withColumn ? col->value : 0};
+    if (withColumn ? sites.count(s) : sitesAnyColumn.count(s)) continue;
+    warning(dwarf_.info, line->offset, "inline-call-site",
+            "call site " + std::to_string(s.file) + ":" + std::to_string(s.line) +
+                (withColumn ? ":" + std::to_string(s.col) : "") +
+                " is no inlined_at of the line table, which describes inlining elsewhere", &die);
+  }
 }
 
 }  // namespace ptxdwarf::check

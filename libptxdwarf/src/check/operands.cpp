@@ -1,29 +1,22 @@
 // Rules about what symbolic operands and names point at (issue 15: each is
 // something ptxas or llvm-dwarfdump rejects, or crashes on, that passed
-// check): string offsets, debug-section operands, name-table headers, type
-// cycles and labels defined inside sections.
-#include "operands.h"
-
+// check): label differences and the PTX versions operands and labels inside
+// sections need, string offsets, debug-section operands, name-table headers,
+// type cycles and labels defined inside sections.
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "checker.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/work.h"
 
-namespace ptxdwarf::check::detail {
+namespace ptxdwarf::check {
 
 using namespace dw;
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string typeText(const read::Dwarf& d, const read::Die& die) {
   std::string s(tagName(die.tag));
@@ -37,7 +30,44 @@ bool isDebugSectionName(std::string_view name) { return name.starts_with(".debug
 
 }  // namespace
 
-void stringOffsets(const read::Dwarf& d, const Report& report) {
+// ptxas computes A-B only between labels inside debug sections. Like the
+// version rules, only for a file that says its .version.
+void Checker::labelDifferenceLabels() {
+  if (!module_.version.present) return;
+  for (const SectionImage& s : module_.sections)
+    for (const Relocation& r : s.relocations)
+      if (r.isDifference())
+        for (std::string_view name : {r.symbol, r.minus()})
+          if (module_.findLabel(name))
+            error(&s, r.offset, "label-difference-labels",
+                  "'" + r.expression() + "': " + std::string(name) +
+                      " is a code label; ptxas computes A-B only between labels inside debug sections");
+}
+
+// Labels inside sections need .version 7.0; A-B operands and negative numbers 7.5.
+void Checker::versionRequirements() {
+  const ptx::Version& v = module_.version;
+  if (!v.present) return;
+  std::string have = std::to_string(v.major) + "." + std::to_string(v.minor);
+  for (const SectionImage& s : module_.sections) {
+    if (!v.atLeast(7, 0))
+      for (const SectionLabel& l : s.labels)
+        report(Severity::error, &s, l.offset, "section-label-version",
+               "label " + l.name + " inside " + s.name + " needs .version 7.0 or later (this file is " + have + ")")
+            .loc = l.loc;
+    if (v.atLeast(7, 5)) continue;
+    for (const Relocation& r : s.relocations)
+      if (r.isDifference())
+        error(&s, r.offset, "label-difference-version",
+              "'" + r.expression() + "' needs .version 7.5 or later (this file is " + have + ")");
+    for (uint32_t off : s.negativeOperands)
+      error(&s, off, "label-difference-version",
+            "negative numbers in " + s.name + " need .version 7.5 or later (this file is " + have + ")");
+  }
+}
+
+void Checker::stringOffsets() {
+  const read::Dwarf& d = dwarf_;
   for (const read::Die& die : d.dies) {
     if (die.isNull()) continue;
     const read::AttrRange attrs = d.attributes(die);
@@ -49,32 +79,34 @@ void stringOffsets(const read::Dwarf& d, const Report& report) {
       const std::optional<uint64_t> named = d.offsetIn(".debug_str", v.value, v.reloc);
       if (!named) {
         if (v.reloc->symbol == ".debug_str" && !v.reloc->isDifference()) continue;  // section-operand: `.debug_str-N`
-        report(d.info, v.offset, "string-offset",
-               what + " is " + v.reloc->expression() + ", not an offset into .debug_str", &die, {});
+        error(d.info, v.offset, "string-offset",
+              what + " is " + v.reloc->expression() + ", not an offset into .debug_str", &die);
         continue;
       }
       const uint64_t at = *named;
       if (!d.str) {
-        report(d.info, v.offset, "string-offset", what + " names .debug_str+" + std::to_string(at) +
-                                                      ", but the file has no .debug_str section", &die, {});
+        error(d.info, v.offset, "string-offset", what + " names .debug_str+" + std::to_string(at) +
+                                                     ", but the file has no .debug_str section", &die);
         continue;
       }
       const auto bytes = d.str->data();
       if (at >= bytes.size()) {
-        report(d.info, v.offset, "string-offset",
-               what + " offset " + std::to_string(at) + " is past the end of .debug_str (size " +
-                   std::to_string(bytes.size()) + ")", &die, {});
+        error(d.info, v.offset, "string-offset",
+              what + " offset " + std::to_string(at) + " is past the end of .debug_str (size " +
+                  std::to_string(bytes.size()) + ")", &die);
         continue;
       }
       if (std::find(bytes.begin() + static_cast<ptrdiff_t>(at), bytes.end(), uint8_t{0}) == bytes.end())
-        report(d.info, v.offset, "string-offset",
-               what + " names the string at .debug_str+" + std::to_string(at) +
-                   ", which runs to the end of the section without a NUL", &die, {});
+        error(d.info, v.offset, "string-offset",
+              what + " names the string at .debug_str+" + std::to_string(at) +
+                  ", which runs to the end of the section without a NUL", &die);
     }
   }
 }
 
-void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Report& report) {
+void Checker::debugSectionOperands() {
+  const ptx::Module& m = module_;
+  const read::Dwarf& d = dwarf_;
   // By name through a map: Module::section() scans, and a file may hold
   // many sections and many operands.
   std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> byName;
@@ -87,22 +119,19 @@ void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Repo
       auto found = byName.find(r.symbol);
       const SectionImage* target = found == byName.end() ? nullptr : found->second;
       if (!target && r.symbol != ".debug_line") {
-        report(&s, r.offset, "section-operand",
-               "'" + r.expression() + "' names section " + std::string(r.symbol) +
-                   ", which this file does not define (ptxas accepts it without a word)",
-               nullptr, {});
+        error(&s, r.offset, "section-operand",
+              "'" + r.expression() + "' names section " + std::string(r.symbol) +
+                  ", which this file does not define (ptxas accepts it without a word)");
         continue;
       }
       if (r.addend() < 0) {
-        report(&s, r.offset, "section-operand",
-               "'" + r.expression() + "' points before the start of " + std::string(r.symbol) +
-                   "; ptxas rejects a negative addend (`sym-N` is a syntax error)",
-               nullptr, {});
+        error(&s, r.offset, "section-operand",
+              "'" + r.expression() + "' points before the start of " + std::string(r.symbol) +
+                  "; ptxas rejects a negative addend (`sym-N` is a syntax error)");
       } else if (target && static_cast<uint64_t>(r.addend()) > target->size()) {
-        report(&s, r.offset, "section-operand",
-               "'" + r.expression() + "' points past the end of " + std::string(r.symbol) + " (size " +
-                   std::to_string(target->size()) + ")",
-               nullptr, {});
+        error(&s, r.offset, "section-operand",
+              "'" + r.expression() + "' points past the end of " + std::string(r.symbol) + " (size " +
+                  std::to_string(target->size()) + ")");
       }
     }
   }
@@ -115,15 +144,16 @@ void debugSectionOperands(const ptx::Module& m, const read::Dwarf& d, const Repo
   };
   for (const read::NameSet& set : d.pubnameSets)
     if (notInfo(set.infoReloc))
-      report(d.pubnames, set.offset + 6, "pubnames-header",
-             "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info", nullptr, {});
+      error(d.pubnames, set.offset + 6, "pubnames-header",
+            "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info");
   for (const read::ArangeSet& set : d.arangeSets)
     if (notInfo(set.infoReloc))
-      report(d.aranges, set.offset + 6, "aranges-header",
-             "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info", nullptr, {});
+      error(d.aranges, set.offset + 6, "aranges-header",
+            "debug_info_offset is '" + set.infoReloc->expression() + "', not an offset into .debug_info");
 }
 
-void typeCycles(const read::Dwarf& d, const Report& report) {
+void Checker::typeCycles() {
+  const read::Dwarf& d = dwarf_;
   // Each DIE has at most one DW_AT_type: the references form a functional
   // graph, and each cycle is found once by walking from every unvisited DIE
   // and marking the walk (linear in the DIEs).
@@ -159,17 +189,18 @@ void typeCycles(const read::Dwarf& d, const Report& report) {
       chain += "back to " + hex(d.dies[cycle.front()].offset);
       const read::Die& at = d.dies[cycle.front()];
       std::optional<read::AttrValue> t = d.attribute(at, DW_AT_type);
-      report(d.info, t ? t->offset : at.offset, "type-cycle",
-             "DW_AT_type loops: " + chain +
-                 " (no type contains or points to itself through DW_AT_type; llvm-dwarfdump 14 dies of SIGSEGV "
-                 "naming a pointer to itself)",
-             &at, {});
+      error(d.info, t ? t->offset : at.offset, "type-cycle",
+            "DW_AT_type loops: " + chain +
+                " (no type contains or points to itself through DW_AT_type; llvm-dwarfdump 14 dies of SIGSEGV "
+                "naming a pointer to itself)",
+            &at);
     }
     for (uint32_t k : walk) state[k] = done;
   }
 }
 
-void sectionLabels(const ptx::Module& m, const Report& report) {
+void Checker::sectionLabels() {
+  const ptx::Module& m = module_;
   struct Defined {
     std::string_view name;
     const SectionImage* section;
@@ -182,7 +213,7 @@ void sectionLabels(const ptx::Module& m, const Report& report) {
   for (size_t i = 0; i < all.size(); ++i) {
     const Defined& x = all[i];
     auto say = [&](std::string message) {
-      report(x.section, x.label->offset, "section-label", std::move(message), nullptr, x.label->loc);
+      errorAt(x.label->loc, x.section, x.label->offset, "section-label", std::move(message));
     };
     if (i > 0 && all[i - 1].name == x.name) {
       const SectionLabel& before = *all[i - 1].label;
@@ -201,4 +232,4 @@ void sectionLabels(const ptx::Module& m, const Report& report) {
   }
 }
 
-}  // namespace ptxdwarf::check::detail
+}  // namespace ptxdwarf::check

@@ -6,6 +6,7 @@
 #include <optional>
 #include <system_error>
 
+#include "checker.h"
 #include "ptxdwarf/dwarf.h"
 
 namespace ptxdwarf::check {
@@ -185,5 +186,7 @@ Diagnostics checkSources(const ptx::Module& module, const read::Dwarf& dwarf, co
   SourceChecker(module, dwarf, options, out).run();
   return out;
 }
+
+void Checker::sourceFiles() { SourceChecker(module_, dwarf_, {.directory = run_.options.sourceDirectory}, out_).run(); }
 
 }  // namespace ptxdwarf::check

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/read/dwarf.h"
 
 namespace ptxdwarf::write {
 
@@ -157,15 +156,6 @@ Assembled Program::assemble(std::span<const Unit* const> units, const AssembleOp
     if (!text.ends_with('\n')) text += '\n';
   }
 
-  if (options.check) {
-    ptx::ReadResult r = ptx::read(text, options.filename);
-    diags.items.insert(diags.items.end(), r.diagnostics.items.begin(), r.diagnostics.items.end());
-    if (r.ok()) {
-      read::Dwarf dwarf = read::decode(r.module.sections);
-      Diagnostics found = check::run(r.module, dwarf, options.checkOptions);
-      diags.items.insert(diags.items.end(), found.items.begin(), found.items.end());
-    }
-  }
   result.ptx = std::move(text);
   return result;
 }

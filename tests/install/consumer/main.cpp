@@ -7,6 +7,7 @@
 #include <ptxdwarf/dwarf.h>
 #include <ptxdwarf/ptxdwarf.h>
 #include <ptxdwarf/write/builder.h>
+#include <ptxdwarf/check/assembled.h>
 #include <ptxdwarf/check/check.h>
 #include <ptxdwarf/write/encode.h>
 #include <ptxdwarf/write/program.h>
@@ -82,7 +83,7 @@ int main() {
   program.code() += "\tret;\n";
   program.endFunction();
   program.code() += "}\n";
-  Assembled m = program.assemble(nullptr, {.check = true});  // a line table alone
+  Assembled m = check::assembleAndCheck(program, nullptr);  // a line table alone
   bool lined =
       m.ptx.find(".file\t1 \"/src/k.cu\"") != std::string::npos && m.ptx.find(".loc\t1 2 1") != std::string::npos;
   std::printf("assembled: %s\n", m.written() && lined && !m.diagnostics.hasErrors() ? "ok" : "failed");

@@ -28,21 +28,19 @@ struct Options {
   std::string sourceDirectory = {};
 };
 
-// The rules, for --list-rules and docs/check-rules.md.
+// A rule, as --list-rules and docs/check-rules.md describe it: its id (each
+// diagnostic's Diagnostic::rule), what it checks, the most it reports (error,
+// or warning/note for the advisory ones), and what ptxas 13 does with such a
+// fault, as measured (docs/check-rules.md, "What catches what"); "not
+// measured" where nobody has seeded one yet.
 struct RuleInfo {
   std::string_view id{};
   std::string_view summary{};
-};
-std::span<const RuleInfo> rules();
-
-// What a rule reports at most (error, or warning/note for the advisory ones)
-// and what ptxas 13 does with such a fault, as measured (docs/check-rules.md, "What
-// catches what"); "not measured" where nobody has seeded one yet.
-struct RuleBehaviour {
   Severity severity = Severity::error;
   std::string_view ptxas = "not measured";
 };
-RuleBehaviour behaviour(std::string_view ruleId);
+// Every rule, in the order --list-rules prints them.
+std::span<const RuleInfo> rules();
 
 // Runs every rule. The decoder's own diagnostics (structure rules) are
 // included, so the result is everything `ptxdump check` reports.

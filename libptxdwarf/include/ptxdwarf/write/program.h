@@ -17,16 +17,17 @@
 //   p.endFunction();                                 // writes `$L__func_end0:`
 //   p.code() += "}\n";
 //   write::Builder b;  ... .declFile = main, .lowPc = SymbolRef{f.begin} ...
-//   write::Assembled m = p.assemble(&b.unit(), {.check = true});
+//   write::Assembled m = p.assemble(&b.unit());
 //
-// See README.md, "Use the library", for a complete producer.
+// assemble() only writes; check::assembleAndCheck (ptxdwarf/check/assembled.h)
+// also reads the result back and runs every check rule on it. See
+// docs/library.md for a complete producer.
 #pragma once
 
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "ptxdwarf/check/check.h"
 #include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/write/encode.h"
@@ -47,17 +48,13 @@ struct ProgramOptions {
 struct AssembleOptions {
   Style style = Style::packed;
   EncodeOptions encode = {};
-  // Reads the result back (ptx::read, read::decode) and runs check::run on it;
-  // its findings are added to Assembled::diagnostics.
-  bool check = false;
-  check::Options checkOptions = {};
-  std::string filename = "<assembled>";  // names the text in the check's diagnostics
 };
 
 struct Assembled {
   // The module; empty when it could not be assembled (diagnostics say why).
   std::string ptx = {};
-  // Errors that stopped assembly, else what AssembleOptions::check found.
+  // Errors that stopped assembly, else the writer's warnings (and, from
+  // check::assembleAndCheck, what the check found).
   Diagnostics diagnostics = {};
   bool written() const { return !ptx.empty(); }
 };
