@@ -26,13 +26,4 @@ void reserveUpTo(std::vector<T>& v, uint64_t items) {
   if (count > v.capacity()) v.reserve(static_cast<size_t>(count));
 }
 
-// Still called by check/ until its rules are rewritten (issue 42): a plain
-// reservation, and nothing after an append.
-template <class T>
-void reserveExactly(std::vector<T>& v, size_t size) {
-  if (size > v.size()) v.reserve(size);
-}
-template <class T>
-void fillAhead(const std::vector<T>&) {}
-
 }  // namespace ptxdwarf

@@ -224,11 +224,9 @@ bool Module::declaresRegister(const Function& f, std::string_view reg) const {
   return anyNamed(reg);
 }
 
-Module::NameKey Module::nameKey(std::string_view name) const { return NameIndex::key(name); }
-
 template <class Visit>
-void Module::visitDefinitions(const NameKey& key, Visit visit) const {
-  if (nameIndex_) nameIndex_->visit(*this, key, visit);
+void Module::visitDefinitions(std::string_view name, Visit visit) const {
+  if (nameIndex_) nameIndex_->visit(*this, NameIndex::key(name), visit);
 }
 
 const Function* Module::findFunction(std::string_view name) const {
@@ -293,11 +291,9 @@ const Variable* Module::findParameter(std::string_view name) const {
   return found;
 }
 
-const Label* Module::findLabel(std::string_view name) const { return findLabel(nameKey(name)); }
-
-const Label* Module::findLabel(const NameKey& key) const {
+const Label* Module::findLabel(std::string_view name) const {
   const Label* found = nullptr;
-  visitDefinitions(key, [&](NameIndex::Kind kind, uint32_t index, uint32_t) {
+  visitDefinitions(name, [&](NameIndex::Kind kind, uint32_t index, uint32_t) {
     if (kind == NameIndex::Kind::label) found = &labels[index];
     return found != nullptr;
   });
@@ -319,12 +315,8 @@ const FileEntry* Module::findFile(unsigned index) const {
   return nullptr;
 }
 
-bool Module::definesSymbol(std::string_view name) const { return definesSymbol(nameKey(name)); }
-bool Module::definesSymbol(const NameKey& key) const { return nameIndex_ && nameIndex_->defines(*this, key); }
-
-void Module::prefetchName(std::string_view name) const { prefetch(nameKey(name)); }
-void Module::prefetch(const NameKey& key) const {
-  if (nameIndex_) nameIndex_->prefetch(key);
+bool Module::definesSymbol(std::string_view name) const {
+  return nameIndex_ && nameIndex_->defines(*this, NameIndex::key(name));
 }
 
 }  // namespace ptxdwarf::ptx

@@ -167,6 +167,5 @@ const NameIndex::Slot* NameIndex::slotOf(const Module& m, const Key& key) const 
   }
 }
 
-void NameIndex::prefetch(const Key& key) const { __builtin_prefetch(&slots_[homeSlot(key.hash, slots_.size())]); }
 
 }  // namespace ptxdwarf::ptx

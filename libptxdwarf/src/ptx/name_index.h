@@ -23,7 +23,12 @@ namespace ptxdwarf::ptx {
 class NameIndex {
  public:
   enum class Kind : uint8_t { function, parameter, returnValue, variable, label, section, sectionLabel };
-  using Key = Module::NameKey;
+  // A name with its hash: a caller that looks a name up more than once
+  // hashes it once.
+  struct Key {
+    std::string_view name;
+    uint32_t hash = 0;
+  };
 
   // The key of `name`: its hash under this process's secret.
   static Key key(std::string_view name);
@@ -34,7 +39,6 @@ class NameIndex {
   explicit NameIndex(const Module& m);
 
   bool defines(const Module& m, const Key& key) const { return slotOf(m, key) != nullptr; }
-  void prefetch(const Key& key) const;
   // Calls visit(kind, index, sub) for each definition of `key`'s name, in
   // file order, until it returns true.
   template <class Visit>

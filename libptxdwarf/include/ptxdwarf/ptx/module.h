@@ -313,21 +313,6 @@ struct Module {
   // Any definition a symbolic operand may name: label, function, variable,
   // parameter, or a section name.
   bool definesSymbol(std::string_view name) const;
-  // Starts bringing the name index's entry for `name` into the cache. In a
-  // large module each lookup is a cache miss; a caller about to look up many
-  // names asks a few names ahead, so that the misses overlap.
-  void prefetchName(std::string_view name) const;
-
-  // A name with its hash in the name index (NameIndex, internal to the
-  // library): a caller that looks a name up more than once hashes it once.
-  struct NameKey {
-    std::string_view name;
-    uint32_t hash = 0;
-  };
-  NameKey nameKey(std::string_view name) const;
-  void prefetch(const NameKey& key) const;
-  bool definesSymbol(const NameKey& key) const;
-  const Label* findLabel(const NameKey& key) const;
   // Builds the name index (and indexFiles()); the reader calls it, callers
   // that edit a Module call it again.
   void reindex();
@@ -347,11 +332,7 @@ struct Module {
   // Calls visit(kind, index, sub) for each definition of `key`'s name, in
   // file order, until it returns true (NameIndex::visit).
   template <class Visit>
-  void visitDefinitions(const NameKey& key, Visit visit) const;
-  template <class Visit>
-  void visitDefinitions(std::string_view name, Visit visit) const {
-    visitDefinitions(nameKey(name), visit);
-  }
+  void visitDefinitions(std::string_view name, Visit visit) const;
 
   // Every name the module defines (reindex()); shared by copies.
   std::shared_ptr<const NameIndex> nameIndex_;
