@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "corpus.h"
-#include "dump.h"
+#include "ptxdwarf/print/dump.h"
 #include "missing_tool.h"
 #include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/cubin/line_program.h"
@@ -126,7 +126,8 @@ TEST_P(CubinCorpus, DumpEqualsLlvmDwarfdumpDieForDie) {
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   if (dwarf.dies.empty()) GTEST_SKIP() << "no .debug_info in the cubin";
   std::string ours;
-  ptxdump::dumpText(r.module, dwarf, {true, true, true, true, true, true}, ours);
+  ptxdwarf::print::dumpText(
+      r.module, dwarf, {.info = true, .abbrev = true, .pubnames = true, .aranges = true, .loc = true, .str = true}, ours);
   CommandResult llvm = runCommand({*findTool("llvm-dwarfdump"), "--debug-info", "--debug-abbrev", "--debug-loc",
                                    "--debug-aranges", "--debug-str", "--debug-pubnames", p_.cubinPath});
   ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
