@@ -116,10 +116,23 @@ class CubinCorpus : public testing::TestWithParam<CorpusEntry> {
   }
   PreparedEntry p_;
 };
+// Each property runs on the cubins it is about: the DWARF and the register
+// map on -g builds (a line-tables-only cubin has neither), the inline stacks
+// on nvcc -lineinfo -O3 builds (the only ones with inlined rows and .loc
+// inlined_at to hold them against).
+class CubinDebugInfo : public CubinCorpus {};
+class CubinInlining : public CubinCorpus {};
+
+std::vector<CorpusEntry> entriesWhere(bool (*keep)(const CorpusEntry&)) {
+  std::vector<CorpusEntry> out;
+  for (const CorpusEntry& e : assembledEntries())
+    if (keep(e)) out.push_back(e);
+  return out;
+}
 
 // llvm-dwarfdump applies no relocation to a cubin (no EM_CUDA resolver):
 // the bytes as the file holds them.
-TEST_P(CubinCorpus, DumpEqualsLlvmDwarfdumpDieForDie) {
+TEST_P(CubinDebugInfo, DumpEqualsLlvmDwarfdumpDieForDie) {
   std::string bytes;
   cubin::ReadResult r = readCubin(p_.cubinPath, bytes, false);
   ASSERT_TRUE(r.ok()) << r.diagnostics.items.front().message;
@@ -148,7 +161,7 @@ TEST_P(CubinCorpus, DumpEqualsLlvmDwarfdumpDieForDie) {
 // Relocated as the driver relocates it, each function's address range lies
 // inside its code (its .text section; CCCL's functions end before their
 // section's padding).
-TEST_P(CubinCorpus, RelocatedHighPcIsTheFunctionsCodeSize) {
+TEST_P(CubinDebugInfo, RelocatedHighPcIsTheFunctionsCodeSize) {
   std::string bytes;
   cubin::ReadResult r = readCubin(p_.cubinPath, bytes);
   ASSERT_TRUE(r.ok());
@@ -237,8 +250,7 @@ std::optional<uint32_t> rowAtPtxLine(const ptxdwarf::ptx::Module& m, const ptxdw
   return best;
 }
 
-TEST_P(CubinCorpus, InlineStacksAgreeWithThePtxInlinedAt) {
-  if (GetParam().producer != Producer::nvccLineinfo) GTEST_SKIP() << "inlined_at: nvcc -lineinfo -O3 only";
+TEST_P(CubinInlining, InlineStacksAgreeWithThePtxInlinedAt) {
   std::string why;
   std::optional<std::string> path = lineinfoCubin(p_, GetParam(), why);
   ASSERT_TRUE(path) << why;
@@ -331,8 +343,7 @@ TEST_P(CubinCorpus, InlineStacksAgreeWithThePtxInlinedAt) {
                 testing::PrintToString(disagreements).c_str());
 }
 
-TEST_P(CubinCorpus, RegisterMapDecodesWholeAndNamesDeclaredRegisters) {
-  if (isLineTablesOnly(GetParam().producer)) GTEST_SKIP() << "the register map: -g cubins";
+TEST_P(CubinDebugInfo, RegisterMapDecodesWholeAndNamesDeclaredRegisters) {
   std::string bytes;
   cubin::ReadResult r = readCubin(p_.cubinPath, bytes);
   ASSERT_TRUE(r.ok());
@@ -382,7 +393,14 @@ TEST_P(CubinCorpus, RegisterMapDecodesWholeAndNamesDeclaredRegisters) {
   tallyFor(GetParam()).routineEntries += routineEntries;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CubinCorpus, testing::ValuesIn(assembledEntries()),
-                         [](const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; });
+std::string entryName(const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; }
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CubinCorpus, testing::ValuesIn(assembledEntries()), entryName);
+INSTANTIATE_TEST_SUITE_P(Corpus, CubinDebugInfo,
+                         testing::ValuesIn(entriesWhere([](const CorpusEntry& e) { return !isLineTablesOnly(e.producer); })),
+                         entryName);
+INSTANTIATE_TEST_SUITE_P(Corpus, CubinInlining,
+                         testing::ValuesIn(entriesWhere([](const CorpusEntry& e) { return e.producer == Producer::nvccLineinfo; })),
+                         entryName);
 
 }  // namespace
