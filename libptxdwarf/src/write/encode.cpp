@@ -12,11 +12,13 @@
 #include "ptxdwarf/leb128.h"
 #include "../parallel.h"
 #include "../reserve.h"
+#include "encode_internal.h"
 #include "encoded_dies.h"
 
 namespace ptxdwarf::write {
 
 using namespace dw;
+using namespace encoding;
 
 namespace {
 
@@ -67,88 +69,6 @@ uint16_t chooseForm(uint16_t name, const Value& v, const UnitOptions& o) {
 }
 
 namespace {
-
-// One abbreviation: its code and the forms of its attributes, in order.
-struct AbbrevEntry {
-  uint32_t code;
-  uint16_t tag;
-  bool children;
-  std::vector<std::pair<uint16_t, uint16_t>> specs;
-};
-
-class AbbrevInterner {
- public:
-  uint32_t intern(uint16_t tag, bool children, const std::vector<std::pair<uint16_t, uint16_t>>& specs) {
-    // Neighbouring DIEs often share their shape (a function's registers): no hashing for a repeat.
-    if (last_ && last_->tag == tag && last_->children == children && last_->specs == specs) return last_->code;
-    key_.clear();
-    appendKey(tag);
-    key_ += children ? '1' : '0';
-    for (auto [name, form] : specs) {
-      appendKey(name);
-      appendKey(form);
-    }
-    auto [it, inserted] = codes_.try_emplace(key_, static_cast<uint32_t>(entries_.size() + 1));
-    if (inserted) entries_.push_back({it->second, tag, children, specs});
-    last_ = &entries_[it->second - 1];
-    return it->second;
-  }
-  const std::deque<AbbrevEntry>& entries() const { return entries_; }
-
- private:
-  void appendKey(uint16_t v) {
-    key_ += static_cast<char>(v & 0xff);
-    key_ += static_cast<char>(v >> 8);
-  }
-  std::string key_;
-  std::unordered_map<std::string, uint32_t> codes_;
-  std::deque<AbbrevEntry> entries_;  // stable: last_ points into it
-  const AbbrevEntry* last_ = nullptr;
-};
-
-// Little-endian, LEB128 and relocation writer over one section image.
-class SectionWriter {
- public:
-  explicit SectionWriter(SectionImage& image) : img_(image) {}
-  uint64_t offset() const { return img_.bytes.size(); }
-  void u8(uint64_t v) { img_.bytes.push_back(static_cast<uint8_t>(v)); }
-  void fixed(uint64_t v, unsigned size) {
-    appendLittleEndian(img_.bytes, v, size);
-  }
-  void uleb(uint64_t v) {
-    encodeUleb(v, [this](uint8_t b) { u8(b); });
-  }
-  void sleb(int64_t v) {
-    encodeSleb(v, [this](uint8_t b) { u8(b); });
-  }
-  void bytes(std::span<const uint8_t> b) { img_.bytes.insert(img_.bytes.end(), b.begin(), b.end()); }
-  void string(std::string_view s) {
-    img_.bytes.insert(img_.bytes.end(), s.begin(), s.end());
-    u8(0);
-  }
-  // A symbolic operand: relocation plus zero bytes (a symbol with an empty
-  // name is the plain number `addend`).
-  void symbol(const SymbolRef& s, unsigned size, std::string_view minus = {}) { symbol(s.name, s.addend, size, minus); }
-  void symbol(std::string_view name, int64_t addend, unsigned size, std::string_view minus = {}) {
-    if (name.empty() && minus.empty()) return fixed(static_cast<uint64_t>(addend), size);
-    img_.addRelocation(offset(), static_cast<uint8_t>(size), name, minus, addend);
-    fixed(0, size);
-  }
-  void expr(const Expr& e) {
-    uint64_t base = offset();
-    bytes(e.bytes());
-    for (const Expr::Fixup& f : e.fixups())
-      img_.addRelocation(base + f.offset, f.size, f.symbol.name, {}, f.symbol.addend);
-  }
-  void expr(const AttributeView& a) {
-    uint64_t base = offset();
-    bytes(a.bytes());
-    for (const StoredFixup& f : a.fixups()) img_.addRelocation(base + f.offset, f.size, a.fixupName(f), {}, f.addend);
-  }
-
- private:
-  SectionImage& img_;
-};
 
 // Writes bytes [begin, end) of a section already sized for them (a unit
 // whose layout is known): no growth checks per byte. Its relocations go to
@@ -305,43 +225,6 @@ std::string attrLabel(uint16_t name) {
   std::string_view n = attributeName(name);
   return n.empty() ? "attribute " + std::to_string(name) : std::string(n);
 }
-
-// One DIE or NULL entry of a unit, in output order: 8 bytes, as a large
-// unit has as many of these as DIEs. A DIE's attribute forms are the next
-// ones of UnitLayout::forms (entries and forms are both in output order).
-struct Entry {
-  DieId die = kNoDie;       // kNoDie: a NULL entry
-  uint32_t code : 31 = 0;   // abbreviation codes stay far below 2^31
-  uint32_t sibling : 1 = 0; // a DW_AT_sibling is prepended
-};
-static_assert(sizeof(Entry) == 8);
-
-// Where a part of a unit's emission starts: an entry that is a DIE (its
-// offset is known) and the index of its first form.
-struct PartStart {
-  size_t entry = 0;
-  uint32_t form = 0;
-  uint32_t relocations = 0;  // at most this many before it (to reserve each part's)
-};
-
-struct UnitLayout {
-  const Unit* unit = nullptr;
-  std::vector<Entry> entries;
-  // emitUnit writes the unit in parts.size() parts at once (layout() sets
-  // them, about equal in bytes, from `threads`); parts[0] is the start.
-  unsigned threads = 1;
-  std::vector<PartStart> parts;
-  uint32_t relocations = 0;  // at most this many in the unit
-  std::vector<uint16_t> forms;        // chosen form per attribute, entries in order
-  // 32-bit offsets: DWARF 32 (all the encoder writes) ends at 4 GiB, which
-  // encode() checks before anything reads these.
-  std::vector<uint32_t> dieOffset;    // absolute .debug_info offset by DieId
-  std::vector<uint32_t> nextSibling;  // offset after a DIE's subtree, by DieId (only with siblings)
-  bool siblings = false;              // EncodeOptions::siblings: nextSibling is needed
-  uint64_t offset = 0;                // of the unit header
-  uint64_t size = 0;                  // whole unit, header included
-  bool offsetDependentSizes = false;  // a DW_FORM_ref_udata: sizes depend on offsets
-};
 
 // Calls f(offset in `bytes`, target) for each DW_FORM_ref4 of one encoded
 // DIE of these specs. (Unit::addEncoded checked the bytes against them.)
@@ -676,101 +559,6 @@ void emitUnit(SectionImage& info, const UnitLayout& L, const std::vector<uint64_
     info.names.adopt(std::move(relocations[k].names));
     for (Diagnostic& d : found[k].items) diags.items.push_back(std::move(d));
   }
-}
-
-void emitAbbrevs(SectionImage& img, const AbbrevInterner& abbrevs) {
-  SectionWriter w(img);
-  for (const AbbrevEntry& a : abbrevs.entries()) {
-    w.uleb(a.code);
-    w.uleb(a.tag);
-    w.u8(a.children ? 1 : 0);
-    for (auto [name, form] : a.specs) {
-      w.uleb(name);
-      w.uleb(form);
-    }
-    w.u8(0);
-    w.u8(0);
-  }
-  w.u8(0);
-}
-
-// .debug_loc: each list as (begin, end, length, expression) entries and a 0,0 end.
-std::vector<uint64_t> emitLocationLists(SectionImage& img, const Unit& u) {
-  SectionWriter w(img);
-  std::vector<uint64_t> offsets;
-  const unsigned as = u.options().addressSize;
-  for (const auto& list : u.locationLists()) {
-    offsets.push_back(w.offset());
-    for (const Location::ListEntry& e : list) {
-      w.symbol(e.begin, as);
-      w.symbol(e.end, as);
-      w.fixed(e.expr.bytes().size(), 2);
-      w.expr(e.expr);
-    }
-    w.fixed(0, as);
-    w.fixed(0, as);
-  }
-  return offsets;
-}
-
-void emitPubnames(SectionImage& img, const UnitLayout& L, UnitLengthConvention convention) {
-  SectionWriter w(img);
-  const Unit& u = *L.unit;
-  uint64_t start = w.offset();
-  w.fixed(0, 4);  // length, patched below
-  w.fixed(2, 2);
-  w.symbol({".debug_info", static_cast<int64_t>(L.offset)}, 4);
-  w.fixed(convention == UnitLengthConvention::unitLengthField ? L.size - 4 : L.size, 4);
-  if (const auto* entries = u.explicitPubnames()) {
-    for (const Unit::Pubname& e : *entries) {
-      w.fixed(L.dieOffset[e.die] - L.offset, 4);
-      w.string(e.name);
-    }
-  } else {
-    for (DieId child = u.die(u.root()).firstChild; child != kNoDie; child = u.die(child).nextSibling) {
-      const Die& d = u.die(child);
-      if (d.tag != DW_TAG_subprogram && d.tag != DW_TAG_variable) continue;
-      std::optional<AttributeView> external = u.find(child, DW_AT_external);
-      std::optional<AttributeView> name = u.find(child, DW_AT_name);
-      if (!external || !external->u() || !name || name->kind() != Value::Kind::string) continue;
-      w.fixed(L.dieOffset[child] - L.offset, 4);
-      w.string(name->str());
-    }
-  }
-  w.fixed(0, 4);
-  uint64_t length = w.offset() - start - 4;
-  for (int i = 0; i < 4; ++i) img.bytes[start + i] = static_cast<uint8_t>(length >> (8 * i));
-}
-
-void emitAranges(SectionImage& img, const UnitLayout& L) {
-  SectionWriter w(img);
-  const Unit& u = *L.unit;
-  const unsigned as = u.options().addressSize;
-  uint64_t start = w.offset();
-  w.fixed(0, 4);
-  w.fixed(2, 2);
-  w.symbol({".debug_info", static_cast<int64_t>(L.offset)}, 4);
-  w.u8(as);
-  w.u8(0);
-  while ((w.offset() - start) % (2 * as)) w.u8(0);
-  for (DieId id = 0; id < u.size(); ++id) {
-    const Die& d = u.die(id);
-    if (d.tag != DW_TAG_subprogram) continue;
-    std::optional<AttributeView> low = u.find(id, DW_AT_low_pc);
-    std::optional<AttributeView> high = u.find(id, DW_AT_high_pc);
-    if (!low || !high || low->kind() != Value::Kind::address || high->kind() != Value::Kind::address) continue;
-    if (low->symbol().empty() || high->symbol().empty()) continue;
-    // ptxas computes `A-B` only between labels inside debug sections, so the
-    // length cannot be `end-begin`. It places every function in its own
-    // .text section starting at 0: the end label's address is the length when
-    // low_pc is the function's first label, as producers emit it.
-    w.symbol(low->symbol(), low->addend(), as);
-    w.symbol(high->symbol(), high->addend() - low->addend(), as);
-  }
-  w.fixed(0, as);
-  w.fixed(0, as);
-  uint64_t length = w.offset() - start - 4;
-  for (int i = 0; i < 4; ++i) img.bytes[start + i] = static_cast<uint8_t>(length >> (8 * i));
 }
 
 }  // namespace

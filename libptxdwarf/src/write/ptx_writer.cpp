@@ -22,8 +22,11 @@
 #include "ptxdwarf/read/expression.h"
 #include "../parallel.h"
 #include "ptxdwarf/work.h"
+#include "ptx_writer_internal.h"
 
 namespace ptxdwarf::write {
+
+using namespace ptx_text;
 
 std::string_view styleName(Style s) {
   switch (s) {
@@ -44,9 +47,6 @@ std::optional<Style> parseStyle(std::string_view s) {
 }
 
 namespace {
-
-// streamSections hands the text over in pieces of about this size.
-constexpr size_t kStreamChunk = size_t{1} << 20;
 
 // ---- validation -------------------------------------------------------------
 
@@ -266,6 +266,10 @@ char* appendWord(char* p, uint32_t v) {
   return p + 2 + count;
 }
 
+}  // namespace
+
+namespace ptx_text {
+
 void appendUnsigned(std::string& out, uint64_t v) {
   char buf[24];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
@@ -296,19 +300,15 @@ void appendCommentText(std::string& out, std::string_view s) {
   }
 }
 
+}  // namespace ptx_text
+
+namespace {
+
 uint64_t readLe(const std::vector<uint8_t>& b, uint64_t off, unsigned size) {
   uint64_t v = 0;
   for (unsigned i = 0; i < size; ++i) v |= uint64_t(b[off + i]) << (8 * i);
   return v;
 }
-
-// One DWARF field of a section, for verbose output.
-struct Field {
-  uint64_t offset = 0;
-  uint64_t size = 0;
-  bool fixed = false;  // a 4- or 8-byte value: one `.b32`/`.b64` directive
-  std::string comment;
-};
 
 class SectionWriter {
  public:
@@ -529,329 +529,9 @@ class SectionWriter {
   uint64_t pos_ = 0;
 };
 
-// ---- verbose: DWARF field boundaries ------------------------------------------
+}  // namespace
 
-class FieldBuilder {
- public:
-  explicit FieldBuilder(const SectionImage& image) : image_(image) {}
-
-  void add(uint64_t offset, uint64_t size, std::string comment, bool fixed = false) {
-    if (size == 0 || offset + size > image_.bytes.size() || offset + size < offset) return;
-    // A relocation must not straddle the field's boundaries.
-    if (const Relocation* r = image_.relocationOverlapping(offset, 1); r && r->offset < offset) return;
-    if (const Relocation* r = image_.relocationOverlapping(offset + size - 1, 1); r && r->offset + r->size > offset + size)
-      return;
-    fields_.push_back({offset, size, fixed && (size == 4 || size == 8), std::move(comment)});
-  }
-  // A field of `size` bytes: 4 and 8 as one directive, others as a `.b8` run.
-  void fixed(uint64_t offset, uint64_t size, std::string comment) { add(offset, size, std::move(comment), true); }
-
-  uint64_t ulebSize(uint64_t offset) const {
-    ByteReader r(image_.bytes, offset);
-    r.uleb();
-    return r.ok() ? r.offset() - offset : 0;
-  }
-  uint64_t cstringSize(uint64_t offset) const {
-    const auto& b = image_.bytes;
-    for (uint64_t i = offset; i < b.size(); ++i)
-      if (b[i] == 0) return i - offset + 1;
-    return 0;
-  }
-  std::string_view cstring(uint64_t offset, uint64_t size) const {
-    return {reinterpret_cast<const char*>(image_.bytes.data() + offset), size ? size - 1 : 0};
-  }
-
-  std::vector<Field> take() {
-    std::stable_sort(fields_.begin(), fields_.end(), [](const Field& a, const Field& b) { return a.offset < b.offset; });
-    return std::move(fields_);
-  }
-
-  const SectionImage& image() const { return image_; }
-
- private:
-  const SectionImage& image_;
-  std::vector<Field> fields_;
-};
-
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  appendCommentText(out, s);
-  out += '"';
-  return out;
-}
-
-std::string named(std::string_view name, std::string_view kind, uint64_t value) {
-  if (!name.empty()) return std::string(name);
-  std::string s(kind);
-  s += "_unknown_";
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, value, 16);
-  (void)ec;
-  s.append(buf, p);
-  return s;
-}
-
-// "DW_OP_regx %r1 DW_OP_deref", "DW_OP_addr _Z4testPi_param_0"; empty when undecodable.
-std::string describeExpression(const SectionImage& image, uint64_t offset, uint64_t size, uint8_t addressSize) {
-  read::ExpressionContext ctx;
-  ctx.addressSize = addressSize ? addressSize : 8;
-  ctx.section = &image;
-  ctx.sectionOffset = offset;
-  const auto e = read::decodeExpression(std::span<const uint8_t>(image.bytes).subspan(offset, size), ctx);
-  std::string s;
-  for (const read::Operation& op : e.ops) {
-    if (!s.empty()) s += ' ';
-    const dw::OpInfo* info = dw::opInfo(op.op);
-    s += info ? std::string(info->name) : named({}, "DW_OP", op.op);
-    if (!info) break;
-    if (op.reloc) {
-      s += ' ';
-      s += op.reloc->expression();
-      continue;
-    }
-    if (op.op == dw::DW_OP_regx) {
-      // A PTX register name packed big-endian into the ULEB operand: %r1 = 0x257231.
-      if (const std::optional<std::string> reg = cuda::unpackRegister(op.operands[0])) {
-        s += ' ';
-        appendCommentText(s, *reg);
-        continue;
-      }
-    }
-    for (int i = 0; i < 2; ++i) {
-      const dw::OperandKind k = i == 0 ? info->a : info->b;
-      if (k == dw::OperandKind::none) break;
-      s += ' ';
-      const uint64_t v = op.operands[i];
-      if (k == dw::OperandKind::sleb || k == dw::OperandKind::s8 || k == dw::OperandKind::s16 ||
-          k == dw::OperandKind::s32 || k == dw::OperandKind::s64) {
-        const int64_t sv = static_cast<int64_t>(v);
-        if (sv < 0) s += '-';
-        appendUnsigned(s, sv < 0 ? uint64_t(0) - uint64_t(sv) : uint64_t(sv));
-      } else {
-        appendHex(s, v);
-      }
-    }
-  }
-  if (!e.ok) {
-    if (!s.empty()) s += ' ';
-    s += "<undecodable>";
-  }
-  return s;
-}
-
-bool isFixedForm(uint16_t form) {
-  switch (form) {
-    case dw::DW_FORM_addr: case dw::DW_FORM_data2: case dw::DW_FORM_data4: case dw::DW_FORM_data8:
-    case dw::DW_FORM_data1: case dw::DW_FORM_flag: case dw::DW_FORM_strp: case dw::DW_FORM_ref_addr:
-    case dw::DW_FORM_ref1: case dw::DW_FORM_ref2: case dw::DW_FORM_ref4: case dw::DW_FORM_ref8:
-    case dw::DW_FORM_sec_offset: case dw::DW_FORM_ref_sig8:
-      return true;
-    default:
-      return false;
-  }
-}
-
-void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
-  const SectionImage& image = fb.image();
-  for (const read::Unit& u : dwarf.units) {
-    if (u.version < 2 || u.version > 4) continue;  // DWARF 5 headers are laid out differently
-    fb.fixed(u.offset, 4, "Length of Unit");
-    fb.fixed(u.offset + 4, 2, "DWARF version number");
-    fb.fixed(u.offset + 6, 4, "Offset Into Abbrev. Section");
-    fb.fixed(u.offset + 10, 1, "Address Size (in bytes)");
-    // Subtree extents ("Abbrev [2] 0x45:0x5f": offset and size with children, as
-    // LLVM prints them): a DIE ends where the next entry at its depth or above starts.
-    const uint32_t last = uint32_t(std::min<size_t>(u.firstDie + u.dieCount, dwarf.dies.size()));
-    std::vector<uint64_t> ends(last > u.firstDie ? last - u.firstDie : 0, u.end);
-    std::vector<uint32_t> open;
-    for (uint32_t i = u.firstDie; i < last; ++i) {
-      while (!open.empty() && dwarf.dies[open.back()].depth >= dwarf.dies[i].depth) {
-        ends[open.back() - u.firstDie] = dwarf.dies[i].offset;
-        open.pop_back();
-      }
-      if (!dwarf.dies[i].isNull()) open.push_back(i);
-    }
-    for (uint32_t i = u.firstDie; i < last; ++i) {
-      const read::Die& d = dwarf.dies[i];
-      if (d.isNull()) {
-        fb.fixed(d.offset, 1, "End Of Children Mark");
-        continue;
-      }
-      const uint64_t codeSize = fb.ulebSize(d.offset);
-      if (codeSize == 0) break;
-      std::string c = "Abbrev [";
-      appendUnsigned(c, dwarf.abbrevCode(d));
-      c += "] ";
-      appendHex(c, d.offset);
-      c += ':';
-      appendHex(c, ends[i - u.firstDie] > d.offset ? ends[i - u.firstDie] - d.offset : 0);
-      c += ' ';
-      c += named(dw::tagName(d.tag), "DW_TAG", d.tag);
-      fb.fixed(d.offset, codeSize, std::move(c));
-      uint64_t at = d.offset + codeSize;
-      for (const read::AttrValue& a : dwarf.attributes(d)) {
-        const uint64_t end = a.offset + a.size;
-        if (a.offset < at || end > image.bytes.size()) break;
-        std::string ac = named(dw::attributeName(a.name), "DW_AT", a.name);
-        if (a.indirect) {
-          ac += " [DW_FORM_indirect ";
-          ac += named(dw::formName(a.form), "DW_FORM", a.form);
-          ac += ']';
-        }
-        if (a.isString()) {
-          ac += ' ';
-          ac += quoted(a.string());
-        } else if (a.isBlock() && read::isLocationAttribute(a.name) && !a.block().empty()) {
-          const uint64_t exprOffset = end - a.block().size();
-          const std::string e = describeExpression(image, exprOffset, a.block().size(), u.addressSize);
-          if (!e.empty()) ac += " " + e;
-        }
-        if (end > at) fb.add(at, end - at, std::move(ac), !a.indirect && isFixedForm(a.form));
-        at = end;
-      }
-    }
-  }
-}
-
-void abbrevFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
-  const SectionImage& image = fb.image();
-  for (const read::AbbrevTable& t : dwarf.abbrevTables) {
-    for (const read::Abbrev& a : t.abbrevs) {
-      ByteReader r(image.bytes, a.offset);
-      auto uleb = [&](auto&& describe) {
-        const uint64_t at = r.offset();
-        const uint64_t v = r.uleb();
-        if (r.ok()) fb.add(at, r.offset() - at, describe(v));
-        return v;
-      };
-      uleb([](uint64_t) { return std::string("Abbreviation Code"); });
-      uleb([](uint64_t v) { return named(dw::tagName(v), "DW_TAG", v); });
-      const uint64_t childrenAt = r.offset();
-      const uint8_t children = r.u8();
-      if (!r.ok()) continue;
-      fb.add(childrenAt, 1, children == 1 ? "DW_CHILDREN_yes" : children == 0 ? "DW_CHILDREN_no" : "DW_CHILDREN_?");
-      for (uint32_t s = 0; s < a.specCount && r.ok(); ++s) {
-        uleb([](uint64_t v) { return named(dw::attributeName(v), "DW_AT", v); });
-        const uint64_t form = uleb([](uint64_t v) { return named(dw::formName(v), "DW_FORM", v); });
-        if (form == dw::DW_FORM_implicit_const) {
-          const uint64_t at = r.offset();
-          r.sleb();
-          if (r.ok()) fb.add(at, r.offset() - at, "implicit constant");
-        }
-      }
-      if (!r.ok()) continue;
-      uleb([](uint64_t) { return std::string("EOM(1)"); });
-      uleb([](uint64_t) { return std::string("EOM(2)"); });
-    }
-    if (t.terminated && t.end > t.offset) fb.add(t.end - 1, 1, "EOM(3)");
-  }
-}
-
-void pubnamesFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
-  for (const read::NameSet& s : dwarf.pubnameSets) {
-    fb.fixed(s.offset, 4, "Length of Public Names Info");
-    fb.fixed(s.offset + 4, 2, "DWARF Version");
-    fb.fixed(s.offset + 6, 4, "Offset of Compilation Unit Info");
-    fb.fixed(s.offset + 10, 4, "Compilation Unit Length");
-    uint64_t last = s.offset + 14;
-    for (const read::NameEntry& e : s.entries) {
-      fb.fixed(e.offset, 4, "DIE offset");
-      const uint64_t n = fb.cstringSize(e.offset + 4);
-      if (n == 0) break;
-      fb.add(e.offset + 4, n, "External Name " + quoted(fb.cstring(e.offset + 4, n)));
-      last = e.offset + 4 + n;
-    }
-    const uint64_t end = s.offset + 4 + s.length;
-    if (end >= last + 4) fb.fixed(end - 4, 4, "End Mark");
-  }
-}
-
-void arangesFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
-  for (const read::ArangeSet& s : dwarf.arangeSets) {
-    const unsigned a = s.addressSize;
-    fb.fixed(s.offset, 4, "Length of ARange Set");
-    fb.fixed(s.offset + 4, 2, "DWARF Arange version number");
-    fb.fixed(s.offset + 6, 4, "Offset Into Debug Info Section");
-    fb.fixed(s.offset + 10, 1, "Address Size (in bytes)");
-    fb.fixed(s.offset + 11, 1, "Segment Size (in bytes)");
-    if (a == 0) continue;
-    const uint64_t tuple = 2u * a;
-    const uint64_t first = s.offset + (12 + tuple - 1) / tuple * tuple;
-    if (first > s.offset + 12) fb.add(s.offset + 12, first - (s.offset + 12), "Pad");
-    uint64_t next = first;
-    for (const read::Range& r : s.ranges) {
-      fb.fixed(r.offset, a, "Address");
-      fb.fixed(r.offset + a, a, "Length");
-      next = r.offset + tuple;
-    }
-    if (next + tuple <= s.offset + 4 + s.length) {
-      fb.fixed(next, a, "ARange terminator");
-      fb.fixed(next + a, a, "");
-    }
-  }
-}
-
-void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
-  unsigned defaultSize = dwarf.units.empty() ? 8 : dwarf.units.front().addressSize;
-  if (defaultSize != 4 && defaultSize != 8) defaultSize = 8;
-  std::vector<bool> described(dwarf.allLocEntries().size());  // lists sharing a tail describe it once
-  for (const read::LocList& l : dwarf.locLists) {
-    for (size_t i = 0; i < l.entries.size(); ++i) {
-      if (const size_t index = dwarf.locEntryIndex(l.entries.refs()[i]); index != SIZE_MAX) {
-        if (described[index]) break;
-        described[index] = true;
-      }
-      const read::LocEntry e = l.entries[i];
-      unsigned a = defaultSize;
-      if (e.kind == read::LocEntry::range && e.exprOffset >= e.offset + 2 && (e.exprOffset - e.offset - 2) % 2 == 0)
-        a = unsigned((e.exprOffset - e.offset - 2) / 2);
-      switch (e.kind) {
-        case read::LocEntry::range: {
-          std::string b = "Loc list ";
-          appendHex(b, l.offset);
-          b += ": beginning address offset";
-          fb.fixed(e.offset, a, std::move(b));
-          fb.fixed(e.offset + a, a, "ending address offset");
-          std::string c = "Loc expr size";
-          const std::string ops = describeExpression(fb.image(), e.exprOffset, e.expr.size(), uint8_t(a));
-          fb.add(e.offset + 2u * a, 2, std::move(c));
-          if (!e.expr.empty()) fb.add(e.exprOffset, e.expr.size(), ops);
-          break;
-        }
-        case read::LocEntry::baseAddress:
-          fb.fixed(e.offset, a, "Base address selection");
-          fb.fixed(e.offset + a, a, "base address");
-          break;
-        case read::LocEntry::endOfList:
-          fb.fixed(e.offset, a, "End of list");
-          fb.fixed(e.offset + a, a, "");
-          break;
-      }
-    }
-  }
-}
-
-bool sameBytes(const SectionImage* a, const SectionImage& b) {
-  if (!a) return false;
-  if (a == &b) return true;
-  return a->bytes == b.bytes;
-}
-
-std::optional<std::vector<Field>> verboseFields(const read::Dwarf& dwarf, const SectionImage& image) {
-  FieldBuilder fb(image);
-  if (image.name == ".debug_info" && sameBytes(dwarf.info, image)) {
-    infoFields(dwarf, fb);
-  } else if (image.name == ".debug_abbrev" && sameBytes(dwarf.abbrev, image)) {
-    abbrevFields(dwarf, fb);
-  } else if (image.name == ".debug_pubnames" && sameBytes(dwarf.pubnames, image)) {
-    pubnamesFields(dwarf, fb);
-  } else if (image.name == ".debug_aranges" && sameBytes(dwarf.aranges, image)) {
-    arangesFields(dwarf, fb);
-  } else if (image.name == ".debug_loc" && sameBytes(dwarf.loc, image)) {
-    locFields(dwarf, fb);
-  }
-  return fb.take();
-}
+namespace ptx_text {
 
 size_t estimateSize(const SectionImage& image, Style style) {
   const size_t perByte = style == Style::dense ? 3 : style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
@@ -860,7 +540,7 @@ size_t estimateSize(const SectionImage& image, Style style) {
 }
 
 void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
-            const std::function<void(std::string&)>* flush = nullptr) {
+            const std::function<void(std::string&)>* flush) {
   SectionWriter w(out, image, options, flush);
   if (options.style == Style::verbose) {
     std::vector<Field> fields;
@@ -873,7 +553,7 @@ void render(std::string& out, const SectionImage& image, const WriteOptions& opt
   }
 }
 
-}  // namespace
+}  // namespace ptx_text
 
 bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
   bool ok = true;
@@ -901,7 +581,7 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
   return true;
 }
 
-namespace {
+namespace ptx_text {
 
 // Where a large section's text is cut into parts rendered on two threads:
 // relocations about kPartBytes apart (a relocation starts a line, and
@@ -963,7 +643,7 @@ void renderInParts(const std::function<void(std::string_view)>& sink, const Sect
   if (parts % 2 == 0) handOverOdd(parts - 1);
 }
 
-}  // namespace
+}  // namespace ptx_text
 
 bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
                     const WriteOptions& options, Diagnostics& diags) {
@@ -1000,207 +680,6 @@ std::string writeSections(std::span<const SectionImage> images, const WriteOptio
   std::string out;
   writeSections(out, images, options, diags);
   return out;
-}
-
-namespace {
-
-// What reformat() replaces: the module's blocks in text order, each with the
-// image it becomes (none: removed), and the images no block of the module
-// names (appended after its last block).
-struct ReformatPlan {
-  struct Edit {
-    TextRange range;
-    const SectionImage* image = nullptr;  // null: remove the block
-  };
-  WriteOptions options;
-  std::vector<Edit> edits;
-  std::vector<bool> placed;  // per image: it replaces a block
-  uint64_t lastEnd = 0;      // the end of the text's last block
-  bool anyBlock = false;
-};
-
-// Every check reformat() makes, before any text is made: a plan, or nullopt
-// with the errors in diags.
-std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Module& module,
-                                         std::span<const SectionImage> sections, const WriteOptions& options,
-                                         Diagnostics& diags) {
-  ReformatPlan plan;
-  WriteOptions& opt = plan.options;
-  opt = options;
-  if (!opt.version.present) opt.version = module.version;
-  if (!options.crlf) {
-    const size_t nl = text.find('\n');
-    opt.crlf = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
-  }
-  if (!validate(sections, opt, diags)) return std::nullopt;
-
-  // The replacement images by name: each block of the module finds its own
-  // without comparing its name with every image's.
-  std::map<std::string_view, size_t, work::CountingLess<work::sectionLookup>> byName;
-  for (size_t i = 0; i < sections.size(); ++i)
-    if (!byName.try_emplace(sections[i].name, i).second) {
-      Diagnostic& d = diags.error(sections[i].loc, "two replacement images named " + sections[i].name);
-      d.rule = "ptx-write";
-      d.section = sections[i].name;
-      return std::nullopt;
-    }
-  plan.placed.assign(sections.size(), false);
-  for (const SectionImage& original : module.sections) {
-    for (const TextRange& b : original.blocks) {
-      if (b.begin > b.end || b.end > text.size()) {
-        Diagnostic& d = diags.error(original.loc, "block of section " + original.name +
-                                                      " lies outside the text: was the module read from this text?");
-        d.rule = "ptx-write";
-        d.section = original.name;
-        return std::nullopt;
-      }
-      plan.lastEnd = std::max(plan.lastEnd, b.end);
-      plan.anyBlock = true;
-    }
-    const auto found = byName.find(original.name);
-    if (found == byName.end() || original.blocks.empty()) continue;
-    const size_t idx = found->second;
-    plan.placed[idx] = true;
-    for (size_t k = 0; k < original.blocks.size(); ++k)
-      plan.edits.push_back({original.blocks[k], k == 0 ? &sections[idx] : nullptr});
-  }
-  std::sort(plan.edits.begin(), plan.edits.end(),
-            [](const ReformatPlan::Edit& a, const ReformatPlan::Edit& b) { return a.range.begin < b.range.begin; });
-  for (size_t i = 1; i < plan.edits.size(); ++i)
-    if (plan.edits[i].range.begin < plan.edits[i - 1].range.end) {
-      diags.error({}, "overlapping section blocks in the module").rule = "ptx-write";
-      return std::nullopt;
-    }
-  return plan;
-}
-
-// Makes the text a plan describes, in order, into `out`: out.text() takes
-// bytes of the original text, out.section() renders an image, and
-// out.endsLine() says whether what was made so far is empty or ends a line.
-template <class Output>
-void emitReformat(const ReformatPlan& plan, std::string_view text, std::span<const SectionImage> sections,
-                  Output& out) {
-  const WriteOptions& opt = plan.options;
-  std::vector<bool> placed = plan.placed;
-  const std::string_view nl = opt.crlf ? "\r\n" : "\n";
-  bool anyBlock = plan.anyBlock;
-  uint64_t pos = 0;
-  auto appendNew = [&] {
-    for (size_t i = 0; i < sections.size(); ++i) {
-      if (placed[i]) continue;
-      out.text(nl);
-      out.section(sections[i], true);
-      if (!anyBlock) out.text(nl);
-    }
-  };
-  for (const ReformatPlan::Edit& e : plan.edits) {
-    out.text(text.substr(pos, e.range.begin - pos));
-    if (e.image) out.section(*e.image, false);
-    pos = e.range.end;
-    if (anyBlock && pos == plan.lastEnd) {
-      appendNew();
-      anyBlock = false;  // appended
-      std::fill(placed.begin(), placed.end(), true);
-    }
-  }
-  if (anyBlock && plan.lastEnd > pos) {  // the last block belongs to a kept section
-    out.text(text.substr(pos, plan.lastEnd - pos));
-    pos = plan.lastEnd;
-    appendNew();
-    std::fill(placed.begin(), placed.end(), true);
-    anyBlock = false;
-  }
-  out.text(text.substr(pos));
-  if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
-    if (!out.endsLine()) out.text(nl);
-    anyBlock = false;
-    appendNew();
-  }
-}
-
-// reformat()'s text as one string, reserved for its estimated size.
-class StringOutput {
- public:
-  StringOutput(std::string& out, const WriteOptions& options) : out_(out), options_(options) {}
-  void text(std::string_view t) { out_.append(t); }
-  void section(const SectionImage& image, bool indent) { render(out_, image, options_, indent); }
-  bool endsLine() const { return out_.empty() || out_.back() == '\n'; }
-
- private:
-  std::string& out_;
-  const WriteOptions& options_;
-};
-
-// reformat()'s text handed to a sink in pieces of about kStreamChunk: the
-// original text's long runs as they are (views of the text, not copies), a
-// large section rendered in parts on two threads (renderInParts).
-class SinkOutput {
- public:
-  SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
-      : sink_(sink), options_(options) {
-    buffer_.reserve(kStreamChunk + 64 * 1024);
-  }
-  void text(std::string_view t) {
-    if (t.size() >= kStreamChunk) {
-      flush(buffer_);
-      hand(t);
-      return;
-    }
-    buffer_ += t;
-    if (buffer_.size() >= kStreamChunk) flush(buffer_);
-  }
-  void section(const SectionImage& image, bool indent) {
-    const std::vector<uint64_t> cuts = cutPoints(image, options_);
-    if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);
-    else renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent);
-  }
-  bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
-  void finish() { flush(buffer_); }
-
- private:
-  void hand(std::string_view piece) {
-    if (piece.empty()) return;
-    last_ = piece.back();
-    sink_(piece);
-  }
-  void flush(std::string& text) {
-    hand(text);
-    text.clear();
-  }
-
-  const std::function<void(std::string_view)>& sink_;
-  const WriteOptions& options_;
-  std::string buffer_;
-  char last_ = 0;  // the last byte handed over; 0 before the first
-  // hand() and flush() as the section writers take them.
-  const std::function<void(std::string_view)> counted_ = [this](std::string_view piece) { hand(piece); };
-  const std::function<void(std::string&)> flushing_ = [this](std::string& text) { flush(text); };
-};
-
-}  // namespace
-
-std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
-                                    std::span<const SectionImage> sections, const WriteOptions& options,
-                                    Diagnostics& diags) {
-  std::optional<ReformatPlan> plan = planReformat(text, module, sections, options, diags);
-  if (!plan) return std::nullopt;
-  std::string out;
-  size_t need = text.size();
-  for (const SectionImage& s : sections) need += estimateSize(s, plan->options.style);
-  out.reserve(need);
-  StringOutput output(out, plan->options);
-  emitReformat(*plan, text, sections, output);
-  return out;
-}
-
-bool reformat(std::string_view text, const ptx::Module& module, std::span<const SectionImage> sections,
-              const WriteOptions& options, Diagnostics& diags, const std::function<void(std::string_view)>& sink) {
-  std::optional<ReformatPlan> plan = planReformat(text, module, sections, options, diags);
-  if (!plan) return false;
-  SinkOutput output(sink, plan->options);
-  emitReformat(*plan, text, sections, output);
-  output.finish();
-  return true;
 }
 
 }  // namespace ptxdwarf::write
