@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "check/checker.h"
 #include "ptxdwarf/check/check.h"
 #include "tools.h"
 
@@ -56,4 +57,9 @@ TEST(RuleDocs, EveryRuleHasARowAndEveryRowARule) {
     EXPECT_EQ(row->second, severityName(r.severity)) << id;
   }
   for (const auto& [id, severity] : rows) EXPECT_TRUE(ids.contains(id)) << "docs name a rule the library lacks: " << id;
+}
+
+// Every rule's pass runs once in check::run, and every pass reports a rule.
+TEST(RuleTable, EveryRulesPassRunsOnceAndEveryPassReportsARule) {
+  EXPECT_TRUE(ptxdwarf::check::passTableIsConsistent());
 }

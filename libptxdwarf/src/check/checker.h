@@ -24,6 +24,9 @@ namespace ptxdwarf::check {
 // "0x0000002a": offsets and values in check's messages.
 std::string hex(uint64_t v);
 
+// The rule table and the passes agree (check.cpp): for a unit test.
+bool passTableIsConsistent();
+
 // The code labels that DIEs' DW_AT_low_pc and DW_AT_high_pc relocations
 // name, looked up once for the three rules that hold scopes against the PTX
 // (subprograms, pcRanges, scopeOverlaps). Built by the first pass that asks.
