@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/load.h"
 #include "ptxdwarf/print/render.h"
+#include "ptxdwarf/print/views.h"
+#include "ptxdwarf/view/statistics.h"
 
 namespace ptxdwarf_python {
 
@@ -112,6 +115,61 @@ std::string formatDiagnostic(const ptxdwarf::Diagnostic& d, std::string_view fil
     std::snprintf(buf, sizeof buf, " (%s+0x%llx)", d.section.c_str(), static_cast<unsigned long long>(d.offset));
     out += buf;
   }
+  return out;
+}
+
+ptxdwarf::view::LookupResult lookupAt(Loaded& loaded, std::string_view at) {
+  loaded.indexNames();  // a function named by its PTX name
+  return ptxdwarf::view::lookup(loaded.module(), loaded.dwarf, at);
+}
+
+std::string lookupError(const Loaded& loaded, const ptxdwarf::view::LookupResult& r) {
+  std::string out;
+  ptxdwarf::appendEscaped(out, loaded.name);
+  out += ": error: ";
+  ptxdwarf::appendUnprintableEscaped(out, r.error);
+  return out;
+}
+
+std::vector<ptxdwarf::view::TypeLayout> typeLayouts(const Loaded& loaded) {
+  return ptxdwarf::view::typeLayouts(loaded.dwarf);
+}
+
+std::string statisticsJson(Loaded& loaded) {
+  loaded.indexNames();  // scopes whose low_pc names a function
+  std::string out;
+  ptxdwarf::print::statisticsJson(loaded.name, ptxdwarf::view::computeStatistics(loaded.module(), loaded.dwarf), out);
+  return out;
+}
+
+namespace {
+
+bool hasDebugSections(const ptx::Module& m) {
+  for (const ptxdwarf::SectionImage& s : m.sections)
+    if (s.name.starts_with(".debug")) return true;
+  return false;
+}
+
+bool hasLineInformation(const ptx::Module& m) { return !m.files.empty() || !m.locs.empty(); }
+
+}  // namespace
+
+// ptxdump's runDump for one PTX file: with no section named, a file with
+// `.loc` lines and no .debug_info (a -lineinfo build) shows its line table.
+std::string dumpOutput(const Loaded& loaded, const DumpRequest& request) {
+  const ptx::Module& m = loaded.module();
+  ptxdwarf::print::DumpOptions sections = request.sections;
+  if (request.defaultSections && !m.section(".debug_info") && hasLineInformation(m)) {
+    sections.info = false;
+    sections.line = true;
+  }
+  std::string out;
+  if (request.format != DumpRequest::Format::text)
+    ptxdwarf::print::dumpJson(m, loaded.dwarf, sections, out, {}, request.format == DumpRequest::Format::jsonLines);
+  else if (!hasDebugSections(m) && !hasLineInformation(m))
+    out = loaded.name + ": no debug sections\n";
+  else
+    ptxdwarf::print::dumpText(m, loaded.dwarf, sections, out);
   return out;
 }
 
