@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ptxdwarf/cubin/print.h"
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/load.h"
 #include "ptxdwarf/print/render.h"
@@ -49,10 +50,20 @@ void appendErrors(const ptxdwarf::Diagnostics& diagnostics, std::string_view nam
 
 }  // namespace
 
+// A regular file is mapped and copied whole, as ptxdump reads it: a cubin
+// holds NUL bytes (a stream is read up to its first NUL, the end of a PTX text).
 bool readFile(const std::string& path, std::string& text, std::string& error) {
-  if (ptxdwarf::readWholeFile(path, text, error)) return true;
-  error = path + ": error: cannot read file: " + error;
-  return false;
+  ptxdwarf::FileText file;
+  if (!file.load(path, error, /*map=*/true, "ptxdwarf")) {
+    error = path + ": error: cannot read file: " + error;
+    return false;
+  }
+  text.assign(file.view());
+  if (file.shrank()) {
+    error = path + ": error: cannot read file: it shrank while it was read";
+    return false;
+  }
+  return true;
 }
 
 std::shared_ptr<Loaded> loadText(std::string text, std::string name, std::string& error) {
@@ -152,12 +163,45 @@ bool hasDebugSections(const ptx::Module& m) {
 
 bool hasLineInformation(const ptx::Module& m) { return !m.files.empty() || !m.locs.empty(); }
 
+// ptxdump's dumpCubin: a cubin's line table is its own .debug_line (the
+// PTX line table's `.loc` lines are not there), printed after the DWARF.
+std::string dumpCubin(const Loaded& loaded, const DumpRequest& request) {
+  const ptx::Module& m = loaded.module();
+  ptxdwarf::print::DumpOptions sections = request.sections;
+  if (request.defaultSections && !m.section(".debug_info")) {  // a -lineinfo cubin
+    sections.info = false;
+    sections.line = true;
+  }
+  const bool line = sections.line;
+  sections.line = false;
+  std::string out;
+  if (request.format != DumpRequest::Format::text) {
+    if (!line) {
+      ptxdwarf::print::dumpJson(m, loaded.dwarf, sections, out, {}, request.format == DumpRequest::Format::jsonLines);
+      return out;
+    }
+    out += "{\"file\":";
+    ptxdwarf::appendJsonString(out, loaded.name);
+    ptxdwarf::cubin::appendLineTableJsonMembers(m, out += ",");
+    out += "}\n";
+    return out;
+  }
+  const ptxdwarf::print::DumpOptions& s = sections;
+  if (s.info || s.abbrev || s.loc || s.aranges || s.str || s.pubnames)
+    ptxdwarf::print::dumpText(m, loaded.dwarf, sections, out);
+  else
+    out += loaded.name + ":\tfile format " + std::string(m.fileFormat) + "\n";
+  if (line) ptxdwarf::cubin::appendLineTableText(m, out);
+  return out;
+}
+
 }  // namespace
 
-// ptxdump's runDump for one PTX file: with no section named, a file with
-// `.loc` lines and no .debug_info (a -lineinfo build) shows its line table.
+// ptxdump's runDump for one file: with no section named, a file with `.loc`
+// lines and no .debug_info (a -lineinfo build) shows its line table.
 std::string dumpOutput(const Loaded& loaded, const DumpRequest& request) {
   const ptx::Module& m = loaded.module();
+  if (m.fileFormat != "ptx") return dumpCubin(loaded, request);
   ptxdwarf::print::DumpOptions sections = request.sections;
   if (request.defaultSections && !m.section(".debug_info") && hasLineInformation(m)) {
     sections.info = false;

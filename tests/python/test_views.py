@@ -4,6 +4,7 @@ types() `types --format json`, and lookup() `lookup --at PLACE --format json` at
 every `// visible:` line of fixtures/corpus/scopes.cu compiled, and at a spread
 of `.loc` lines, PTX lines and functions of every file."""
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -40,6 +41,16 @@ def readable_modules():
             yield path, ptxdwarf.read(path)
         except ptxdwarf.Error:
             continue
+
+
+def cubin_modules():
+    """(path, module) for the compiled corpus' cubins (read whole: a cubin holds NUL bytes)."""
+    for directory in filter(None, os.environ.get("PTXDWARF_PY_CORPUS", "").split(":")):
+        for path in sorted(Path(directory).glob("*.cubin")):
+            try:
+                yield path, ptxdwarf.read(path)
+            except ptxdwarf.Error:
+                continue
 
 
 def spread(items, n):
@@ -85,6 +96,20 @@ class DumpTest(unittest.TestCase):
                     self.assertEqual(m.dump(**kwargs), stdout_text(r))
             files += 1
         self.assertGreater(files, 50)
+
+    def test_cubin_dump_statistics_and_types_equal_ptxdump(self):
+        cubins = 0
+        for path, m in cubin_modules():
+            for kwargs, flags in self.CASES:
+                with self.subTest(path=str(path), options=kwargs):
+                    self.assertEqual(m.dump(**kwargs), stdout_text(run_ptxdump("dump", *flags, path)))
+            with self.subTest(path=str(path), view="statistics, types"):
+                self.assertEqual(m.statistics(), decoded(json.loads(run_ptxdump("dump", "--statistics", path).stdout)))
+                expected = decoded(json.loads(run_ptxdump("types", "--format", "json", path).stdout))["types"]
+                self.assertEqual([t.asdict() for t in m.types()], expected)
+            cubins += 1
+        if not cubins:
+            self.skipTest("no compiled cubins in PTXDWARF_PY_CORPUS")
 
     def test_statistics_equal_ptxdump_statistics(self):
         for path, m in readable_modules():
