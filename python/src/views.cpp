@@ -317,7 +317,9 @@ void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& modu
               py::gil_scoped_release release;
               json = statisticsJson(*l);
             }
-            return py::module_::import("json").attr("loads")(py::bytes(json));
+            py::dict figures = py::module_::import("json").attr("loads")(py::bytes(json));
+            figures["file"] = text(l->name);  // the name's bytes as every other string, not the JSON's \u00XX
+            return figures;
           },
           "The debug-information figures, a dict equal to `ptxdump dump --statistics`' JSON object")
       .def(

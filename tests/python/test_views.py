@@ -117,6 +117,16 @@ class DumpTest(unittest.TestCase):
                 r = run_ptxdump("dump", "--statistics", path)
                 self.assertEqual(m.statistics(), decoded(json.loads(r.stdout)))
 
+    def test_a_name_beyond_ascii_reads_as_every_other_string(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = Path(directory) / "k\u00e9rnel.ptx"
+            path.write_bytes((FIXTURES / "chapter6.ptx").read_bytes())
+            m = ptxdwarf.read(path)
+            figures = m.statistics()
+            self.assertEqual(figures["file"], str(path))
+            self.assertEqual(figures, decoded(json.loads(run_ptxdump("dump", "--statistics", path).stdout)))
+            self.assertEqual(m.dump(), stdout_text(run_ptxdump("dump", path)))
+
     def test_bad_options_raise(self):
         m = ptxdwarf.read(FIXTURES / "chapter6.ptx")
         with self.assertRaisesRegex(ValueError, "format"):
