@@ -11,6 +11,8 @@ Reading, in pyelftools' shape::
         ...
     for d in m.check():                        # severity, rule, message, line, column, section, offset
         print(d)
+    m.lookup("k.cu:42")                        # [LookupMatch]: function, ptx_lines, scopes, variables
+    m.types(), m.statistics(), m.dump(format="json")   # ptxdump types / dump --statistics / dump
 
 Producing: Program (the module's code, `.file` table, `.loc` lines, labels),
 Builder (the DIE tree), Location; annotate() gives PTX without debug
@@ -34,16 +36,22 @@ from ._ptxdwarf import (  # noqa: F401  (the public names)
     LineRow,
     LineTable,
     Location,
+    LookupMatch,
+    Member,
     Module,
     Program,
+    Scope,
+    TypeLayout,
     Unit,
+    Variable,
     __version__,
 )
 from . import _ptxdwarf
 
 __all__ = [
     "Attribute", "Builder", "BuildError", "DIE", "Diagnostic", "Error", "Frame", "LineRow", "LineTable",
-    "Location", "Module", "Program", "Unit", "annotate", "parse", "read",
+    "Location", "LookupMatch", "Member", "Module", "Program", "Scope", "TypeLayout", "Unit", "Variable",
+    "annotate", "parse", "read",
 ]
 
 

@@ -3,6 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -30,5 +31,8 @@ py::list diagnosticList(const ptxdwarf::Diagnostics& diagnostics, const std::str
 void bindDiagnostics(py::module_& m);
 void bindReading(py::module_& m);
 void bindProducing(py::module_& m);
+struct Loaded;
+// lookup(), types(), statistics() and dump() on the Module class.
+void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& module);
 
 }  // namespace ptxdwarf_python

@@ -4,8 +4,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ptxdwarf/cubin/print.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/load.h"
 #include "ptxdwarf/print/render.h"
+#include "ptxdwarf/print/views.h"
+#include "ptxdwarf/view/statistics.h"
 
 namespace ptxdwarf_python {
 
@@ -46,10 +50,20 @@ void appendErrors(const ptxdwarf::Diagnostics& diagnostics, std::string_view nam
 
 }  // namespace
 
+// A regular file is mapped and copied whole, as ptxdump reads it: a cubin
+// holds NUL bytes (a stream is read up to its first NUL, the end of a PTX text).
 bool readFile(const std::string& path, std::string& text, std::string& error) {
-  if (ptxdwarf::readWholeFile(path, text, error)) return true;
-  error = path + ": error: cannot read file: " + error;
-  return false;
+  ptxdwarf::FileText file;
+  if (!file.load(path, error, /*map=*/true, "ptxdwarf")) {
+    error = path + ": error: cannot read file: " + error;
+    return false;
+  }
+  text.assign(file.view());
+  if (file.shrank()) {
+    error = path + ": error: cannot read file: it shrank while it was read";
+    return false;
+  }
+  return true;
 }
 
 std::shared_ptr<Loaded> loadText(std::string text, std::string name, std::string& error) {
@@ -112,6 +126,94 @@ std::string formatDiagnostic(const ptxdwarf::Diagnostic& d, std::string_view fil
     std::snprintf(buf, sizeof buf, " (%s+0x%llx)", d.section.c_str(), static_cast<unsigned long long>(d.offset));
     out += buf;
   }
+  return out;
+}
+
+ptxdwarf::view::LookupResult lookupAt(Loaded& loaded, std::string_view at) {
+  loaded.indexNames();  // a function named by its PTX name
+  return ptxdwarf::view::lookup(loaded.module(), loaded.dwarf, at);
+}
+
+std::string lookupError(const Loaded& loaded, const ptxdwarf::view::LookupResult& r) {
+  std::string out;
+  ptxdwarf::appendEscaped(out, loaded.name);
+  out += ": error: ";
+  ptxdwarf::appendUnprintableEscaped(out, r.error);
+  return out;
+}
+
+std::vector<ptxdwarf::view::TypeLayout> typeLayouts(const Loaded& loaded) {
+  return ptxdwarf::view::typeLayouts(loaded.dwarf);
+}
+
+std::string statisticsJson(Loaded& loaded) {
+  loaded.indexNames();  // scopes whose low_pc names a function
+  std::string out;
+  ptxdwarf::print::statisticsJson(loaded.name, ptxdwarf::view::computeStatistics(loaded.module(), loaded.dwarf), out);
+  return out;
+}
+
+namespace {
+
+bool hasDebugSections(const ptx::Module& m) {
+  for (const ptxdwarf::SectionImage& s : m.sections)
+    if (s.name.starts_with(".debug")) return true;
+  return false;
+}
+
+bool hasLineInformation(const ptx::Module& m) { return !m.files.empty() || !m.locs.empty(); }
+
+// ptxdump's dumpCubin: a cubin's line table is its own .debug_line (the
+// PTX line table's `.loc` lines are not there), printed after the DWARF.
+std::string dumpCubin(const Loaded& loaded, const DumpRequest& request) {
+  const ptx::Module& m = loaded.module();
+  ptxdwarf::print::DumpOptions sections = request.sections;
+  if (request.defaultSections && !m.section(".debug_info")) {  // a -lineinfo cubin
+    sections.info = false;
+    sections.line = true;
+  }
+  const bool line = sections.line;
+  sections.line = false;
+  std::string out;
+  if (request.format != DumpRequest::Format::text) {
+    if (!line) {
+      ptxdwarf::print::dumpJson(m, loaded.dwarf, sections, out, {}, request.format == DumpRequest::Format::jsonLines);
+      return out;
+    }
+    out += "{\"file\":";
+    ptxdwarf::appendJsonString(out, loaded.name);
+    ptxdwarf::cubin::appendLineTableJsonMembers(m, out += ",");
+    out += "}\n";
+    return out;
+  }
+  const ptxdwarf::print::DumpOptions& s = sections;
+  if (s.info || s.abbrev || s.loc || s.aranges || s.str || s.pubnames)
+    ptxdwarf::print::dumpText(m, loaded.dwarf, sections, out);
+  else
+    out += loaded.name + ":\tfile format " + std::string(m.fileFormat) + "\n";
+  if (line) ptxdwarf::cubin::appendLineTableText(m, out);
+  return out;
+}
+
+}  // namespace
+
+// ptxdump's runDump for one file: with no section named, a file with `.loc`
+// lines and no .debug_info (a -lineinfo build) shows its line table.
+std::string dumpOutput(const Loaded& loaded, const DumpRequest& request) {
+  const ptx::Module& m = loaded.module();
+  if (m.fileFormat != "ptx") return dumpCubin(loaded, request);
+  ptxdwarf::print::DumpOptions sections = request.sections;
+  if (request.defaultSections && !m.section(".debug_info") && hasLineInformation(m)) {
+    sections.info = false;
+    sections.line = true;
+  }
+  std::string out;
+  if (request.format != DumpRequest::Format::text)
+    ptxdwarf::print::dumpJson(m, loaded.dwarf, sections, out, {}, request.format == DumpRequest::Format::jsonLines);
+  else if (!hasDebugSections(m) && !hasLineInformation(m))
+    out = loaded.name + ": no debug sections\n";
+  else
+    ptxdwarf::print::dumpText(m, loaded.dwarf, sections, out);
   return out;
 }
 

@@ -10,13 +10,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/diagnostic.h"
+#include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/ptx/lines.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/attributes.h"
+#include "ptxdwarf/view/lookup.h"
+#include "ptxdwarf/view/types.h"
 
 namespace ptxdwarf_python {
 
@@ -77,5 +81,24 @@ ptxdwarf::Diagnostics runCheck(Loaded& loaded, bool roundTrip);
 // A diagnostic as ptxdump prints it: `file:line:col: severity: message [rule]`
 // and the section offset where format() left it out.
 std::string formatDiagnostic(const ptxdwarf::Diagnostic& d, std::string_view file);
+
+// What a debugger sees at `at` (`ptxdump lookup --at`), and the error line
+// ptxdump prints when nothing matched (`file: error: why`).
+ptxdwarf::view::LookupResult lookupAt(Loaded& loaded, std::string_view at);
+std::string lookupError(const Loaded& loaded, const ptxdwarf::view::LookupResult& r);
+
+// `ptxdump types`' layouts; `ptxdump dump --statistics`' JSON object.
+std::vector<ptxdwarf::view::TypeLayout> typeLayouts(const Loaded& loaded);
+std::string statisticsJson(Loaded& loaded);
+
+// The options of `ptxdump dump` that the binding takes.
+struct DumpRequest {
+  enum class Format { text, json, jsonLines };
+  Format format = Format::text;
+  ptxdwarf::print::DumpOptions sections;
+  bool defaultSections = false;  // no section named: a -lineinfo file shows its line table
+};
+// Exactly what `ptxdump dump` prints for the module with those options.
+std::string dumpOutput(const Loaded& loaded, const DumpRequest& request);
 
 }  // namespace ptxdwarf_python

@@ -604,7 +604,8 @@ void bindLineTable(py::module_& m) {
 }
 
 void bindModule(py::module_& m) {
-  py::class_<Loaded, LoadedPtr>(m, "Module", "A PTX text read and its DWARF decoded.")
+  py::class_<Loaded, LoadedPtr> module(m, "Module", "A PTX text read and its DWARF decoded.");
+  module
       .def_property_readonly("name", [](const Loaded& l) { return l.name; })
       .def_property_readonly("version", [](const Loaded& l) { return versionText(l.module().version); },
                              "the PTX .version (\"7.5\")")
@@ -645,6 +646,7 @@ void bindModule(py::module_& m) {
           },
           py::arg("round_trip") = true, "every ptxdump check rule: what `ptxdump check` reports")
       .def("__repr__", [](const Loaded& l) { return "<ptxdwarf.Module " + l.name + ">"; });
+  bindViews(m, module);
 
   m.def("read", &readPath, py::arg("path"), "Reads and decodes the PTX file at `path`.");
   m.def("parse", &parseText, py::arg("text"), py::arg("name") = "<input>",

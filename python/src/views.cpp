@@ -1,0 +1,341 @@
+// The views ptxdump prints, from Python: lookup (what a debugger sees at a
+// place), the type layouts, the statistics and the dump itself. lookup() and
+// types() give the library's structs as Python objects whose attribute names
+// are `ptxdump lookup|types --format json`'s keys (asdict() gives that JSON's
+// object); statistics() and dump() are ptxdump's output itself.
+#include <pybind11/stl.h>
+
+#include "binding.h"
+#include "library.h"
+#include "ptxdwarf/cuda.h"
+#include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
+
+namespace ptxdwarf_python {
+
+namespace view = ptxdwarf::view;
+using LoadedPtr = std::shared_ptr<Loaded>;
+
+namespace {
+
+// The file's bytes as str: UTF-8, any other byte kept as a lone surrogate
+// (as every other string of the package).
+py::str text(std::string_view s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+py::object textOrNone(std::string_view s) { return s.empty() ? py::object(py::none()) : py::object(text(s)); }
+
+// lookup's tag spelling: an unknown tag as its hexadecimal value.
+std::string scopeTag(uint16_t tag) {
+  std::string_view name = ptxdwarf::dw::tagName(tag);
+  return name.empty() ? "DW_TAG_" + ptxdwarf::hex(tag, 8) : std::string(name);
+}
+
+py::object addressClass(uint64_t value) {
+  if (!value) return py::none();
+  return text(ptxdwarf::cuda::addressClassName(value));
+}
+
+py::object sizeOrNone(bool known, uint64_t v) { return known ? py::object(py::int_(v)) : py::object(py::none()); }
+
+py::dict scopeDict(const view::ScopeInfo& s) {
+  py::dict d;
+  d["tag"] = scopeTag(s.tag);
+  d["name"] = text(s.name);
+  d["die"] = s.die;
+  if (!s.callFile.empty()) {
+    d["call_file"] = text(s.callFile);
+    d["call_line"] = s.callLine;
+  }
+  return d;
+}
+
+py::dict variableDict(const view::VariableInfo& v) {
+  py::dict d;
+  d["name"] = text(v.name);
+  d["kind"] = v.parameter ? "parameter" : "variable";
+  d["type"] = text(v.type);
+  d["location"] = text(v.location);
+  d["available"] = v.available;
+  d["address_class"] = addressClass(v.addressClass);
+  d["decl_line"] = v.declLine;
+  d["die"] = v.die;
+  return d;
+}
+
+py::dict matchDict(const view::Match& m) {
+  py::dict d;
+  d["function"] = text(m.function);
+  d["ptx_lines"] = py::cast(m.ptxLines);
+  py::list scopes, variables;
+  for (const view::ScopeInfo& s : m.scopes) scopes.append(scopeDict(s));
+  for (const view::VariableInfo& v : m.variables) variables.append(variableDict(v));
+  d["scopes"] = scopes;
+  d["variables"] = variables;
+  return d;
+}
+
+py::dict memberDict(const view::MemberLayout& m) {
+  py::dict d;
+  d["name"] = text(m.name);
+  d["type"] = text(m.type);
+  d["offset"] = sizeOrNone(m.offsetKnown, m.offset);
+  d["size"] = sizeOrNone(m.sizeKnown, m.size);
+  if (m.bitSize) {
+    d["bit_size"] = *m.bitSize;
+    d["bit_offset"] = m.bitOffset.value_or(0);
+  }
+  if (m.isBase) d["base"] = true;
+  if (m.holeAfterBits) d["hole_after_bits"] = m.holeAfterBits;
+  d["die"] = m.die;
+  return d;
+}
+
+bool isAggregate(view::TypeKind k) {
+  return k == view::TypeKind::structure || k == view::TypeKind::class_ || k == view::TypeKind::union_;
+}
+
+py::list enumerators(const view::TypeLayout& t) {
+  py::list out;
+  for (const view::Enumerator& e : t.enumerators) {
+    py::dict d;
+    d["name"] = text(e.name);
+    d["value"] = e.value;
+    out.append(d);
+  }
+  return out;
+}
+
+// The same keys, present in the same cases, as print::typesJson's object.
+py::dict typeDict(const view::TypeLayout& t) {
+  py::dict d;
+  d["name"] = text(t.name);
+  d["kind"] = std::string(view::typeKindName(t.kind));
+  d["size"] = sizeOrNone(t.sizeKnown, t.size);
+  d["die"] = t.die;
+  if (!t.problem.empty()) d["problem"] = text(t.problem);
+  if (!t.target.empty()) d["target"] = text(t.target);
+  if (t.addressClass) {
+    d["address_class"] = *t.addressClass;
+    std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
+    if (!name.empty()) d["address_class_name"] = text(name);
+  }
+  if (t.kind == view::TypeKind::array) d["dimensions"] = py::cast(t.dimensions);
+  if (t.kind == view::TypeKind::enumeration) d["enumerators"] = enumerators(t);
+  if (isAggregate(t.kind)) {
+    d["padding_bits"] = t.paddingBits;
+    py::list members;
+    for (const view::MemberLayout& m : t.members) members.append(memberDict(m));
+    d["members"] = members;
+  }
+  return d;
+}
+
+void bindLookupResults(py::module_& m) {
+  py::class_<view::ScopeInfo>(m, "Scope", "A scope around a place: a block, an inlined subroutine or the subprogram.")
+      .def_property_readonly("tag", [](const view::ScopeInfo& s) { return scopeTag(s.tag); })
+      .def_property_readonly("name", [](const view::ScopeInfo& s) { return text(s.name); },
+                             "through abstract_origin for inlined subroutines; \"\" for blocks")
+      .def_property_readonly("die", [](const view::ScopeInfo& s) { return s.die; }, "the DIE's offset")
+      .def_property_readonly("call_file", [](const view::ScopeInfo& s) { return textOrNone(s.callFile); },
+                             "an inlined subroutine's call site; None for other scopes")
+      .def_property_readonly("call_line",
+                             [](const view::ScopeInfo& s) -> py::object {
+                               if (s.callFile.empty()) return py::none();
+                               return py::int_(s.callLine);
+                             })
+      .def("asdict", &scopeDict, "the object `ptxdump lookup --format json` prints for the scope")
+      .def("__repr__", [](const view::ScopeInfo& s) { return "<ptxdwarf.Scope " + scopeTag(s.tag) + " " + s.name + ">"; });
+
+  py::class_<view::VariableInfo>(m, "Variable", "A variable or parameter visible at a place, and where it lives there.")
+      .def_property_readonly("name", [](const view::VariableInfo& v) { return text(v.name); })
+      .def_property_readonly("kind", [](const view::VariableInfo& v) { return v.parameter ? "parameter" : "variable"; })
+      .def_property_readonly("type", [](const view::VariableInfo& v) { return text(v.type); },
+                             "the C spelling (\"int *\", \"geo::Vec3\")")
+      .def_property_readonly("location", [](const view::VariableInfo& v) { return text(v.location); },
+                             "in PTX terms at the place: \"%r5\", \"_Z4testPi_param_0\", \"__local_depot0+8\"")
+      .def_property_readonly("available", [](const view::VariableInfo& v) { return v.available; },
+                             "False: no location covers the place (optimized out there)")
+      .def_property_readonly("address_class", [](const view::VariableInfo& v) { return addressClass(v.addressClass); },
+                             "DW_AT_address_class by name (\"global\", \"local\", ...); None when absent")
+      .def_property_readonly("decl_line", [](const view::VariableInfo& v) { return v.declLine; })
+      .def_property_readonly("die", [](const view::VariableInfo& v) { return v.die; })
+      .def("asdict", &variableDict, "the object `ptxdump lookup --format json` prints for the variable")
+      .def("__repr__", [](const view::VariableInfo& v) {
+        return "<ptxdwarf.Variable " + v.name + ": " + v.location + ">";
+      });
+
+  py::class_<view::Match>(m, "LookupMatch", "A place lookup() matched: a function and its instructions there.")
+      .def_property_readonly("function", [](const view::Match& x) { return text(x.function); }, "the PTX function")
+      .def_property_readonly("ptx_lines", [](const view::Match& x) { return x.ptxLines; })
+      .def_property_readonly("scopes", [](const view::Match& x) { return x.scopes; }, "innermost first")
+      .def_property_readonly("variables", [](const view::Match& x) { return x.variables; },
+                             "visible at the first of the instructions")
+      .def("asdict", &matchDict, "the object `ptxdump lookup --format json` prints for the match")
+      .def("__repr__", [](const view::Match& x) { return "<ptxdwarf.LookupMatch in " + x.function + ">"; });
+}
+
+void bindTypeLayouts(py::module_& m) {
+  using view::MemberLayout;
+  using view::TypeLayout;
+  py::class_<MemberLayout>(m, "Member", "A data member or base class subobject of a struct, class or union.")
+      .def_property_readonly("name", [](const MemberLayout& x) { return text(x.name); }, "\"\" when unnamed")
+      .def_property_readonly("type", [](const MemberLayout& x) { return text(x.type); })
+      .def_property_readonly("offset", [](const MemberLayout& x) { return sizeOrNone(x.offsetKnown, x.offset); },
+                             "bytes from the start of the type; None when no constant offset")
+      .def_property_readonly("size", [](const MemberLayout& x) { return sizeOrNone(x.sizeKnown, x.size); })
+      .def_property_readonly("bit_size", [](const MemberLayout& x) { return x.bitSize; }, "None unless a bit field")
+      .def_property_readonly("bit_offset",
+                             [](const MemberLayout& x) -> std::optional<uint64_t> {
+                               if (!x.bitSize) return std::nullopt;
+                               return x.bitOffset.value_or(0);
+                             },
+                             "a bit field's first bit in byte `offset`, least significant first")
+      .def_property_readonly("base", [](const MemberLayout& x) { return x.isBase; })
+      .def_property_readonly("hole_after_bits", [](const MemberLayout& x) { return x.holeAfterBits; })
+      .def_property_readonly("die", [](const MemberLayout& x) { return x.die; })
+      .def("asdict", &memberDict, "the object `ptxdump types --format json` prints for the member")
+      .def("__repr__", [](const MemberLayout& x) { return "<ptxdwarf.Member " + x.name + ">"; });
+
+  py::class_<TypeLayout>(m, "TypeLayout", "A type's layout, as `ptxdump types` shows it (pahole's holes included).")
+      .def_property_readonly("name", [](const TypeLayout& t) { return text(t.name); })
+      .def_property_readonly("kind", [](const TypeLayout& t) { return std::string(view::typeKindName(t.kind)); })
+      .def_property_readonly("size", [](const TypeLayout& t) { return sizeOrNone(t.sizeKnown, t.size); })
+      .def_property_readonly("die", [](const TypeLayout& t) { return t.die; })
+      .def_property_readonly("problem", [](const TypeLayout& t) { return textOrNone(t.problem); },
+                             "why part of the layout is not given; None when all of it is")
+      .def_property_readonly("target", [](const TypeLayout& t) { return textOrNone(t.target); },
+                             "typedef: the type named; array: the element type; pointer: the pointee")
+      .def_property_readonly("address_class", [](const TypeLayout& t) { return t.addressClass; })
+      .def_property_readonly("address_class_name",
+                             [](const TypeLayout& t) -> py::object {
+                               if (!t.addressClass) return py::none();
+                               return textOrNone(ptxdwarf::cuda::addressClassName(*t.addressClass));
+                             })
+      .def_property_readonly("dimensions",
+                             [](const TypeLayout& t) -> py::object {
+                               if (t.kind != view::TypeKind::array) return py::none();
+                               return py::cast(t.dimensions);
+                             })
+      .def_property_readonly("enumerators",
+                             [](const TypeLayout& t) -> py::object {
+                               if (t.kind != view::TypeKind::enumeration) return py::none();
+                               return enumerators(t);
+                             },
+                             "enums: [{\"name\", \"value\"}]; None for other kinds")
+      .def_property_readonly("padding_bits",
+                             [](const TypeLayout& t) -> py::object {
+                               if (!isAggregate(t.kind)) return py::none();
+                               return py::int_(t.paddingBits);
+                             })
+      .def_property_readonly("members",
+                             [](const TypeLayout& t) -> py::object {
+                               if (!isAggregate(t.kind)) return py::none();
+                               return py::cast(t.members);
+                             })
+      .def("asdict", &typeDict, "the object `ptxdump types --format json` prints for the type")
+      .def("__repr__", [](const TypeLayout& t) {
+        return "<ptxdwarf.TypeLayout " + std::string(view::typeKindName(t.kind)) + " " + t.name + ">";
+      });
+}
+
+// `sections`: None (ptxdump's default: the DIE tree, or a -lineinfo file's
+// line table), "all", or names among info, abbrev, pubnames, aranges, loc,
+// str, line (ptxdump's --debug-NAME flags).
+DumpRequest dumpRequest(const std::string& format, const py::object& sections) {
+  DumpRequest request;
+  if (format == "text") request.format = DumpRequest::Format::text;
+  else if (format == "json") request.format = DumpRequest::Format::json;
+  else if (format == "json-lines") request.format = DumpRequest::Format::jsonLines;
+  else throw py::value_error("dump(): format is \"text\", \"json\" or \"json-lines\", not \"" + format + "\"");
+  ptxdwarf::print::DumpOptions& s = request.sections;
+  if (sections.is_none()) {
+    request.defaultSections = true;
+    return request;
+  }
+  std::vector<std::string> names;
+  if (py::isinstance<py::str>(sections)) names.push_back(sections.cast<std::string>());
+  else names = sections.cast<std::vector<std::string>>();
+  s.info = false;
+  for (const std::string& n : names) {
+    if (n == "all") s.info = s.abbrev = s.pubnames = s.aranges = s.loc = s.str = s.line = true;
+    else if (n == "info") s.info = true;
+    else if (n == "abbrev") s.abbrev = true;
+    else if (n == "pubnames") s.pubnames = true;
+    else if (n == "aranges") s.aranges = true;
+    else if (n == "loc") s.loc = true;
+    else if (n == "str") s.str = true;
+    else if (n == "line") s.line = true;
+    else
+      throw py::value_error("dump(): no section \"" + n +
+                            "\" (all, info, abbrev, pubnames, aranges, loc, str, line)");
+  }
+  if (names.empty()) request.defaultSections = s.info = true;  // as ptxdump with no --debug-* flag
+  return request;
+}
+
+}  // namespace
+
+void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& module) {
+  bindLookupResults(m);
+  bindTypeLayouts(m);
+  module
+      .def(
+          "lookup",
+          [](const LoadedPtr& l, const std::string& at, bool strict) {
+            view::LookupResult r;
+            {
+              py::gil_scoped_release release;
+              r = lookupAt(*l, at);
+            }
+            if (r.matches.empty() && strict) throw InputError(lookupError(*l, r));
+            return r.matches;
+          },
+          py::arg("at"), py::arg("strict") = false,
+          "What a debugger sees at `at` (\"k.cu:42\", \"ptx:LINE\" or a function name), as `ptxdump lookup`: "
+          "a LookupMatch per place matched; [] when nothing matches (ptxdump's exit status 1), or with "
+          "strict=True Error with ptxdump's message")
+      .def(
+          "types",
+          [](const LoadedPtr& l) {
+            std::vector<view::TypeLayout> types;
+            {
+              py::gil_scoped_release release;
+              types = typeLayouts(*l);
+            }
+            return types;
+          },
+          "Every struct, class, union, enum, typedef, array and pointer type's layout, as `ptxdump types`")
+      .def(
+          "statistics",
+          [](const LoadedPtr& l) {
+            std::string json;
+            {
+              py::gil_scoped_release release;
+              json = statisticsJson(*l);
+            }
+            py::dict figures = py::module_::import("json").attr("loads")(py::bytes(json));
+            figures["file"] = text(l->name);  // the name's bytes as every other string, not the JSON's \u00XX
+            return figures;
+          },
+          "The debug-information figures, a dict equal to `ptxdump dump --statistics`' JSON object")
+      .def(
+          "dump",
+          [](const LoadedPtr& l, const std::string& format, const py::object& sections) {
+            DumpRequest request = dumpRequest(format, sections);
+            std::string out;
+            {
+              py::gil_scoped_release release;
+              out = dumpOutput(*l, request);
+            }
+            return text(out);
+          },
+          py::arg("format") = "text", py::arg("sections") = py::none(),
+          "What `ptxdump dump` prints: format \"text\", \"json\" or \"json-lines\"; sections None (the "
+          "default), \"all\" or names among info, abbrev, pubnames, aranges, loc, str, line");
+}
+
+}  // namespace ptxdwarf_python
