@@ -192,4 +192,49 @@ std::string_view attributeValueName(uint64_t attr, uint64_t value) {
   return {};
 }
 
+namespace {
+
+// The attributes llvm-dwarfdump decodes a block of as a location expression.
+bool mayHoldLocationExpression(uint16_t attr) {
+  switch (attr) {
+    case DW_AT_location:
+    case DW_AT_byte_size:
+    case DW_AT_bit_offset:
+    case DW_AT_bit_size:
+    case DW_AT_string_length:
+    case DW_AT_lower_bound:
+    case DW_AT_return_addr:
+    case DW_AT_bit_stride:
+    case DW_AT_upper_bound:
+    case DW_AT_count:
+    case DW_AT_data_member_location:
+    case DW_AT_frame_base:
+    case DW_AT_segment:
+    case DW_AT_static_link:
+    case DW_AT_use_location:
+    case DW_AT_vtable_elem_location:
+    case DW_AT_allocated:
+    case DW_AT_associated:
+    case DW_AT_data_location:
+    case DW_AT_byte_stride:
+    case DW_AT_rank:
+    case DW_AT_call_value:
+    case DW_AT_call_origin:
+    case DW_AT_call_target:
+    case DW_AT_call_target_clobbered:
+    case DW_AT_call_data_location:
+    case DW_AT_call_data_value:
+    case DW_AT_GNU_call_site_value:
+    case DW_AT_GNU_call_site_target:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+bool holdsLocationExpression(uint16_t attr, uint16_t form) {
+  return form == DW_FORM_exprloc || (mayHoldLocationExpression(attr) && formClass(form) == FormClass::block);
+}
+
 }  // namespace ptxdwarf::dw

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "corpus.h"
+#include "dwarfdump_text.h"
 #include "ptxdwarf/print/dump.h"
 #include "missing_tool.h"
 #include "ptxdwarf/cubin/cubin.h"
@@ -41,28 +42,6 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
-std::string packedHex(const std::string& reg) {
-  uint64_t v = 0;
-  for (unsigned char c : reg) v = (v << 8) | c;
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// Our CUDA spellings -> llvm-dwarfdump's numbers.
-std::string llvmSpelling(const std::string& line) {
-  static const std::regex cls(R"(\((0x[0-9a-f]+) ADDR_[a-z_]+_space\))");
-  static const std::regex reg(R"((DW_OP_b?regx) (%[A-Za-z0-9_$]+))");
-  std::string s = std::regex_replace(line, cls, "($1)");
-  std::string out;
-  size_t last = 0;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), reg); it != std::sregex_iterator(); ++it) {
-    out += s.substr(last, static_cast<size_t>(it->position(0)) - last);
-    out += (*it)[1].str() + " " + packedHex((*it)[2].str());
-    last = static_cast<size_t>(it->position(0) + it->length(0));
-  }
-  return out + s.substr(last);
-}
 
 struct Tally {
   std::string producer;

@@ -142,6 +142,11 @@ constexpr bool isReferenceForm(uint16_t form) {
          form == DW_FORM_ref_udata || form == DW_FORM_ref_addr;
 }
 
+// Whether a value of attribute `attr` in `form` is a location expression, as
+// llvm-dwarfdump decodes one: DW_FORM_exprloc, or a block of an attribute
+// that may hold an expression (DW_AT_location, DW_AT_data_member_location, ...).
+bool holdsLocationExpression(uint16_t attr, uint16_t form);
+
 // The byte after an abbreviation's tag.
 enum Children : uint8_t { DW_CHILDREN_no = 0x00, DW_CHILDREN_yes = 0x01 };
 

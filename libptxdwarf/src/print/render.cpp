@@ -87,44 +87,6 @@ bool isSectionOffsetForm(uint16_t form) {
 
 bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
 
-bool isBlockForm(uint16_t form) { return dw::formClass(form) == dw::FormClass::block; }
-
-bool mayHaveLocationExpr(uint16_t attr) {
-  switch (attr) {
-    case dw::DW_AT_location:
-    case dw::DW_AT_byte_size:
-    case dw::DW_AT_bit_offset:
-    case dw::DW_AT_bit_size:
-    case dw::DW_AT_string_length:
-    case dw::DW_AT_lower_bound:
-    case dw::DW_AT_return_addr:
-    case dw::DW_AT_bit_stride:
-    case dw::DW_AT_upper_bound:
-    case dw::DW_AT_count:
-    case dw::DW_AT_data_member_location:
-    case dw::DW_AT_frame_base:
-    case dw::DW_AT_segment:
-    case dw::DW_AT_static_link:
-    case dw::DW_AT_use_location:
-    case dw::DW_AT_vtable_elem_location:
-    case dw::DW_AT_allocated:
-    case dw::DW_AT_associated:
-    case dw::DW_AT_data_location:
-    case dw::DW_AT_byte_stride:
-    case dw::DW_AT_rank:
-    case dw::DW_AT_call_value:
-    case dw::DW_AT_call_origin:
-    case dw::DW_AT_call_target:
-    case dw::DW_AT_call_target_clobbered:
-    case dw::DW_AT_call_data_location:
-    case dw::DW_AT_call_data_value:
-    case dw::DW_AT_GNU_call_site_value:
-    case dw::DW_AT_GNU_call_site_target:
-      return true;
-    default:
-      return false;
-  }
-}
 
 uint64_t tombstone(uint8_t addressSize) { return addressSize >= 8 ? ~0ull : (1ull << (8 * addressSize)) - 1; }
 
@@ -189,7 +151,7 @@ bool Renderer::isLocationList(const AttrValue& v) {
 }
 
 bool Renderer::isLocationExpr(const AttrValue& v) {
-  return v.form == dw::DW_FORM_exprloc || (mayHaveLocationExpr(v.name) && isBlockForm(v.form));
+  return dw::holdsLocationExpression(v.name, v.form);
 }
 
 void Renderer::operation(std::string& out, const Operation& op, uint8_t addressSize) const {

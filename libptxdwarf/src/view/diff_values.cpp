@@ -305,52 +305,10 @@ bool isSectionOffsetForm(uint16_t form) {
          form == dw::DW_FORM_strp;
 }
 
-bool isBlockForm(uint16_t form) {
-  return form == dw::DW_FORM_block || form == dw::DW_FORM_block1 || form == dw::DW_FORM_block2 ||
-         form == dw::DW_FORM_block4;
-}
-
-// The attributes llvm-dwarfdump decodes a block of as a location expression.
-bool mayHaveLocationExpr(uint16_t attr) {
-  switch (attr) {
-    case dw::DW_AT_location:
-    case dw::DW_AT_byte_size:
-    case dw::DW_AT_bit_offset:
-    case dw::DW_AT_bit_size:
-    case dw::DW_AT_string_length:
-    case dw::DW_AT_lower_bound:
-    case dw::DW_AT_return_addr:
-    case dw::DW_AT_bit_stride:
-    case dw::DW_AT_upper_bound:
-    case dw::DW_AT_count:
-    case dw::DW_AT_data_member_location:
-    case dw::DW_AT_frame_base:
-    case dw::DW_AT_segment:
-    case dw::DW_AT_static_link:
-    case dw::DW_AT_use_location:
-    case dw::DW_AT_vtable_elem_location:
-    case dw::DW_AT_allocated:
-    case dw::DW_AT_associated:
-    case dw::DW_AT_data_location:
-    case dw::DW_AT_byte_stride:
-    case dw::DW_AT_rank:
-    case dw::DW_AT_call_value:
-    case dw::DW_AT_call_origin:
-    case dw::DW_AT_call_target:
-    case dw::DW_AT_call_target_clobbered:
-    case dw::DW_AT_call_data_location:
-    case dw::DW_AT_call_data_value:
-    case dw::DW_AT_GNU_call_site_value:
-    case dw::DW_AT_GNU_call_site_target:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool isLocationList(const AttrValue& v) { return read::isLocationAttribute(v.name) && isSectionOffsetForm(v.form); }
 bool isLocationExpr(const AttrValue& v) {
-  return v.form == dw::DW_FORM_exprloc || (mayHaveLocationExpr(v.name) && isBlockForm(v.form));
+  return dw::holdsLocationExpression(v.name, v.form);
 }
 
 bool isAbsolutePath(std::string_view p) {
