@@ -9,6 +9,9 @@
 #include "fuzz_input.h"
 #include "module_text.h"
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/cubin/line_program.h"
+#include "ptxdwarf/cubin/regmap.h"
+#include "ptxdwarf/elf/elf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/statistics.h"
@@ -109,6 +112,37 @@ inline bool roundTrips(const uint8_t* data, size_t size, std::string* why) {
   if (third.diagnostics.hasErrors() || shape(third, false) != shape(first, false))
     return *why = "canonical re-encoding decodes to a different model", false;
   return true;
+}
+
+// The cubin decoders on one section's bytes: line programs with NVIDIA's
+// inlined-call extension and every row's inline stack, file paths, and the
+// register map. Nothing to assert but that they return.
+inline void decodeAsCubinSection(std::span<const uint8_t> bytes, std::span<const uint8_t> str) {
+  for (const cubin::LineTable& t : cubin::decodeLinePrograms(bytes)) {
+    for (size_t i = 0; i < t.rows.size() && i < 4096; ++i) (void)cubin::inlineStack(t, i, str);
+    for (size_t f = 1; f <= t.header.files.size() + 1; ++f) (void)t.header.filePath(f);
+  }
+  cubin::RegMap map = cubin::decodeRegMap(bytes);
+  for (const cubin::RegMapFunction& f : map.functions)
+    for (const cubin::RegMapEntry& e : f.entries) (void)cubin::sassLocation(e.location);
+}
+
+// Raw bytes as a cubin: the ELF64 reader (header, section names, symbol
+// tables, every section with its relocations applied), then the cubin
+// decoders on every section; bytes that are no ELF go to the decoders whole.
+// Bad input must come back as an error or a problem; a read outside the input
+// is ASan's to catch.
+inline void readAsCubin(std::span<const uint8_t> input) {
+  elf::Error error;
+  std::optional<elf::File> file = elf::File::parse(input, error);
+  if (!file) return decodeAsCubinSection(input, input);
+  for (const elf::Section& s : file->sections()) {
+    if (s.type == elf::SHT_SYMTAB) (void)file->symbols(s, error);
+    if (s.type == elf::SHT_REL || s.type == elf::SHT_RELA) (void)file->relocations(s, error);
+    elf::RelocationReport report;
+    std::optional<std::vector<uint8_t>> bytes = file->relocatedContents(s, error, &report);
+    if (bytes) decodeAsCubinSection(*bytes, file->contents(s));
+  }
 }
 
 }  // namespace ptxdwarf::fuzz

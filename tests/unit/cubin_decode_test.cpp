@@ -101,6 +101,24 @@ TEST(CubinLineProgram, AContextNamingALaterRowIsNotFollowed) {
   EXPECT_TRUE(broken);
 }
 
+TEST(CubinLineProgram, LineAdvancesWrapModulo32BitsAsLlvmDwarfdumpKeepsThem) {
+  std::vector<uint8_t> bytes = lineTable();
+  // advance_line 9 -> advance_line INT64_MAX (sleb ff ff ff ff ff ff ff ff ff 00).
+  for (size_t i = 0; i + 2 < bytes.size(); ++i)
+    if (bytes[i] == 3 && bytes[i + 1] == 9 && bytes[i + 2] == 1) {
+      const std::vector<uint8_t> huge = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
+      bytes.erase(bytes.begin() + static_cast<ptrdiff_t>(i) + 1);
+      bytes.insert(bytes.begin() + static_cast<ptrdiff_t>(i) + 1, huge.begin(), huge.end());
+      bytes[0] = static_cast<uint8_t>(bytes[0] + huge.size() - 1);  // the unit length
+      break;
+    }
+  std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].problems.empty()) << tables[0].problems.front();
+  ASSERT_FALSE(tables[0].rows.empty());
+  EXPECT_EQ(tables[0].rows[0].line, 0u);  // 1 + (2^63 - 1) = 1 + 0xffffffff = 0, modulo 2^32
+}
+
 TEST(CubinLineProgram, EveryTruncationDecodesWithoutReadingPastTheEnd) {
   const std::vector<uint8_t> whole = lineTable();
   for (size_t n = 0; n < whole.size(); ++n) {

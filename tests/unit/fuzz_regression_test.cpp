@@ -1,5 +1,6 @@
 // Every input a fuzzer ever broke, replayed: fixtures/malformed/fuzz/*.bin
-// are section-level inputs (fuzz_input.h layout), *.ptx are PTX text. Each
+// are section-level inputs (fuzz_input.h layout), *.ptx are PTX text, *.elf
+// raw bytes for the cubin reader (which must return, under the sanitizers). Each
 // must keep its property, and `check` on it (a .bin wrapped into PTX) must
 // give exactly the diagnostics and exit code in <name>.expected.
 // Regenerate the .expected files: PTXDWARF_UPDATE_GOLDEN=1 ptxdwarf_unit_tests
@@ -53,8 +54,13 @@ TEST(FuzzRegressions, EveryFindingStaysFixed) {
   const bool update = std::getenv("PTXDWARF_UPDATE_GOLDEN") != nullptr;
   int replayed = 0;
   for (const fs::directory_entry& e : fs::directory_iterator(std::string(PTXDWARF_FIXTURES) + "/malformed/fuzz")) {
-    if (e.path().extension() != ".bin" && e.path().extension() != ".ptx") continue;
     std::string input = slurp(e.path());
+    if (e.path().extension() == ".elf") {
+      fuzz::readAsCubin(std::span(reinterpret_cast<const uint8_t*>(input.data()), input.size()));
+      ++replayed;
+      continue;
+    }
+    if (e.path().extension() != ".bin" && e.path().extension() != ".ptx") continue;
     const auto* data = reinterpret_cast<const uint8_t*>(input.data());
     std::string why, text = input;
     if (e.path().extension() == ".ptx") {
@@ -71,5 +77,5 @@ TEST(FuzzRegressions, EveryFindingStaysFixed) {
     EXPECT_EQ(report, slurp(expectedPath)) << e.path();
     ++replayed;
   }
-  EXPECT_GE(replayed, 4);
+  EXPECT_GE(replayed, 5);
 }

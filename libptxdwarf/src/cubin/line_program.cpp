@@ -233,7 +233,9 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
         s.row.address += c.uleb() * h.minInstLength;
         break;
       case 3:
-        s.row.line = static_cast<uint32_t>(static_cast<int64_t>(s.row.line) + c.sleb());
+        // Lines are unsigned 32-bit, as llvm-dwarfdump keeps them: an advance
+        // wraps modulo 2^32 rather than overflowing a signed sum.
+        s.row.line += static_cast<uint32_t>(static_cast<uint64_t>(c.sleb()));
         break;
       case 4:
         s.row.file = static_cast<uint32_t>(c.uleb());
