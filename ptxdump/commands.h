@@ -24,10 +24,6 @@ using ptxdwarf::print::DumpOptions;
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 
 
-struct DumpRequest;
-// dump on a cubin: its DWARF as for PTX, and its line tables and register map (cubin_commands.cpp).
-int dumpCubin(const DumpRequest& request, const LoadedFile& file, std::string& out);
-
 // Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
 // to `err` and returns nullopt.
 enum class Format { text, json, jsonLines };

@@ -11,25 +11,16 @@ using namespace ptxdwarf;
 
 namespace {
 
-bool hasDebugSections(const ptx::Module& m) {
-  for (const SectionImage& s : m.sections)
-    if (s.name.starts_with(".debug")) return true;
-  return false;
+ptxdwarf::print::FileDumpOptions fileDumpOptions(const DumpRequest& request) {
+  using ptxdwarf::print::DumpFormat;
+  return {.sections = request.sections,
+          .defaultSections = request.defaultSections,
+          .format = request.format == Format::json        ? DumpFormat::json
+                    : request.format == Format::jsonLines ? DumpFormat::jsonLines
+                                                          : DumpFormat::text,
+          .regmap = request.regmap,
+          .sassLines = request.sassLines};
 }
-
-bool hasLineInformation(const ptx::Module& m) { return !m.files.empty() || !m.locs.empty(); }
-
-// What a dump shows when the user named no section: the DIE tree, or for a
-// file with line information and no DIEs (a -lineinfo build) its line table.
-DumpOptions sectionsToShow(const DumpRequest& request, const ptx::Module& m) {
-  DumpOptions s = request.sections;
-  if (request.defaultSections && !m.section(".debug_info") && hasLineInformation(m)) {
-    s.info = false;
-    s.line = true;
-  }
-  return s;
-}
-
 
 }  // namespace
 
@@ -63,26 +54,10 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
       continue;
     }
     const ptx::Module& m = file->read.module;
-    if (isCubinModule(m) && !request.statistics) {
-      dumpCubin(request, *file, out);
-      continue;
-    }
     if (request.statistics) {
       ptxdwarf::print::statisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
-      if (file->dwarf.diagnostics.hasErrors()) {
-        appendDiagnostics(file->dwarf.diagnostics, path, err);
-        status = kUnreadable;
-      }
-      continue;
-    }
-    const DumpOptions sections = sectionsToShow(request, m);
-    if (request.format != Format::text) {
-      ptxdwarf::print::dumpJson(m, file->dwarf, sections, out, sink, request.format == Format::jsonLines);
-    } else if (!hasDebugSections(m) && !hasLineInformation(m)) {
-      out += path + ": no debug sections\n";
-      continue;
     } else {
-      ptxdwarf::print::dumpText(m, file->dwarf, sections, out, sink);  // starts with llvm-dwarfdump's file line
+      ptxdwarf::print::dumpFile(path, m, file->dwarf, fileDumpOptions(request), out, sink);
     }
     if (file->dwarf.diagnostics.hasErrors()) {
       appendDiagnostics(file->dwarf.diagnostics, path, err);

@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "ptxdwarf/cubin/print.h"
-#include "ptxdwarf/format.h"
 #include "ptxdwarf/load.h"
 #include "ptxdwarf/print/render.h"
 #include "ptxdwarf/print/views.h"
@@ -153,67 +151,9 @@ std::string statisticsJson(Loaded& loaded) {
   return out;
 }
 
-namespace {
-
-bool hasDebugSections(const ptx::Module& m) {
-  for (const ptxdwarf::SectionImage& s : m.sections)
-    if (s.name.starts_with(".debug")) return true;
-  return false;
-}
-
-bool hasLineInformation(const ptx::Module& m) { return !m.files.empty() || !m.locs.empty(); }
-
-// ptxdump's dumpCubin: a cubin's line table is its own .debug_line (the
-// PTX line table's `.loc` lines are not there), printed after the DWARF.
-std::string dumpCubin(const Loaded& loaded, const DumpRequest& request) {
-  const ptx::Module& m = loaded.module();
-  ptxdwarf::print::DumpOptions sections = request.sections;
-  if (request.defaultSections && !m.section(".debug_info")) {  // a -lineinfo cubin
-    sections.info = false;
-    sections.line = true;
-  }
-  const bool line = sections.line;
-  sections.line = false;
+std::string dumpOutput(const Loaded& loaded, const ptxdwarf::print::FileDumpOptions& options) {
   std::string out;
-  if (request.format != DumpRequest::Format::text) {
-    if (!line) {
-      ptxdwarf::print::dumpJson(m, loaded.dwarf, sections, out, {}, request.format == DumpRequest::Format::jsonLines);
-      return out;
-    }
-    out += "{\"file\":";
-    ptxdwarf::appendJsonString(out, loaded.name);
-    ptxdwarf::cubin::appendLineTableJsonMembers(m, out += ",");
-    out += "}\n";
-    return out;
-  }
-  const ptxdwarf::print::DumpOptions& s = sections;
-  if (s.info || s.abbrev || s.loc || s.aranges || s.str || s.pubnames)
-    ptxdwarf::print::dumpText(m, loaded.dwarf, sections, out);
-  else
-    out += loaded.name + ":\tfile format " + std::string(m.fileFormat) + "\n";
-  if (line) ptxdwarf::cubin::appendLineTableText(m, out);
-  return out;
-}
-
-}  // namespace
-
-// ptxdump's runDump for one file: with no section named, a file with `.loc`
-// lines and no .debug_info (a -lineinfo build) shows its line table.
-std::string dumpOutput(const Loaded& loaded, const DumpRequest& request) {
-  const ptx::Module& m = loaded.module();
-  if (m.fileFormat != "ptx") return dumpCubin(loaded, request);
-  ptxdwarf::print::DumpOptions sections = request.sections;
-  if (request.defaultSections && !m.section(".debug_info") && hasLineInformation(m)) {
-    sections.info = false;
-    sections.line = true;
-  }
-  std::string out;
-  if (request.format != DumpRequest::Format::text)
-    ptxdwarf::print::dumpJson(m, loaded.dwarf, sections, out, {}, request.format == DumpRequest::Format::jsonLines);
-  else if (!hasDebugSections(m) && !hasLineInformation(m))
-    out = loaded.name + ": no debug sections\n";
-  else
-    ptxdwarf::print::dumpText(m, loaded.dwarf, sections, out);
+  ptxdwarf::print::dumpFile(loaded.name, loaded.module(), loaded.dwarf, options, out);
   return out;
 }
 

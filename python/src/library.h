@@ -91,14 +91,7 @@ std::string lookupError(const Loaded& loaded, const ptxdwarf::view::LookupResult
 std::vector<ptxdwarf::view::TypeLayout> typeLayouts(const Loaded& loaded);
 std::string statisticsJson(Loaded& loaded);
 
-// The options of `ptxdump dump` that the binding takes.
-struct DumpRequest {
-  enum class Format { text, json, jsonLines };
-  Format format = Format::text;
-  ptxdwarf::print::DumpOptions sections;
-  bool defaultSections = false;  // no section named: a -lineinfo file shows its line table
-};
 // Exactly what `ptxdump dump` prints for the module with those options.
-std::string dumpOutput(const Loaded& loaded, const DumpRequest& request);
+std::string dumpOutput(const Loaded& loaded, const ptxdwarf::print::FileDumpOptions& options);
 
 }  // namespace ptxdwarf_python

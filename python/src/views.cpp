@@ -13,6 +13,7 @@
 
 namespace ptxdwarf_python {
 
+namespace print = ptxdwarf::print;
 namespace view = ptxdwarf::view;
 using LoadedPtr = std::shared_ptr<Loaded>;
 
@@ -244,37 +245,65 @@ void bindTypeLayouts(py::module_& m) {
 
 // `sections`: None (ptxdump's default: the DIE tree, or a -lineinfo file's
 // line table), "all", or names among info, abbrev, pubnames, aranges, loc,
-// str, line (ptxdump's --debug-NAME flags).
-DumpRequest dumpRequest(const std::string& format, const py::object& sections) {
-  DumpRequest request;
-  if (format == "text") request.format = DumpRequest::Format::text;
-  else if (format == "json") request.format = DumpRequest::Format::json;
-  else if (format == "json-lines") request.format = DumpRequest::Format::jsonLines;
-  else throw py::value_error("dump(): format is \"text\", \"json\" or \"json-lines\", not \"" + format + "\"");
-  ptxdwarf::print::DumpOptions& s = request.sections;
-  if (sections.is_none()) {
-    request.defaultSections = true;
-    return request;
-  }
+// str, line, regmap, sass-lines (ptxdump's --debug-NAME, --debug-regmap and
+// --sass-lines flags).
+void selectSections(const py::object& sections, print::FileDumpOptions& options) {
+  print::DumpOptions& s = options.sections;
   std::vector<std::string> names;
-  if (py::isinstance<py::str>(sections)) names.push_back(sections.cast<std::string>());
+  if (sections.is_none()) names = {};
+  else if (py::isinstance<py::str>(sections)) names.push_back(sections.cast<std::string>());
   else names = sections.cast<std::vector<std::string>>();
   s.info = false;
+  bool dwarfNamed = false;
   for (const std::string& n : names) {
-    if (n == "all") s.info = s.abbrev = s.pubnames = s.aranges = s.loc = s.str = s.line = true;
-    else if (n == "info") s.info = true;
-    else if (n == "abbrev") s.abbrev = true;
-    else if (n == "pubnames") s.pubnames = true;
-    else if (n == "aranges") s.aranges = true;
-    else if (n == "loc") s.loc = true;
-    else if (n == "str") s.str = true;
-    else if (n == "line") s.line = true;
+    bool* flag = n == "info"       ? &s.info
+                 : n == "abbrev"   ? &s.abbrev
+                 : n == "pubnames" ? &s.pubnames
+                 : n == "aranges"  ? &s.aranges
+                 : n == "loc"      ? &s.loc
+                 : n == "str"      ? &s.str
+                 : n == "line"     ? &s.line
+                                   : nullptr;
+    if (n == "all") s.info = s.abbrev = s.pubnames = s.aranges = s.loc = s.str = s.line = dwarfNamed = true;
+    else if (flag) *flag = dwarfNamed = true;
+    else if (n == "regmap") options.regmap = true;
+    else if (n == "sass-lines") options.sassLines = true;
     else
       throw py::value_error("dump(): no section \"" + n +
-                            "\" (all, info, abbrev, pubnames, aranges, loc, str, line)");
+                            "\" (all, info, abbrev, pubnames, aranges, loc, str, line, regmap, sass-lines)");
   }
-  if (names.empty()) request.defaultSections = s.info = true;  // as ptxdump with no --debug-* flag
-  return request;
+  // As ptxdump with no --debug-NAME flag: the default, beside a cubin's extras.
+  if (!dwarfNamed) options.defaultSections = s.info = true;
+}
+
+print::DumpFormat dumpFormat(const std::string& format) {
+  if (format == "text") return print::DumpFormat::text;
+  if (format == "json") return print::DumpFormat::json;
+  if (format == "json-lines") return print::DumpFormat::jsonLines;
+  throw py::value_error("dump(): format is \"text\", \"json\" or \"json-lines\", not \"" + format + "\"");
+}
+
+// llvm-dwarfdump's DIE selection and --show-form, as ptxdump dump takes them.
+void selectDies(const py::object& name, bool ignoreCase, bool regex, bool showChildren, bool showParents,
+                const py::object& recurseDepth, bool showForm, print::FileDumpOptions& options) {
+  print::DumpOptions& s = options.sections;
+  if (!name.is_none()) {
+    if (py::isinstance<py::str>(name)) s.names.push_back(name.cast<std::string>());
+    else s.names = name.cast<std::vector<std::string>>();
+  }
+  s.ignoreCase = ignoreCase;
+  s.regex = regex;
+  s.showChildren = showChildren;
+  s.showParents = showParents;
+  if (!recurseDepth.is_none()) {
+    const long depth = recurseDepth.cast<long>();
+    if (depth < 0) throw py::value_error("dump(): recurse_depth is a count of levels, not " + std::to_string(depth));
+    s.recurseDepth = static_cast<uint32_t>(std::min<long>(depth, UINT32_MAX));
+  }
+  s.showForm = showForm;
+  if (options.format == print::DumpFormat::json && !s.names.empty())
+    throw py::value_error("dump(): name selects DIEs of the text dump (llvm-dwarfdump's); it has no JSON form");
+  if (std::string error; !print::validNamePatterns(s, error)) throw py::value_error("dump(): " + error);
 }
 
 }  // namespace
@@ -324,18 +353,27 @@ void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& modu
           "The debug-information figures, a dict equal to `ptxdump dump --statistics`' JSON object")
       .def(
           "dump",
-          [](const LoadedPtr& l, const std::string& format, const py::object& sections) {
-            DumpRequest request = dumpRequest(format, sections);
+          [](const LoadedPtr& l, const std::string& format, const py::object& sections, const py::object& name,
+             bool ignoreCase, bool regex, bool showChildren, bool showParents, const py::object& recurseDepth,
+             bool showForm) {
+            print::FileDumpOptions options;
+            options.format = dumpFormat(format);
+            selectSections(sections, options);
+            selectDies(name, ignoreCase, regex, showChildren, showParents, recurseDepth, showForm, options);
             std::string out;
             {
               py::gil_scoped_release release;
-              out = dumpOutput(*l, request);
+              out = dumpOutput(*l, options);
             }
             return text(out);
           },
-          py::arg("format") = "text", py::arg("sections") = py::none(),
+          py::arg("format") = "text", py::arg("sections") = py::none(), py::kw_only(), py::arg("name") = py::none(),
+          py::arg("ignore_case") = false, py::arg("regex") = false, py::arg("show_children") = false,
+          py::arg("show_parents") = false, py::arg("recurse_depth") = py::none(), py::arg("show_form") = false,
           "What `ptxdump dump` prints: format \"text\", \"json\" or \"json-lines\"; sections None (the "
-          "default), \"all\" or names among info, abbrev, pubnames, aranges, loc, str, line");
+          "default), \"all\" or names among info, abbrev, pubnames, aranges, loc, str, line, and for a cubin "
+          "regmap and sass-lines; name (a string or a list), ignore_case, regex, show_children, show_parents, "
+          "recurse_depth: llvm-dwarfdump's DIE selection (--name, -c, -p, -r); show_form: --show-form");
 }
 
 }  // namespace ptxdwarf_python

@@ -103,6 +103,11 @@ class DumpTest(unittest.TestCase):
             for kwargs, flags in self.CASES:
                 with self.subTest(path=str(path), options=kwargs):
                     self.assertEqual(m.dump(**kwargs), stdout_text(run_ptxdump("dump", *flags, path)))
+            for kwargs, flags in (({"sections": ["regmap", "sass-lines"]}, ["--debug-regmap", "--sass-lines"]),
+                                  ({"format": "json", "sections": ["line", "regmap"]},
+                                   ["--format", "json", "--debug-line", "--debug-regmap"])):
+                with self.subTest(path=str(path), options=kwargs):
+                    self.assertEqual(m.dump(**kwargs), stdout_text(run_ptxdump("dump", *flags, path)))
             with self.subTest(path=str(path), view="statistics, types"):
                 self.assertEqual(m.statistics(), decoded(json.loads(run_ptxdump("dump", "--statistics", path).stdout)))
                 expected = decoded(json.loads(run_ptxdump("types", "--format", "json", path).stdout))["types"]
@@ -110,6 +115,43 @@ class DumpTest(unittest.TestCase):
             cubins += 1
         if not cubins:
             self.skipTest("no compiled cubins in PTXDWARF_PY_CORPUS")
+
+    # llvm-dwarfdump's DIE selection and --show-form: on a spread of files,
+    # for a name each file has (its first subprogram) and one it lacks.
+    SELECTIONS = [
+        ({"show_form": True}, ["--show-form"]),
+        ({"name": "{sub}"}, ["--name", "{sub}"]),
+        ({"name": ["{sub}", "absent"], "show_parents": True}, ["--name", "{sub}", "--name", "absent", "-p"]),
+        ({"name": "{sub}", "show_children": True, "recurse_depth": 1}, ["--name", "{sub}", "-c", "-r", "1"]),
+        ({"name": "{SUB}", "ignore_case": True, "show_form": True}, ["--name", "{SUB}", "--ignore-case", "--show-form"]),
+        ({"name": "^{sub}$|nothing", "regex": True}, ["--name", "^{sub}$|nothing", "--regex"]),
+        ({"format": "json-lines", "name": "{sub}"}, ["--format", "json-lines", "--name", "{sub}"]),
+    ]
+
+    def test_die_selection_equals_ptxdump(self):
+        selected = 0
+        for path, m in spread(readable_modules(), 12):
+            subprograms = [d for u in m.units for d in u.iter_dies() if d.tag == "DW_TAG_subprogram" and d.name]
+            if not subprograms:
+                continue
+            sub = re.sub(r"[^A-Za-z0-9_]", "", subprograms[0].name) or subprograms[0].name
+            for kwargs, flags in self.SELECTIONS:
+                fill = lambda v: v.replace("{sub}", sub).replace("{SUB}", sub.upper())
+                kwargs = {k: ([fill(x) for x in v] if isinstance(v, list) else fill(v) if isinstance(v, str) else v)
+                          for k, v in kwargs.items()}
+                with self.subTest(path=str(path), options=kwargs):
+                    expected = stdout_text(run_ptxdump("dump", *[fill(f) for f in flags], path))
+                    self.assertEqual(m.dump(**kwargs), expected)
+            selected += 1
+        self.assertGreater(selected, 3)
+
+    def test_bad_selections_raise_value_error_as_ptxdump_refuses_them(self):
+        m = ptxdwarf.read(FIXTURES / "chapter6.ptx")
+        for kwargs in ({"format": "json", "name": "f"}, {"name": "(", "regex": True}, {"sections": "debug_nope"},
+                       {"recurse_depth": -1}, {"format": "yaml"}):
+            with self.subTest(options=kwargs):
+                with self.assertRaises(ValueError):
+                    m.dump(**kwargs)
 
     def test_statistics_equal_ptxdump_statistics(self):
         for path, m in readable_modules():

@@ -54,4 +54,22 @@ void dumpText(const ptx::Module& module, const read::Dwarf& dwarf, const DumpOpt
 void dumpJson(const ptx::Module& module, const read::Dwarf& dwarf, const DumpOptions& options, std::string& out,
               const Sink& sink = {}, bool lines = false);
 
+// What `ptxdump dump` shows of one file, chosen as it chooses. With no section
+// named (`defaultSections`), the DIE tree -- or, for a file with line
+// information and no .debug_info (a -lineinfo build), its line table. A
+// cubin's line table is its own .debug_line (the rows ptxas made, inline
+// stacks decoded), and on request its register map and SASS -> PTX lines.
+enum class DumpFormat { text, json, jsonLines };
+struct FileDumpOptions {
+  DumpOptions sections;
+  bool defaultSections = false;
+  DumpFormat format = DumpFormat::text;
+  bool regmap = false;     // a cubin's .nv_debug_info_reg_sass
+  bool sassLines = false;  // a cubin's .nv_debug_line_sass
+};
+// Appends to `out` (or hands to `sink`, as dumpText) what the dump shows of the
+// module read from `path`, which names it in the output.
+void dumpFile(std::string_view path, const ptx::Module& module, const read::Dwarf& dwarf,
+              const FileDumpOptions& options, std::string& out, const Sink& sink = {});
+
 }  // namespace ptxdwarf::print
