@@ -10,6 +10,7 @@ import unittest
 
 from support import FIXTURES, ptxdwarf, run_ptxdump, tool  # first: finds the build's ptxdwarf
 from producer_example import SAXPY, SCALE, build_saxpy  # noqa: E402
+import tiny_saxpy  # noqa: E402
 
 
 def ptxas_rows(requests):
@@ -39,6 +40,58 @@ def debug_line_rows(dump):
         if "end_sequence" not in flags:
             rows.append((files[int(file_)], int(line)))
     return rows
+
+
+class TinyRendererTest(unittest.TestCase):
+    """docs/python.md's tinygrad-style renderer: the kernel's `.loc` lines are
+    the Python lines that made each operation, ptxas -g accepts the PTX, and its
+    line table and DWARF say so."""
+
+    def setUp(self):
+        self.kernel = tiny_saxpy.saxpy()
+        self.text, self.diagnostics = self.kernel.render()
+        with open(tiny_saxpy.__file__) as f:
+            self.source = f.read().splitlines()
+
+    def test_every_row_is_a_line_of_the_kernel_source_that_made_code(self):
+        self.assertEqual([str(d) for d in self.diagnostics if d.severity != "note"], [])
+        body = [n for n, text in enumerate(self.source, 1) if text.startswith("    ")]
+        for (path, line, column), code in self.kernel.operations:
+            self.assertEqual(path, os.path.abspath(tiny_saxpy.__file__))
+            self.assertIn(line, body)
+            self.assertGreater(column, 0)
+            self.assertTrue(self.source[line - 1][column - 1:].strip(), (line, column))
+        store = next(n for n, text in enumerate(self.source, 1) if text.strip().startswith("y[i] ="))
+        self.assertIn("\t.loc\t1 %d 5\n" % store, self.text)  # the store: column of `y[i]`
+
+    def test_ptxas_accepts_it_and_its_line_table_is_the_python_lines(self):
+        ptxas, dwarfdump = tool("ptxas"), tool("llvm-dwarfdump", "llvm-dwarfdump-19", "llvm-dwarfdump-14")
+        if not ptxas or not dwarfdump:
+            self.skipTest("ptxas or llvm-dwarfdump not found")
+        with tempfile.TemporaryDirectory() as tmp:
+            ptx, cubin = os.path.join(tmp, "saxpy.ptx"), os.path.join(tmp, "saxpy.cubin")
+            with open(ptx, "w") as f:
+                f.write(self.text)
+            r = subprocess.run([ptxas, "-arch=sm_80", "-g", ptx, "-o", cubin], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = subprocess.run([dwarfdump, "--debug-line", cubin], capture_output=True, text=True).stdout
+            info = subprocess.run([dwarfdump, "--debug-info", cubin], capture_output=True, text=True).stdout
+        requests = [(path, line, column, []) for (path, line, column), _ in self.kernel.operations]
+        requests.append((*self.kernel.position, []))  # ret
+        self.assertEqual(debug_line_rows(lines), ptxas_rows(requests), lines)
+        for name in ("saxpy", "x", "y", "a", "i", "scaled", "r"):
+            self.assertIn('DW_AT_name\t("%s")' % name, info)
+
+    def test_a_debugger_at_the_store_sees_every_named_value_in_its_register(self):
+        m = ptxdwarf.parse(self.text, name="saxpy.ptx")
+        store = next(n for n, text in enumerate(self.source, 1) if text.strip().startswith("y[i] ="))
+        [match] = m.lookup("tiny_saxpy.py:%d" % store, strict=True)
+        where = {v.name: v.location for v in match.variables}
+        named = {name: value.register for name, value, _ in self.kernel.named}
+        self.assertEqual(set(named), {"i", "scaled", "r"})
+        for name, register in named.items():
+            self.assertEqual(where[name], register)
+        self.assertEqual((where["x"], where["a"]), ("saxpy_x", "saxpy_a"))
 
 
 class ProducerTest(unittest.TestCase):
