@@ -111,9 +111,9 @@ std::vector<CorpusEntry> entriesWhere(bool (*keep)(const CorpusEntry&)) {
 
 // llvm-dwarfdump applies no relocation to a cubin (no EM_CUDA resolver):
 // the bytes as the file holds them.
-TEST_P(CubinDebugInfo, DumpEqualsLlvmDwarfdumpDieForDie) {
+void expectDumpAsLlvm(const std::string& path, Tally& t) {
   std::string bytes;
-  cubin::ReadResult r = readCubin(p_.cubinPath, bytes, false);
+  cubin::ReadResult r = readCubin(path, bytes, false);
   ASSERT_TRUE(r.ok()) << r.diagnostics.items.front().message;
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   if (dwarf.dies.empty()) GTEST_SKIP() << "no .debug_info in the cubin";
@@ -121,13 +121,12 @@ TEST_P(CubinDebugInfo, DumpEqualsLlvmDwarfdumpDieForDie) {
   ptxdwarf::print::dumpText(
       r.module, dwarf, {.info = true, .abbrev = true, .pubnames = true, .aranges = true, .loc = true, .str = true}, ours);
   CommandResult llvm = runCommand({*findTool("llvm-dwarfdump"), "--debug-info", "--debug-abbrev", "--debug-loc",
-                                   "--debug-aranges", "--debug-str", "--debug-pubnames", p_.cubinPath});
+                                   "--debug-aranges", "--debug-str", "--debug-pubnames", path});
   ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
   std::vector<std::string> a = lines(ours), b = lines(llvm.out);
   ASSERT_EQ(a.size(), b.size()) << "line counts differ";
   static const std::regex dieLine(R"(^0x[0-9a-f]{8}: +(DW_TAG|NULL))");
   static const std::regex attrLine(R"(^ +DW_AT_)");
-  Tally& t = tallyFor(GetParam());
   ++t.cubins;
   for (size_t i = 1; i < a.size(); ++i) {  // line 0 names the file
     EXPECT_EQ(llvmSpelling(a[i]), b[i]) << "line " << i + 1;
@@ -137,13 +136,15 @@ TEST_P(CubinDebugInfo, DumpEqualsLlvmDwarfdumpDieForDie) {
   }
 }
 
+TEST_P(CubinDebugInfo, DumpEqualsLlvmDwarfdumpDieForDie) { expectDumpAsLlvm(p_.cubinPath, tallyFor(GetParam())); }
+
 // Relocated as the driver relocates it, each function's address range lies
 // inside its code (its .text section; CCCL's functions end before their
 // section's padding).
-TEST_P(CubinDebugInfo, RelocatedHighPcIsTheFunctionsCodeSize) {
+void expectRangesInsideTheirCode(const std::string& path) {
   std::string bytes;
-  cubin::ReadResult r = readCubin(p_.cubinPath, bytes);
-  ASSERT_TRUE(r.ok());
+  cubin::ReadResult r = readCubin(path, bytes);
+  ASSERT_TRUE(r.ok()) << r.diagnostics.items.front().message;
   ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
   int checked = 0;
   for (const ptxdwarf::read::Die& d : dwarf.dies) {
@@ -159,6 +160,8 @@ TEST_P(CubinDebugInfo, RelocatedHighPcIsTheFunctionsCodeSize) {
   }
   if (checked == 0) GTEST_SKIP() << "no function with an address range and code";
 }
+
+TEST_P(CubinDebugInfo, RelocatedHighPcIsTheFunctionsCodeSize) { expectRangesInsideTheirCode(p_.cubinPath); }
 
 struct LlvmRow {
   uint64_t address = 0;
@@ -372,11 +375,39 @@ TEST_P(CubinDebugInfo, RegisterMapDecodesWholeAndNamesDeclaredRegisters) {
   tallyFor(GetParam()).routineEntries += routineEntries;
 }
 
+// `ptxas -c` (what nvcc -rdc=true links later): an ET_REL cubin, its
+// `.nv_debug_ptx_txt` suffixed, `.nv.global`/`.nv.shared` in NVIDIA's own
+// section types. The same three properties hold of it.
+class CubinRelocatable : public CubinCorpus {};
+
+TEST_P(CubinRelocatable, DumpLinesAndRangesHoldOfTheRelocatableCubin) {
+  std::optional<std::string> ptxas = findTool("ptxas");
+  ASSERT_TRUE(ptxas);
+  const std::string path = p_.cubinPath + ".relocatable.cubin";
+  CommandResult r = runCommand({*ptxas, "-arch=" + GetParam().arch, "-g", "-c", p_.ptxPath, "-o", path});
+  ASSERT_TRUE(r.ok()) << r.summary();
+  std::string bytes;
+  cubin::ReadResult read = readCubin(path, bytes);
+  ASSERT_TRUE(read.ok()) << read.diagnostics.items.front().message;
+  ASSERT_EQ(read.cubin.header.type, ptxdwarf::elf::ET_REL);
+  EXPECT_TRUE(cubin::embeddedPtx(read.module)) << "the suffixed .nv_debug_ptx_txt.<n>";
+  Tally ignored;  // the tallies count the linked cubins
+  expectDumpAsLlvm(path, ignored);
+  expectRowsAsLlvm(path, GetParam());
+  expectRangesInsideTheirCode(path);
+}
+
 std::string entryName(const testing::TestParamInfo<CorpusEntry>& info) { return info.param.id; }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CubinCorpus, testing::ValuesIn(assembledEntries()), entryName);
 INSTANTIATE_TEST_SUITE_P(Corpus, CubinDebugInfo,
                          testing::ValuesIn(entriesWhere([](const CorpusEntry& e) { return !isLineTablesOnly(e.producer); })),
+                         entryName);
+// nvcc -G builds for sm_90 (every program once, the -rdc one among them).
+INSTANTIATE_TEST_SUITE_P(Corpus, CubinRelocatable,
+                         testing::ValuesIn(entriesWhere([](const CorpusEntry& e) {
+                           return e.producer == Producer::nvcc && e.arch == "sm_90";
+                         })),
                          entryName);
 INSTANTIATE_TEST_SUITE_P(Corpus, CubinInlining,
                          testing::ValuesIn(entriesWhere([](const CorpusEntry& e) { return e.producer == Producer::nvccLineinfo; })),

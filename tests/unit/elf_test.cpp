@@ -233,6 +233,28 @@ TEST(ElfReader, OverlappingSections) {
   EXPECT_NE(e.message.find("overlap"), std::string::npos) << e.message;
 }
 
+// ptxas -c writes .nv.global and .nv.shared.<kernel> with NVIDIA's own
+// types at the offset of the section after them (measured: CUDA 13.0,
+// cccl_libcudacxx -rdc): they hold no bytes, so they neither overlap nor run
+// past the end -- in an EM_CUDA file. Elsewhere the types mean nothing to us.
+TEST(ElfReader, NvidiaUninitializedSectionsHoldNoBytesOfTheFile) {
+  for (uint32_t type : {elf::SHT_CUDA_GLOBAL, elf::SHT_CUDA_LOCAL, elf::SHT_CUDA_SHARED}) {
+    Built b = build({{".a", elf::SHT_PROGBITS, {1, 2, 3, 4}}, {".nv.shared.k", type, {5, 6}}});
+    put(b.file, b.shoff + 2 * 64 + 24, 64 + 2, 8);  // placed inside .a
+    put(b.file, b.shoff + 2 * 64 + 32, 0x608, 8);   // and larger than the file
+    elf::Error e;
+    std::optional<elf::File> f = parse(b.file, e);
+    ASSERT_TRUE(f) << e.message;
+    const elf::Section* shared = f->find(".nv.shared.k");
+    ASSERT_NE(shared, nullptr);
+    EXPECT_FALSE(shared->inFile);
+    EXPECT_TRUE(f->contents(*shared).empty());
+    EXPECT_EQ(f->contents(*f->find(".a")).size(), 4u);
+    put(b.file, 18, 62, 2);  // EM_X86_64: the same type is a processor's own, with bytes
+    EXPECT_FALSE(parse(b.file, e));
+  }
+}
+
 TEST(ElfReader, NameWithoutNulOrOutsideTheNameTable) {
   Built b = build({{".debug_abbrev", elf::SHT_PROGBITS, {1}}});
   // The name table is the last section: make it end before its last NUL.

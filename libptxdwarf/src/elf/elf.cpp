@@ -57,7 +57,13 @@ Section readSectionHeader(std::span<const uint8_t> bytes, uint64_t at, uint32_t 
   return s;
 }
 
-bool hasBytes(const Section& s) { return s.type != SHT_NOBITS && s.type != SHT_NULL && s.size != 0; }
+bool holdsFileBytes(uint32_t type, uint16_t machine) {
+  if (type == SHT_NULL || type == SHT_NOBITS) return false;
+  const bool cudaUninitialized = type == SHT_CUDA_GLOBAL || type == SHT_CUDA_LOCAL || type == SHT_CUDA_SHARED;
+  return !(machine == EM_CUDA && cudaUninitialized);
+}
+
+bool hasBytes(const Section& s) { return s.inFile && s.size != 0; }
 
 // No two sections' bytes share a byte of the file unless they are the same
 // bytes (a section partly overlapping another is a damaged or hostile file:
@@ -143,7 +149,8 @@ std::optional<File> File::parse(std::span<const uint8_t> bytes, Error& error) {
   for (uint64_t i = 0; i < shnum; ++i) {
     const uint64_t at = shoff + i * kSectionHeaderSize;
     Section s = readSectionHeader(bytes, at, static_cast<uint32_t>(i));
-    if (s.type != SHT_NOBITS && s.type != SHT_NULL && !inside(s.offset, s.size, bytes.size())) {
+    s.inFile = holdsFileBytes(s.type, f.header_.machine);
+    if (s.inFile && !inside(s.offset, s.size, bytes.size())) {
       error = fail("section " + std::to_string(i) + "'s bytes (" + hex(s.offset) + "+" + hex(s.size) +
                        ") run past the end of the file (" + std::to_string(bytes.size()) + " bytes)",
                    at + 24);
@@ -194,7 +201,7 @@ std::vector<const Section*> File::findAll(std::string_view name) const {
 }
 
 std::span<const uint8_t> File::contents(const Section& s) const {
-  if (s.type == SHT_NOBITS || s.type == SHT_NULL) return {};
+  if (!s.inFile) return {};
   return bytes_.subspan(s.offset, s.size);  // checked by parse
 }
 

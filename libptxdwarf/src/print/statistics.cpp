@@ -51,7 +51,7 @@ void statisticsJson(std::string_view file, const view::Statistics& s, std::strin
   JsonObject j(out);
   j.number("version", 9);  // the llvm-dwarfdump algorithm version these follow
   j.string("file", file);
-  j.string("format", "ptx");
+  j.string("format", s.format);
   j.number("#functions", s.functions);
   j.number("#functions with location", s.functionsWithLocation);
   j.number("#inlined functions", s.inlinedFunctions);

@@ -621,7 +621,9 @@ class Collector {
 }  // namespace
 
 Statistics computeStatistics(const ptx::Module& module, const read::Dwarf& dwarf) {
-  return Collector(module, dwarf).run();
+  Statistics s = Collector(module, dwarf).run();
+  s.format = module.fileFormat;
+  return s;
 }
 
 }  // namespace ptxdwarf::view

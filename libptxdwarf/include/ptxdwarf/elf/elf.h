@@ -19,6 +19,11 @@ namespace ptxdwarf::elf {
 inline constexpr uint32_t SHT_NULL = 0, SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4,
                           SHT_NOBITS = 8, SHT_REL = 9;
 inline constexpr uint16_t EM_CUDA = 190;
+// NVIDIA's types, in a cubin, for memory the driver allocates without
+// contents: like SHT_NOBITS they hold no bytes of the file. `ptxas -c`
+// (relocatable) writes `.nv.global` and `.nv.shared.<kernel>` with these at
+// the offset of the next section; a linked cubin says SHT_NOBITS.
+inline constexpr uint32_t SHT_CUDA_GLOBAL = 0x70000007, SHT_CUDA_LOCAL = 0x70000009, SHT_CUDA_SHARED = 0x7000000a;
 inline constexpr uint16_t ET_REL = 1, ET_EXEC = 2;
 // NVIDIA's relocation types that a debug section holds: a 32- and a 64-bit
 // absolute value (S + A).
@@ -49,6 +54,7 @@ struct Section {
   uint32_t info = 0;
   uint64_t addressAlign = 0;
   uint64_t entrySize = 0;
+  bool inFile = false;  // its bytes are in the file: not SHT_NULL, SHT_NOBITS or NVIDIA's kinds of them
 };
 
 struct Symbol {
@@ -84,7 +90,7 @@ struct Error {
 class File {
  public:
   // Reads the header and the section headers and checks them: the header
-  // inside the file, every section's bytes (but SHT_NOBITS) inside the file,
+  // inside the file, every section's bytes (those `inFile`) inside the file,
   // no two sections' bytes partly overlapping (the same bytes under two names are fine), every name a NUL-terminated string
   // of the section name table. nullopt with `error` set otherwise.
   static std::optional<File> parse(std::span<const uint8_t> bytes, Error& error);
@@ -95,7 +101,7 @@ class File {
   const Section* find(std::string_view name) const;
   // Every section of that name, in header order (ptxas may write two `.debug_info`).
   std::vector<const Section*> findAll(std::string_view name) const;
-  // The section's bytes in the file (checked by parse); empty for SHT_NOBITS.
+  // The section's bytes in the file (checked by parse); empty unless `inFile`.
   std::span<const uint8_t> contents(const Section& s) const;
 
   // The symbols of a SHT_SYMTAB section, names from its linked string table.

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -35,6 +36,7 @@ struct ScopeCoverage {
 };
 
 struct Statistics {
+  std::string format;  // "format": the module's file format ("ptx", or a cubin's "elf64-unknown")
   // llvm-dwarfdump's count keys.
   uint64_t functions = 0;                    // "#functions": distinct concrete functions (out of line or inlined)
   uint64_t functionsWithLocation = 0;        // "#functions with location": with decl_file and decl_line
