@@ -1,7 +1,8 @@
 // `ptxdump dump --statistics` against `llvm-dwarfdump --statistics` on the
-// cubin ptxas makes of each corpus file: every count key (functions, inlined
-// functions, variables, parameters, call sites) must be equal. The coverage
-// figures are left out: LLVM's are in SASS bytes, ours in PTX instructions.
+// cubin ptxas makes of each corpus file: of the PTX, every count key
+// (functions, inlined functions, variables, parameters, call sites) must be
+// equal -- the coverage figures are left out, LLVM's are in SASS bytes and a
+// PTX file's in PTX instructions; of the cubin itself, every key.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "corpus.h"
 #include "tools.h"
+#include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/statistics.h"
@@ -50,11 +52,12 @@ std::map<std::string, uint64_t> numbers(const std::string& json) {
 }
 
 struct Totals {
-  int files = 0, keys = 0, nonZero = 0;
+  int files = 0, keys = 0, nonZero = 0, cubins = 0;
   ~Totals() {
     if (files)
-      std::printf("--statistics vs llvm-dwarfdump --statistics: %d files, %d count keys equal (%d of them non-zero)\n",
-                  files, keys, nonZero);
+      std::printf("--statistics vs llvm-dwarfdump --statistics: %d files, %d count keys equal (%d of them non-zero); "
+                  "%d cubins compared whole\n",
+                  files, keys, nonZero, cubins);
   }
 } totals;
 
@@ -83,6 +86,32 @@ TEST_P(StatisticsAgainstLlvm, EveryCountKeyAgrees) {
     ++totals.keys;
     totals.nonZero += b[key] != 0;
   }
+}
+
+// The cubin read as llvm-dwarfdump reads it (no relocation applied: it has
+// no EM_CUDA resolver): every key, the coverage in bytes and the debug
+// sections' sizes included, but "file".
+TEST_P(StatisticsAgainstLlvm, OfTheCubinEveryKeyAgrees) {
+  std::optional<std::string> tool = findTool("llvm-dwarfdump");
+  if (!tool) PTXDWARF_MISSING_TOOL("llvm-dwarfdump not found");
+  PreparedEntry p = prepare(GetParam());
+  if (p.status == PreparedEntry::Status::skipped) GTEST_SKIP() << p.message;
+  ASSERT_EQ(p.status, PreparedEntry::Status::ready) << p.message;
+  std::string bytes = *readFile(p.cubinPath);
+  ptxdwarf::cubin::ReadResult r = ptxdwarf::cubin::read(bytes, p.cubinPath, {.applyRelocations = false});
+  ASSERT_TRUE(r.ok()) << r.diagnostics.items.front().message;
+  ptxdwarf::read::Dwarf dwarf = ptxdwarf::read::decode(r.module.sections);
+  std::string ours;
+  ptxdwarf::print::statisticsJson(p.cubinPath, ptxdwarf::view::computeStatistics(r.module, dwarf), ours);
+  CommandResult llvm = runCommand({*tool, "--statistics", p.cubinPath});
+  ASSERT_EQ(llvm.exitCode, 0) << llvm.summary();
+  static const std::regex format(R"re("format": "([^"]+)")re");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(ours, a, format));
+  ASSERT_TRUE(std::regex_search(llvm.out, b, format));
+  EXPECT_EQ(a[1].str(), b[1].str());
+  EXPECT_EQ(numbers(ours), numbers(llvm.out));
+  ++totals.cubins;
 }
 
 // LLVM counts a function's unique variables by VarPrefix and name: "v", a

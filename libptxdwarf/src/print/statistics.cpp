@@ -38,16 +38,18 @@ void buckets(JsonObject& j, std::string_view what, const std::array<uint64_t, vi
   j.number(prefix + "100%" + std::string(tail), b[view::kCoverageBuckets - 1]);
 }
 
-void scopeSums(JsonObject& j, std::string_view what, const view::ScopeCoverage& c) {
+void scopeSums(JsonObject& j, std::string_view what, const std::string& unit, const view::ScopeCoverage& c) {
   std::string w(what);
-  j.number(w + "(#instructions in parent scope)", c.inParentScope);
-  j.number(w + "(#instructions in parent scope covered by DW_AT_location)", c.coveredInParentScope);
-  j.number(w + "(#instructions in parent scope covered by DW_OP_entry_value)", c.coveredByEntryValues);
+  j.number(w + "(" + unit + " in parent scope)", c.inParentScope);
+  j.number(w + "(" + unit + " in parent scope covered by DW_AT_location)", c.coveredInParentScope);
+  j.number(w + "(" + unit + " in parent scope covered by DW_OP_entry_value)", c.coveredByEntryValues);
 }
 
 }  // namespace
 
 void statisticsJson(std::string_view file, const view::Statistics& s, std::string& out) {
+  // LLVM's keys say "bytes"; a PTX file's measures are instructions and say so.
+  const std::string unit = s.inBytes ? "#bytes" : "#instructions";
   JsonObject j(out);
   j.number("version", 9);  // the llvm-dwarfdump algorithm version these follow
   j.string("file", file);
@@ -62,16 +64,17 @@ void statisticsJson(std::string_view file, const view::Statistics& s, std::strin
   j.number("#call site entries", s.callSiteEntries);
   j.number("#call site DIEs", s.callSiteDies);
   j.number("#call site parameter DIEs", s.callSiteParameterDies);
-  j.number("sum_all_variables(#instructions in parent scope)", s.variables.inParentScope);
-  j.number("sum_all_variables(#instructions in any scope covered by DW_AT_location)", s.coveredInAnyScope);
-  j.number("sum_all_variables(#instructions in parent scope covered by DW_AT_location)",
+  j.number("sum_all_variables(" + unit + " in parent scope)", s.variables.inParentScope);
+  j.number("sum_all_variables(" + unit + " in any scope covered by DW_AT_location)", s.coveredInAnyScope);
+  j.number("sum_all_variables(" + unit + " in parent scope covered by DW_AT_location)",
            s.variables.coveredInParentScope);
-  j.number("sum_all_variables(#instructions in parent scope covered by DW_OP_entry_value)",
+  j.number("sum_all_variables(" + unit + " in parent scope covered by DW_OP_entry_value)",
            s.variables.coveredByEntryValues);
-  scopeSums(j, "sum_all_params", s.paramScopes);
-  scopeSums(j, "sum_all_local_vars", s.localVarScopes);
-  j.number("#instructions within functions", s.instructionsWithinFunctions);
-  j.number("#instructions within inlined functions", s.instructionsWithinInlinedFunctions);
+  scopeSums(j, "sum_all_params", unit, s.paramScopes);
+  scopeSums(j, "sum_all_local_vars", unit, s.localVarScopes);
+  j.number(unit + " within functions", s.instructionsWithinFunctions);
+  j.number(unit + " within inlined functions", s.instructionsWithinInlinedFunctions);
+  for (const auto& [section, bytes] : s.debugSectionBytes) j.number("#bytes in " + section, bytes);
   j.number("#params", s.params);
   j.number("#params with source location", s.paramsWithSourceLocation);
   j.number("#params with type", s.paramsWithType);

@@ -134,7 +134,7 @@ class VarPrefixes {
 
 class Collector {
  public:
-  Collector(const ptx::Module& m, const Dwarf& d) : m_(m), d_(d) {}
+  Collector(const ptx::Module& m, const Dwarf& d) : m_(m), d_(d), inBytes_(m.fileFormat != "ptx") {}
 
   Statistics run() {
     for (const read::Unit& u : d_.units) {
@@ -152,6 +152,7 @@ class Collector {
  private:
   const ptx::Module& m_;
   const Dwarf& d_;
+  const bool inBytes_;  // a cubin: scopes measured in SASS bytes, as LLVM measures them
   Statistics s_;
   std::unordered_map<std::string, PerFunction> functions_;
   // DW_AT_inline subprogram (its offset) -> its variables' and parameters' offsets.
@@ -194,13 +195,22 @@ class Collector {
     return std::nullopt;
   }
 
-  // DWARFDie::getAddressRanges from low_pc/high_pc, in instructions.
+  // Where an address is, in the unit scopes are measured in: a PTX file's
+  // instruction (its label), a cubin's SASS address itself, as LLVM measures.
+  std::optional<uint64_t> position(uint64_t value, const Relocation* r) const {
+    if (inBytes_) return value;
+    return instructionOf(r);
+  }
+
+  // DWARFDie::getAddressRanges from low_pc/high_pc. A PTX file's high_pc is a
+  // label; a cubin's may be an offset from low_pc (DWARF 4's constant class).
   std::vector<InstructionRange> ranges(const Die& die) const {
     std::optional<AttrValue> low = attr(die, dw::DW_AT_low_pc);
     std::optional<AttrValue> high = attr(die, dw::DW_AT_high_pc);
     if (!low || !high || low->form != dw::DW_FORM_addr) return {};
-    std::optional<uint64_t> first = instructionOf(low->reloc), end;
-    if (high->form == dw::DW_FORM_addr) end = instructionOf(high->reloc);
+    std::optional<uint64_t> first = position(low->value, low->reloc), end;
+    if (high->form == dw::DW_FORM_addr) end = position(high->value, high->reloc);
+    else if (inBytes_ && high->isConstant() && first) end = *first + high->value;
     if (!first || !end) return {};
     return {{*first, *end}};
   }
@@ -292,17 +302,21 @@ class Collector {
     if (!list || !list->terminated) return loc;
     // A DWARF 4 entry is an offset from the base address: the unit's low_pc
     // or a base address selection before it; LLVM fails the list without one.
-    bool base = d_.hasAttribute(d_.dies[unit.firstDie], dw::DW_AT_low_pc);
+    // (A PTX file's entries are labels: positions of their own.)
+    std::optional<AttrValue> unitLow = attr(d_.dies[unit.firstDie], dw::DW_AT_low_pc);
+    std::optional<uint64_t> base = unitLow ? std::optional<uint64_t>(unitLow->value) : std::nullopt;
     std::vector<InstructionRange> parent;
     if (const Die* p = d_.parentOf(die)) parent = ranges(*p);
     for (const read::LocEntry& e : list->entries) {
       if (e.kind == read::LocEntry::baseAddress) {
-        base = true;
+        base = e.end;
         continue;
       }
       if (e.kind != read::LocEntry::range) continue;
       if (!base) return Location{};
-      std::optional<uint64_t> first = instructionOf(e.beginReloc), end = instructionOf(e.endReloc);
+      const uint64_t offset = inBytes_ ? *base : 0;
+      std::optional<uint64_t> first = position(offset + e.begin, e.beginReloc);
+      std::optional<uint64_t> end = position(offset + e.end, e.endReloc);
       if (!first || !end) continue;  // not a label: no instructions we can name
       InstructionRange r{*first, *end};
       loc.total += r.size();
@@ -618,11 +632,24 @@ class Collector {
   }
 };
 
+// llvm-dwarfdump's "#bytes in .debug_*": the size of every section whose
+// name starts with ".debug", sections of one name summed, in file order.
+void debugSectionSizes(const ptx::Module& module, std::vector<std::pair<std::string, uint64_t>>& out) {
+  for (const SectionImage& section : module.sections) {
+    if (!section.name.starts_with(".debug")) continue;
+    auto same = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == section.name; });
+    if (same == out.end()) out.emplace_back(std::string(section.name), section.bytes.size());
+    else same->second += section.bytes.size();
+  }
+}
+
 }  // namespace
 
 Statistics computeStatistics(const ptx::Module& module, const read::Dwarf& dwarf) {
   Statistics s = Collector(module, dwarf).run();
   s.format = module.fileFormat;
+  s.inBytes = module.fileFormat != "ptx";
+  if (s.inBytes) debugSectionSizes(module, s.debugSectionBytes);
   return s;
 }
 

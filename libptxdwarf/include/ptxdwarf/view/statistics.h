@@ -4,15 +4,17 @@
 // The counts (functions, inlined functions, variables, parameters, call
 // sites) describe the DIEs, not the code, and equal llvm-dwarfdump's on the
 // cubin. Where LLVM measures scopes and location coverage in machine-code
-// bytes, these measure them in PTX instructions: a scope is the instructions
-// from its low_pc label to its high_pc label, a location-list entry those
-// from its begin label to its end label (a label stands for the next
-// instruction).
+// bytes, these measure a PTX file's in PTX instructions: a scope is the
+// instructions from its low_pc label to its high_pc label, a location-list
+// entry those from its begin label to its end label (a label stands for the
+// next instruction). A cubin's are measured in its SASS bytes, as LLVM does.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -36,7 +38,10 @@ struct ScopeCoverage {
 };
 
 struct Statistics {
-  std::string format;  // "format": the module's file format ("ptx", or a cubin's "elf64-unknown")
+  std::string format;    // "format": the module's file format ("ptx", or a cubin's "elf64-unknown")
+  bool inBytes = false;  // a cubin's: the measures below are in bytes (and named so), not instructions
+  // A cubin's "#bytes in .debug_*": each debug section's size, in file order.
+  std::vector<std::pair<std::string, uint64_t>> debugSectionBytes;
   // llvm-dwarfdump's count keys.
   uint64_t functions = 0;                    // "#functions": distinct concrete functions (out of line or inlined)
   uint64_t functionsWithLocation = 0;        // "#functions with location": with decl_file and decl_line
@@ -51,7 +56,7 @@ struct Statistics {
   uint64_t params = 0, paramsWithSourceLocation = 0, paramsWithType = 0, paramsWithBinaryLocation = 0;
   uint64_t localVars = 0, localVarsWithSourceLocation = 0, localVarsWithType = 0, localVarsWithBinaryLocation = 0;
 
-  // The same measures LLVM takes in bytes, in PTX instructions.
+  // The measures LLVM takes in bytes: a PTX file's in instructions.
   uint64_t instructionsWithinFunctions = 0;         // "#bytes within functions"
   uint64_t instructionsWithinInlinedFunctions = 0;  // "#bytes within inlined functions" (outermost only)
   uint64_t coveredInAnyScope = 0;  // "sum_all_variables(#bytes in any scope covered by DW_AT_location)"
