@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ptxdwarf/cubin/line_program.h"
+#include "ptxdwarf/cubin/print.h"
 #include "ptxdwarf/cubin/regmap.h"
 
 namespace cubin = ptxdwarf::cubin;
@@ -155,7 +156,7 @@ TEST(CubinLineProgram, ContextsNumberTheRowsOfTheirOwnSequence) {
 // call site is one row early. Measured: classes.cu's second `area()` call in
 // `operator<` (ptxas 13.0 -lineinfo): context 40 is line 21, the call; the
 // 40th row counting the repeat is line 15, inside the first `area()`.
-TEST(CubinLineProgram, ARepeatedRowSharesItsNumberAsPtxasNumbersThem) {
+std::vector<uint8_t> repeatedRowTable() {
   std::vector<uint8_t> p;
   setAddress(p, 0);
   advanceLine(p, 35), copy(p);                      // row 1: line 36
@@ -169,7 +170,11 @@ TEST(CubinLineProgram, ARepeatedRowSharesItsNumberAsPtxasNumbersThem) {
   inlinedCall(p, 4, 2);
   advanceLine(p, -6), copy(p);                      // `h` called from row 4
   advancePc(p, 0x10), endSequence(p);
-  std::vector<uint8_t> bytes = tableWith(p);
+  return tableWith(p);
+}
+
+TEST(CubinLineProgram, ARepeatedRowSharesItsNumberAsPtxasNumbersThem) {
+  std::vector<uint8_t> bytes = repeatedRowTable();
   std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
   ASSERT_EQ(tables.size(), 1u);
   const cubin::LineTable& t = tables[0];
@@ -224,20 +229,25 @@ TEST(CubinLineProgram, AContextNamingItsOwnRowIsNotFollowed) {
   EXPECT_EQ(t.rows[1].cudaGdbCallSite, 1u);  // cuda-gdb numbers the row before it resolves: its own line
 }
 
+// `rows` rows (under 128), each inlined into the one before.
+std::vector<uint8_t> chainTable(unsigned rows) {
+  std::vector<uint8_t> p;
+  setAddress(p, 0);
+  advanceLine(p, 9), copy(p);
+  for (unsigned n = 1; n < rows; ++n) {
+    inlinedCall(p, static_cast<uint8_t>(n), 0);  // a one-byte ULEB
+    advancePc(p, 0x10), copy(p);
+  }
+  advancePc(p, 0x10), endSequence(p);
+  return tableWith(p);
+}
+
 // Each row inlined into the one before: row n's stack is n - 1 deep, so every
 // row's whole stack would be O(n^2); `most` bounds the frames one call
 // returns (the work is one step per frame), inlineDepth says how many there are.
 TEST(CubinLineProgram, DeepStacksAreBoundedByMost) {
   constexpr unsigned kRows = 100;
-  std::vector<uint8_t> p;
-  setAddress(p, 0);
-  advanceLine(p, 9), copy(p);
-  for (unsigned n = 1; n < kRows; ++n) {
-    inlinedCall(p, static_cast<uint8_t>(n), 0);  // n < 128: a one-byte ULEB
-    advancePc(p, 0x10), copy(p);
-  }
-  advancePc(p, 0x10), endSequence(p);
-  std::vector<uint8_t> bytes = tableWith(p);
+  std::vector<uint8_t> bytes = chainTable(kRows);
   std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
   const cubin::LineTable& t = tables[0];
   ASSERT_EQ(t.rows.size(), kRows + 1);
@@ -246,6 +256,47 @@ TEST(CubinLineProgram, DeepStacksAreBoundedByMost) {
   size_t frames = 0;
   for (size_t i = 0; i < t.rows.size(); ++i) frames += cubin::inlineStack(t, i, names(), nullptr, 8).size();
   EXPECT_LE(frames, 8 * t.rows.size());
+}
+
+// A cubin module holding `debugLine` and the names.
+ptxdwarf::ptx::Module cubinWith(std::vector<uint8_t> debugLine) {
+  ptxdwarf::ptx::Module m;
+  m.sections.push_back({.name = ".debug_line", .bytes = std::move(debugLine)});
+  m.sections.push_back({.name = ".debug_str", .bytes = std::vector<uint8_t>(names().begin(), names().end())});
+  return m;
+}
+
+// The dump shows ptxas's stack, and where cuda-gdb takes another row for the
+// context, the call site cuda-gdb shows.
+TEST(CubinLineProgramPrint, StacksAndCudaGdbsReadingWhereItDiffers) {
+  const ptxdwarf::ptx::Module m = cubinWith(repeatedRowTable());
+  std::string text;
+  cubin::appendLineTableText(m, text);
+  EXPECT_NE(text.find("0x0000000000000030     15      0      1   0             0  is_stmt\n"
+                      "                   inlined: h at /src/a.cu:21:0\n"
+                      "                   inlined: g at /src/a.cu:36:0\n"
+                      "                   cuda-gdb: called at /src/a.cu:15:0 (it counts repeated rows)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("cuda-gdb:"), text.rfind("cuda-gdb:")) << "only the row after the repeat";
+  std::string json;
+  cubin::appendLineTableJsonMembers(m, json);
+  EXPECT_NE(json.find("\"inlined_at\":[{\"function\":\"h\",\"file\":1,\"line\":21,\"column\":0},{\"function\":"
+                      "\"g\",\"file\":1,\"line\":36,\"column\":0}],\"cuda_gdb_call_site\":{\"file\":1,\"line\":15,"
+                      "\"column\":0}}"),
+            std::string::npos)
+      << json;
+}
+
+// A deep stack shows 64 frames and how many more there are.
+TEST(CubinLineProgramPrint, DeepStacksShowTheirFirstFramesAndACount) {
+  const ptxdwarf::ptx::Module m = cubinWith(chainTable(100));
+  std::string text;
+  cubin::appendLineTableText(m, text);
+  EXPECT_NE(text.find("                   (35 more inline frames)\n"), std::string::npos);  // row 100: 99 deep
+  std::string json;
+  cubin::appendLineTableJsonMembers(m, json);
+  EXPECT_NE(json.find("\"inline_frames_omitted\":35"), std::string::npos);
 }
 
 TEST(CubinLineProgram, LineAdvancesWrapModulo32BitsAsLlvmDwarfdumpKeepsThem) {

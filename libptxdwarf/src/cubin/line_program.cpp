@@ -224,7 +224,11 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
         const uint8_t sub = static_cast<uint8_t>(c.fixed(1));
         switch (sub) {
           case 1:  // DW_LNE_end_sequence
+            // The end of the code, not an instruction: outside any inlined
+            // call (cuda-gdb resets the context before it records the row).
             s.row.endSequence = true;
+            s.row.context = 0;
+            s.row.functionName.reset();
             emit();
             s.reset(h.defaultIsStmt);
             break;
