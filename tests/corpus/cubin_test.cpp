@@ -6,8 +6,9 @@
 //  - its .debug_line rows equal llvm-dwarfdump --debug-line's (address,
 //    line, file, is_stmt, end_sequence);
 //  - for nvcc -lineinfo -O3 (inlined code), each row's inline stack as
-//    cuda-gdb decodes NVIDIA's extension equals the `.loc ... inlined_at`
-//    chain at the PTX line .nv_debug_line_sass maps the row's address to;
+//    NVIDIA's extension gives it (the context numbered as ptxas numbers rows)
+//    equals the `.loc ... inlined_at` chain at the PTX line
+//    .nv_debug_line_sass maps the row's address to;
 //  - its register map decodes whole: every entry's register declared in its
 //    function in the embedded PTX, every range inside the function's code.
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <span>
 #include <sstream>
 
 #include "corpus.h"
@@ -45,8 +47,8 @@ std::vector<std::string> lines(const std::string& text) {
 
 struct Tally {
   std::string producer;
-  int cubins = 0, dies = 0, attrs = 0, lines = 0, rows = 0, inlinedRows = 0, inlineAgreed = 0, regmapEntries = 0,
-      routineEntries = 0;
+  int cubins = 0, dies = 0, attrs = 0, lines = 0, rows = 0, inlinedRows = 0, inlineAgreed = 0, instructionRows = 0,
+      instructionAgreed = 0, cudaGdbDiffers = 0, regmapEntries = 0, routineEntries = 0;
 };
 // Declared before `report`, so destroyed after it prints them.
 std::map<std::string, Tally> tallyByProducer;
@@ -55,10 +57,11 @@ struct Report {
   ~Report() {
     for (auto& [name, t] : tallyByProducer)
       std::printf("cubin %-14s: %d cubins; dump = llvm-dwarfdump on %d DIEs, %d attributes (%d lines); %d line rows = "
-                  "llvm's; %d/%d inlined rows' stacks = the PTX's inlined_at; %d register map entries checked (%d of "
-                  "ptxas's inlined routines)\n",
+                  "llvm's; %d/%d inlined rows' stacks = the PTX's inlined_at (%d/%d instructions' rows; cuda-gdb's "
+                  "numbering names another call site in %d); %d register map entries checked (%d of ptxas's "
+                  "inlined routines)\n",
                   name.c_str(), t.cubins, t.dies, t.attrs, t.lines, t.rows, t.inlineAgreed, t.inlinedRows,
-                  t.regmapEntries, t.routineEntries);
+                  t.instructionAgreed, t.instructionRows, t.cudaGdbDiffers, t.regmapEntries, t.routineEntries);
   }
 } report;
 
@@ -232,97 +235,184 @@ std::optional<uint32_t> rowAtPtxLine(const ptxdwarf::ptx::Module& m, const ptxdw
   return best;
 }
 
-TEST_P(CubinInlining, InlineStacksAgreeWithThePtxInlinedAt) {
-  std::string why;
-  std::optional<std::string> path = lineinfoCubin(p_, GetParam(), why);
-  ASSERT_TRUE(path) << why;
+// One frame of an inline stack, as both sides can spell it: the inlined
+// function and the call site's file (a path) and line.
+struct Frame {
+  std::string function, callFile;
+  unsigned callLine = 0;
+  // What the inline stack is: the functions and their call lines. The call
+  // files are compared on their own (filesAgree): ptxas writes some rows with
+  // another file than their `.loc`'s.
+  friend bool operator==(const Frame& a, const Frame& b) {
+    return a.function == b.function && a.callLine == b.callLine;
+  }
+};
+bool filesAgree(const std::vector<Frame>& a, std::span<const Frame> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Frame& x, const Frame& y) { return x.callFile == y.callFile; });
+}
+std::string spell(const std::vector<Frame>& frames) {
+  std::string s = "[";
+  for (const Frame& f : frames) s += (s.size() > 1 ? ", " : "") + f.function + " at " + f.callFile + ":" + std::to_string(f.callLine);
+  return s + "]";
+}
+
+// How a cubin's inline stacks compare with the PTX's: `rows` counts the rows
+// where either side has a stack; `instructionRows` and `instructionAgreed`
+// the same for the last row at each address (the one the instruction there
+// takes; the rows before it at that address are the call sites ptxas writes
+// to give it its context).
+struct InlineAgreement {
+  int rows = 0, agreed = 0, instructionRows = 0, instructionAgreed = 0, cudaGdbDiffers = 0;
+  // Rows whose stack agrees but names a call site's file other than the
+  // PTX's, every one at an instruction whose own row ptxas wrote with another
+  // file than its `.loc`'s (checked): the table's file, not the decoding.
+  int miswrittenFiles = 0;
+  std::vector<std::string> disagreements;
+};
+
+// Holds every row's inline stack in `cubinPath`'s .debug_line (decoded as
+// ptxas numbers the rows) against the PTX's `.loc ... inlined_at` chain at the
+// PTX line .nv_debug_line_sass maps the row's address to. The last row at an
+// address must carry that whole chain; a row before it at the same address,
+// a tail of the chain whose frame above it was called from that row's line
+// (or the whole chain, for a repeat of the last row).
+InlineAgreement compareInlineStacks(const std::string& cubinPath, const std::string& ptxPath) {
+  InlineAgreement out;
   std::string bytes;
-  cubin::ReadResult r = readCubin(*path, bytes);
-  ASSERT_TRUE(r.ok());
+  cubin::ReadResult r = readCubin(cubinPath, bytes);
+  EXPECT_TRUE(r.ok());
+  if (!r.ok()) return out;
   const ptxdwarf::SectionImage* str = r.module.section(".debug_str");
   std::span<const uint8_t> strBytes = str ? std::span<const uint8_t>(str->bytes) : std::span<const uint8_t>();
-  std::vector<cubin::LineTable> source = cubin::decodeLinePrograms(r.module.section(".debug_line")->bytes);
-  std::vector<cubin::LineTable> sass = cubin::decodeLinePrograms(r.module.section(".nv_debug_line_sass")->bytes);
-  ASSERT_EQ(source.size(), 1u);
-  ASSERT_EQ(sass.size(), 1u);
-  // The PTX ptxas compiled, as it embedded it (its line numbers are .nv_debug_line_sass's).
-  std::optional<std::string> text = cubin::embeddedPtx(r.module);
-  ASSERT_TRUE(text);
-  std::string original = *readFile(p_.ptxPath);
-  ptxdwarf::ptx::ReadResult ptx = ptxdwarf::ptx::read(original, p_.ptxPath);
-  ASSERT_TRUE(ptx.ok());
+  const ptxdwarf::SectionImage* lineSection = r.module.section(".debug_line");
+  const ptxdwarf::SectionImage* sassSection = r.module.section(".nv_debug_line_sass");
+  EXPECT_TRUE(lineSection && sassSection) << cubinPath;
+  if (!lineSection || !sassSection) return out;
+  std::vector<cubin::LineTable> source = cubin::decodeLinePrograms(lineSection->bytes);
+  std::vector<cubin::LineTable> sass = cubin::decodeLinePrograms(sassSection->bytes);
+  EXPECT_EQ(source.size(), 1u);
+  EXPECT_EQ(sass.size(), 1u);
+  if (source.size() != 1 || sass.size() != 1) return out;
+  const cubin::LineTable& table = source[0];
+  // The PTX ptxas compiled: the embedded text's line numbers are the file's
+  // (ptxas keeps one line per line), and .nv_debug_line_sass's.
+  std::string original = *readFile(ptxPath);
+  ptxdwarf::ptx::ReadResult ptx = ptxdwarf::ptx::read(original, ptxPath);
+  EXPECT_TRUE(ptx.ok());
+  if (!ptx.ok()) return out;
   ptxdwarf::ptx::LineTable ptxLines = ptxdwarf::ptx::buildLineTable(ptx.module);
+  auto ptxPathOf = [&](unsigned file) {
+    const ptxdwarf::ptx::FileEntry* f = ptx.module.findFile(file);
+    return f ? f->path : std::string("?");
+  };
   // Sequences are per function, in the same order in both tables.
   auto sequences = [](const cubin::LineTable& t) {
-    std::vector<std::vector<size_t>> out(1);
+    std::vector<std::vector<size_t>> seqs(1);
     for (size_t i = 0; i < t.rows.size(); ++i) {
-      out.back().push_back(i);
-      if (t.rows[i].endSequence) out.emplace_back();
+      seqs.back().push_back(i);
+      if (t.rows[i].endSequence) seqs.emplace_back();
     }
-    out.pop_back();
-    return out;
+    seqs.pop_back();
+    return seqs;
   };
-  std::vector<std::vector<size_t>> src = sequences(source[0]), map = sequences(sass[0]);
-  ASSERT_EQ(src.size(), map.size());
-  Tally& tally = tallyFor(GetParam());
-  int inlined = 0, agreed = 0;
-  std::vector<std::string> disagreements;
+  std::vector<std::vector<size_t>> src = sequences(table), map = sequences(sass[0]);
+  EXPECT_EQ(src.size(), map.size());
+  if (src.size() != map.size()) return out;
   auto hexOf = [](uint64_t v) {
     char buf[24];
-    std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
     return std::string(buf);
   };
   for (size_t s = 0; s < src.size(); ++s) {
     for (size_t i : src[s]) {
-      const cubin::LineRow& row = source[0].rows[i];
+      const cubin::LineRow& row = table.rows[i];
       if (row.endSequence) continue;
-      // Rows before the last at an address are the call sites ptxas emits
-      // to give the inlined rows their context: the instruction there is
-      // the last row's.
-      const cubin::LineRow& next = source[0].rows[i + 1];
-      if (!next.endSequence && next.address == row.address) continue;
-      // The PTX line of the instruction at this address.
+      // The last row at this address: the instruction's.
+      size_t last = i;
+      while (!table.rows[last + 1].endSequence && table.rows[last + 1].address == row.address) ++last;
+      // The PTX line of the instruction at this address, and the PTX's chain there.
       std::optional<uint32_t> ptxLine;
       for (size_t k : map[s])
         if (!sass[0].rows[k].endSequence && sass[0].rows[k].address <= row.address) ptxLine = sass[0].rows[k].line;
       if (!ptxLine) continue;
       std::optional<uint32_t> ptxRow = rowAtPtxLine(ptx.module, ptxLines, *ptxLine);
       if (!ptxRow) continue;
-      std::vector<cubin::InlineFrame> ours = cubin::inlineStack(source[0], i, strBytes);
-      // The PTX chain: each inlined row's function and call site.
-      std::vector<std::pair<std::string, unsigned>> expected;
+      std::vector<Frame> expected;
       for (uint32_t k : ptxLines.inlineStack(*ptxRow)) {
         const ptxdwarf::ptx::LocRecord& loc = ptx.module.locs[ptxLines.rows[k].loc];
         if (!loc.isInlined()) break;
         const ptxdwarf::ptx::LocInlining& in = ptx.module.inliningOf(loc);
-        const std::optional<std::string>& name = ptxLines.functionNames[in.functionName];
-        expected.emplace_back(name.value_or(""), in.inlinedAt.line);
+        expected.push_back({ptxLines.functionNames[in.functionName].value_or(""), ptxPathOf(in.inlinedAt.file),
+                            in.inlinedAt.line});
       }
-      if (expected.empty() && ours.empty()) continue;
-      ++inlined;
-      std::vector<std::pair<std::string, unsigned>> got;
-      for (const cubin::InlineFrame& f : ours) got.emplace_back(std::string(f.function), f.callLine);
-      if (got != expected && disagreements.size() < 5)
-        disagreements.push_back("address 0x" + hexOf(row.address) + " (line " + std::to_string(row.line) +
-                                ") at PTX line " + std::to_string(*ptxLine) + ": innermost call line " +
-                                (got.empty() ? "-" : std::to_string(got[0].second)) + ", PTX says " +
-                                (expected.empty() ? "-" : std::to_string(expected[0].second)));
-      agreed += got == expected;
+      bool broken = false;
+      std::vector<Frame> got;
+      for (const cubin::InlineFrame& f : cubin::inlineStack(table, i, strBytes, &broken))
+        got.push_back({std::string(f.function), table.header.filePath(f.callFile), f.callLine});
+      EXPECT_FALSE(broken) << cubinPath << " row " << i;
+      if (expected.empty() && got.empty()) continue;
+      if (row.cudaGdbCallSite != row.callSite) ++out.cudaGdbDiffers;
+      bool agrees = false, sameFiles = false;
+      if (i == last) {
+        agrees = got == expected;
+        sameFiles = filesAgree(got, expected);
+      } else {
+        // A call site (or a repeat) of the instruction's row: a tail of its chain.
+        for (size_t k = 0; k <= expected.size() && !agrees; ++k) {
+          const std::span<const Frame> tail(expected.begin() + static_cast<ptrdiff_t>(k), expected.end());
+          if (!std::equal(got.begin(), got.end(), tail.begin(), tail.end())) continue;
+          agrees = k == 0 ? row.line == table.rows[last].line : expected[k - 1].callLine == row.line;
+          sameFiles = filesAgree(got, tail) &&
+                      (k == 0 || expected[k - 1].callFile == table.header.filePath(row.file));
+        }
+      }
+      if (agrees && !sameFiles) {
+        // Only where ptxas wrote the instruction's own row with another file than its `.loc`'s.
+        const ptxdwarf::ptx::LocRecord& loc = ptx.module.locs[ptxLines.rows[*ptxRow].loc];
+        EXPECT_NE(table.header.filePath(table.rows[last].file), ptxPathOf(loc.file))
+            << cubinPath << " row " << i << ": the call site's file differs from the PTX's: " << spell(got) << " vs "
+            << spell(expected);
+        ++out.miswrittenFiles;
+      }
+      ++out.rows;
+      out.agreed += agrees;
+      if (i == last) {
+        ++out.instructionRows;
+        out.instructionAgreed += agrees;
+      }
+      if (!agrees && out.disagreements.size() < 5)
+        out.disagreements.push_back("row " + std::to_string(i) + " at " + hexOf(row.address) + " (" +
+                                    table.header.filePath(row.file) + ":" + std::to_string(row.line) +
+                                    ") at PTX line " + std::to_string(*ptxLine) + ": decoded " + spell(got) +
+                                    ", PTX " + spell(expected));
     }
   }
-  tally.inlinedRows += inlined;
-  tally.inlineAgreed += agreed;
-  // Measured (ptxas 13.0, the whole corpus): 222 of 469 inlined rows agree;
-  // calls_inline's 16 all do. Where they do not (CUB, shared_mem), the
-  // decoded stack names the right function with the call line of another
-  // call site of it: the context numbering (LineRow::ordinal) is not yet
-  // ptxas's in every table. Held exactly where it is known to hold; the
-  // counts are printed for the rest.
-  if (GetParam().program == "calls_inline")
-    EXPECT_EQ(agreed, inlined) << testing::PrintToString(disagreements);
-  else if (agreed != inlined)
-    std::printf("%s: %d of %d inlined rows agree; first disagreements: %s\n", GetParam().id.c_str(), agreed, inlined,
-                testing::PrintToString(disagreements).c_str());
+  return out;
+}
+
+// Both cubins of an nvcc -lineinfo -O3 program: ptxas -lineinfo's (optimized
+// SASS) and ptxas -g's, each held whole against the PTX.
+TEST_P(CubinInlining, InlineStacksAgreeWithThePtxInlinedAt) {
+  std::string why;
+  std::optional<std::string> optimized = lineinfoCubin(p_, GetParam(), why);
+  ASSERT_TRUE(optimized) << why;
+  Tally& tally = tallyFor(GetParam());
+  for (const std::string& path : {*optimized, p_.cubinPath}) {
+    SCOPED_TRACE(path);
+    InlineAgreement a = compareInlineStacks(path, p_.ptxPath);
+    tally.inlinedRows += a.rows;
+    tally.inlineAgreed += a.agreed;
+    tally.instructionRows += a.instructionRows;
+    tally.instructionAgreed += a.instructionAgreed;
+    tally.cudaGdbDiffers += a.cudaGdbDiffers;
+    if (a.rows != 0)
+      std::printf("%s: %d of %d inlined rows agree (%d of %d instructions' rows; %d with a call site's file ptxas "
+                  "wrote as another); cuda-gdb's numbering names another call site in %d\n",
+                  std::filesystem::path(path).filename().c_str(), a.agreed, a.rows, a.instructionAgreed,
+                  a.instructionRows, a.miswrittenFiles, a.cudaGdbDiffers);
+    EXPECT_EQ(a.agreed, a.rows) << testing::PrintToString(a.disagreements);
+  }
 }
 
 TEST_P(CubinDebugInfo, RegisterMapDecodesWholeAndNamesDeclaredRegisters) {

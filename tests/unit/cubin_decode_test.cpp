@@ -3,7 +3,11 @@
 // truncation of them decoded without a read past the end (a problem said).
 #include <gtest/gtest.h>
 
+#include <span>
+#include <string>
+
 #include "ptxdwarf/cubin/line_program.h"
+#include "ptxdwarf/cubin/print.h"
 #include "ptxdwarf/cubin/regmap.h"
 
 namespace cubin = ptxdwarf::cubin;
@@ -18,10 +22,9 @@ void putString(std::vector<uint8_t>& b, std::string_view s) {
   b.push_back(0);
 }
 
-// A version 2 table as ptxas writes one: two files, the extension's u32, and
-// a program with an inlined call: rows 1 (line 10), 2 (line 20, inlined
-// `g` called from row 1), 3 (line 30, inlined `h` called from row 2).
-std::vector<uint8_t> lineTable() {
+// A version 2 table as ptxas writes one: two files, the extension's u32
+// (names at .debug_str+2), and `program`.
+std::vector<uint8_t> tableWith(const std::vector<uint8_t>& program) {
   std::vector<uint8_t> header;
   header.push_back(1);     // min_inst_length
   header.push_back(1);     // default_is_stmt
@@ -37,15 +40,6 @@ std::vector<uint8_t> lineTable() {
   header.push_back(0), header.push_back(0), header.push_back(0);
   header.push_back(0);
   put(header, 2, 4);  // the names' base in .debug_str
-  std::vector<uint8_t> program = {0, 9, 2};
-  put(program, 0, 8);                            // set_address 0
-  program.insert(program.end(), {3, 9, 1});      // advance_line 9, copy: row 1, line 10
-  program.insert(program.end(), {0, 3, 0x90, 1, 0});   // inlined_call context 1, name +0
-  program.insert(program.end(), {2, 0x10, 3, 10, 1});  // +0x10, line 20, copy: row 2
-  program.insert(program.end(), {0, 3, 0x90, 2, 2});   // context 2, name +2
-  program.insert(program.end(), {2, 0x10, 3, 10, 4, 2, 1});  // +0x10, line 30, file 2, copy: row 3
-  program.insert(program.end(), {3, 0, 1});            // a repeat of row 3: numbered 3 too
-  program.insert(program.end(), {2, 0x10, 0, 1, 1});   // end_sequence at 0x30
   std::vector<uint8_t> t;
   put(t, 2 + 4 + header.size() + program.size(), 4);
   put(t, 2, 2);
@@ -54,6 +48,35 @@ std::vector<uint8_t> lineTable() {
   t.insert(t.end(), program.begin(), program.end());
   return t;
 }
+
+// The program's opcodes, spelt out.
+void setAddress(std::vector<uint8_t>& p, uint64_t a) {
+  p.insert(p.end(), {0, 9, 2});
+  put(p, a, 8);
+}
+void inlinedCall(std::vector<uint8_t>& p, uint8_t context, uint8_t name) { p.insert(p.end(), {0, 3, 0x90, context, name}); }
+void advancePc(std::vector<uint8_t>& p, uint8_t by) { p.insert(p.end(), {2, by}); }
+void advanceLine(std::vector<uint8_t>& p, int8_t by) { p.insert(p.end(), {3, static_cast<uint8_t>(by & 0x7f)}); }
+void copy(std::vector<uint8_t>& p) { p.push_back(1); }
+void endSequence(std::vector<uint8_t>& p) { p.insert(p.end(), {0, 1, 1}); }
+
+// Rows 1 (line 10), 2 (line 20, inlined `g` called from row 1), 3 (line 30,
+// file 2, inlined `h` called from row 2), a repeat of row 3, the end.
+std::vector<uint8_t> lineTable() {
+  std::vector<uint8_t> program;
+  setAddress(program, 0);
+  program.insert(program.end(), {3, 9, 1});      // advance_line 9, copy: row 1, line 10
+  program.insert(program.end(), {0, 3, 0x90, 1, 0});   // inlined_call context 1, name +0
+  program.insert(program.end(), {2, 0x10, 3, 10, 1});  // +0x10, line 20, copy: row 2
+  program.insert(program.end(), {0, 3, 0x90, 2, 2});   // context 2, name +2
+  program.insert(program.end(), {2, 0x10, 3, 10, 4, 2, 1});  // +0x10, line 30, file 2, copy: row 3
+  program.insert(program.end(), {3, 0, 1});            // a repeat of row 3: numbered 3 too
+  program.insert(program.end(), {2, 0x10, 0, 1, 1});   // end_sequence at 0x30
+  return tableWith(program);
+}
+
+const std::string kNames("xxg\0h\0", 6);  // names at base 2: "g" at +0, "h" at +2
+std::span<const uint8_t> names() { return {reinterpret_cast<const uint8_t*>(kNames.data()), kNames.size()}; }
 
 TEST(CubinLineProgram, DecodesRowsAndNvidiaInlinedCalls) {
   std::vector<uint8_t> bytes = lineTable();
@@ -75,8 +98,7 @@ TEST(CubinLineProgram, DecodesRowsAndNvidiaInlinedCalls) {
   EXPECT_TRUE(t.rows[4].endSequence);
   EXPECT_EQ(t.rows[4].address, 0x30u);
 
-  const std::string str("xxg\0h\0", 6);  // names at base 2: "g" at +0, "h" at +2
-  std::span<const uint8_t> strBytes(reinterpret_cast<const uint8_t*>(str.data()), str.size());
+  const std::span<const uint8_t> strBytes = names();
   EXPECT_TRUE(cubin::inlineStack(t, 0, strBytes).empty());
   std::vector<cubin::InlineFrame> one = cubin::inlineStack(t, 1, strBytes);
   ASSERT_EQ(one.size(), 1u);
@@ -99,6 +121,182 @@ TEST(CubinLineProgram, AContextNamingALaterRowIsNotFollowed) {
   bool broken = false;
   EXPECT_TRUE(cubin::inlineStack(tables[0], 2, {}, &broken).empty());
   EXPECT_TRUE(broken);
+}
+
+// ptxas numbers each sequence's rows from 1: a context names a row of its own
+// sequence (measured: CUB's second kernel's contexts are 3, 4, 5, ... there).
+TEST(CubinLineProgram, ContextsNumberTheRowsOfTheirOwnSequence) {
+  std::vector<uint8_t> p;
+  setAddress(p, 0);
+  advanceLine(p, 9), copy(p);                        // sequence 1, row 1: line 10
+  advancePc(p, 0x10), advanceLine(p, 10), copy(p);   // row 2: line 20
+  advancePc(p, 0x10), endSequence(p);                // row 3: the end
+  setAddress(p, 0x100);
+  advanceLine(p, 39), copy(p);                       // sequence 2, row 1: line 40
+  inlinedCall(p, 1, 2);                              // called from this sequence's row 1
+  advancePc(p, 0x10), advanceLine(p, 10), copy(p);   // row 2: line 50, inlined `h`
+  advancePc(p, 0x10), endSequence(p);
+  std::vector<uint8_t> bytes = tableWith(p);
+  std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
+  ASSERT_EQ(tables.size(), 1u);
+  const cubin::LineTable& t = tables[0];
+  ASSERT_EQ(t.rows.size(), 6u);
+  EXPECT_EQ(t.rows[3].ordinal, 1u);
+  EXPECT_EQ(t.rows[4].context, 1u);
+  EXPECT_EQ(t.rows[4].callSite, 3u);
+  EXPECT_EQ(t.rows[4].cudaGdbCallSite, 3u);
+  std::vector<cubin::InlineFrame> stack = cubin::inlineStack(t, 4, names());
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_EQ(stack[0].function, "h");
+  EXPECT_EQ(stack[0].callLine, 40u);  // not sequence 1's row 1 (line 10)
+}
+
+// ptxas does not number a row at the same address and line as the one before
+// it (`advance_line 0; copy`), cuda-gdb does: after such a repeat cuda-gdb's
+// call site is one row early. Measured: classes.cu's second `area()` call in
+// `operator<` (ptxas 13.0 -lineinfo): context 40 is line 21, the call; the
+// 40th row counting the repeat is line 15, inside the first `area()`.
+std::vector<uint8_t> repeatedRowTable() {
+  std::vector<uint8_t> p;
+  setAddress(p, 0);
+  advanceLine(p, 35), copy(p);                      // row 1: line 36
+  inlinedCall(p, 1, 0);
+  advanceLine(p, -15), copy(p);                     // row 2: line 21, `g` called from row 1
+  inlinedCall(p, 2, 2);
+  advanceLine(p, -6), copy(p);                      // row 3: line 15, `h` called from row 2
+  advanceLine(p, 0), copy(p);                       // the repeat: ptxas's row 3 again, cuda-gdb's row 4
+  inlinedCall(p, 1, 0);
+  advancePc(p, 0x30), advanceLine(p, 6), copy(p);   // row 4 (cuda-gdb: 5): line 21, the second call
+  inlinedCall(p, 4, 2);
+  advanceLine(p, -6), copy(p);                      // `h` called from row 4
+  advancePc(p, 0x10), endSequence(p);
+  return tableWith(p);
+}
+
+TEST(CubinLineProgram, ARepeatedRowSharesItsNumberAsPtxasNumbersThem) {
+  std::vector<uint8_t> bytes = repeatedRowTable();
+  std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
+  ASSERT_EQ(tables.size(), 1u);
+  const cubin::LineTable& t = tables[0];
+  ASSERT_EQ(t.rows.size(), 7u);
+  EXPECT_EQ(t.rows[3].ordinal, 3u);
+  EXPECT_EQ(t.rows[4].ordinal, 4u);
+  EXPECT_EQ(t.rows[5].callSite, 4u);         // ptxas's row 4: line 21
+  EXPECT_EQ(t.rows[5].cudaGdbCallSite, 3u);  // cuda-gdb's row 4: the repeat, line 15
+  std::vector<cubin::InlineFrame> stack = cubin::inlineStack(t, 5, names());
+  ASSERT_EQ(stack.size(), 2u);
+  EXPECT_EQ(stack[0].function, "h");
+  EXPECT_EQ(stack[0].callLine, 21u);
+  EXPECT_EQ(stack[1].function, "g");
+  EXPECT_EQ(stack[1].callLine, 36u);
+  EXPECT_EQ(t.rows[5].inlineDepth, 2u);
+}
+
+// cuda-gdb numbers only rows whose file is in the file table.
+TEST(CubinLineProgram, CudaGdbDoesNotNumberARowOfAnUnknownFile) {
+  std::vector<uint8_t> p;
+  setAddress(p, 0);
+  advanceLine(p, 9), copy(p);                                   // row 1: line 10
+  p.insert(p.end(), {4, 7}), advancePc(p, 0x10), copy(p);       // row 2: file 7 (none)
+  p.insert(p.end(), {4, 1}), advancePc(p, 0x10), advanceLine(p, 10), copy(p);  // row 3: line 20
+  inlinedCall(p, 3, 0);
+  advancePc(p, 0x10), advanceLine(p, 10), copy(p);              // row 4: called from row 3
+  advancePc(p, 0x10), endSequence(p);
+  std::vector<uint8_t> bytes = tableWith(p);
+  std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
+  ASSERT_EQ(tables.size(), 1u);
+  const cubin::LineTable& t = tables[0];
+  ASSERT_EQ(t.rows.size(), 5u);
+  EXPECT_EQ(t.rows[3].callSite, 2u);
+  // cuda-gdb numbered rows 1 and 3 and this one: its third is this row itself.
+  EXPECT_EQ(t.rows[3].cudaGdbCallSite, 3u);
+}
+
+TEST(CubinLineProgram, AContextNamingItsOwnRowIsNotFollowed) {
+  std::vector<uint8_t> p;
+  setAddress(p, 0);
+  advanceLine(p, 9), copy(p);      // row 1
+  inlinedCall(p, 2, 0);
+  advancePc(p, 0x10), copy(p);     // row 2, "called from row 2"
+  advancePc(p, 0x10), endSequence(p);
+  std::vector<uint8_t> bytes = tableWith(p);
+  std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
+  const cubin::LineTable& t = tables[0];
+  bool broken = false;
+  EXPECT_TRUE(cubin::inlineStack(t, 1, names(), &broken).empty());
+  EXPECT_TRUE(broken);
+  EXPECT_EQ(t.rows[1].callSite, cubin::LineRow::kNoRow);
+  EXPECT_EQ(t.rows[1].cudaGdbCallSite, 1u);  // cuda-gdb numbers the row before it resolves: its own line
+}
+
+// `rows` rows (under 128), each inlined into the one before.
+std::vector<uint8_t> chainTable(unsigned rows) {
+  std::vector<uint8_t> p;
+  setAddress(p, 0);
+  advanceLine(p, 9), copy(p);
+  for (unsigned n = 1; n < rows; ++n) {
+    inlinedCall(p, static_cast<uint8_t>(n), 0);  // a one-byte ULEB
+    advancePc(p, 0x10), copy(p);
+  }
+  advancePc(p, 0x10), endSequence(p);
+  return tableWith(p);
+}
+
+// Each row inlined into the one before: row n's stack is n - 1 deep, so every
+// row's whole stack would be O(n^2); `most` bounds the frames one call
+// returns (the work is one step per frame), inlineDepth says how many there are.
+TEST(CubinLineProgram, DeepStacksAreBoundedByMost) {
+  constexpr unsigned kRows = 100;
+  std::vector<uint8_t> bytes = chainTable(kRows);
+  std::vector<cubin::LineTable> tables = cubin::decodeLinePrograms(bytes);
+  const cubin::LineTable& t = tables[0];
+  ASSERT_EQ(t.rows.size(), kRows + 1);
+  EXPECT_EQ(t.rows[kRows - 1].inlineDepth, kRows - 1);
+  EXPECT_EQ(cubin::inlineStack(t, kRows - 1, names()).size(), kRows - 1);
+  size_t frames = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) frames += cubin::inlineStack(t, i, names(), nullptr, 8).size();
+  EXPECT_LE(frames, 8 * t.rows.size());
+}
+
+// A cubin module holding `debugLine` and the names.
+ptxdwarf::ptx::Module cubinWith(std::vector<uint8_t> debugLine) {
+  ptxdwarf::ptx::Module m;
+  m.sections.push_back({.name = ".debug_line", .bytes = std::move(debugLine)});
+  m.sections.push_back({.name = ".debug_str", .bytes = std::vector<uint8_t>(names().begin(), names().end())});
+  return m;
+}
+
+// The dump shows ptxas's stack, and where cuda-gdb takes another row for the
+// context, the call site cuda-gdb shows.
+TEST(CubinLineProgramPrint, StacksAndCudaGdbsReadingWhereItDiffers) {
+  const ptxdwarf::ptx::Module m = cubinWith(repeatedRowTable());
+  std::string text;
+  cubin::appendLineTableText(m, text);
+  EXPECT_NE(text.find("0x0000000000000030     15      0      1   0             0  is_stmt\n"
+                      "                   inlined: h at /src/a.cu:21:0\n"
+                      "                   inlined: g at /src/a.cu:36:0\n"
+                      "                   cuda-gdb: called at /src/a.cu:15:0 (it counts repeated rows)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("cuda-gdb:"), text.rfind("cuda-gdb:")) << "only the row after the repeat";
+  std::string json;
+  cubin::appendLineTableJsonMembers(m, json);
+  EXPECT_NE(json.find("\"inlined_at\":[{\"function\":\"h\",\"file\":1,\"line\":21,\"column\":0},{\"function\":"
+                      "\"g\",\"file\":1,\"line\":36,\"column\":0}],\"cuda_gdb_call_site\":{\"file\":1,\"line\":15,"
+                      "\"column\":0}}"),
+            std::string::npos)
+      << json;
+}
+
+// A deep stack shows 64 frames and how many more there are.
+TEST(CubinLineProgramPrint, DeepStacksShowTheirFirstFramesAndACount) {
+  const ptxdwarf::ptx::Module m = cubinWith(chainTable(100));
+  std::string text;
+  cubin::appendLineTableText(m, text);
+  EXPECT_NE(text.find("                   (35 more inline frames)\n"), std::string::npos);  // row 100: 99 deep
+  std::string json;
+  cubin::appendLineTableJsonMembers(m, json);
+  EXPECT_NE(json.find("\"inline_frames_omitted\":35"), std::string::npos);
 }
 
 TEST(CubinLineProgram, LineAdvancesWrapModulo32BitsAsLlvmDwarfdumpKeepsThem) {

@@ -156,12 +156,6 @@ bool readHeader(std::span<const uint8_t> bytes, uint64_t offset, LineTable& t) {
   return true;
 }
 
-bool sameRow(const LineRow& a, const LineRow& b) {
-  return a.address == b.address && a.file == b.file && a.line == b.line && a.column == b.column &&
-         a.isStmt == b.isStmt && a.endSequence == b.endSequence && a.context == b.context &&
-         a.functionName == b.functionName;
-}
-
 struct State {
   LineRow row;
   void reset(bool defaultIsStmt) {
@@ -170,19 +164,47 @@ struct State {
   }
 };
 
+// The rows of one sequence as the two readers of NVIDIA's `context` number
+// them, and the resolution of each new row's context into the row it names.
+class SequenceNumbering {
+ public:
+  // Numbers `t.rows[at]` (just appended) and resolves its context.
+  void add(LineTable& t, size_t at) {
+    LineRow& r = t.rows[at];
+    const bool repeat = !ptxasRows_.empty() && t.rows[at - 1].address == r.address && t.rows[at - 1].line == r.line;
+    // A context names a row before this one: resolve it before numbering this row.
+    if (r.context != 0 && r.context <= ptxasRows_.size()) r.callSite = ptxasRows_[r.context - 1];
+    if (!repeat) ptxasRows_.push_back(at);
+    r.ordinal = static_cast<uint32_t>(ptxasRows_.size());
+    // cuda-gdb numbers the row first (when its file is one of the table's), then resolves.
+    if (r.file >= 1 && r.file <= t.header.files.size()) cudaGdbRows_.push_back(at);
+    if (r.context != 0 && r.context <= cudaGdbRows_.size()) r.cudaGdbCallSite = cudaGdbRows_[r.context - 1];
+    if (r.context != 0) {
+      const bool resolved = r.callSite != LineRow::kNoRow;
+      r.inlineStackBroken = !resolved || t.rows[r.callSite].inlineStackBroken;
+      const uint32_t below = resolved ? t.rows[r.callSite].inlineDepth : 0;
+      r.inlineDepth = resolved ? (below == UINT32_MAX ? below : below + 1) : 0;
+    }
+    if (r.endSequence) {
+      ptxasRows_.clear();
+      cudaGdbRows_.clear();
+    }
+  }
+
+ private:
+  std::vector<size_t> ptxasRows_;   // [n - 1]: the first row ptxas numbers n
+  std::vector<size_t> cudaGdbRows_;  // [n - 1]: the row cuda-gdb numbers n
+};
+
 void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
   const LineHeader& h = t.header;
   Cursor c(bytes, h.programBegin, h.end);
   State s;
   s.reset(h.defaultIsStmt);
-  // ptxas numbers the rows it means (the contexts name them by number), and
-  // a row repeating the one before it -- `advance_line 0; copy` at the same
-  // address -- is not one of them: it shares the number of the row it repeats.
-  uint32_t ordinal = 0;
+  SequenceNumbering numbering;
   auto emit = [&] {
-    const bool repeat = !t.rows.empty() && sameRow(t.rows.back(), s.row);
-    s.row.ordinal = repeat ? ordinal : ++ordinal;
     t.rows.push_back(s.row);
+    numbering.add(t, t.rows.size() - 1);
   };
   while (!c.done()) {
     const uint64_t opAt = c.at();
@@ -202,7 +224,11 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
         const uint8_t sub = static_cast<uint8_t>(c.fixed(1));
         switch (sub) {
           case 1:  // DW_LNE_end_sequence
+            // The end of the code, not an instruction: outside any inlined
+            // call (cuda-gdb resets the context before it records the row).
             s.row.endSequence = true;
+            s.row.context = 0;
+            s.row.functionName.reset();
             emit();
             s.reset(h.defaultIsStmt);
             break;
@@ -290,37 +316,30 @@ std::vector<LineTable> decodeLinePrograms(std::span<const uint8_t> section) {
 }
 
 std::vector<InlineFrame> inlineStack(const LineTable& table, size_t row, std::span<const uint8_t> debugStr,
-                                     bool* broken) {
+                                     bool* broken, size_t most) {
   std::vector<InlineFrame> stack;
-  if (broken) *broken = false;
+  if (broken) *broken = row < table.rows.size() && table.rows[row].inlineStackBroken;
   const uint64_t base = table.header.inlineNamesBase.value_or(0);
-  size_t at = row;
-  while (at < table.rows.size() && table.rows[at].context != 0) {
+  // callSite always names an earlier row, so the walk ends.
+  for (size_t at = row; at < table.rows.size() && stack.size() < most;) {
     const LineRow& r = table.rows[at];
-    // The first row numbered `context` (ordinals never decrease).
-    const auto found = std::lower_bound(table.rows.begin(), table.rows.end(), r.context,
-                                        [](const LineRow& x, uint32_t n) { return x.ordinal < n; });
-    const size_t caller = static_cast<size_t>(found - table.rows.begin());
-    if (caller >= at) {  // the call site comes before the code it calls: anything else would loop
-      if (broken) *broken = true;
-      break;
-    }
+    if (r.context == 0 || r.callSite == LineRow::kNoRow) break;
     InlineFrame f;
     if (r.functionName) {
       const uint64_t name = base + *r.functionName;
-      if (name < debugStr.size()) {
+      if (name >= base && name < debugStr.size()) {
         const void* nul = std::memchr(debugStr.data() + name, 0, debugStr.size() - name);
         if (nul)
           f.function = std::string_view(reinterpret_cast<const char*>(debugStr.data() + name),
                                         static_cast<const uint8_t*>(nul) - (debugStr.data() + name));
       }
     }
-    const LineRow& site = table.rows[caller];
+    const LineRow& site = table.rows[r.callSite];
     f.callFile = site.file;
     f.callLine = site.line;
     f.callColumn = site.column;
     stack.push_back(f);
-    at = caller;
+    at = r.callSite;
   }
   return stack;
 }

@@ -59,7 +59,18 @@ void appendRowText(const LineRow& r, std::string& out) {
   out += "\n";
 }
 
-void appendStackText(const LineHeader& h, const std::vector<InlineFrame>& stack, bool broken, std::string& out) {
+// A row shows at most this many frames of its inline stack, and how many more
+// there are (as the PTX line table does): a stack may be as deep as the table
+// has rows, and every row's whole stack would be O(n^2) output.
+constexpr size_t kInlineFramesShown = 64;
+
+uint32_t framesOmitted(const LineRow& r) {
+  return r.inlineDepth > kInlineFramesShown ? r.inlineDepth - static_cast<uint32_t>(kInlineFramesShown) : 0;
+}
+
+void appendStackText(const LineTable& t, const LineRow& r, const std::vector<InlineFrame>& stack, bool broken,
+                     std::string& out) {
+  const LineHeader& h = t.header;
   for (const InlineFrame& f : stack) {
     out += "                   inlined: ";
     out += f.function.empty() ? std::string_view("<unnamed>") : f.function;
@@ -67,7 +78,18 @@ void appendStackText(const LineHeader& h, const std::vector<InlineFrame>& stack,
     out += h.filePath(f.callFile);
     appendf(out, ":%u:%u\n", f.callLine, f.callColumn);
   }
+  if (const uint32_t omitted = framesOmitted(r)) appendf(out, "                   (%u more inline frames)\n", omitted);
   if (broken) out += "                   inlined: <the call site row is not before this row: not decoded>\n";
+  // Where cuda-gdb, counting the repeated rows ptxas does not, takes another row for the context.
+  if (r.cudaGdbCallSite == r.callSite) return;
+  if (r.cudaGdbCallSite == LineRow::kNoRow) {
+    appendf(out, "                   cuda-gdb: no row %u in this sequence\n", r.context);
+    return;
+  }
+  const LineRow& site = t.rows[r.cudaGdbCallSite];
+  out += "                   cuda-gdb: called at ";
+  out += h.filePath(site.file);
+  appendf(out, ":%u:%u (it counts repeated rows)\n", site.line, site.column);
 }
 
 void appendTablesText(const ptx::Module& m, std::string_view section, bool withInlining, std::string& out) {
@@ -86,8 +108,8 @@ void appendTablesText(const ptx::Module& m, std::string_view section, bool withI
       appendRowText(t.rows[i], out);
       if (!withInlining || t.rows[i].context == 0) continue;
       bool broken = false;
-      std::vector<InlineFrame> stack = inlineStack(t, i, str, &broken);
-      appendStackText(t.header, stack, broken, out);
+      std::vector<InlineFrame> stack = inlineStack(t, i, str, &broken, kInlineFramesShown);
+      appendStackText(t, t.rows[i], stack, broken, out);
     }
     for (const std::string& p : t.problems) out += "not decoded: " + p + "\n";
     out += "\n";
@@ -124,7 +146,7 @@ void appendTablesJson(const ptx::Module& m, std::string_view section, bool withI
       if (r.endSequence) out += ",\"end_sequence\":true";
       if (withInlining && r.context != 0) {
         bool broken = false;
-        std::vector<InlineFrame> stack = inlineStack(t, i, str, &broken);
+        std::vector<InlineFrame> stack = inlineStack(t, i, str, &broken, kInlineFramesShown);
         out += ",\"inlined_at\":[";
         for (size_t k = 0; k < stack.size(); ++k) {
           out += k ? ",{\"function\":" : "{\"function\":";
@@ -133,7 +155,17 @@ void appendTablesJson(const ptx::Module& m, std::string_view section, bool withI
                   stack[k].callColumn);
         }
         out += "]";
+        if (const uint32_t omitted = framesOmitted(r)) appendf(out, ",\"inline_frames_omitted\":%u", omitted);
         if (broken) out += ",\"inlined_at_decoded\":false";
+        if (r.cudaGdbCallSite != r.callSite) {
+          out += ",\"cuda_gdb_call_site\":";
+          if (r.cudaGdbCallSite == LineRow::kNoRow) {
+            out += "null";
+          } else {
+            const LineRow& site = t.rows[r.cudaGdbCallSite];
+            appendf(out, "{\"file\":%u,\"line\":%u,\"column\":%u}", site.file, site.line, site.column);
+          }
+        }
       }
       out += "}";
     }

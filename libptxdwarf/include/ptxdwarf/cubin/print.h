@@ -13,11 +13,14 @@ namespace ptxdwarf::cubin {
 // `.debug_line` in llvm-dwarfdump's layout (prologue, then rows: address,
 // line, column, file, ISA, discriminator, flags), each row inside inlined
 // code followed by its inline stack (`inlined: FUNCTION at FILE:LINE:COL`,
-// innermost first); where the table or the extension could not be
-// decoded, a line saying so.
+// innermost first, at most 64 frames and `(N more inline frames)`), and
+// where cuda-gdb reads the context as another row, the call site it shows
+// (`cuda-gdb: called at FILE:LINE:COL`); where the table or the extension
+// could not be decoded, a line saying so.
 void appendLineTableText(const ptx::Module& cubin, std::string& out);
 // {"line_tables":[{"offset","version","include_directories","files","rows":[{"address","file","line",
-// "column","is_stmt","end_sequence","inlined_at":[{"function","file","line","column"}]}],"problems"}]}
+// "column","is_stmt","end_sequence","inlined_at":[{"function","file","line","column"}],"inline_frames_omitted",
+// "inlined_at_decoded","cuda_gdb_call_site":{"file","line","column"}}],"problems"}]}
 // (the object's members, without braces, after a "file" member the caller wrote).
 void appendLineTableJsonMembers(const ptx::Module& cubin, std::string& out);
 
