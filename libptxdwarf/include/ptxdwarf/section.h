@@ -197,9 +197,9 @@ class SourceMap {
   std::vector<uint8_t> deltas_;  // the entries after each checkpoint
   Entry last_;
   uint32_t count_ = 0;
-  uint32_t checkpointPos_ = 0;       // where the last checkpoint's deltas start
-  uint32_t repeatAt_ = UINT32_MAX;   // the repeat byte of the current run, if any
-  uint8_t runByte_ = 0xff;           // the short delta a repeat byte would repeat (0xff: none)
+  uint32_t checkpointPos_ = 0;      // where the last checkpoint's deltas start
+  uint32_t repeatAt_ = UINT32_MAX;  // the repeat byte of the current run, if any
+  uint8_t runByte_ = 0xff;          // the short delta a repeat byte would repeat (0xff: none)
 };
 
 // Where one `.section NAME { ... }` block stands in the PTX text: from the
