@@ -4,9 +4,6 @@
 #include <cstring>
 #include <ostream>
 
-#include "ptxdwarf/leb128.h"
-#include "own_uleb.h"
-#include "reserve.h"
 
 namespace ptxdwarf {
 
@@ -96,99 +93,6 @@ std::string Relocation::expression() const {
     s += std::to_string(-static_cast<uint64_t>(a));
   }
   return s;
-}
-
-namespace {
-inline void putUleb(std::vector<uint8_t>& out, uint32_t v) {
-  encodeUleb(v, [&out](uint8_t b) { out.push_back(b); });
-}
-}  // namespace
-
-namespace {
-
-// Short entry, one byte 0b0WWLCCCC: offset step 1 << WW, line step L, and
-// CCCC the column on a new line or the column step on the same line.
-// Anything else: kLongEntry, then ULEB offset step, line step and column.
-constexpr uint8_t kLongEntry = 0x80;
-
-int shortStep(uint32_t offsetStep) {
-  switch (offsetStep) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
-    case 8: return 3;
-    default: return -1;
-  }
-}
-
-}  // namespace
-
-void SourceMap::reserve(size_t operands) {
-  reserveUpTo(deltas_, operands);
-  reserveUpTo(checkpoints_, operands / 4 + 1);  // a long entry takes at most 16 bytes of deltas
-}
-
-void SourceMap::addEntry(uint32_t offset, uint32_t line, uint32_t col) {
-  if (count_ == 0 || deltas_.size() - checkpointPos_ >= kCheckpointBytes) {
-    checkpointPos_ = static_cast<uint32_t>(deltas_.size());
-    checkpoints_.push_back({{offset, line, col}, checkpointPos_});
-    runByte_ = kNoRun;  // a run does not cross a checkpoint
-    repeatAt_ = kNoRepeat;
-  } else {
-    const uint32_t lineStep = line - last_.line;  // lines only grow: operands are read in file order
-    const uint32_t colField = lineStep == 0 ? col - last_.col : col;
-    const int step = shortStep(offset - last_.offset);
-    if (step >= 0 && lineStep <= 1 && colField < 16 && (lineStep == 1 || col >= last_.col)) {
-      putShort(static_cast<uint8_t>(step << 5 | lineStep << 4 | colField));
-    } else {
-      deltas_.push_back(kLongEntry);
-      putUleb(deltas_, offset - last_.offset);
-      putUleb(deltas_, lineStep);
-      putUleb(deltas_, col);
-      runByte_ = kNoRun;
-      repeatAt_ = kNoRepeat;
-    }
-  }
-  last_ = {offset, line, col};
-  ++count_;
-}
-
-SourceLoc SourceMap::locate(uint64_t offset, SourceLoc fallback) const {
-  auto it = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), offset,
-                             [](uint64_t o, const Checkpoint& c) { return o < c.entry.offset; });
-  if (it == checkpoints_.begin()) return fallback;
-  --it;
-  Entry e = it->entry;  // at or before `offset`
-  const uint8_t* p = deltas_.data() + it->pos;
-  const uint8_t* end = std::next(it) == checkpoints_.end() ? deltas_.data() + deltas_.size()
-                                                           : deltas_.data() + std::next(it)->pos;
-  uint8_t run = kNoRun;  // the last short delta
-  while (p < end) {
-    const uint8_t b = *p++;
-    if (b == kLongEntry) {
-      Entry next;
-      next.offset = e.offset + readOwnUleb32(p);
-      next.line = e.line + readOwnUleb32(p);
-      next.col = readOwnUleb32(p);
-      if (next.offset > offset) break;
-      e = next;
-      continue;
-    }
-    // A short delta once, or a repeat byte's count of the last one.
-    const uint8_t delta = b < kLongEntry ? b : run;
-    const uint32_t times = b < kLongEntry ? 1 : b & 0x7fu;
-    run = delta;
-    const uint32_t step = 1u << (delta >> 5);
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(times, (offset - e.offset) / step));
-    const bool newLine = delta & 0x10;
-    if (n > 0) {
-      e.offset += n * step;
-      e.line += newLine ? n : 0;
-      e.col = newLine ? (delta & 0xfu) : e.col + n * (delta & 0xfu);
-    }
-    if (n < times) break;  // the next entry lies past `offset`
-  }
-  return {e.line, e.col};
 }
 
 SourceLoc SectionImage::locate(uint64_t offset) const {

@@ -15,7 +15,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "work.h"
 
 using namespace ptxdwarf;
 using ptxdwarf::testsupport::readFixture;

@@ -5,6 +5,7 @@
 #include "ptxdwarf/demangle.h"
 #include "ptxdwarf/ptx/lines.h"
 #include "ptxdwarf/ptx/module.h"
+#include "position_encodings.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::ptx;
@@ -94,7 +95,7 @@ TEST(CodePositions, CompactPositionsGiveBackWhatWasPushed) {
   }
   pushed.push_back({UINT32_MAX, UINT32_MAX});
   InstructionPositions positions;
-  for (const Instruction& i : pushed) positions.push_back(i);
+  for (const Instruction& i : pushed) InstructionPositionsEncoding::push_back(positions, i);
   ASSERT_EQ(positions.size(), pushed.size());
   EXPECT_EQ(positions.back(), pushed.back());
   for (size_t i = 0; i < pushed.size(); ++i) ASSERT_EQ(positions[i], pushed[i]) << i;
@@ -110,9 +111,9 @@ TEST(CodePositions, CompactPositionsGiveBackWhatWasPushed) {
 
   // One encoding for one sequence of positions.
   InstructionPositions again;
-  for (const Instruction& i : pushed) again.push_back(i);
+  for (const Instruction& i : pushed) InstructionPositionsEncoding::push_back(again, i);
   EXPECT_EQ(again, positions);
-  again.push_back({1, 1});
+  InstructionPositionsEncoding::push_back(again, {1, 1});
   EXPECT_FALSE(again == positions);
 }
 
@@ -120,7 +121,7 @@ TEST(CodePositions, CompactPositionsGiveBackWhatWasPushed) {
 // few lines after the one before -- takes a byte and a share of a checkpoint.
 TEST(CodePositions, UsualInstructionsTakeAByteAndABit) {
   InstructionPositions positions;
-  for (uint32_t i = 0; i < 64000; ++i) positions.push_back({10 + 3 * i + i % 2, 2});
+  for (uint32_t i = 0; i < 64000; ++i) InstructionPositionsEncoding::push_back(positions, {10 + 3 * i + i % 2, 2});
   EXPECT_LE(positions.encodedBytes(), positions.size() * 5 / 4);
   EXPECT_EQ(positions[63999].line, 10u + 3 * 63999 + 1);
 }

@@ -7,7 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/leb128.h"
 #include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/print/json.h"
 #include "ptxdwarf/print/line.h"
@@ -251,6 +253,60 @@ TEST(Print, RendererSpellsAnAttributeValueAsTheDumpDoes) {
     r.attributeValue(spelled, *die, v, 0);
   }
   EXPECT_EQ(spelled, "DW_OP_regx %r1");
+}
+
+// One expression, spelled as the dump spells it and as the verbose PTX
+// writer's comments do: signed operands with and without their sign, a base
+// register by name or as encoded, and where decoding stops.
+TEST(Print, RendererSpellsAnExpressionAsTheDumpAndAsTheVerboseComments) {
+  auto l = chapter6();
+  const print::Renderer r(l->read.module, l->dwarf);
+  std::vector<uint8_t> bytes;
+  auto put = [&](uint8_t b) { bytes.push_back(b); };
+  put(dw::DW_OP_bregx);
+  encodeUleb(*cuda::packRegister("%r1"), put);
+  encodeSleb(8, put);
+  put(dw::DW_OP_consts);
+  encodeSleb(-3, put);
+  put(dw::DW_OP_regx);
+  encodeUleb(*cuda::packRegister("%r2"), put);
+  std::string dump, comment;
+  r.expression(dump, bytes, nullptr, 0, 8);
+  print::Renderer::encodedExpression(comment, bytes, nullptr, 0, 8);
+  EXPECT_EQ(dump, "DW_OP_bregx %r1 +8, DW_OP_consts -3, DW_OP_regx %r2");
+  EXPECT_EQ(comment, "DW_OP_bregx 0x257231 8 DW_OP_consts -3 DW_OP_regx %r2");
+
+  put(dw::DW_OP_const4u);  // its operand missing
+  put(0x01);
+  dump.clear(), comment.clear();
+  r.expression(dump, bytes, nullptr, 0, 8);
+  print::Renderer::encodedExpression(comment, bytes, nullptr, 0, 8);
+  EXPECT_EQ(dump, "DW_OP_bregx %r1 +8, DW_OP_consts -3, DW_OP_regx %r2, <decoding error> 0c 01");
+  EXPECT_EQ(comment, "DW_OP_bregx 0x257231 8 DW_OP_consts -3 DW_OP_regx %r2 <undecodable>");
+}
+
+// The diff's spelling: plain values, their symbols through the hook.
+TEST(Print, SymbolSpellerSpellsTheSymbolsOfExpressionsAndPlainValues) {
+  auto l = chapter6();
+  print::Renderer r(l->read.module, l->dwarf);
+  r.spellSymbolsWith([](std::string& out, const Relocation& reloc) {
+    out += '<';
+    out += reloc.symbol;
+    out += '>';
+  });
+  const read::Die* die = l->dwarf.dieAt(0xe2);
+  ASSERT_NE(die, nullptr);
+  std::vector<std::string> dump, plain;
+  for (const read::AttrValue& v : l->dwarf.attributes(*die)) {
+    r.attributeValue(dump.emplace_back(), *die, v, 0);
+    r.plainValue(plain.emplace_back(), *die, v);
+  }
+  EXPECT_EQ(dump, (std::vector<std::string>{"\"p\"", "\"/home/mmurphy/test/call_example.cu\"", "6",
+                                            "0x00000103 \"int *\"", "DW_OP_addr <_Z4testPi_param_0>",
+                                            "0x07 ADDR_param_space"}));
+  EXPECT_EQ(plain, (std::vector<std::string>{"\"p\"", "\"/home/mmurphy/test/call_example.cu\"", "6",
+                                             "0x00000103", "DW_OP_addr <_Z4testPi_param_0>",
+                                             "ADDR_param_space (7)"}));
 }
 
 }  // namespace

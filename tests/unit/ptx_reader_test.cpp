@@ -10,7 +10,7 @@
 
 #include "corpus.h"
 #include "ptxdwarf/ptx/module.h"
-#include "ptxdwarf/work.h"
+#include "work.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::ptx;

@@ -14,7 +14,7 @@
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "work.h"
 
 namespace ptxdwarf::scaling {
 

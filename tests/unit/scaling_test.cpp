@@ -1,6 +1,6 @@
 // Passes that used to grow quadratically with small hostile inputs (issue
 // 15). Each test builds the same input at n and at 4n and compares the work
-// counters (ptxdwarf/work.h) of the pass: a linear pass costs about 4x, a
+// counters (libptxdwarf/src/work.h) of the pass: a linear pass costs about 4x, a
 // quadratic one 16x. Counting steps instead of timing them keeps the tests
 // exact and fast on a busy machine.
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/view/statistics.h"
 #include "ptxdwarf/view/types.h"
-#include "ptxdwarf/work.h"
+#include "work.h"
 #include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/ptx_writer.h"
 #include "ptxdwarf/write/reencode.h"

@@ -11,7 +11,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/view/types.h"
-#include "ptxdwarf/work.h"
+#include "work.h"
 #include "scaling.h"
 
 using namespace ptxdwarf;

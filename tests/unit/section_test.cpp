@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "position_encodings.h"
 #include "ptxdwarf/section.h"
 
 namespace ptxdwarf {
@@ -43,7 +44,7 @@ TEST(SourceMap, AgreesWithAPlainListOnShortAndLongEntries) {
     entries.push_back(e);
   }
   SourceMap map;
-  for (const Entry& x : entries) map.add(x.offset, x.line, x.col);
+  for (const Entry& x : entries) SourceMapEncoding::add(map, x.offset, x.line, x.col);
   ASSERT_EQ(map.size(), entries.size());
   const SourceLoc fallback{1, 1};
   for (const Entry& x : entries) {
@@ -68,8 +69,8 @@ TEST(SourceMap, LinesAddedAtOnceAreStoredAsOneByOne) {
   std::vector<Entry> entries;
   Entry e{0, 2, 3};
   auto addOne = [&](Entry x) {
-    byOne.add(x.offset, x.line, x.col);
-    atOnce.add(x.offset, x.line, x.col);
+    SourceMapEncoding::add(byOne, x.offset, x.line, x.col);
+    SourceMapEncoding::add(atOnce, x.offset, x.line, x.col);
     entries.push_back(e = x);
   };
   addOne(e);
@@ -82,10 +83,10 @@ TEST(SourceMap, LinesAddedAtOnceAreStoredAsOneByOne) {
         const uint32_t count = static_cast<uint32_t>(random() % 600), col = random() % 8 == 0 ? 20 : 5;
         const Entry first{e.offset + 1, e.line + 1, col};
         for (uint32_t i = 0; i < count; ++i) {
-          byOne.add(first.offset + i, first.line + i, col);
+          SourceMapEncoding::add(byOne, first.offset + i, first.line + i, col);
           entries.push_back(e = {first.offset + i, first.line + i, col});
         }
-        atOnce.addLines(first.offset, first.line, col, count);
+        SourceMapEncoding::addLines(atOnce, first.offset, first.line, col, count);
       }
     }
   }
@@ -129,7 +130,7 @@ TEST(SourceMap, RunsOfTheSameStepLocateExactlyAndTakeLittle) {
     }
   }
   SourceMap map;
-  for (const Entry& x : entries) map.add(x.offset, x.line, x.col);
+  for (const Entry& x : entries) SourceMapEncoding::add(map, x.offset, x.line, x.col);
   ASSERT_EQ(map.size(), entries.size());
   const SourceLoc fallback{1, 1};
   size_t next = 0;  // the plain list's answer, walked along with the probes

@@ -170,56 +170,11 @@ struct SectionLabel {
 };
 
 // Where each operand's bytes came from: (section offset, line, column) for
-// every directive operand, in offset order. nvcc writes one byte per line, so
-// this has an entry per DWARF byte (a million for a 20 MB nvcc -G file); it
-// is stored delta-encoded and run-length encoded, with a checkpoint every 64
-// bytes of deltas for lookup. An entry is one byte when it is the usual next
-// operand (1, 2, 4 or 8 bytes on, on the same or the next line, at a small
-// column or column step), else a marker byte and three ULEB128s; and a run
-// of entries with the same one-byte delta -- line after line of `.b8 N` --
-// is that byte and a byte per 127 repeats (a 20 MB nvcc -G file's million
-// entries take 676 KB, not about 1.3 MB).
+// every directive operand, in offset order, recorded by the reader. There is
+// an entry per DWARF byte of an nvcc -G file (a million at 20 MB), so the
+// library keeps them compactly encoded; they are read back by offset.
 class SourceMap {
  public:
-  // Offsets must not decrease. Inline for the usual entry (a million calls
-  // for a large nvcc -G file): the next operand 1, 2, 4 or 8 bytes on.
-  void add(uint32_t offset, uint32_t line, uint32_t col) {
-    if (count_ != 0 && deltas_.size() - checkpointPos_ < kCheckpointBytes) {
-      const uint32_t lineStep = line - last_.line;  // lines only grow: operands are read in file order
-      const uint32_t colField = lineStep == 0 ? col - last_.col : col;
-      const uint32_t step = offset - last_.offset;
-      if (lineStep <= 1 && colField < 16 && (lineStep == 1 || col >= last_.col) && step != 0 &&
-          (step & (step - 1)) == 0 && step <= 8) {  // 1, 2, 4 or 8 (std::has_single_bit may be a libgcc call)
-        putShort(static_cast<uint8_t>(std::countr_zero(step) << 5 | lineStep << 4 | colField));
-        last_ = {offset, line, col};
-        ++count_;
-        return;
-      }
-    }
-    addEntry(offset, line, col);
-  }
-  // `count` entries (offset + i, line + i, col): an operand a line, a byte
-  // apart, at one column -- a run of `.b8 N` lines. Stored as `count` calls
-  // of add() would store them, a run's repeats counted up at once.
-  void addLines(uint32_t offset, uint32_t line, uint32_t col, uint32_t count) {
-    const uint8_t delta = static_cast<uint8_t>(1u << 4 | (col & 0xf));  // a byte and a line on, at `col`
-    for (uint32_t i = 0; i < count;) {
-      if (i > 0 && col < 16 && runByte_ == delta && repeatAt_ != kNoRepeat && deltas_[repeatAt_] != 0xff &&
-          deltas_.size() - checkpointPos_ < kCheckpointBytes) {
-        const uint32_t more = std::min<uint32_t>(count - i, 0xffu - deltas_[repeatAt_]);
-        deltas_[repeatAt_] = static_cast<uint8_t>(deltas_[repeatAt_] + more);
-        i += more;
-        count_ += more;
-        last_ = {offset + i - 1, line + i - 1, col};
-        continue;
-      }
-      add(offset + i, line + i, col);
-      ++i;
-    }
-  }
-  // Room for `operands` entries (the reader knows at most how many the
-  // section's text can hold).
-  void reserve(size_t operands);
   // The position of the last operand starting at or before `offset`;
   // `fallback` when there is none.
   SourceLoc locate(uint64_t offset, SourceLoc fallback) const;
@@ -230,6 +185,7 @@ class SourceMap {
   size_t encodedBytes() const { return deltas_.size() + checkpoints_.size() * sizeof(Checkpoint); }
 
  private:
+  friend struct SourceMapEncoding;  // the encoding, internal to the library
   struct Entry {
     uint32_t offset = 0, line = 0, col = 0;
   };
@@ -237,34 +193,13 @@ class SourceMap {
     Entry entry;
     uint32_t pos = 0;  // of the next entry's deltas in deltas_
   };
-  static constexpr uint32_t kCheckpointBytes = 64;
-  static constexpr uint8_t kNoRun = 0xff;    // no short delta to repeat
-  static constexpr uint8_t kRepeat = 0x81;   // 0x81..0xff: the last short delta, 1..127 more times
-  static constexpr uint32_t kNoRepeat = UINT32_MAX;
-  // A one-byte delta: the last one's repeat count goes up where it can.
-  void putShort(uint8_t delta) {
-    if (delta != runByte_) {
-      pushDelta(delta);
-      runByte_ = delta;
-      repeatAt_ = kNoRepeat;
-    } else if (repeatAt_ != kNoRepeat && deltas_[repeatAt_] != 0xff) {
-      ++deltas_[repeatAt_];
-    } else {
-      repeatAt_ = static_cast<uint32_t>(deltas_.size());
-      pushDelta(kRepeat);
-    }
-  }
-  void pushDelta(uint8_t byte) { deltas_.push_back(byte); }
-  void addEntry(uint32_t offset, uint32_t line, uint32_t col);  // any entry
   std::vector<Checkpoint> checkpoints_;
-  // After each checkpoint, its entries': a short byte, a repeat byte, or
-  // kLongEntry and three ULEBs.
-  std::vector<uint8_t> deltas_;
+  std::vector<uint8_t> deltas_;  // the entries after each checkpoint
   Entry last_;
   uint32_t count_ = 0;
-  uint32_t checkpointPos_ = 0;     // where the last checkpoint's deltas start
-  uint32_t repeatAt_ = kNoRepeat;  // the repeat byte of the current run, if any
-  uint8_t runByte_ = kNoRun;       // the short delta a repeat byte would repeat
+  uint32_t checkpointPos_ = 0;      // where the last checkpoint's deltas start
+  uint32_t repeatAt_ = UINT32_MAX;  // the repeat byte of the current run, if any
+  uint8_t runByte_ = 0xff;          // the short delta a repeat byte would repeat (0xff: none)
 };
 
 // Where one `.section NAME { ... }` block stands in the PTX text: from the

@@ -5,7 +5,7 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/format.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::check {
 

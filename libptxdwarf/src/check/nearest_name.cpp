@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::check {
 

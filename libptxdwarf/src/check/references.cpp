@@ -7,7 +7,7 @@
 
 #include "checker.h"
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::check {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "checker.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "ptxdwarf/write/reencode.h"
 
 namespace ptxdwarf::check {

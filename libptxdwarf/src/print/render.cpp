@@ -131,6 +131,13 @@ bool Renderer::fileName(std::string& out, const Unit& unit, uint64_t index) cons
   return true;
 }
 
+void Renderer::symbol(std::string& out, const Relocation& r) const {
+  if (symbols_)
+    symbols_(out, r);
+  else
+    appendReloc(out, r);
+}
+
 void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) {
   if (reloc)
     appendReloc(out, *reloc);
@@ -179,7 +186,7 @@ void Renderer::operation(std::string& out, const Operation& op, uint8_t addressS
     if (k == K::none || k == K::unknown) break;
     if (slot == 0 && op.reloc) {
       out += ' ';
-      appendReloc(out, *op.reloc);
+      symbol(out, *op.reloc);
       continue;
     }
     uint64_t v = op.operands[slot];
@@ -223,18 +230,56 @@ void Renderer::operation(std::string& out, const Operation& op, uint8_t addressS
   }
 }
 
+namespace {
+// The operations of `e`, `separator` after each but the last, and after the
+// last too where decoding stopped (the caller spells the rest).
+template <class SpellOperation>
+void appendOperations(std::string& out, const read::Expression& e, std::string_view separator,
+                      SpellOperation spellOperation) {
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    spellOperation(e.ops[i]);
+    if (i + 1 < e.ops.size() || !e.ok) out += separator;
+  }
+}
+
+// The operands of `op` as encoded: a relocated one as its symbol (and no
+// other), DW_OP_regx's register by name, signed ones in decimal, the rest (a
+// block's or a nested expression's length among them) in hex.
+void appendEncodedOperands(std::string& out, const Operation& op) {
+  if (op.reloc) {
+    out += ' ';
+    appendReloc(out, *op.reloc);
+    return;
+  }
+  if (op.op == dw::DW_OP_regx) {
+    if (const std::optional<std::string> reg = cuda::unpackRegister(op.operands[0])) {
+      out += ' ';
+      out += *reg;
+      return;
+    }
+  }
+  const dw::OpInfo* info = dw::opInfo(op.op);
+  for (int slot = 0; info && slot < 2; ++slot) {
+    using K = dw::OperandKind;
+    const K k = slot == 0 ? info->a : info->b;
+    if (k == K::none) break;
+    out += ' ';
+    if (k == K::sleb || k == K::s8 || k == K::s16 || k == K::s32 || k == K::s64)
+      appendSigned(out, static_cast<int64_t>(op.operands[slot]));
+    else
+      appendHex(out, op.operands[slot]);
+  }
+}
+}  // namespace
+
 void Renderer::expression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
                           uint64_t sectionOffset, uint8_t addressSize) const {
   if (bytes.empty()) {
     out += "<empty>";
     return;
   }
-  auto e = read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
-  for (size_t i = 0; i < e.ops.size(); ++i) {
-    operation(out, e.ops[i], addressSize);
-    bool more = i + 1 < e.ops.size() || !e.ok;
-    if (more) out += ", ";
-  }
+  const read::Expression e = read::decodeExpression(bytes, {addressSize, 4, section, sectionOffset});
+  appendOperations(out, e, ", ", [&](const Operation& op) { operation(out, op, addressSize); });
   if (!e.ok) {
     out += "<decoding error>";
     for (uint64_t i = e.errorOffset; i < bytes.size(); ++i) {
@@ -242,6 +287,18 @@ void Renderer::expression(std::string& out, std::span<const uint8_t> bytes, cons
       appendHexDigits(out, bytes[i], 2);
     }
   }
+}
+
+void Renderer::encodedExpression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
+                                 uint64_t sectionOffset, uint8_t addressSize) {
+  if (bytes.empty()) return;
+  const uint8_t size = addressSize ? addressSize : 8;
+  const read::Expression e = read::decodeExpression(bytes, {size, 4, section, sectionOffset});
+  appendOperations(out, e, " ", [&](const Operation& op) {
+    out += dw::opName(op.op);
+    appendEncodedOperands(out, op);
+  });
+  if (!e.ok) out += "<undecodable>";
 }
 
 namespace {
@@ -505,6 +562,171 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
       out += '"';
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// The plain spelling
+
+void Renderer::plainAddress(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const {
+  if (reloc)
+    symbol(out, *reloc);
+  else
+    appendHex(out, value, addressSize * 2);
+}
+
+void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const read::Range& r) const {
+  out += '[';
+  plainAddress(out, r.address, r.addressReloc, set.addressSize);
+  out += ", ";
+  const Relocation* a = r.addressReloc;
+  const Relocation* n = r.lengthReloc;
+  if (!a && !n) {
+    appendHex(out, r.address + r.length, set.addressSize * 2);
+  } else if (a && n && n->isDifference() && !a->isDifference() && a->addend() == 0 && n->minus() == a->symbol &&
+             r.address == 0) {
+    // [func_begin0, func_end0-func_begin0): the end is func_end0.
+    const Relocation end(n->offset, n->size, n->symbol);
+    plainAddress(out, 0, &end, set.addressSize);
+    if (n->addend() > 0) out += '+';
+    if (n->addend()) appendSigned(out, n->addend());
+  } else {
+    plainAddress(out, r.address, a, set.addressSize);
+    out += '+';
+    if (n)
+      symbol(out, *n);
+    else
+      appendHex(out, r.length);
+  }
+  out += ')';
+}
+
+// A location list by its entries, as written (no base address applied):
+// "[begin, end): expr; base X; ...".
+void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrValue& v) const {
+  uint64_t offset = 0;
+  if (!locOffset(v, offset) || !dwarf_.loc) {
+    out += "<no location list at ";
+    if (v.reloc)
+      symbol(out, *v.reloc);
+    else
+      appendHex(out, v.value);
+    out += '>';
+    return;
+  }
+  LocListReader list;
+  const bool terminated = list.read(dwarf_.loc, unit.addressSize, offset);
+  bool first = true;
+  for (const LocEntryView e : list.entries()) {
+    if (e.kind == LocEntryView::endOfList) break;
+    if (!first) out += "; ";
+    first = false;
+    if (e.kind == LocEntryView::baseAddress) {
+      out += "base ";
+      plainAddress(out, e.end, e.endReloc, unit.addressSize);
+      continue;
+    }
+    out += '[';
+    plainAddress(out, e.begin, e.beginReloc, unit.addressSize);
+    out += ", ";
+    plainAddress(out, e.end, e.endReloc, unit.addressSize);
+    out += "): ";
+    expression(out, e.expr, dwarf_.loc, e.exprOffset, unit.addressSize);
+  }
+  if (first) out += "<empty list>";
+  if (!terminated) out += first ? " <truncated>" : "; <truncated>";
+}
+
+// An unsigned constant: decl_file as its path, named constants by name, an
+// address class by name and number, the rest in decimal.
+void Renderer::plainConstant(std::string& out, const Unit& unit, const AttrValue& v) const {
+  if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
+    std::string path;
+    if (fileName(path, unit, v.value)) {
+      out += '"';
+      appendEscaped(out, path);
+      out += '"';
+      return;
+    }
+  }
+  if (std::string_view named = dw::attributeValueName(v.name, v.value); !named.empty()) {
+    out += named;
+    return;
+  }
+  if (v.name == dw::DW_AT_address_class) {
+    if (std::string_view cls = cuda::addressClassName(v.value); !cls.empty()) {
+      out += cls;
+      out += " (";
+      appendDec(out, v.value);
+      out += ')';
+      return;
+    }
+  }
+  appendDec(out, v.value);
+}
+
+namespace {
+void appendPlainBlock(std::string& out, std::span<const uint8_t> bytes) {
+  out += '<';
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i) out += ' ';
+    appendHexDigits(out, bytes[i], 2);
+  }
+  out += '>';
+}
+}  // namespace
+
+void Renderer::plainValue(std::string& out, const Die& die, const AttrValue& v) const {
+  const Unit& unit = dwarf_.unitOf(die);
+  if (v.isReference()) {
+    if (const Die* target = dwarf_.referencedDie(v)) {
+      appendHex(out, target->offset, 8);
+    } else if (v.reloc) {
+      symbol(out, *v.reloc);
+    } else {
+      out += "<invalid reference ";
+      appendHex(out, v.value);
+      out += '>';
+    }
+    return;
+  }
+  if (isLocationList(v)) return plainLocationList(out, unit, v);
+  if (isLocationExpr(v)) return expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
+  if (v.form == dw::DW_FORM_string || v.form == dw::DW_FORM_strp) {
+    if (v.form == dw::DW_FORM_strp && v.string().empty() && v.reloc && !dwarf_.offsetIn(".debug_str", 0, v.reloc))
+      return symbol(out, *v.reloc);  // points nowhere in .debug_str
+    out += '"';
+    appendEscaped(out, v.string());
+    out += '"';
+    return;
+  }
+  if (v.reloc) return symbol(out, *v.reloc);
+  switch (v.form) {
+    case dw::DW_FORM_flag_present:
+      out += "true";
+      return;
+    case dw::DW_FORM_flag:
+      out += v.value ? "true" : "false";
+      return;
+    case dw::DW_FORM_addr:
+      appendHex(out, v.value, unit.addressSize * 2);
+      return;
+    case dw::DW_FORM_sdata:
+      appendSigned(out, v.svalue());
+      return;
+    case dw::DW_FORM_exprloc:
+    case dw::DW_FORM_block:
+    case dw::DW_FORM_block1:
+    case dw::DW_FORM_block2:
+    case dw::DW_FORM_block4:
+      appendPlainBlock(out, v.block());
+      return;
+    default:
+      break;
+  }
+  if (dw::isUnsignedConstantForm(v.form))
+    plainConstant(out, unit, v);
+  else  // sec_offset (not a location), ref_sig8, anything else: the raw number
+    appendHex(out, v.value);
 }
 
 }  // namespace ptxdwarf::print

@@ -4,11 +4,8 @@
 #include <span>
 #include <unordered_map>
 
-#include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
-#include "ptxdwarf/work.h"
-#include "../own_uleb.h"
-#include "../reserve.h"
+#include "../work.h"
 #include "name_index.h"
 
 namespace ptxdwarf::ptx {
@@ -87,47 +84,6 @@ const SectionImage* Module::section(std::string_view name) const {
   return nullptr;
 }
 
-
-// ---- InstructionPositions
-
-Instruction InstructionPositions::decodeNext(const uint8_t*& p, Instruction before) {
-  const uint8_t b = *p++;
-  if (b != kLong) return {before.line + (b >> 4), b & 0xfu};
-  Instruction i;  // as pushLong wrote it
-  i.line = readOwnUleb32(p);
-  i.col = readOwnUleb32(p);
-  return i;
-}
-
-void InstructionPositions::startGroup() {
-  checkpoints_.push_back({static_cast<uint32_t>(bytes_.size()), last_});
-}
-
-void InstructionPositions::pushLong(Instruction i) {
-  // The line as it is, not a step: a caller may append out of order.
-  pushByte(kLong);
-  encodeUleb(i.line, [this](uint8_t b) { pushByte(b); });
-  encodeUleb(i.col, [this](uint8_t b) { pushByte(b); });
-}
-
-InstructionPositions::iterator InstructionPositions::at(size_t i) const {
-  if (i >= count_) return end();
-  const Checkpoint& c = checkpoints_[i / kGroup];
-  const uint8_t* p = bytes_.data() + c.pos;
-  Instruction current = c.before;
-  for (size_t k = i / kGroup * kGroup; k <= i; ++k) current = decodeNext(p, current);
-  return iterator(p, current, i, count_);
-}
-
-void InstructionPositions::reserve(size_t instructions) {
-  reserveUpTo(bytes_, instructions);
-  reserveUpTo(checkpoints_, instructions / kGroup + 1);
-}
-
-bool operator==(const InstructionPositions& a, const InstructionPositions& b) {
-  // One encoding for one sequence of positions, whatever the groups.
-  return a.count_ == b.count_ && a.bytes_ == b.bytes_;
-}
 
 int32_t Module::functionOf(const Label& label, int32_t guess) const {
   const uint32_t index = static_cast<uint32_t>(&label - labels.data());

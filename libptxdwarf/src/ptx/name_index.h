@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ptxdwarf/ptx/module.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::ptx {
 

@@ -12,12 +12,13 @@
 #include <vector>
 
 
+#include "../position_encodings.h"
 #include "../reserve.h"
 #include "section_reader.h"
 #include "lexer.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::ptx {
 namespace {
@@ -91,7 +92,7 @@ class Reader {
     module_.filename = std::string(filename);
     const uint64_t size = text.size();
     if (options.bodies) {
-      module_.instructions.reserve(size / 4 + 1);     // `ret;`
+      InstructionPositionsEncoding::reserve(module_.instructions, size / 4 + 1);     // `ret;`
       reserveForText(module_.labels, size, 4);        // `$L:` and a newline
       reserveForText(module_.locs, size, 10);         // `.loc 1 1 1`
       reserveForText(module_.blocks, size, 2);        // `{}`
@@ -562,7 +563,7 @@ class Reader {
   // left open by a syntax error keeps an empty range).
   void instruction(SourceLoc at) {
     if (!options_.bodies) return;
-    module_.instructions.push_back({at.line, at.col});
+    InstructionPositionsEncoding::push_back(module_.instructions, {at.line, at.col});
     module_.functions[static_cast<size_t>(function_)].endInstruction =
         static_cast<uint32_t>(module_.instructions.size());
   }
@@ -627,7 +628,7 @@ class Reader {
     s.loc = at;
     const uint64_t rest = blockTextBound();
     reserveForText(s.bytes, rest, 2);  // `0,` a byte
-    s.sourceMap.reserve(rest / 2);  // an entry per operand
+    SourceMapEncoding::reserve(s.sourceMap, rest / 2);  // an entry per operand
     reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
     return s;
   }

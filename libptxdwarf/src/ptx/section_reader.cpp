@@ -12,7 +12,8 @@
 
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/work.h"
+#include "../position_encodings.h"
+#include "../work.h"
 
 namespace ptxdwarf::ptx {
 namespace {
@@ -118,9 +119,9 @@ class SectionBodyReader {
       cur_.fail(i == 0 ? run.first : SourceLoc{run.first.line + static_cast<uint32_t>(i), run.col},
                 "section " + image.name + " exceeds 4 GiB");
     }
-    image.sourceMap.add(static_cast<uint32_t>(offset), run.first.line, run.first.col);
-    image.sourceMap.addLines(static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
-                             static_cast<uint32_t>(run.count - 1));
+    SourceMapEncoding::add(image.sourceMap, static_cast<uint32_t>(offset), run.first.line, run.first.col);
+    SourceMapEncoding::addLines(image.sourceMap, static_cast<uint32_t>(offset + 1), run.first.line + 1, run.col,
+                                static_cast<uint32_t>(run.count - 1));
     image.bytes.insert(image.bytes.end(), values, values + run.count);
     return true;
   }
@@ -136,7 +137,7 @@ class SectionBodyReader {
     for (uint32_t i = 0; i < line.operands; ++i, offset += line.width) {
       op = i < lineOperands_.size() ? lineOperands_[i] : nextPlainOperand(op, line);
       const SourceLoc at = cur_.locAt(op.begin);
-      image.sourceMap.add(offset, at.line, at.col);
+      SourceMapEncoding::add(image.sourceMap, offset, at.line, at.col);
       if (op.symbol)
         image.addRelocation(offset, static_cast<uint8_t>(line.width),
                             std::string_view(op.begin, static_cast<size_t>(op.end - op.begin)), {}, 0);
@@ -189,7 +190,7 @@ class SectionBodyReader {
     SourceLoc at = cur_.loc();
     uint64_t offset = image.bytes.size();
     if (offset + width > UINT32_MAX) cur_.fail(at, "section " + image.name + " exceeds 4 GiB");
-    image.sourceMap.add(static_cast<uint32_t>(offset), at.line, at.col);
+    SourceMapEncoding::add(image.sourceMap, static_cast<uint32_t>(offset), at.line, at.col);
     char c = cur_.peek();
     if (isDigit(c) || c == '-') {
       if (c == '-') image.negativeOperands.push_back(static_cast<uint32_t>(offset));

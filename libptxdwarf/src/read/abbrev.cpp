@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "stages.h"
 
 namespace ptxdwarf::read {

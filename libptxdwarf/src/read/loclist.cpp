@@ -5,7 +5,7 @@
 
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "stages.h"
 
 namespace ptxdwarf::read {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "../work.h"
 
 namespace ptxdwarf::view {
 
@@ -97,6 +98,18 @@ std::string_view linkageOrShortName(const Dwarf& dwarf, const Die& die) {
   std::optional<AttrValue> v = findRecursively(dwarf, die, {dw::DW_AT_MIPS_linkage_name, dw::DW_AT_linkage_name});
   if (v && v->isString()) return v->string();
   return shortName(dwarf, die);
+}
+
+void forEachChild(const Dwarf& dwarf, const Die& die, const SubtreeEnds* ends,
+                  const std::function<bool(const Die&)>& f) {
+  if (!die.hasChildren) return;
+  const size_t count = dwarf.dies.size();
+  for (size_t i = static_cast<size_t>(&die - dwarf.dies.data()) + 1; i < count && dwarf.dies[i].depth > die.depth;) {
+    work::step(work::siblingScan);
+    const Die& c = dwarf.dies[i];
+    if (c.depth == die.depth + 1 && !c.isNull() && !f(c)) return;
+    i = ends ? ends->end(static_cast<uint32_t>(i)) : i + 1;
+  }
 }
 
 }  // namespace ptxdwarf::view

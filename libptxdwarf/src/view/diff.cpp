@@ -18,13 +18,12 @@
 #include "diff_detail.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/render.h"
 
 namespace ptxdwarf::view {
 
 namespace {
 
-using diffdetail::appendDec;
-using diffdetail::appendHex;
 using diffdetail::Spelling;
 using ptx::Module;
 using read::AttrValue;
@@ -42,24 +41,13 @@ bool isNameAttr(uint16_t attr) {
   return attr == dw::DW_AT_name || attr == dw::DW_AT_linkage_name || attr == dw::DW_AT_MIPS_linkage_name;
 }
 
-// llvm-dwarfdump 14's spelling of unknown tags and attributes: `DW_AT_unknown_3ff0`.
-void appendNameOr(std::string& out, std::string_view name, std::string_view unknownPrefix, uint64_t v) {
-  if (!name.empty()) {
-    out += name;
-    return;
-  }
-  out += unknownPrefix;
-  std::string hex;
-  appendHex(hex, v);
-  out += std::string_view(hex).substr(2);
-}
-
 // One file's DWARF, indexed for the diff.
 struct Side {
   const Module& module;
   const Dwarf& d;
   diffdetail::SymbolMeanings symbols;
-  diffdetail::ValueSpeller values;
+  // The values spelled with their symbols by meaning, in each Spelling.
+  print::Renderer bySource, byInstruction, shown;
   std::vector<uint32_t> childBegin;  // children of DIE i: kids[childBegin[i] .. childBegin[i+1])
   std::vector<uint32_t> kids;
   std::vector<uint32_t> roots;     // DIEs without a parent (normally one per unit)
@@ -70,7 +58,14 @@ struct Side {
   // a name its siblings of its tag share), not by what it is
   std::vector<char> positional;
 
-  Side(const Module& m, const Dwarf& dwarf) : module(m), d(dwarf), symbols(m, dwarf), values(m, dwarf, symbols) {
+  Side(const Module& m, const Dwarf& dwarf)
+      : module(m), d(dwarf), symbols(m, dwarf), bySource(m, dwarf), byInstruction(m, dwarf), shown(m, dwarf) {
+    auto spelledAs = [this](Spelling spelling) {
+      return [this, spelling](std::string& out, const Relocation& r) { symbols.append(out, r, spelling); };
+    };
+    bySource.spellSymbolsWith(spelledAs(Spelling::bySource));
+    byInstruction.spellSymbolsWith(spelledAs(Spelling::byInstruction));
+    shown.spellSymbolsWith(spelledAs(Spelling::shown));
     const size_t n = d.dies.size();
     std::vector<uint32_t> count(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -97,8 +92,12 @@ struct Side {
     for (size_t i = 0; i < n; ++i) nameGroup(childrenOf(static_cast<uint32_t>(i)));
     nameGroup(roots);
   }
-  Side(const Side&) = delete;  // `values` refers to `symbols`
+  Side(const Side&) = delete;  // the renderers refer to `symbols`
   Side& operator=(const Side&) = delete;
+
+  const print::Renderer& renderer(Spelling spelling) const {
+    return spelling == Spelling::bySource ? bySource : spelling == Spelling::byInstruction ? byInstruction : shown;
+  }
 
   // kNone stands for the virtual parent of the roots.
   std::span<const uint32_t> childrenOf(uint32_t die) const {
@@ -117,7 +116,7 @@ struct Side {
 
   static void appendTag(std::string& out, uint16_t tag) {
     std::string t;
-    appendNameOr(t, dw::tagName(tag), "DW_TAG_unknown_", tag);
+    print::appendTagName(t, tag);
     std::string_view v = t;
     if (v.starts_with("DW_TAG_")) v.remove_prefix(7);
     out += v;
@@ -195,10 +194,19 @@ struct Side {
 
   // The value spelled; a reference that resolves is spelled as its target's
   // path (its step only when `brief`) and returns the target.
+  // `brief`: a location list as `<location list>` (its entries are compared
+  // where values are compared, not where DIEs are paired).
   uint32_t value(std::string& out, const Die& die, const AttrValue& v, Spelling spelling, bool brief) const {
-    const uint32_t ref = values.spell(out, die, v, spelling, brief);
-    if (ref != kNone) out += brief ? step[ref] : path(ref);
-    return ref;
+    if (const Die* target = v.isReference() ? d.referencedDie(v) : nullptr) {
+      const uint32_t ref = dieIndex(target);
+      out += brief ? step[ref] : path(ref);
+      return ref;
+    }
+    if (brief && print::Renderer::isLocationList(v))
+      out += "<location list>";
+    else
+      renderer(spelling).plainValue(out, die, v);
+    return kNone;
   }
 
   // "attr=value" keys of the attributes other than names, for pairing renamed DIEs.
@@ -400,9 +408,9 @@ class Differ {
       for (const auto& set : s.d.arangeSets)
         for (const auto& r : set.ranges) {
           diffdetail::ListEntry e;
-          s.values.range(e.key, set, r, Spelling::bySource);
-          s.values.range(e.alternative, set, r, Spelling::byInstruction);
-          s.values.range(e.shown, set, r, Spelling::shown);
+          s.bySource.plainRange(e.key, set, r);
+          s.byInstruction.plainRange(e.alternative, set, r);
+          s.shown.plainRange(e.shown, set, r);
           v.push_back(std::move(e));
         }
       std::sort(v.begin(), v.end());
@@ -536,7 +544,7 @@ class Differ {
       line.kind = kind;
       line.subject = DiffLine::Subject::attribute;
       line.path = path;
-      appendNameOr(line.attribute, dw::attributeName(name), "DW_AT_unknown_", name);
+      print::appendAttrName(line.attribute, name);
       line.before = std::move(before);
       line.after = std::move(after);
       lines.push_back(std::move(line));

@@ -1,18 +1,16 @@
-// The parts of view/diff.h's comparison (internal to view/diff*.cpp): the
-// spelling of attribute values and of the symbols in them (diff_values.cpp),
-// the line tables' comparison and the list merge (diff_lines.cpp).
+// The parts of view/diff.h's comparison (internal to view/diff*.cpp): what
+// the symbols in values stand for (diff_symbols.cpp), the line tables'
+// comparison and the list merge (diff_lines.cpp).
 //
-// A value is spelled by meaning, where each symbol is replaced by what it
+// Values are spelled by print::Renderer's plain spelling, their symbols
+// through SymbolMeanings: by meaning, where each symbol is replaced by what it
 // stands for, a code label in two ways (two values are equal where either
 // spelling is), and as shown, the symbol as written with its meaning after it,
-// for the lines printed. ValueSpeller is the diff's own value renderer until the library's
-// printing layer has one that takes a symbol hook; SymbolMeanings is what the
-// diff adds to any renderer.
+// for the lines printed.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,13 +18,9 @@
 
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/diff.h"
 
 namespace ptxdwarf::view::diffdetail {
-
-void appendDec(std::string& out, uint64_t v);
-void appendHex(std::string& out, uint64_t v, int width = 1);  // "0x" and at least `width` digits
 
 enum class Spelling : uint8_t {
   bySource,       // by meaning, a code label by its source place: `@_Z3foo/a.cu:8#0+0`
@@ -79,41 +73,6 @@ class SymbolMeanings {
   // Made at the first code label looked at: the `.loc` records of function
   // bodies by (function, instruction).
   mutable std::vector<Anchor> anchors_;
-};
-
-// The diff's spelling of one attribute value: the dump's, without its
-// form-specific widths (decimal constants, "quoted strings", named constants,
-// decl_file as the resolved path, expressions decoded, location lists by their
-// entries), its symbols through SymbolMeanings.
-class ValueSpeller {
- public:
-  ValueSpeller(const ptx::Module& module, const read::Dwarf& dwarf, const SymbolMeanings& symbols)
-      : module_(module), dwarf_(dwarf), symbols_(symbols) {}
-
-  // Spells `v`, an attribute of `die`, into `out`; for a reference that
-  // resolves to a DIE spells nothing and returns the DIE's index (the caller
-  // spells it by its path), else returns read::kNone. `brief`: a location
-  // list as `<location list>` (its entries are compared where values are
-  // compared, not where DIEs are paired).
-  uint32_t spell(std::string& out, const read::Die& die, const read::AttrValue& v, Spelling spelling,
-                 bool brief) const;
-  // An address-sized operand: the symbol, else the number.
-  void address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize,
-               Spelling spelling) const;
-  // One .debug_aranges range: `[begin, end)`.
-  void range(std::string& out, const read::ArangeSet& set, const read::Range& r, Spelling spelling) const;
-
- private:
-  void locationList(std::string& out, const read::Unit& unit, const read::AttrValue& v, Spelling spelling) const;
-  void expression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
-                  uint64_t sectionOffset, uint8_t addressSize, Spelling spelling) const;
-  void operation(std::string& out, const read::Operation& op, uint8_t addressSize, Spelling spelling) const;
-  void constant(std::string& out, const read::Unit& unit, const read::AttrValue& v) const;
-  bool fileName(std::string& out, const read::Unit& unit, uint64_t index) const;
-
-  const ptx::Module& module_;
-  const read::Dwarf& dwarf_;
-  const SymbolMeanings& symbols_;
 };
 
 // An entry of a list compared as a set (aranges, `.file` paths): equal where

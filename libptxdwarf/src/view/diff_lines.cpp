@@ -191,8 +191,6 @@ void diffLineTables(const ptx::Module& a, const ptx::Module& b, std::vector<Diff
 
 namespace {
 
-using diffdetail::appendDec;
-
 // `before -> after` for a change, else the one value there is.
 void appendValues(std::string& s, const DiffLine& line) {
   if (line.kind == DiffLine::Kind::changed) {

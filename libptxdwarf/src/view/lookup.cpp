@@ -10,7 +10,7 @@
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::view {
 

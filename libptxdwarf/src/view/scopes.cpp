@@ -4,7 +4,7 @@
 #include <set>
 
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::view {
 

@@ -14,7 +14,7 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/attributes.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::view {
 

@@ -15,7 +15,7 @@
 #include "../parallel.h"
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"

@@ -21,9 +21,9 @@
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/print/render.h"
 #include "../parallel.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "ptx_writer_internal.h"
 
 namespace ptxdwarf::write {
@@ -83,62 +83,19 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
-std::string named(std::string_view name, std::string_view kind, uint64_t value) {
-  if (!name.empty()) return std::string(name);
-  std::string s(kind);
-  s += "_unknown_";
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, value, 16);
-  (void)ec;
-  s.append(buf, p);
+// A tag's, attribute's or form's name; llvm-dwarfdump's `DW_TAG_unknown_4109` for one without.
+template <void (*appendName)(std::string&, uint64_t)>
+std::string named(uint64_t value) {
+  std::string s;
+  appendName(s, value);
   return s;
 }
 
-// "DW_OP_regx %r1 DW_OP_deref", "DW_OP_addr _Z4testPi_param_0"; empty when undecodable.
+// "DW_OP_regx %r1 DW_OP_deref", "DW_OP_addr _Z4testPi_param_0".
 std::string describeExpression(const SectionImage& image, uint64_t offset, uint64_t size, uint8_t addressSize) {
-  read::ExpressionContext ctx;
-  ctx.addressSize = addressSize ? addressSize : 8;
-  ctx.section = &image;
-  ctx.sectionOffset = offset;
-  const auto e = read::decodeExpression(std::span<const uint8_t>(image.bytes).subspan(offset, size), ctx);
   std::string s;
-  for (const read::Operation& op : e.ops) {
-    if (!s.empty()) s += ' ';
-    const dw::OpInfo* info = dw::opInfo(op.op);
-    s += info ? std::string(info->name) : named({}, "DW_OP", op.op);
-    if (!info) break;
-    if (op.reloc) {
-      s += ' ';
-      s += op.reloc->expression();
-      continue;
-    }
-    if (op.op == dw::DW_OP_regx) {
-      // A PTX register name packed big-endian into the ULEB operand: %r1 = 0x257231.
-      if (const std::optional<std::string> reg = cuda::unpackRegister(op.operands[0])) {
-        s += ' ';
-        appendCommentText(s, *reg);
-        continue;
-      }
-    }
-    for (int i = 0; i < 2; ++i) {
-      const dw::OperandKind k = i == 0 ? info->a : info->b;
-      if (k == dw::OperandKind::none) break;
-      s += ' ';
-      const uint64_t v = op.operands[i];
-      if (k == dw::OperandKind::sleb || k == dw::OperandKind::s8 || k == dw::OperandKind::s16 ||
-          k == dw::OperandKind::s32 || k == dw::OperandKind::s64) {
-        const int64_t sv = static_cast<int64_t>(v);
-        if (sv < 0) s += '-';
-        appendUnsigned(s, sv < 0 ? uint64_t(0) - uint64_t(sv) : uint64_t(sv));
-      } else {
-        appendHex(s, v);
-      }
-    }
-  }
-  if (!e.ok) {
-    if (!s.empty()) s += ' ';
-    s += "<undecodable>";
-  }
+  print::Renderer::encodedExpression(s, std::span<const uint8_t>(image.bytes).subspan(offset, size), &image, offset,
+                                     addressSize);
   return s;
 }
 
@@ -189,16 +146,16 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
       c += ':';
       appendHex(c, ends[i - u.firstDie] > d.offset ? ends[i - u.firstDie] - d.offset : 0);
       c += ' ';
-      c += named(dw::tagName(d.tag), "DW_TAG", d.tag);
+      print::appendTagName(c, d.tag);
       fb.fixed(d.offset, codeSize, std::move(c));
       uint64_t at = d.offset + codeSize;
       for (const read::AttrValue& a : dwarf.attributes(d)) {
         const uint64_t end = a.offset + a.size;
         if (a.offset < at || end > image.bytes.size()) break;
-        std::string ac = named(dw::attributeName(a.name), "DW_AT", a.name);
+        std::string ac = named<print::appendAttrName>(a.name);
         if (a.indirect) {
           ac += " [DW_FORM_indirect ";
-          ac += named(dw::formName(a.form), "DW_FORM", a.form);
+          print::appendFormName(ac, a.form);
           ac += ']';
         }
         if (a.isString()) {
@@ -228,14 +185,14 @@ void abbrevFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
         return v;
       };
       uleb([](uint64_t) { return std::string("Abbreviation Code"); });
-      uleb([](uint64_t v) { return named(dw::tagName(v), "DW_TAG", v); });
+      uleb(named<print::appendTagName>);
       const uint64_t childrenAt = r.offset();
       const uint8_t children = r.u8();
       if (!r.ok()) continue;
       fb.add(childrenAt, 1, children == 1 ? "DW_CHILDREN_yes" : children == 0 ? "DW_CHILDREN_no" : "DW_CHILDREN_?");
       for (uint32_t s = 0; s < a.specCount && r.ok(); ++s) {
-        uleb([](uint64_t v) { return named(dw::attributeName(v), "DW_AT", v); });
-        const uint64_t form = uleb([](uint64_t v) { return named(dw::formName(v), "DW_FORM", v); });
+        uleb(named<print::appendAttrName>);
+        const uint64_t form = uleb(named<print::appendFormName>);
         if (form == dw::DW_FORM_implicit_const) {
           const uint64_t at = r.offset();
           r.sleb();

@@ -21,7 +21,7 @@
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 #include "../parallel.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "ptx_writer_internal.h"
 
 namespace ptxdwarf::write {

@@ -12,7 +12,7 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 
 namespace ptxdwarf::write {
 

@@ -10,7 +10,7 @@
 #include "encoded_dies.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/work.h"
+#include "../work.h"
 #include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {

@@ -58,6 +58,9 @@ class LocListReader {
 
 class Renderer {
  public:
+  // Spells a symbolic operand (a relocated value: `sym`, `sym+8`, `A-B`).
+  using SymbolSpeller = std::function<void(std::string& out, const Relocation& r)>;
+
   // `betweenEntries`, when set, is called after each entry of a location
   // list rendered into the output: where a dump writing to a stream may
   // write out what it holds (one attribute can name a list of tens of
@@ -65,6 +68,11 @@ class Renderer {
   Renderer(const ptx::Module& module, const read::Dwarf& dwarf,
            std::function<void()> betweenEntries = {})
       : module_(module), dwarf_(dwarf), betweenEntries_(std::move(betweenEntries)) {}
+
+  // The symbols of expressions and of plain values spelled by `symbols`
+  // instead of as written: the diff spells them by what they stand for (a
+  // code label by its source place), so that renamed labels compare equal.
+  void spellSymbolsWith(SymbolSpeller symbols) { symbols_ = std::move(symbols); }
 
   // What llvm-dwarfdump prints between "DW_AT_x\t(" and ")" (with our
   // extensions). `listIndent` is the indentation of location-list entry lines;
@@ -77,6 +85,25 @@ class Renderer {
                   uint64_t sectionOffset, uint8_t addressSize) const;
   // One decoded operation (no separators); `bytes` are the whole expression's bytes.
   void operation(std::string& out, const read::Operation& op, uint8_t addressSize) const;
+  // A location expression as the verbose PTX writer's comments spell it: the
+  // operands as encoded, one space between operations, only DW_OP_regx's
+  // register named ("DW_OP_bregx 0x255350 0 DW_OP_consts 3"), "<undecodable>"
+  // where decoding stops; nothing for no bytes. An address size of 0 reads as 8.
+  static void encodedExpression(std::string& out, std::span<const uint8_t> bytes, const SectionImage* section,
+                                uint64_t sectionOffset, uint8_t addressSize);
+
+  // ---- the plain spelling, for comparing two files' values ----
+  // llvm-dwarfdump's without its form-specific layout: constants in decimal,
+  // named constants by name, an address class as `ADDR_local_space (6)`,
+  // decl_file as the resolved path, strings quoted, flags as true/false,
+  // expressions decoded, a location list by its entries as written
+  // ("[begin, end): expr; base X", no base applied), a reference as its
+  // symbol or raw offset; every symbol through the symbol speller.
+  void plainValue(std::string& out, const read::Die& die, const read::AttrValue& v) const;
+  // An address-sized operand: the symbol, else the number.
+  void plainAddress(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const;
+  // One .debug_aranges range: `[begin, end)`, `[f_begin, f_end)` for a length `f_end-f_begin`.
+  void plainRange(std::string& out, const read::ArangeSet& set, const read::Range& r) const;
 
   // The whole location list body of an attribute: "<offset>: \n<indent>[a, b): expr..."
   void locationList(std::string& out, const read::Unit& unit, const read::AttrValue& v,
@@ -102,9 +129,14 @@ class Renderer {
   const ptx::Module& module() const { return module_; }
 
  private:
+  void symbol(std::string& out, const Relocation& r) const;
+  void plainLocationList(std::string& out, const read::Unit& unit, const read::AttrValue& v) const;
+  void plainConstant(std::string& out, const read::Unit& unit, const read::AttrValue& v) const;
+
   const ptx::Module& module_;
   const read::Dwarf& dwarf_;
   std::function<void()> betweenEntries_;
+  SymbolSpeller symbols_;  // none: as written
   // Made at the first type name (a dump names a type at every DW_AT_type):
   // the names' template parameters are found without walking subtrees.
   mutable std::shared_ptr<const view::SubtreeEnds> ends_;

@@ -90,12 +90,10 @@ struct Instruction {
   friend bool operator==(const Instruction&, const Instruction&) = default;
 };
 
-// Every instruction's position, in text order: a byte each for the usual
-// instruction (up to 7 lines after the one before, at a column up to 15),
-// else a marker byte and the line and column as ULEB128s, with a checkpoint
-// every 64 instructions for indexing. A 20 MB nvcc -G file has 254,000
-// instructions: 2 MB as Instruction values, about 0.3 MB so. Indexing
-// decodes from the checkpoint before; iterating decodes a byte a step.
+// Every instruction's position, in text order, recorded by the reader and
+// kept compactly encoded by the library (a 20 MB nvcc -G file has 254,000
+// instructions). Indexing decodes from the checkpoint before; iterating
+// decodes a step at a time.
 class InstructionPositions {
  public:
   class iterator {
@@ -132,16 +130,6 @@ class InstructionPositions {
   using const_iterator = iterator;
   using value_type = Instruction;
 
-  void push_back(Instruction i) {
-    if (count_ % kGroup == 0) startGroup();
-    const uint32_t lineStep = i.line - last_.line;
-    if (i.line >= last_.line && lineStep <= kMaxShortLineStep && i.col <= kMaxShortCol)
-      pushByte(static_cast<uint8_t>(lineStep << 4 | i.col));
-    else
-      pushLong(i);
-    last_ = i;
-    ++count_;
-  }
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   Instruction operator[](size_t i) const { return *at(i); }
@@ -150,8 +138,6 @@ class InstructionPositions {
   iterator at(size_t i) const;
   iterator begin() const { return at(0); }
   iterator end() const { return iterator(nullptr, {}, count_, count_); }
-  // Room for `instructions` of them: the bytes of as many usual ones.
-  void reserve(size_t instructions);
   // The bytes the positions take (what the encoding is for).
   size_t encodedBytes() const { return bytes_.size() + checkpoints_.size() * sizeof(Checkpoint); }
   friend bool operator==(const InstructionPositions& a, const InstructionPositions& b);
@@ -161,14 +147,8 @@ class InstructionPositions {
     uint32_t pos = 0;  // of the group's first instruction in bytes_
     Instruction before{};  // the instruction before the group's first ({0, 0} for the first group)
   };
-  static constexpr size_t kGroup = 64;
-  static constexpr uint32_t kMaxShortLineStep = 7;
-  static constexpr uint32_t kMaxShortCol = 15;
-  static constexpr uint8_t kLong = 0x80;
+  friend struct InstructionPositionsEncoding;  // the encoding, internal to the library
   static Instruction decodeNext(const uint8_t*& p, Instruction before);
-  void startGroup();
-  void pushByte(uint8_t b) { bytes_.push_back(b); }
-  void pushLong(Instruction i);
 
   std::vector<uint8_t> bytes_;
   std::vector<Checkpoint> checkpoints_;

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string_view>
 #include <vector>
 
 #include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/work.h"
 
 namespace ptxdwarf::view {
 
@@ -48,16 +48,7 @@ class SubtreeEnds {
 // Calls f(child) for each child of `die`, NULL entries left out, in order,
 // until f returns false: sibling to sibling with `ends` (made of this
 // Dwarf), through the subtree without.
-template <class F>
-void forEachChild(const read::Dwarf& dwarf, const read::Die& die, const SubtreeEnds* ends, F&& f) {
-  if (!die.hasChildren) return;
-  const size_t count = dwarf.dies.size();
-  for (size_t i = static_cast<size_t>(&die - dwarf.dies.data()) + 1; i < count && dwarf.dies[i].depth > die.depth;) {
-    work::step(work::siblingScan);
-    const read::Die& c = dwarf.dies[i];
-    if (c.depth == die.depth + 1 && !c.isNull() && !f(c)) return;
-    i = ends ? ends->end(static_cast<uint32_t>(i)) : i + 1;
-  }
-}
+void forEachChild(const read::Dwarf& dwarf, const read::Die& die, const SubtreeEnds* ends,
+                  const std::function<bool(const read::Die&)>& f);
 
 }  // namespace ptxdwarf::view
