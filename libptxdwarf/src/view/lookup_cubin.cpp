@@ -503,10 +503,13 @@ LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view f
 }
 
 LookupResult lookup(const Loaded& file, std::string_view where) {
-  const std::string_view text = file.text.view();
-  if (cubin::looksLikeCubin(text))
+  // A cubin's module is cubin::read's (its format an ELF's); a PTX text may
+  // be a caller's borrowed one, gone by now: not looked at.
+  if (file.read.module.fileFormat != "ptx") {
+    const std::string_view text = file.text.view();
     return lookupCubin(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), file.path,
                        where);
+  }
   return lookup(file.read.module, file.dwarf, where);
 }
 
