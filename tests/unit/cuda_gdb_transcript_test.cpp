@@ -445,7 +445,8 @@ Tally replay(const Program& p) {
       for (const view::VariableInfo& candidate : m->variables)
         if (candidate.name == name) v = &candidate;
       const bool optimizedOut = value == "<optimized out>";
-      const bool agrees = v && (optimizedOut ? !v->available && v->sass.empty() : v->available && !v->sass.empty());
+      const bool agrees =
+          v && v->sass && (optimizedOut ? !v->available && v->sass->empty() : v->available && !v->sass->empty());
       if (agrees) {
         ++t.agreed;
         continue;

@@ -53,7 +53,8 @@ ptxdwarf_status ptxdwarf_lookup_at(const ptxdwarf_module* module, const char* wh
       auto& perVariable = l->sass.emplace_back();
       for (const view::VariableInfo& v : match.variables) {
         auto& strings = perVariable.emplace_back();
-        for (const std::string& s : v.sass) strings.push_back(s.c_str());
+        if (v.sass)
+          for (const std::string& s : *v.sass) strings.push_back(s.c_str());
       }
     }
     *out = l.release();

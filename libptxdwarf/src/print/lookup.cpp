@@ -64,9 +64,9 @@ void lookupText(std::string_view file, std::string_view at, const view::LookupRe
       } else {
         appendEscaped(out, v.location);
       }
-      for (size_t i = 0; i < v.sass.size(); ++i) {
+      for (size_t i = 0; v.sass && i < v.sass->size(); ++i) {
         out += i ? ":" : " = ";
-        appendEscaped(out, v.sass[i]);
+        appendEscaped(out, (*v.sass)[i]);
       }
       if (v.addressClass) out += " (" + std::string(cuda::addressClassName(v.addressClass)) + ")";
       out += " (" + hex(v.die, 8) + ")\n";
@@ -113,10 +113,10 @@ void lookupJson(std::string_view file, std::string_view at, const view::LookupRe
       w.field("location", v.location);
       w.key("available");
       w.boolean(v.available);
-      if (r.cubin) {
+      if (v.sass) {
         w.key("sass");
         w.arrayBegin();
-        for (const std::string& s : v.sass) w.value(s);
+        for (const std::string& s : *v.sass) w.value(s);
         w.arrayEnd();
       }
       w.key("address_class");

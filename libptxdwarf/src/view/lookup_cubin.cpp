@@ -394,6 +394,7 @@ class CubinLookup {
       v.type = typeName(d_, d_.referencedDie(*t), &ends_);
     else
       v.type = "void";
+    v.sass.emplace();  // a cubin's: empty unless the location evaluates to one
     location(die, pc, relativePc, registers, v);
     return v;
   }
@@ -443,6 +444,7 @@ class CubinLookup {
   void evaluate(const read::Expression& e, uint64_t relativePc, const cubin::RegMapFunction* registers,
                 VariableInfo& v) const {
     v.location = detail::expressionText(e);
+    std::vector<std::string>& sass = v.sass.emplace();
     std::vector<const read::Operation*> ops;
     for (const read::Operation& op : e.ops)
       if (op.op != dw::DW_OP_nop) ops.push_back(&op);
@@ -456,12 +458,12 @@ class CubinLookup {
       const cubin::RegisterAt at = cubin::locateRegister(registers, *reg, relativePc);
       if (!at.available) {
         v.available = false;
-        v.sass.clear();
+        sass.clear();
         v.location += " (optimized out: " + at.reason + ")";
         return;
       }
-      if (op->op == dw::DW_OP_regx) v.sass.insert(v.sass.end(), at.sass.begin(), at.sass.end());
-      else v.sass.push_back("[" + cubin::joinSass(at.sass) + signedHex(static_cast<int64_t>(op->operands[1])) + "]");
+      if (op->op == dw::DW_OP_regx) sass.insert(sass.end(), at.sass.begin(), at.sass.end());
+      else sass.push_back("[" + cubin::joinSass(at.sass) + signedHex(static_cast<int64_t>(op->operands[1])) + "]");
     }
     if (hasRegister) return;
     int64_t offset = 0;
@@ -471,9 +473,9 @@ class CubinLookup {
     }
     if (ops[0]->op == dw::DW_OP_addr) {
       const uint64_t address = ops[0]->operands[0] + static_cast<uint64_t>(offset);
-      v.sass.push_back(v.addressClass ? "[" + spaceName(v.addressClass) + "+" + hex(address) + "]" : "[" + hex(address) + "]");
+      sass.push_back(v.addressClass ? "[" + spaceName(v.addressClass) + "+" + hex(address) + "]" : "[" + hex(address) + "]");
     } else if (ops[0]->op == dw::DW_OP_fbreg) {
-      v.sass.push_back("[CFA" + signedHex(static_cast<int64_t>(ops[0]->operands[0]) + offset) + "]");
+      sass.push_back("[CFA" + signedHex(static_cast<int64_t>(ops[0]->operands[0]) + offset) + "]");
     }
   }
 

@@ -38,7 +38,8 @@ struct VariableInfo {
   // terms: {"R4", "R5"} for a 64-bit register in two pieces, {"P0"},
   // {"[param+0x210]"}, {"[CFA-0x68]"}; empty when unavailable (cuda-gdb
   // prints <optimized out>) or when the location is not one of these.
-  std::vector<std::string> sass = {};
+  // nullopt on PTX, which has no SASS.
+  std::optional<std::vector<std::string>> sass = std::nullopt;
   uint64_t addressClass = 0;  // DW_AT_address_class, 0 when absent
   uint64_t declLine = 0;
   uint64_t die = 0;          // DIE offset
