@@ -6,6 +6,8 @@
 // register is at a PC (cubin/locate.h).
 #include <algorithm>
 #include <charconv>
+#include <queue>
+#include <unordered_set>
 
 #include "lookup_internal.h"
 #include "ptxdwarf/cubin/cubin.h"
@@ -47,6 +49,7 @@ struct CubinScope {
   uint32_t die = 0;
   uint32_t parent = kNoScope;
   uint32_t descendantsEnd = 0;  // scopes [index + 1, descendantsEnd) are inside it
+  uint32_t depth = 0;           // 0 for a subprogram
   uint64_t low = 0, high = 0;
   std::vector<uint32_t> declarations = {};  // DIE indices of its variable/parameter children
 };
@@ -141,12 +144,42 @@ class CubinLookup {
       CubinScope s;
       s.die = i;
       s.parent = open.empty() ? kNoScope : open.back().second;
+      s.depth = open.empty() ? 0 : scopes_[s.parent].depth + 1;
       s.low = low;
       s.high = high;
       open.emplace_back(die.depth, static_cast<uint32_t>(scopes_.size()));
       scopes_.push_back(std::move(s));
     }
     for (auto& [depth, scope] : open) scopes_[scope].descendantsEnd = static_cast<uint32_t>(scopes_.size());
+    findStretches();
+  }
+
+  // The addresses cut where the innermost scope changes, in order: a sweep
+  // over the scopes' bounds with the open scopes in a heap by depth (a
+  // closed one leaves it when it comes to the top), so that the scopes at
+  // an address are found in log time however many a function has.
+  void findStretches() {
+    std::vector<uint32_t> byLow(scopes_.size());
+    for (uint32_t i = 0; i < byLow.size(); ++i) byLow[i] = i;
+    std::stable_sort(byLow.begin(), byLow.end(), [&](uint32_t a, uint32_t b) { return scopes_[a].low < scopes_[b].low; });
+    std::vector<uint64_t> bounds;
+    for (const CubinScope& sc : scopes_) {
+      bounds.push_back(sc.low);
+      bounds.push_back(sc.high);
+    }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    const auto deeper = [&](uint32_t a, uint32_t b) {  // the heap's top: the deepest, then the later DIE
+      return scopes_[a].depth != scopes_[b].depth ? scopes_[a].depth < scopes_[b].depth : a < b;
+    };
+    std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(deeper)> open(deeper);
+    size_t next = 0;
+    for (uint64_t at : bounds) {
+      for (; next < byLow.size() && scopes_[byLow[next]].low == at; ++next) open.push(byLow[next]);
+      while (!open.empty() && scopes_[open.top()].high <= at) open.pop();
+      const uint32_t innermost = open.empty() ? kNoScope : open.top();
+      if (stretches_.empty() || stretches_.back().second != innermost) stretches_.emplace_back(at, innermost);
+    }
   }
 
   bool rangeOf(const Die& die, uint64_t& low, uint64_t& high) const {
@@ -161,19 +194,10 @@ class CubinLookup {
   // The scopes containing `pc`, innermost first.
   std::vector<uint32_t> chainAt(uint64_t pc) const {
     std::vector<uint32_t> chain;
-    uint32_t i = 0;
-    while (i < scopes_.size()) {
-      const CubinScope& s = scopes_[i];
-      if (pc >= s.low && pc < s.high) {
-        chain.push_back(i);
-        ++i;  // look inside it
-      } else {
-        i = s.descendantsEnd > i ? s.descendantsEnd : i + 1;  // skip its subtree
-      }
-      // Past the subtree of the innermost found so far: nothing deeper.
-      if (!chain.empty() && i >= scopes_[chain.back()].descendantsEnd) break;
-    }
-    std::reverse(chain.begin(), chain.end());
+    auto it = std::upper_bound(stretches_.begin(), stretches_.end(), pc,
+                               [](uint64_t a, const std::pair<uint64_t, uint32_t>& s) { return a < s.first; });
+    if (it == stretches_.begin()) return chain;
+    for (uint32_t s = (it - 1)->second; s != kNoScope; s = scopes_[s].parent) chain.push_back(s);
     return chain;
   }
 
@@ -187,10 +211,15 @@ class CubinLookup {
     return kNoScope;
   }
 
+  // The function whose placed code holds `pc` (the code sections are placed
+  // in order: their addresses ascend).
   const cubin::CodeSection* functionAt(uint64_t pc) const {
-    for (const cubin::CodeSection& c : r_.cubin.code)
-      if (pc >= c.address && pc < c.address + std::max<uint64_t>(c.size, 1)) return &c;
-    return nullptr;
+    const std::vector<cubin::CodeSection>& code = r_.cubin.code;
+    auto it = std::upper_bound(code.begin(), code.end(), pc,
+                               [](uint64_t a, const cubin::CodeSection& c) { return a < c.address; });
+    if (it == code.begin()) return nullptr;
+    --it;
+    return pc < it->address + std::max<uint64_t>(it->size, 1) ? &*it : nullptr;
   }
 
   const cubin::CodeSection* functionNamed(std::string_view name) const {
@@ -251,22 +280,22 @@ class CubinLookup {
   // gdb's breakpoint rule for SOURCE:LINE (lookup.h).
   bool sourcePlaces(std::string_view source, uint32_t line, std::vector<uint64_t>& places, std::string& error) {
     detail::SourceName name(source, compDirs());
-    std::vector<std::pair<const cubin::LineTable*, std::vector<uint32_t>>> files;  // per table: the files SOURCE names
-    for (const cubin::LineTable& t : lineTables_) {
-      std::vector<uint32_t> named;
-      for (uint32_t f = 1; f <= t.header.files.size(); ++f)
-        if (name.names(t.header.filePath(f))) named.push_back(f);
-      if (!named.empty()) files.emplace_back(&t, std::move(named));
-    }
-    if (files.empty()) {
+    std::vector<std::vector<uint32_t>> named(lineTables_.size());  // per table: the files SOURCE names
+    bool any = false;
+    for (size_t t = 0; t < lineTables_.size(); ++t)
+      for (uint32_t f = 1; f <= lineTables_[t].header.files.size(); ++f)
+        if (name.names(lineTables_[t].header.filePath(f))) {
+          named[t].push_back(f);
+          any = true;
+        }
+    if (!any) {
       error = "no file of the line table is named '" + std::string(source) + "'";
       return false;
     }
     const auto candidate = [&](const RowAt& r) {
       if (!r.row->isStmt || r.row->line == 0) return false;
-      for (const auto& [table, named] : files)
-        if (table == r.table) return std::binary_search(named.begin(), named.end(), r.row->file);
-      return false;
+      const std::vector<uint32_t>& files = named[static_cast<size_t>(r.table - lineTables_.data())];
+      return std::binary_search(files.begin(), files.end(), r.row->file);
     };
     // 1. The is_stmt rows of LINE, or of the smallest line after it that has some.
     uint32_t best = 0;
@@ -286,13 +315,10 @@ class CubinLookup {
       if (candidate(r) && r.row->line == chosen && (found.empty() || found.back() != r.address))
         found.push_back(r.address);
     // 2. One address per innermost block: the lowest.
-    std::vector<uint32_t> blocksSeen;
+    std::unordered_set<uint32_t> blocksSeen;
     for (uint64_t pc : found) {
       const uint32_t block = gdbBlockAt(pc);
-      if (block != kNoScope) {
-        if (std::find(blocksSeen.begin(), blocksSeen.end(), block) != blocksSeen.end()) continue;
-        blocksSeen.push_back(block);
-      }
+      if (block != kNoScope && !blocksSeen.insert(block).second) continue;
       places.push_back(pastPrologue(pc));
     }
     std::sort(places.begin(), places.end());
@@ -324,12 +350,11 @@ class CubinLookup {
       error = "no SASS address of the cubin is at PTX line " + std::to_string(line) + " or after it";
       return false;
     }
-    std::vector<const cubin::CodeSection*> seen;
+    std::unordered_set<const cubin::CodeSection*> seen;
     for (const RowAt& r : sassRows_) {
       if (r.row->line != best) continue;
       const cubin::CodeSection* f = functionAt(r.address);
-      if (!f || std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
-      seen.push_back(f);
+      if (!f || !seen.insert(f).second) continue;
       places.push_back(r.address);
     }
     std::sort(places.begin(), places.end());
@@ -483,6 +508,7 @@ class CubinLookup {
   const Dwarf& d_;
   SubtreeEnds ends_;
   std::vector<CubinScope> scopes_;  // in DIE order: a scope before those inside it
+  std::vector<std::pair<uint64_t, uint32_t>> stretches_;  // (first address, innermost scope), ascending
   std::vector<cubin::LineTable> lineTables_, sassTables_;
   std::vector<RowAt> rows_, sassRows_;
   cubin::RegMap regMap_;
