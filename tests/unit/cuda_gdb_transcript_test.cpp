@@ -496,8 +496,11 @@ TEST(CudaGdbTranscriptCubin, AnnotatedDslKernel) {
   // cuda-gdb printed <optimized out> at 25 other variables of the -O3 build
   // (registers whose entries start later), and %rd4, a pointer (data1 + 28),
   // cannot be 0; reading past an entry's end (value extrapolation) would
-  // agree here but disagree at 9 other variables. The cubin cuda-gdb ran was
-  // made from the annotate output of that day, which was not kept.
+  // agree here but disagree at 9 other variables; nor are they the values
+  // of the stop before kept (line 30 printed the same zeros, but CUB's
+  // %rd6..%rd8, 0 at line 66, are <optimized out> at line 97). The cubin
+  // cuda-gdb ran was made from the annotate output of that day, which was
+  // not kept: its register map may differ from this one.
   expectReplay({"device/cuda-gdb-dsl.txt",
                 {assembled(annotated("annotate/dsl.ptx", "fixtures/annotate/dsl.ptx", false, false), "dsl")}},
                3, 36,
