@@ -48,7 +48,6 @@ bool isDeclarationTag(uint16_t tag) { return tag == dw::DW_TAG_variable || tag =
 struct CubinScope {
   uint32_t die = 0;
   uint32_t parent = kNoScope;
-  uint32_t descendantsEnd = 0;  // scopes [index + 1, descendantsEnd) are inside it
   uint32_t depth = 0;           // 0 for a subprogram
   uint64_t low = 0, high = 0;
   std::vector<uint32_t> declarations = {};  // DIE indices of its variable/parameter children
@@ -131,10 +130,7 @@ class CubinLookup {
     for (uint32_t i = 0; i < d_.dies.size(); ++i) {
       const Die& die = d_.dies[i];
       if (die.isNull()) continue;
-      while (!open.empty() && open.back().first >= die.depth) {
-        scopes_[open.back().second].descendantsEnd = static_cast<uint32_t>(scopes_.size());
-        open.pop_back();
-      }
+      while (!open.empty() && open.back().first >= die.depth) open.pop_back();
       if (isDeclarationTag(die.tag) && !open.empty() && open.back().first + 1 == die.depth) {
         scopes_[open.back().second].declarations.push_back(i);
         continue;
@@ -150,7 +146,6 @@ class CubinLookup {
       open.emplace_back(die.depth, static_cast<uint32_t>(scopes_.size()));
       scopes_.push_back(std::move(s));
     }
-    for (auto& [depth, scope] : open) scopes_[scope].descendantsEnd = static_cast<uint32_t>(scopes_.size());
     findStretches();
   }
 
