@@ -9,7 +9,7 @@ namespace ptxdump {
 int runLookup(const LookupRequest& request, std::string& out, std::string& err) {
   std::optional<LoadedFile> file = loadFile(request.file, err);
   if (!file) return kUnreadable;
-  ptxdwarf::view::LookupResult r = ptxdwarf::view::lookup(file->read.module, file->dwarf, request.at);
+  ptxdwarf::view::LookupResult r = ptxdwarf::view::lookup(*file, request.at);
   if (request.format == Format::json) ptxdwarf::print::lookupJson(request.file, request.at, r, out);
   else ptxdwarf::print::lookupText(request.file, request.at, r, out);
   if (r.matches.empty()) {

@@ -226,8 +226,8 @@ static int run(int argc, char** argv) {
   std::string lookupFormat = "text";
   CLI::App* lookupCmd = app.add_subcommand(
       "lookup", "What a debugger sees at a place: scopes, visible variables, where each lives, types");
-  lookupCmd->add_option("file", lookup.file, "PTX file")->required();
-  lookupCmd->add_option("--at", lookup.at, "SOURCE:LINE (any path suffix), ptx:LINE, or a function name")->required();
+  lookupCmd->add_option("file", lookup.file, "PTX file or cubin")->required();
+  lookupCmd->add_option("--at", lookup.at, "SOURCE:LINE (any path suffix), ptx:LINE, a function name, or on a cubin FUNCTION+0xPC")->required();
   lookupCmd->add_option("--format", lookupFormat, "Output format")->check(CLI::IsMember({"text", "json"}));
   lookupCmd->footer("Example:\n  ptxdump lookup fixtures/chapter6.ptx --at call_example.cu:8");
 

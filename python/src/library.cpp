@@ -128,6 +128,10 @@ std::string formatDiagnostic(const ptxdwarf::Diagnostic& d, std::string_view fil
 }
 
 ptxdwarf::view::LookupResult lookupAt(Loaded& loaded, std::string_view at) {
+  if (loaded.module().fileFormat != "ptx")  // a cubin: its bytes read again, the code placed (view::lookupCubin)
+    return ptxdwarf::view::lookupCubin(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(loaded.text.data()), loaded.text.size()),
+        loaded.name, at);
   loaded.indexNames();  // a function named by its PTX name
   return ptxdwarf::view::lookup(loaded.module(), loaded.dwarf, at);
 }

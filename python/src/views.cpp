@@ -54,6 +54,13 @@ py::dict scopeDict(const view::ScopeInfo& s) {
   return d;
 }
 
+py::object sassList(const view::VariableInfo& v) {
+  if (!v.sass) return py::none();
+  py::list out;
+  for (const std::string& s : *v.sass) out.append(text(s));
+  return out;
+}
+
 py::dict variableDict(const view::VariableInfo& v) {
   py::dict d;
   d["name"] = text(v.name);
@@ -61,6 +68,7 @@ py::dict variableDict(const view::VariableInfo& v) {
   d["type"] = text(v.type);
   d["location"] = text(v.location);
   d["available"] = v.available;
+  if (v.sass) d["sass"] = sassList(v);  // a cubin's
   d["address_class"] = addressClass(v.addressClass);
   d["decl_line"] = v.declLine;
   d["die"] = v.die;
@@ -70,6 +78,7 @@ py::dict variableDict(const view::VariableInfo& v) {
 py::dict matchDict(const view::Match& m) {
   py::dict d;
   d["function"] = text(m.function);
+  if (m.pc) d["pc"] = *m.pc;
   d["ptx_lines"] = py::cast(m.ptxLines);
   py::list scopes, variables;
   for (const view::ScopeInfo& s : m.scopes) scopes.append(scopeDict(s));
@@ -162,6 +171,9 @@ void bindLookupResults(py::module_& m) {
                              "False: no location covers the place (optimized out there)")
       .def_property_readonly("address_class", [](const view::VariableInfo& v) { return addressClass(v.addressClass); },
                              "DW_AT_address_class by name (\"global\", \"local\", ...); None when absent")
+      .def_property_readonly("sass", [](const view::VariableInfo& v) { return sassList(v); },
+                             "on a cubin: where cuda-gdb reads it, in SASS terms ([\"R4\", \"R5\"], [\"P0\"], "
+                             "[\"[param+0x210]\"]); [] when unavailable (<optimized out>); None on PTX")
       .def_property_readonly("decl_line", [](const view::VariableInfo& v) { return v.declLine; })
       .def_property_readonly("die", [](const view::VariableInfo& v) { return v.die; })
       .def("asdict", &variableDict, "the object `ptxdump lookup --format json` prints for the variable")
@@ -171,7 +183,10 @@ void bindLookupResults(py::module_& m) {
 
   py::class_<view::Match>(m, "LookupMatch", "A place lookup() matched: a function and its instructions there.")
       .def_property_readonly("function", [](const view::Match& x) { return text(x.function); }, "the PTX function")
-      .def_property_readonly("ptx_lines", [](const view::Match& x) { return x.ptxLines; })
+      .def_property_readonly("ptx_lines", [](const view::Match& x) { return x.ptxLines; },
+                             "on a cubin: the embedded PTX's line at pc")
+      .def_property_readonly("pc", [](const view::Match& x) { return x.pc; },
+                             "on a cubin: the SASS address, relative to the function; None on PTX")
       .def_property_readonly("scopes", [](const view::Match& x) { return x.scopes; }, "innermost first")
       .def_property_readonly("variables", [](const view::Match& x) { return x.variables; },
                              "visible at the first of the instructions")
@@ -324,7 +339,8 @@ void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& modu
             return r.matches;
           },
           py::arg("at"), py::arg("strict") = false,
-          "What a debugger sees at `at` (\"k.cu:42\", \"ptx:LINE\" or a function name), as `ptxdump lookup`: "
+          "What a debugger sees at `at` (\"k.cu:42\", \"ptx:LINE\", a function name, on a cubin \"FUNCTION+0xPC\"), "
+          "as `ptxdump lookup`: "
           "a LookupMatch per place matched; [] when nothing matches (ptxdump's exit status 1), or with "
           "strict=True Error with ptxdump's message")
       .def(

@@ -288,5 +288,43 @@ class LookupTest(unittest.TestCase, KeyedObjects):
         self.assert_lookup_equals_ptxdump(m, path, "no_such_function")
 
 
+class CubinLookupTest(unittest.TestCase, KeyedObjects):
+    """lookup() on a cubin (fixtures/cubin, ptxas -g output): ptxdump's JSON with
+    `pc` per match and `sass` per variable; cuda-gdb's breakpoint address and
+    SASS locations."""
+    LOCALS = FIXTURES / "cubin" / "lookup_locals_G_sm90.cubin"
+
+    def lookup_equals_ptxdump(self, path, at):
+        m = ptxdwarf.read(path)
+        r = run_ptxdump("lookup", path, "--at", at, "--format", "json")
+        self.assertEqual(r.returncode, 0, at)
+        expected = decoded(json.loads(r.stdout))["matches"]
+        found = m.lookup(at)
+        self.assertEqual(len(found), len(expected), at)
+        for match, e in zip(found, expected):
+            self.assert_keyed(match, e, at)
+        return found
+
+    def test_a_source_line_stops_where_cuda_gdb_puts_its_breakpoint(self):
+        [match] = self.lookup_equals_ptxdump(self.LOCALS, "locals.cu:4")
+        self.assertEqual((match.function, match.pc), ("_Z8sumLocalPKii", 0xD0))
+        where = {v.name: (v.available, v.sass) for v in match.variables}
+        self.assertEqual(where, {"a": (True, ["R0", "R3"]), "n": (True, ["R5"]), "s": (True, ["R4"]),
+                                 "i": (False, [])})  # i: cuda-gdb's <optimized out> there
+
+    def test_function_and_pc(self):
+        [match] = self.lookup_equals_ptxdump(self.LOCALS, "_Z11localArraysPKiPxi+0x1290")
+        self.assertEqual(match.pc, 0x1290)
+        where = {v.name: v.sass for v in match.variables}
+        self.assertEqual(where["n"], ["[param+0x220]"])
+        self.assertEqual(where["table"], ["[CFA-0x68]"])
+
+    def test_ptx_has_no_sass(self):
+        [match] = ptxdwarf.read(FIXTURES / "chapter6.ptx").lookup("call_example.cu:8")
+        self.assertIsNone(match.pc)
+        self.assertIsNone(match.variables[0].sass)
+        self.assertNotIn("sass", match.variables[0].asdict())
+
+
 if __name__ == "__main__":
     unittest.main()

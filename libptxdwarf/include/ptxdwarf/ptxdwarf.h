@@ -597,7 +597,7 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_remap_paths(const char* text, size_t lengt
 
 /* ---- The debugger's view -------------------------------------------------------
  *
- * What a debugger sees at a place of a PTX file (ptxdwarf/view/lookup.h):
+ * What a debugger sees at a place of a PTX file or a cubin (ptxdwarf/view/lookup.h):
  *
  *   ptxdwarf_module* m;
  *   ptxdwarf_lookup* l;
@@ -618,7 +618,8 @@ typedef struct ptxdwarf_module ptxdwarf_module; /* PTX text read, its DWARF deco
 typedef struct ptxdwarf_lookup ptxdwarf_lookup; /* the answer at one place */
 
 /* PTXDWARF_E_PARSE when the text has syntax errors or no .version directive
- * (the message names them). The text may be freed once this returns. */
+ * (the message names them). The text may be freed once this returns. A text
+ * that starts with the ELF magic is read as a cubin (a copy is kept). */
 PTXDWARF_API ptxdwarf_status ptxdwarf_module_read(const char* text, size_t length, const char* filename,
                                                   ptxdwarf_module** out);
 /* The file at `path` read as ptxdump reads it (ptxdwarf::load, ptxdwarf/load.h):
@@ -668,6 +669,22 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_scope(const ptxdwarf_lookup* lookup
                                                    ptxdwarf_scope_info* out);
 PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_variable(const ptxdwarf_lookup* lookup, size_t match, size_t index,
                                                       ptxdwarf_variable_info* out);
+
+/* On a cubin (ptxdwarf_module_read/open of the ELF file ptxas writes; where:
+ * also "FUNCTION+0xPC", and "SOURCE:LINE" gives every address where
+ * cuda-gdb puts a breakpoint for the line):
+ * the match's SASS address, relative to its function, and the source line of
+ * the line table row there (0: none). PTXDWARF_E_NOT_FOUND for a match on a
+ * PTX file, which has no address. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_match_pc(const ptxdwarf_lookup* lookup, size_t match, uint64_t* pc,
+                                                      uint32_t* line);
+/* On a cubin: where cuda-gdb reads the variable at the match's address, in
+ * SASS terms, piece 0 first: {"R4", "R5"} for a 64-bit register in two
+ * pieces, {"P0"}, {"[param+0x210]"}, {"[CFA-0x68]"}; *count 0 when it is
+ * unavailable there (cuda-gdb prints <optimized out>; the variable's
+ * `available` is 0) or on a PTX file. The strings live as long as the lookup. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_variable_sass(const ptxdwarf_lookup* lookup, size_t match, size_t index,
+                                                           const char* const** sass, size_t* count);
 
 #ifdef __cplusplus
 } /* extern "C" */

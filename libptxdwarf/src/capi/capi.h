@@ -71,6 +71,8 @@ struct ptxdwarf_module {
 
 struct ptxdwarf_lookup {
   ptxdwarf::view::LookupResult result;
+  // ptxdwarf_lookup_variable_sass's arrays: per match, per variable, its sass strings.
+  std::vector<std::vector<std::vector<const char*>>> sass;
 };
 
 namespace ptxdwarf::capi {

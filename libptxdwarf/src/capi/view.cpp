@@ -1,5 +1,6 @@
 // The C API: a module read or opened (ptxdwarf::load) and the debugger's view of it.
 #include "capi.h"
+#include "ptxdwarf/cubin/cubin.h"
 
 using namespace ptxdwarf;
 using namespace ptxdwarf::capi;
@@ -22,7 +23,11 @@ ptxdwarf_status ptxdwarf_module_read(const char* text, size_t length, const char
     if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
     // The module keeps no view of the caller's text (loadText records the
     // operands' positions): the text may go once this returns.
-    *out = moduleOf(loadText(std::string_view(text ? text : "", length), filename ? filename : "<input>"));
+    const std::string_view bytes(text ? text : "", length);
+    Loaded loaded = loadText(bytes, filename ? filename : "<input>");
+    // A cubin's lookup reads its bytes again: the module keeps a copy.
+    if (cubin::looksLikeCubin(bytes)) loaded.text = FileText(std::string(bytes));
+    *out = moduleOf(std::move(loaded));
   });
 }
 
@@ -42,8 +47,16 @@ ptxdwarf_status ptxdwarf_lookup_at(const ptxdwarf_module* module, const char* wh
     std::string at = required(where, "the place");
     needOut(out, "out");
     auto l = std::make_unique<ptxdwarf_lookup>();
-    l->result = view::lookup(m.loaded.read.module, m.loaded.dwarf, at);
+    l->result = view::lookup(m.loaded, at);
     if (l->result.matches.empty()) fail(PTXDWARF_E_NOT_FOUND, l->result.error);
+    for (const view::Match& match : l->result.matches) {
+      auto& perVariable = l->sass.emplace_back();
+      for (const view::VariableInfo& v : match.variables) {
+        auto& strings = perVariable.emplace_back();
+        if (v.sass)
+          for (const std::string& s : *v.sass) strings.push_back(s.c_str());
+      }
+    }
     *out = l.release();
   });
 }
@@ -94,5 +107,27 @@ ptxdwarf_status ptxdwarf_lookup_variable(const ptxdwarf_lookup* lookup, size_t m
     needOut(out, "out");
     *out = {v.name.c_str(), v.parameter ? 1 : 0, v.type.c_str(), v.location.c_str(), v.available ? 1 : 0,
             v.addressClass, v.declLine, v.die};
+  });
+}
+
+ptxdwarf_status ptxdwarf_lookup_match_pc(const ptxdwarf_lookup* lookup, size_t match, uint64_t* pc, uint32_t* line) {
+  return guard([&] {
+    const view::Match& m = matchAt(lookup, match);
+    needOut(pc, "pc");
+    if (!m.pc) fail(PTXDWARF_E_NOT_FOUND, "a match on a PTX file has no SASS address");
+    *pc = *m.pc;
+    if (line) *line = m.line;
+  });
+}
+
+ptxdwarf_status ptxdwarf_lookup_variable_sass(const ptxdwarf_lookup* lookup, size_t match, size_t index,
+                                              const char* const** sass, size_t* count) {
+  return guard([&] {
+    itemAt(matchAt(lookup, match).variables, index, "variable");
+    needOut(sass, "sass");
+    needOut(count, "count");
+    const std::vector<const char*>& strings = lookup->sass[match][index];
+    *sass = strings.data();
+    *count = strings.size();
   });
 }

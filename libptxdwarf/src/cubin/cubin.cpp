@@ -1,5 +1,7 @@
 #include "ptxdwarf/cubin/cubin.h"
 
+#include <algorithm>
+
 #include "ptxdwarf/cubin/line_program.h"
 
 namespace ptxdwarf::cubin {
@@ -29,6 +31,23 @@ void addFiles(ptx::Module& m) {
   }
 }
 
+// Where ReadOptions::placeCode loads each section: the `.text.` sections
+// one after the other from kPlacedCodeBase, each at its alignment; every
+// other section at 0 (the file's addresses).
+constexpr uint64_t kPlacedCodeBase = 0x10000;
+std::vector<uint64_t> placedAddresses(const elf::File& file) {
+  std::vector<uint64_t> addresses(file.sections().size(), 0);
+  uint64_t next = kPlacedCodeBase;
+  for (const elf::Section& s : file.sections()) {
+    if (!s.name.starts_with(".text.")) continue;
+    const uint64_t align = s.addressAlign > 1 && s.addressAlign <= (uint64_t{1} << 20) ? s.addressAlign : 1;
+    next = (next + align - 1) / align * align;
+    addresses[s.index] = next;
+    next += std::max<uint64_t>(s.size, 1);  // an empty function still gets an address of its own
+  }
+  return addresses;
+}
+
 }  // namespace
 
 const CodeSection* Cubin::codeOf(std::string_view function) const {
@@ -48,13 +67,15 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
     return r;
   }
   r.cubin.header = file->header();
+  const std::vector<uint64_t> placed = options.placeCode ? placedAddresses(*file) : std::vector<uint64_t>{};
   for (const elf::Section& s : file->sections()) {
-    if (s.name.starts_with(".text.")) r.cubin.code.push_back({std::string(s.name.substr(6)), s.size});
+    if (s.name.starts_with(".text."))
+      r.cubin.code.push_back({std::string(s.name.substr(6)), s.size, placed.empty() ? 0 : placed[s.index]});
     if (!isDebugSection(s.name)) continue;
     elf::RelocationReport report;
     std::optional<std::vector<uint8_t>> contents;
     if (options.applyRelocations)
-      contents = file->relocatedContents(s, error, &report);
+      contents = file->relocatedContents(s, error, &report, placed);
     else
       contents.emplace(file->contents(s).begin(), file->contents(s).end());
     if (!contents) {

@@ -277,7 +277,8 @@ std::optional<std::vector<Relocation>> File::relocations(const Section& rel, Err
 }
 
 std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& target, Error& error,
-                                                            RelocationReport* report) const {
+                                                            RelocationReport* report,
+                                                            std::span<const uint64_t> sectionAddresses) const {
   const std::span<const uint8_t> original = contents(target);
   std::vector<uint8_t> bytes(original.begin(), original.end());
   std::optional<std::vector<Symbol>> symbolCache;
@@ -322,7 +323,9 @@ std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& targe
         return std::nullopt;
       }
       const uint64_t addend = r.explicitAddend ? static_cast<uint64_t>(r.addend) : readLe(bytes, r.offset, size);
-      const uint64_t value = (*symbolCache)[r.symbol].value + addend;
+      const Symbol& symbol = (*symbolCache)[r.symbol];
+      const uint64_t placed = symbol.sectionIndex < sectionAddresses.size() ? sectionAddresses[symbol.sectionIndex] : 0;
+      const uint64_t value = placed + symbol.value + addend;
       for (unsigned b = 0; b < size; ++b) bytes[r.offset + b] = static_cast<uint8_t>(value >> (8 * b));
       if (report) ++report->applied;
     }

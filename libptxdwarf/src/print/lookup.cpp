@@ -25,9 +25,15 @@ void lookupText(std::string_view file, std::string_view at, const view::LookupRe
     appendEscaped(out, at);
     out += " in ";
     appendEscaped(out, m.function);
-    out += ", PTX line";
-    out += m.ptxLines.size() == 1 ? " " : "s ";
-    for (size_t i = 0; i < m.ptxLines.size(); ++i) out += (i ? ", " : "") + std::to_string(m.ptxLines[i]);
+    if (m.pc) {  // a cubin: the SASS address, the source line there, the embedded PTX's line
+      out += "+" + hex(*m.pc);
+      if (m.line) out += ", line " + std::to_string(m.line);
+    }
+    if (!m.pc || !m.ptxLines.empty()) {
+      out += ", PTX line";
+      out += m.ptxLines.size() == 1 ? " " : "s ";
+      for (size_t i = 0; i < m.ptxLines.size(); ++i) out += (i ? ", " : "") + std::to_string(m.ptxLines[i]);
+    }
     out += "\n  scopes (innermost first):\n";
     for (const view::ScopeInfo& s : m.scopes) {
       out += "    " + tagText(s.tag);
@@ -51,7 +57,17 @@ void lookupText(std::string_view file, std::string_view at, const view::LookupRe
       if (!v.type.ends_with('*') && !v.type.ends_with('&')) out += ' ';
       appendEscaped(out, v.name);
       out += ": ";
-      appendEscaped(out, v.location);
+      if (r.cubin && !v.available) {
+        out += "<optimized out> (";
+        appendEscaped(out, v.location);
+        out += ')';
+      } else {
+        appendEscaped(out, v.location);
+      }
+      for (size_t i = 0; v.sass && i < v.sass->size(); ++i) {
+        out += i ? ":" : " = ";
+        appendEscaped(out, (*v.sass)[i]);
+      }
       if (v.addressClass) out += " (" + std::string(cuda::addressClassName(v.addressClass)) + ")";
       out += " (" + hex(v.die, 8) + ")\n";
     }
@@ -68,6 +84,7 @@ void lookupJson(std::string_view file, std::string_view at, const view::LookupRe
   for (const view::Match& m : r.matches) {
     w.objectBegin();
     w.field("function", m.function);
+    if (m.pc) w.field("pc", *m.pc);
     w.key("ptx_lines");
     w.arrayBegin();
     for (uint32_t line : m.ptxLines) w.value(line);
@@ -96,6 +113,12 @@ void lookupJson(std::string_view file, std::string_view at, const view::LookupRe
       w.field("location", v.location);
       w.key("available");
       w.boolean(v.available);
+      if (v.sass) {
+        w.key("sass");
+        w.arrayBegin();
+        for (const std::string& s : *v.sass) w.value(s);
+        w.arrayEnd();
+      }
       w.key("address_class");
       if (v.addressClass) w.value(cuda::addressClassName(v.addressClass));
       else w.null();

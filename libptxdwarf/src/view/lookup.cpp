@@ -11,6 +11,7 @@
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
 #include "../work.h"
+#include "lookup_internal.h"
 
 namespace ptxdwarf::view {
 
@@ -19,6 +20,8 @@ namespace {
 using read::AttrValue;
 using read::Die;
 using read::Dwarf;
+using detail::expressionText;
+using detail::SourceName;
 
 std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
   if (!v || !v->isConstant() || v->reloc) return std::nullopt;
@@ -26,132 +29,6 @@ std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
 }
 
 std::string_view stringValue(const std::optional<AttrValue>& v) { return v && v->isString() ? v->string() : std::string_view{}; }
-
-// A location expression in PTX terms: registers by name, symbols as the PTX
-// writes them, offsets added on. DW_OP_deref and DW_OP_stack_value apply to
-// all that comes before them ("*(%rd1+8)", "value %r1"): their fronts are
-// kept apart and put before the rest once at the end, so an expression of
-// many of them is spelled in as many steps as it has characters, not one
-// copy of the text so far per operation.
-std::string expressionText(const read::Expression& e) {
-  std::string out;
-  std::vector<std::string_view> fronts;  // in the order applied: the last goes outermost
-  auto append = [&](std::string_view text) {
-    work::step(work::locationText, text.size());
-    out += text;
-  };
-  for (const read::Operation& op : e.ops) {
-    const auto operand = [&](int i) { return std::to_string(op.operands[i]); };
-    const auto signedOperand = [&](int i) {
-      const auto v = static_cast<int64_t>(op.operands[i]);
-      return (v >= 0 ? "+" : "") + std::to_string(v);
-    };
-    switch (op.op) {
-      case dw::DW_OP_regx:
-        if (auto reg = cuda::unpackRegister(op.operands[0])) append(*reg);
-        else append("DW_OP_regx " + operand(0));
-        break;
-      case dw::DW_OP_bregx:
-        if (auto reg = cuda::unpackRegister(op.operands[0])) append("[" + *reg + signedOperand(1) + "]");
-        else append("DW_OP_bregx " + operand(0) + " " + signedOperand(1));
-        break;
-      case dw::DW_OP_addr:
-        append(op.reloc ? op.reloc->expression() : "0x" + [&] {
-          char buf[24];
-          auto r = std::to_chars(buf, buf + sizeof buf, op.operands[0], 16);
-          return std::string(buf, r.ptr);
-        }());
-        break;
-      case dw::DW_OP_plus_uconst: append("+" + operand(0)); break;
-      case dw::DW_OP_fbreg: append("frame_base" + signedOperand(0)); break;
-      case dw::DW_OP_deref:
-        fronts.push_back("*(");
-        append(")");
-        break;
-      case dw::DW_OP_stack_value: fronts.push_back("value "); break;
-      case dw::DW_OP_piece: append(" [" + operand(0) + " bytes]; "); break;
-      case dw::DW_OP_call_frame_cfa: append("CFA"); break;
-      default: {
-        std::string_view name = dw::opName(op.op);
-        append(name.empty() ? "DW_OP_" + std::to_string(op.op) : std::string(name));
-        if (op.op >= dw::DW_OP_reg0 && op.op <= dw::DW_OP_reg31) break;
-        if (op.op >= dw::DW_OP_lit0 && op.op <= dw::DW_OP_lit31) break;
-        if (const dw::OpInfo* info = dw::opInfo(op.op); info && info->a != dw::OperandKind::none)
-          append(" " + operand(0));
-      }
-    }
-  }
-  while (out.ends_with("; ")) out.resize(out.size() - 2);
-  if (!e.ok) append((out.empty() && fronts.empty() ? "" : " ") + std::string("<malformed: ") + e.error + ">");
-  std::string text;
-  size_t frontBytes = 0;
-  for (std::string_view f : fronts) frontBytes += f.size();
-  text.reserve(frontBytes + out.size());
-  for (auto f = fronts.rbegin(); f != fronts.rend(); ++f) text += *f;
-  text += out;
-  work::step(work::locationText, text.size());
-  return text;
-}
-
-bool isAbsolutePath(std::string_view p) {
-  if (!p.empty() && (p[0] == '/' || p[0] == '\\')) return true;
-  return p.size() >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' &&
-         (p[2] == '\\' || p[2] == '/');
-}
-
-// gdb's rule for `break FILE:LINE` (compare_filenames_for_search): `search`
-// names `path` when it is the whole of it, or, not being absolute itself, a
-// tail of it that begins after a '/' (whole path components: "b/c.cu" names
-// "/a/b/c.cu" but not "/a/xb/c.cu"; "/b/c.cu", absolute, names only itself).
-bool namesPath(std::string_view path, std::string_view search) {
-  if (!path.ends_with(search)) return false;
-  return path.size() == search.size() ||
-         (!isAbsolutePath(search) && path[path.size() - search.size() - 1] == '/');
-}
-
-// A SOURCE of `--at SOURCE:LINE`, matched against `.file` paths and their
-// full names: a relative path joined to a unit's DW_AT_comp_dir with '/'
-// (what `dump` prints for DW_AT_decl_file). Each full name is matched
-// without being made: SOURCE names DIR/PATH when it names PATH, or ends in
-// "/" + PATH after a head that names DIR -- and that is decided once per
-// head, however many files and directories there are.
-class SourceName {
- public:
-  SourceName(std::string_view search, std::vector<std::string_view> dirs)
-      : search_(search), dirs_(std::move(dirs)), headNamesDir_(search.size() + 1, kUnknown) {}
-
-  bool names(std::string_view path) {
-    if (namesPath(path, search_)) return true;
-    if (isAbsolutePath(path) || path.empty() || search_.size() <= path.size() || !search_.ends_with(path)) return false;
-    const size_t head = search_.size() - path.size() - 1;
-    return search_[head] == '/' && headNamesADir(head);
-  }
-
- private:
-  static constexpr int8_t kUnknown = -1;
-
-  // Whether search_'s first `head` characters name a directory: DIR (with
-  // no '/' at its end; "/" is the empty head of "/PATH") ends them at a
-  // component boundary, as namesPath asks of the joined name.
-  bool headNamesADir(size_t head) {
-    int8_t& known = headNamesDir_[head];
-    if (known == kUnknown) {
-      known = 0;
-      for (std::string_view dir : dirs_) {
-        while (!dir.empty() && dir.back() == '/') dir.remove_suffix(1);
-        if (namesPath(dir, search_.substr(0, head))) {
-          known = 1;
-          break;
-        }
-      }
-    }
-    return known == 1;
-  }
-
-  std::string_view search_;
-  std::vector<std::string_view> dirs_;
-  std::vector<int8_t> headNamesDir_;  // per head length: kUnknown, 0 or 1
-};
 
 class Lookup {
  public:

@@ -28,6 +28,9 @@ inline bool looksLikeCubin(std::string_view bytes) { return elf::hasElfMagic(byt
 struct CodeSection {
   std::string name;   // the function's (linkage) name
   uint64_t size = 0;  // bytes of SASS; its addresses run from 0
+  // Where ReadOptions::placeCode put it (0 otherwise): the debug sections'
+  // addresses in this function are this plus the function-relative PC.
+  uint64_t address = 0;
 };
 
 struct Cubin {
@@ -55,6 +58,13 @@ struct ReadOptions {
   // are stale (nvcc -G sm_90: a DW_AT_high_pc of 0x3a0 in place, 0x380 -- the
   // function's code size -- once relocated).
   bool applyRelocations = true;
+  // Relocate as the driver does when it loads the module: each function's
+  // `.text.<name>` at an address of its own (one after the other, aligned
+  // as its section asks), so that the DIE ranges, location lists and line
+  // table rows of different functions -- all from 0 in the file -- name
+  // distinct addresses, as they do for cuda-gdb. What the debugger's view
+  // (view::lookup on a cubin) reads; the dump keeps the file's addresses.
+  bool placeCode = false;
 };
 
 // Reads a cubin from its bytes, which must outlive nothing: the result owns

@@ -114,8 +114,13 @@ class File {
   // writes 4 bytes and R_CUDA_64 8; other types stay as they are and are
   // reported. A relocation outside the section or naming no symbol is an
   // error.
+  // `sectionAddresses` (indexed by section header index; a section past
+  // its end is at 0) is where each section is loaded: a symbol's value is
+  // added to its section's address, as a loader that places the sections
+  // at distinct addresses resolves S.
   std::optional<std::vector<uint8_t>> relocatedContents(const Section& target, Error& error,
-                                                        RelocationReport* report = nullptr) const;
+                                                        RelocationReport* report = nullptr,
+                                                        std::span<const uint64_t> sectionAddresses = {}) const;
 
  private:
   std::span<const uint8_t> bytes_;

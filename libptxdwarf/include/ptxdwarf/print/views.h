@@ -23,8 +23,11 @@ void typesJson(std::string_view file, const std::vector<view::TypeLayout>& types
 
 // What a debugger sees at `at` in `file` (view::lookup): each match's
 // scopes and visible variables. Names are escaped as the dump escapes them.
+// On a cubin a match is `FUNCTION+0xPC, line L`, a variable's location is
+// followed by ` = R4:R5` (its SASS) or is `<optimized out> (why)`.
 void lookupText(std::string_view file, std::string_view at, const view::LookupResult& r, std::string& out);
-// {"file", "at", "matches": [{"function", "ptx_lines", "scopes", "variables"}]}.
+// {"file", "at", "matches": [{"function", "ptx_lines", "scopes", "variables"}]}; on a cubin a match also
+// has "pc" and a variable "sass": [...].
 void lookupJson(std::string_view file, std::string_view at, const view::LookupResult& r, std::string& out);
 
 }  // namespace ptxdwarf::print

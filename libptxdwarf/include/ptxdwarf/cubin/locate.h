@@ -1,0 +1,51 @@
+// Where cuda-gdb finds a PTX register at a SASS address: the rule of its
+// gdb/cuda/cuda-regmap.c and cuda-tdep.c, applied to the register map
+// (`.nv_debug_info_reg_sass`) without a GPU.
+//
+// For `DW_OP_regx %rd5` at a PC of function F (F: the linkage name of the
+// function the PC is in, an inlined call's caller included):
+//  - entries are F's entries naming %rd5; cuda-gdb drops, when it loads the
+//    map, every entry whose name does not start with `%` or is over 8 bytes;
+//  - an entry covers the PC when start <= PC <= end (`end` inclusive);
+//    entries of a piece over 1 (the upper half of a 128-bit register) are
+//    never used;
+//  - one covering entry of a full (or uniform full) register: that register;
+//  - otherwise the value is put together from the covering entries, piece
+//    by piece, and is readable only when every piece from 0 to the highest
+//    piece any entry of %rd5 in F has (at any PC) is covered: a 64-bit
+//    register with only its low half covered is `<optimized out>`;
+//  - no covering entry: `<optimized out>`.
+// With `set cuda value_extrapolation on` (off by default) cuda-gdb also
+// reads a register past an entry's end, up to where the register's next
+// entry starts (`extrapolate`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxdwarf/cubin/regmap.h"
+
+namespace ptxdwarf::cubin {
+
+struct RegisterAt {
+  bool available = false;
+  // The SASS locations (RegMap's sassLocation spelling) of the covering
+  // entries, piece 0 first: {"R4", "R5"} for a 64-bit register in two.
+  std::vector<std::string> sass;
+  std::string reason;  // why not available
+};
+
+// The record of `function` in the map (its linkage name), or nullptr.
+const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view function);
+
+// `reg` (with its `%`) at `pc` (relative to the function) in `function`'s
+// record (nullptr: the map has none for it).
+RegisterAt locateRegister(const RegMapFunction* function, std::string_view reg, uint64_t pc,
+                          bool extrapolate = false);
+
+// The pieces' locations as one string: "R4:R5" (piece 0 first), "R7", "P0".
+std::string joinSass(const std::vector<std::string>& sass);
+
+}  // namespace ptxdwarf::cubin
