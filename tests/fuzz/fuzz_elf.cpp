@@ -1,4 +1,4 @@
-// Raw bytes -> the ELF64 reader and the cubin decoders (properties.h,
+// Raw bytes -> the ELF64 reader, lookup and the cubin decoders (properties.h,
 // readAsCubin). Findings go to fixtures/malformed/fuzz/*.elf, replayed by
 // the unit tests.
 #include <cstddef>

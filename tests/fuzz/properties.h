@@ -9,12 +9,14 @@
 #include "fuzz_input.h"
 #include "module_text.h"
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/cubin/line_program.h"
 #include "ptxdwarf/cubin/regmap.h"
 #include "ptxdwarf/elf/elf.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/view/statistics.h"
+#include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/view/types.h"
 #include "ptxdwarf/write/reencode.h"
 #include "ptxdwarf/print/views.h"
@@ -128,14 +130,30 @@ inline void decodeAsCubinSection(std::span<const uint8_t> bytes, std::span<const
 }
 
 // Raw bytes as a cubin: the ELF64 reader (header, section names, symbol
-// tables, every section with its relocations applied), then the cubin
-// decoders on every section; bytes that are no ELF go to the decoders whole.
+// tables, every section with its relocations applied), lookup, then the
+// cubin decoders on every section; bytes that are no ELF go to the decoders
+// whole.
 // Bad input must come back as an error or a problem; a read outside the input
 // is ASan's to catch.
+// The debugger's view on a cubin: at its first functions' entries and a
+// few bytes into them, and at a line of each of its first source files.
+inline void lookUpInCubin(std::span<const uint8_t> input) {
+  cubin::ReadResult r = cubin::read(input, "fuzz.cubin");
+  if (!r.ok()) return;
+  std::vector<std::string> places;
+  for (size_t i = 0; i < r.cubin.code.size() && i < 3; ++i) {
+    places.push_back(r.cubin.code[i].name);
+    places.push_back(r.cubin.code[i].name + "+0x10");
+  }
+  for (size_t i = 0; i < r.module.files.size() && i < 3; ++i) places.push_back(r.module.files[i].path + ":3");
+  for (const std::string& where : places) (void)view::lookupCubin(input, "fuzz.cubin", where);
+}
+
 inline void readAsCubin(std::span<const uint8_t> input) {
   elf::Error error;
   std::optional<elf::File> file = elf::File::parse(input, error);
   if (!file) return decodeAsCubinSection(input, input);
+  lookUpInCubin(input);
   for (const elf::Section& s : file->sections()) {
     if (s.type == elf::SHT_SYMTAB) (void)file->symbols(s, error);
     if (s.type == elf::SHT_REL || s.type == elf::SHT_RELA) (void)file->relocations(s, error);
