@@ -209,6 +209,22 @@ TEST_F(CheckCubin, SourceLineWithoutAddress) {
   EXPECT_EQ(werror.exitCode, 1);
 }
 
+// A cubin compiled with other paths: not a finding per line, one for the file.
+TEST_F(CheckCubin, AFileWithNoPlacedLineIsOneFinding) {
+  const std::string original = kFixtures + "/producers/nvcc_G_locals_main.ptx";
+  const std::string cubin = compile(original, "paths");
+  const std::string ptx = mutated(original, "\"/work/main/tests/device/../../fixtures/corpus/locals.cu\"",
+                                  "\"/elsewhere/locals.cu\"", "paths");
+  CommandResult r = ptxdump({"check", ptx, "--cubin", cubin});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  const auto found = findings(r.err, "cubin-line-unplaced");
+  ASSERT_EQ(found.size(), 1u) << r.err;
+  EXPECT_NE(found[0].second.find("no line of /elsewhere/locals.cu has an address in the cubin's line table"),
+            std::string::npos)
+      << found[0].second;
+  EXPECT_NE(lineOf(readFile(ptx).value_or(""), found[0].first).find(".loc"), std::string::npos);
+}
+
 TEST_F(CheckCubin, CubinOptionNeedsOneFileAndACubin) {
   const std::string ptx = kFixtures + "/chapter6.ptx";
   CommandResult notCubin = ptxdump({"check", ptx, "--cubin", ptx});

@@ -51,21 +51,6 @@ const ptx::RegisterDecl* declarationOf(const ptx::Module& m, const ptx::Function
   return nullptr;
 }
 
-// A register longer than 8 bytes that starts with `reg` (cut to fit a
-// DW_OP_regx operand, which holds 8 bytes): among the map's names of `function` and the PTX's declarations.
-std::string longerRegisterNamed(const ptx::Module& m, const ptx::Function* f, const cubin::RegMap& map,
-                                std::string_view function, std::string_view reg) {
-  for (const cubin::RegMapFunction& mf : map.functions) {
-    if (mf.name != function) continue;
-    for (const cubin::RegMapEntry& e : mf.entries)
-      if (e.reg.size() > 8 && e.reg.starts_with(reg)) return std::string(e.reg);
-  }
-  if (f)
-    for (const ptx::RegisterDecl& d : m.registersOf(*f))
-      if (!d.isRange() && d.name.view().size() > 8 && d.name.view().starts_with(reg)) return d.name.str();
-  return {};
-}
-
 }  // namespace
 
 CubinChecker::CubinChecker(const Loaded& cubin, const CubinSource& source, Diagnostics& out)
@@ -80,10 +65,44 @@ CubinChecker::CubinChecker(const Loaded& cubin, const CubinSource& source, Diagn
     map_ = cubin::decodeRegMap(s->bytes);
     for (const cubin::RegMapFunction& f : map_.functions) {
       RegisterRanges& ranges = mapOf_[f.name];
-      for (const cubin::RegMapEntry& e : f.entries)
-        if (e.usableByCudaGdb()) ranges[e.reg].emplace_back(e.start, e.end);
+      for (const cubin::RegMapEntry& e : f.entries) {
+        if (e.usableByCudaGdb()) ranges[e.reg].entries.emplace_back(e.start, e.end);
+        else addLongName(longMapped_[f.name], e.reg);
+      }
+      for (auto& [reg, held] : ranges) held.index();
     }
   }
+}
+
+void CubinChecker::HeldRanges::index() {
+  byStart = entries;
+  std::sort(byStart.begin(), byStart.end());
+  for (size_t i = 1; i < byStart.size(); ++i) byStart[i].second = std::max(byStart[i].second, byStart[i - 1].second);
+}
+
+bool CubinChecker::HeldRanges::meets(PcRange r) const {
+  // The entries starting before r.end; one of them meets r when the greatest end among them reaches r.begin.
+  const auto after = std::lower_bound(byStart.begin(), byStart.end(), r.end,
+                                      [](const std::pair<uint32_t, uint32_t>& e, uint64_t pc) { return e.first < pc; });
+  return after != byStart.begin() && std::prev(after)->second >= r.begin;
+}
+
+void CubinChecker::addLongName(LongNames& names, std::string_view name) {
+  if (name.size() <= 8 || !name.starts_with('%')) return;
+  for (size_t cut = 2; cut <= 8; ++cut) names.emplace(name.substr(0, cut), name);
+}
+
+std::string_view CubinChecker::longerRegister(std::string_view function, const ptx::Function* f,
+                                              std::string_view reg) const {
+  if (auto mapped = longMapped_.find(function); mapped != longMapped_.end())
+    if (auto found = mapped->second.find(reg); found != mapped->second.end()) return found->second;
+  if (!f) return {};
+  auto [declared, first] = longDeclared_.try_emplace(f);
+  if (first)
+    for (const ptx::RegisterDecl& d : source_.module.registersOf(*f))
+      if (!d.isRange()) addLongName(declared->second, d.name.view());
+  auto found = declared->second.find(reg);
+  return found == declared->second.end() ? std::string_view() : found->second;
 }
 
 std::string_view CubinChecker::nameOf(const read::Die& die) const {
@@ -236,25 +255,25 @@ void CubinChecker::checkVariable(const read::Die& die, const read::AttrValue& lo
       return;
     }
     const std::string_view reg = name->view();
-    const std::vector<std::pair<uint32_t, uint32_t>>* held = nullptr;
+    const HeldRanges* held = nullptr;
     if (mapped != mapOf_.end())
       if (auto e = mapped->second.find(reg); e != mapped->second.end()) held = &e->second;
-    const std::string longer = held ? std::string() : longerRegisterNamed(source_.module, f, map_, function, reg);
+    const std::string_view longer = held ? std::string_view() : longerRegister(function, f, reg);
     if (!held && ((f && !source_.module.declaresRegister(*f, reg)) || !longer.empty())) {
       std::string message = "register " + std::string(reg) + " is not in the register map of " + escaped(function);
       message += longer.empty() ? ": the function declares no such register"
-                                : ": the function has " + longer + ", and a DW_OP_regx name holds at most 8 bytes";
+                                : ": the function has " + std::string(longer) +
+                                      ", and a DW_OP_regx name holds at most 8 bytes";
       report(Severity::error, ptxLine(die, location.offset, f), location.offset, "cubin-register-unmapped",
              message + " (cuda-gdb: <optimized out> everywhere)", die);
       return;
     }
     const PcRange where = use.pcs ? PcRange{std::max(use.pcs->begin, scope.begin), std::min(use.pcs->end, scope.end)}
                                   : scope;
+    available = held && where.begin < where.end && held->meets(where);
     std::string heldText;
-    for (const auto& [start, end] : held ? *held : std::vector<std::pair<uint32_t, uint32_t>>{}) {
-      if (start < where.end && end >= where.begin) available = true;
-      if (heldText.size() < 80) heldText += (heldText.empty() ? "" : ", ") + hexPc(start) + "-" + hexPc(end);
-    }
+    for (size_t i = 0; !available && held && i < held->entries.size() && heldText.size() < 80; ++i)
+      heldText += (heldText.empty() ? "" : ", ") + hexPc(held->entries[i].first) + "-" + hexPc(held->entries[i].second);
     if (available) return;
     if (!firstReg.empty()) continue;
     firstReg = std::string(reg);

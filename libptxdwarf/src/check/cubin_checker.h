@@ -39,8 +39,22 @@ class CubinChecker {
     uint64_t packed = 0;
     std::optional<PcRange> pcs;
   };
-  // The register map of one function: each PTX register's PC ranges (`end` inclusive, as cuda-gdb takes it).
-  using RegisterRanges = std::unordered_map<std::string_view, std::vector<std::pair<uint32_t, uint32_t>>>;
+  // One register's entries in a function's map: their PC ranges (`end`
+  // inclusive, as cuda-gdb takes it) as the map lists them, and sorted by
+  // start with the greatest end so far, so that whether any meets a range
+  // is a binary search (a register may have thousands of entries).
+  struct HeldRanges {
+    std::vector<std::pair<uint32_t, uint32_t>> entries;
+    std::vector<std::pair<uint32_t, uint32_t>> byStart;  // (start, greatest end up to here)
+    void index();
+    bool meets(PcRange r) const;
+  };
+  using RegisterRanges = std::unordered_map<std::string_view, HeldRanges>;
+  // Register names over 8 bytes (no DW_OP_regx can name them) by each of their
+  // prefixes a DW_OP_regx can hold: what a name cut to fit was cut from.
+  using LongNames = std::unordered_map<std::string_view, std::string_view>;
+  static void addLongName(LongNames& names, std::string_view name);
+  std::string_view longerRegister(std::string_view function, const ptx::Function* f, std::string_view reg) const;
 
   void checkVariable(const read::Die& die, const read::AttrValue& location, std::string_view function);
   std::vector<RegisterUse> registerUses(const read::Die& die, const read::AttrValue& location) const;
@@ -66,6 +80,8 @@ class CubinChecker {
   std::unordered_map<std::string_view, uint64_t> codeSize_;  // by function: the size of its `.text.<name>`
   cubin::RegMap map_;
   std::unordered_map<std::string_view, RegisterRanges> mapOf_;  // by function
+  std::unordered_map<std::string_view, LongNames> longMapped_;   // by function: the map's long names
+  mutable std::unordered_map<const ptx::Function*, LongNames> longDeclared_;  // the PTX's, made when first asked
 };
 
 // The name a subprogram's code goes by (its linkage name, through

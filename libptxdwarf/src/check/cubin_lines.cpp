@@ -2,7 +2,9 @@
 // instruction and the cubin's `.debug_line` places at no SASS address.
 // gdb puts a breakpoint on a line at the addresses of its rows; a line with
 // none gets its breakpoint at the next line that has one (or none at all).
+#include <map>
 #include <set>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -49,18 +51,38 @@ void CubinChecker::lines() {
     return;
   }
   const std::set<SourceLine> placed = placedLines(*debugLine);
-  std::set<SourceLine> reported;
+  std::set<std::string> placedFiles;
+  for (const SourceLine& line : placed) placedFiles.insert(line.first);
+  // The unplaced lines, each at its first placing .loc; a file none of whose
+  // lines has an address is one finding (the cubin was compiled from other
+  // PTX, or with other paths, or ptxas dropped all of that file's code).
+  std::map<std::string, std::vector<std::pair<uint32_t, SourceLoc>>> unplaced;  // by file: line, where
+  std::set<SourceLine> seen;
   for (size_t i = 0; i < ptx.locs.size(); ++i) {
     if (!placesAnInstruction(ptx, i)) continue;
     const ptx::LocRecord& r = ptx.locs[i];
     const ptx::FileEntry* file = ptx.findFile(r.file);
     if (!file) continue;  // loc-file's finding
     SourceLine line{file->path, r.line};
-    if (placed.contains(line) || !reported.insert(line).second) continue;
-    Diagnostic& d = out_.warning(r.loc, file->path + ":" + std::to_string(r.line) +
-                                            " has .loc lines here but no address in the cubin's line table: a "
-                                            "breakpoint on it is never hit, or lands on a later line");
-    d.rule = "cubin-line-unplaced";
+    if (placed.contains(line) || !seen.insert(line).second) continue;
+    unplaced[file->path].emplace_back(r.line, r.loc);
+  }
+  for (const auto& [path, lines] : unplaced) {
+    if (!placedFiles.contains(path)) {
+      Diagnostic& d = out_.warning(lines.front().second,
+                                   "no line of " + path + " has an address in the cubin's line table (" +
+                                       std::to_string(lines.size()) +
+                                       " with .loc lines): ptxas dropped all its code, or the cubin was "
+                                       "compiled from other PTX or with other paths");
+      d.rule = "cubin-line-unplaced";
+      continue;
+    }
+    for (const auto& [line, at] : lines) {
+      Diagnostic& d = out_.warning(at, path + ":" + std::to_string(line) +
+                                           " has .loc lines here but no address in the cubin's line table: a "
+                                           "breakpoint on it is never hit, or lands on a later line");
+      d.rule = "cubin-line-unplaced";
+    }
   }
 }
 
