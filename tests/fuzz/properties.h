@@ -9,6 +9,7 @@
 #include "fuzz_input.h"
 #include "module_text.h"
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/check/cubin.h"
 #include "ptxdwarf/cubin/line_program.h"
 #include "ptxdwarf/cubin/regmap.h"
 #include "ptxdwarf/elf/elf.h"
@@ -143,6 +144,9 @@ inline void readAsCubin(std::span<const uint8_t> input) {
     std::optional<std::vector<uint8_t>> bytes = file->relocatedContents(s, error, &report);
     if (bytes) decodeAsCubinSection(*bytes, file->contents(s));
   }
+  // The cubin rules on what load() makes of it, through its embedded PTX.
+  const Loaded cubin = loadText(std::string_view(reinterpret_cast<const char*>(input.data()), input.size()), "fuzz");
+  if (cubin.ok()) (void)check::runCubin(cubin);
 }
 
 }  // namespace ptxdwarf::fuzz
