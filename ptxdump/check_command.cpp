@@ -36,6 +36,10 @@ void appendSortedByLine(Diagnostics& to, Diagnostics from) {
 bool runRules(const LoadedFile& file, const CheckRequest& request, unsigned threads, Diagnostics& diags,
               std::string& err) {
   if (isCubinModule(file.read.module)) {
+    if (!request.cubin.empty()) {
+      err += file.path + ": error: --cubin: this is a cubin already (check it alone, or give the PTX)\n";
+      return false;
+    }
     diags = check::runCubin(file);
     return true;
   }

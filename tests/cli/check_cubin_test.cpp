@@ -235,6 +235,14 @@ TEST_F(CheckCubin, CubinOptionNeedsOneFileAndACubin) {
   EXPECT_NE(two.err.find("--cubin holds one cubin against one PTX file"), std::string::npos) << two.err;
   CommandResult missing = ptxdump({"check", ptx, "--cubin", tempPath("absent.cubin")});
   EXPECT_EQ(missing.exitCode, 2);
+  const std::string cubin = compile(ptx, "twice");
+  CommandResult twoCubins = ptxdump({"check", cubin, "--cubin", cubin});
+  EXPECT_EQ(twoCubins.exitCode, 2);
+  EXPECT_NE(twoCubins.err.find("--cubin: this is a cubin already"), std::string::npos) << twoCubins.err;
+  // A cubin on standard input is checked as the file is.
+  CommandResult piped = runCommand({"/bin/sh", "-c", "'" + std::string(PTXDUMP_EXE) + "' check - < '" + cubin + "'"});
+  EXPECT_EQ(piped.exitCode, 0) << piped.err;
+  EXPECT_NE(piped.out.find("-: 0 errors, 1 warning"), std::string::npos) << piped.out;
 }
 
 }  // namespace
