@@ -1,11 +1,13 @@
 // `ptxdump check`: check::run on each file, files in parallel with -j.
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <cstdio>
 #include <thread>
 
 #include "commands.h"
 #include "ptxdwarf/check/check.h"
+#include "ptxdwarf/check/cubin.h"
 #include "ptxdwarf/threads.h"
 #include "report.h"
 
@@ -21,20 +23,52 @@ struct CheckResult {
   bool unreadable = false;
 };
 
-// `threads`: for reading the file; the cores `jobs` workers leave free.
-CheckResult checkOne(const std::string& path, const CheckRequest& request, unsigned threads) {
-  CheckResult r;
-  std::optional<LoadedFile> file = loadFile(path, r.err, {.threads = threads});
-  if (!file) {
-    r.unreadable = true;
-    return r;
+void appendSortedByLine(Diagnostics& to, Diagnostics from) {
+  std::move(from.items.begin(), from.items.end(), std::back_inserter(to.items));
+  std::stable_sort(to.items.begin(), to.items.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
+  });
+}
+
+// The PTX's rules, and with --cubin the cubin's against it; a cubin alone:
+// the cubin rules on its embedded PTX. False with `err` written when the
+// cubin of --cubin cannot be read or is no cubin.
+bool runRules(const LoadedFile& file, const CheckRequest& request, unsigned threads, Diagnostics& diags,
+              std::string& err) {
+  if (isCubinModule(file.read.module)) {
+    if (!request.cubin.empty()) {
+      err += file.path + ": error: --cubin: this is a cubin already (check it alone, or give the PTX)\n";
+      return false;
+    }
+    diags = check::runCubin(file);
+    return true;
   }
   check::Options options;
   options.roundTrip = request.roundTrip;
   options.threads = threads;
   options.sources = request.sources;
   options.sourceDirectory = request.sourceDirectory;
-  Diagnostics diags = check::run(file->read.module, file->dwarf, options);
+  diags = check::run(file.read.module, file.dwarf, options);
+  if (request.cubin.empty()) return true;
+  std::optional<LoadedFile> cubin = loadFile(request.cubin, err, {.keepText = true, .threads = threads});
+  if (!cubin) return false;
+  if (!isCubinModule(cubin->read.module)) {
+    err += request.cubin + ": error: --cubin: not a cubin (no ELF magic)\n";
+    return false;
+  }
+  appendSortedByLine(diags, check::runCubin(*cubin, {file.read.module, &file.dwarf}));
+  return true;
+}
+
+// `threads`: for reading the file; the cores `jobs` workers leave free.
+CheckResult checkOne(const std::string& path, const CheckRequest& request, unsigned threads) {
+  CheckResult r;
+  std::optional<LoadedFile> file = loadFile(path, r.err, {.threads = threads});
+  Diagnostics diags;
+  if (!file || !runRules(*file, request, threads, diags, r.err)) {
+    r.unreadable = true;
+    return r;
+  }
   if (request.werror)
     for (Diagnostic& d : diags.items)
       if (d.severity == Severity::warning) d.severity = Severity::error;
@@ -64,7 +98,12 @@ std::string listRules() {
 int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
   // Standard input can be read once: a second `-` would check nothing and
   // pass, and with -j which one gets the bytes would depend on timing.
-  if (std::count(request.files.begin(), request.files.end(), "-") > 1) {
+  if (!request.cubin.empty() && request.files.size() != 1) {
+    err += "ptxdump check: error: --cubin holds one cubin against one PTX file; " +
+           std::to_string(request.files.size()) + " files given\n";
+    return kUnreadable;
+  }
+  if (std::count(request.files.begin(), request.files.end(), "-") + (request.cubin == "-") > 1) {
     err += "ptxdump check: error: '-' is named more than once; standard input can be read only once\n";
     return kUnreadable;
   }

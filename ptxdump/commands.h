@@ -74,6 +74,8 @@ struct CheckRequest {
   unsigned jobs = 1;        // files checked in parallel
   bool sources = false;     // --sources[=DIR]: rule source-file (check/sources.h)
   std::string sourceDirectory;
+  // --cubin: the cubin ptxas made of the one PTX file, held against it (check/cubin.h).
+  std::string cubin;
 };
 // Diagnostics to `err` as `file:line:col: severity: message [rule] (section+offset)`,
 // then one summary line per file and a total to `out`. Exit 0 clean, 1 problems, 2 unreadable.

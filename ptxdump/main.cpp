@@ -178,8 +178,13 @@ static int run(int argc, char** argv) {
   checkCmd->add_option("files", check.files, "PTX files (required unless --list-rules)");
   checkCmd->add_flag("--list-rules", listRules,
                      "List the rules: id, severity, what each checks, what ptxas does with such a fault");
-  checkCmd->footer("Example:\n  ptxdump check -j 2 fixtures/chapter6.ptx fixtures/variants/crlf.ptx");
+  checkCmd->footer(
+      "Example:\n  ptxdump check -j 2 fixtures/chapter6.ptx fixtures/variants/crlf.ptx\n"
+      "  ptxdump check k.ptx --cubin k.cubin     what ptxas did to the debug information (ptxas -g k.ptx -o k.cubin)");
   checkCmd->add_flag("--werror", check.werror, "Treat warnings as errors");
+  checkCmd->add_option("--cubin", check.cubin,
+                       "The cubin ptxas made of the (one) PTX file: hold it against the PTX (the cubin-* rules; "
+                       "a -g cubin checked alone runs them on its embedded PTX)");
   checkCmd->add_option("-j,--jobs", check.jobs, "Files checked in parallel")->check(CLI::Range(1u, 256u));
   // --sources or --sources=DIR: a flag whose value comes only after '=' (an
   // option taking an optional value would take the next file for DIR).

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ptxdwarf/elf/elf.h"
 #include "ptxdwarf/load.h"
 
 namespace ptxdwarf {
@@ -47,11 +48,12 @@ ssize_t readFully(int fd, char* into, size_t size) {
 // Reads a stream (stdin, a pipe, a character device) chunk by chunk. PTX is
 // text: a NUL byte stops the reading at once (the reader then reports its
 // line and column), so /dev/zero or a binary pipe costs one chunk, not the
-// whole size limit.
+// whole size limit. A cubin is binary (NULs throughout): a stream that
+// starts with the ELF magic is read to its end, as a file would be.
 bool readStream(int fd, std::string& text, std::string& error, std::string_view program) {
   constexpr size_t kChunk = 1 << 16;
   text.clear();
-  for (;;) {
+  for (bool binary = false;;) {
     const size_t before = text.size();
     text.resize(before + kChunk);
     ssize_t n = readFully(fd, text.data() + before, kChunk);
@@ -60,7 +62,8 @@ bool readStream(int fd, std::string& text, std::string& error, std::string_view 
       return false;
     }
     text.resize(before + static_cast<size_t>(n));
-    if (const void* nul = std::memchr(text.data() + before, '\0', static_cast<size_t>(n))) {
+    if (before == 0) binary = elf::hasElfMagic(std::string_view(text));
+    if (const void* nul = binary ? nullptr : std::memchr(text.data() + before, '\0', static_cast<size_t>(n))) {
       text.resize(static_cast<size_t>(static_cast<const char*>(nul) - text.data()) + 1);
       return true;
     }

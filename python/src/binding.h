@@ -34,5 +34,7 @@ void bindProducing(py::module_& m);
 struct Loaded;
 // lookup(), types(), statistics() and dump() on the Module class.
 void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& module);
+// line_rows(), regmap(), sass_lines() and embedded_ptx() of a cubin on the Module class.
+void bindCubin(py::class_<Loaded, std::shared_ptr<Loaded>>& module);
 
 }  // namespace ptxdwarf_python

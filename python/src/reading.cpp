@@ -647,6 +647,7 @@ void bindModule(py::module_& m) {
           py::arg("round_trip") = true, "every ptxdump check rule: what `ptxdump check` reports")
       .def("__repr__", [](const Loaded& l) { return "<ptxdwarf.Module " + l.name + ">"; });
   bindViews(m, module);
+  bindCubin(module);
 
   m.def("read", &readPath, py::arg("path"), "Reads and decodes the PTX file at `path`.");
   m.def("parse", &parseText, py::arg("text"), py::arg("name") = "<input>",

@@ -70,6 +70,29 @@ TEST_F(CubinCli, LineTableRegisterMapAndEmbeddedPtx) {
   EXPECT_NE(ptx.out.find("_Z4testPi"), std::string::npos);
 }
 
+// Binary input through a pipe: a cubin has NUL bytes throughout, so a
+// stream that starts with the ELF magic is read to its end (a PTX text stops
+// at its first NUL). Every command that loads a file reads `-` so; the
+// outputs equal those of the file itself.
+TEST_F(CubinCli, ACubinOnStandardInputReadsAsTheFile) {
+  const std::string quoted = "'" + cubin_ + "'";
+  for (const std::string& command : {std::string("dump --debug-info --debug-loc"), std::string("dump --debug-regmap"),
+                                     std::string("dump --debug-line"), std::string("extract --ptx"),
+                                     std::string("dump --sass-lines")}) {
+    CommandResult file = runCommand({"/bin/sh", "-c", "'" + std::string(PTXDUMP_EXE) + "' " + command + " " + quoted});
+    CommandResult piped =
+        runCommand({"/bin/sh", "-c", "cat " + quoted + " | '" + std::string(PTXDUMP_EXE) + "' " + command + " -"});
+    ASSERT_EQ(file.exitCode, 0) << command << ": " << file.err;
+    ASSERT_EQ(piped.exitCode, 0) << command << ": " << piped.err;
+    const size_t head = file.out.find('\n');  // the first line names the file
+    EXPECT_EQ(piped.out.substr(piped.out.find('\n')), file.out.substr(head)) << command;
+    EXPECT_GT(file.out.size(), 200u) << command;
+  }
+  // A pipe holding something else with a NUL in it is still read as text: the reader's error, exit 2.
+  CommandResult nul = runCommand({"/bin/sh", "-c", "printf '.version 8.0\\n\\0junk' | '" + std::string(PTXDUMP_EXE) + "' dump -"});
+  EXPECT_EQ(nul.exitCode, 2) << nul.out;
+}
+
 TEST_F(CubinCli, DamagedElfIsAClearErrorAndExit2) {
   std::optional<std::string> bytes = readFile(cubin_);
   ASSERT_TRUE(bytes);

@@ -10,6 +10,7 @@
 #include "module_text.h"
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/cubin/cubin.h"
+#include "ptxdwarf/check/cubin.h"
 #include "ptxdwarf/cubin/line_program.h"
 #include "ptxdwarf/cubin/regmap.h"
 #include "ptxdwarf/elf/elf.h"
@@ -129,12 +130,6 @@ inline void decodeAsCubinSection(std::span<const uint8_t> bytes, std::span<const
     for (const cubin::RegMapEntry& e : f.entries) (void)cubin::sassLocation(e.location);
 }
 
-// Raw bytes as a cubin: the ELF64 reader (header, section names, symbol
-// tables, every section with its relocations applied), lookup, then the
-// cubin decoders on every section; bytes that are no ELF go to the decoders
-// whole.
-// Bad input must come back as an error or a problem; a read outside the input
-// is ASan's to catch.
 // The debugger's view on a cubin: at its first functions' entries and a
 // few bytes into them, and at a line of each of its first source files.
 inline void lookUpInCubin(std::span<const uint8_t> input) {
@@ -149,6 +144,11 @@ inline void lookUpInCubin(std::span<const uint8_t> input) {
   for (const std::string& where : places) (void)view::lookupCubin(input, "fuzz.cubin", where);
 }
 
+// Raw bytes as a cubin: the ELF64 reader (header, section names, symbol
+// tables, every section with its relocations applied), lookup, the cubin
+// decoders on every section, and the cubin check rules; bytes that are no
+// ELF go to the decoders whole. Bad input must come back as an error or a
+// problem; a read outside the input is ASan's to catch.
 inline void readAsCubin(std::span<const uint8_t> input) {
   elf::Error error;
   std::optional<elf::File> file = elf::File::parse(input, error);
@@ -161,6 +161,9 @@ inline void readAsCubin(std::span<const uint8_t> input) {
     std::optional<std::vector<uint8_t>> bytes = file->relocatedContents(s, error, &report);
     if (bytes) decodeAsCubinSection(*bytes, file->contents(s));
   }
+  // The cubin rules on what load() makes of it, through its embedded PTX.
+  const Loaded cubin = loadText(std::string_view(reinterpret_cast<const char*>(input.data()), input.size()), "fuzz");
+  if (cubin.ok()) (void)check::runCubin(cubin);
 }
 
 }  // namespace ptxdwarf::fuzz

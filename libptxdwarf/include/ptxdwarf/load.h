@@ -33,7 +33,8 @@ struct GuardedMap;
 
 // A PTX text's bytes. A regular file is mapped read-only, so nothing is
 // copied and the pages are the page cache's; stdin, pipes and devices are
-// read into memory, up to the first NUL byte; a caller's text is viewed
+// read into memory, up to the first NUL byte (PTX is text), or to their end
+// when they start with the ELF magic (a cubin); a caller's text is viewed
 // (borrowed). A mapped file that shrinks while it is read does not kill the
 // process (SIGBUS): the pages past its new end read as zeros and shrank()
 // says so. (The handler that does this is installed at the first mapping;

@@ -685,6 +685,90 @@ PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_match_pc(const ptxdwarf_lookup* loo
  * `available` is 0) or on a PTX file. The strings live as long as the lookup. */
 PTXDWARF_API ptxdwarf_status ptxdwarf_lookup_variable_sass(const ptxdwarf_lookup* lookup, size_t match, size_t index,
                                                            const char* const** sass, size_t* count);
+/* ---- What a cubin holds beyond its DWARF ----------------------------------------
+ *
+ * A module opened or read from a cubin (ptxas's ELF file: ptxdwarf_module_open
+ * and ptxdwarf_module_read take either) has its DWARF as any module; these are
+ * the rest (ptxdwarf/cubin/): the line table with each row's inline stack, as
+ * cuda-gdb decodes NVIDIA's extension; `.nv_debug_line_sass` (SASS address ->
+ * line of the embedded PTX); the register map `.nv_debug_info_reg_sass`; the
+ * embedded PTX. Strings live as long as the ptxdwarf_cubin.
+ *
+ *   ptxdwarf_cubin* c;
+ *   ptxdwarf_cubin_open(m, &c);
+ *   for (size_t i = 0; i < ptxdwarf_cubin_regmap_count(c); ++i) {
+ *     ptxdwarf_regmap_entry e;
+ *     ptxdwarf_cubin_regmap_entry(c, i, &e);      (e.function, e.register_name, e.sass, e.start, e.end, ...)
+ *   }
+ *   ptxdwarf_cubin_free(c);
+ */
+typedef struct ptxdwarf_cubin ptxdwarf_cubin;
+
+/* PTXDWARF_E_INVALID_ARGUMENT when the module was not read from a cubin. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_cubin_open(const ptxdwarf_module* module, ptxdwarf_cubin** out);
+PTXDWARF_API void ptxdwarf_cubin_free(ptxdwarf_cubin* cubin);
+/* 1 when the module was read from a cubin, else 0 (0 for NULL). */
+PTXDWARF_API int ptxdwarf_module_is_cubin(const ptxdwarf_module* module);
+
+typedef struct {
+  uint64_t address;     /* SASS address, function-relative */
+  const char* file;     /* the file's path, joined with its directory */
+  uint32_t line;
+  uint32_t column;
+  int is_stmt;
+  int end_sequence;
+  size_t inline_depth;  /* frames of its inline stack (ptxdwarf_cubin_inline_frame); 0: not inlined */
+  int inline_broken;    /* 1: a context named no earlier row, the stack ends there */
+} ptxdwarf_line_row;
+
+typedef struct {
+  const char* function;  /* the inlined function; "" when its name is outside .debug_str */
+  const char* call_file;
+  uint32_t call_line;
+  uint32_t call_column;
+} ptxdwarf_inline_frame;
+
+/* `.debug_line`'s rows, every table's in order (end_sequence rows included). */
+PTXDWARF_API size_t ptxdwarf_cubin_line_count(const ptxdwarf_cubin* cubin); /* 0 for NULL */
+PTXDWARF_API ptxdwarf_status ptxdwarf_cubin_line(const ptxdwarf_cubin* cubin, size_t row, ptxdwarf_line_row* out);
+/* Frame `depth` of the row's inline stack, innermost first. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_cubin_inline_frame(const ptxdwarf_cubin* cubin, size_t row, size_t depth,
+                                                        ptxdwarf_inline_frame* out);
+
+typedef struct {
+  uint64_t address;  /* SASS address, function-relative */
+  uint32_t ptx_line; /* line of the embedded PTX */
+  int end_sequence;
+} ptxdwarf_sass_line;
+
+/* `.nv_debug_line_sass`'s rows. */
+PTXDWARF_API size_t ptxdwarf_cubin_sass_line_count(const ptxdwarf_cubin* cubin); /* 0 for NULL */
+PTXDWARF_API ptxdwarf_status ptxdwarf_cubin_sass_line(const ptxdwarf_cubin* cubin, size_t row,
+                                                     ptxdwarf_sass_line* out);
+
+typedef struct {
+  const char* function;      /* the function's linkage name */
+  const char* register_name; /* the PTX register, with its `%` */
+  uint32_t piece;            /* which 32-bit part of the register */
+  uint32_t loc;              /* the raw location: class << 24 | payload */
+  const char* class_name;    /* "full", "half", "predicate", "local", ... */
+  const char* sass;          /* as cuda-gdb names it: "R5", "P0", "UR4", "[local+0x10]" */
+  uint32_t start, end;       /* function-relative SASS PCs; cuda-gdb takes `end` as inclusive */
+} ptxdwarf_regmap_entry;
+
+/* `.nv_debug_info_reg_sass`'s entries, function by function (the keys of
+ * `ptxdump dump --debug-regmap --format json`). */
+PTXDWARF_API size_t ptxdwarf_cubin_regmap_count(const ptxdwarf_cubin* cubin); /* 0 for NULL */
+PTXDWARF_API ptxdwarf_status ptxdwarf_cubin_regmap_entry(const ptxdwarf_cubin* cubin, size_t index,
+                                                        ptxdwarf_regmap_entry* out);
+/* Where the register map stopped decoding, or "" when it decoded whole. */
+PTXDWARF_API const char* ptxdwarf_cubin_regmap_problem(const ptxdwarf_cubin* cubin);
+
+/* The PTX ptxas embedded (`.nv_debug_ptx_txt`), lines as `.nv_debug_line_sass`
+ * numbers them; PTXDWARF_E_NOT_FOUND when the cubin has none. The text lives
+ * as long as the ptxdwarf_cubin. */
+PTXDWARF_API ptxdwarf_status ptxdwarf_cubin_embedded_ptx(const ptxdwarf_cubin* cubin, const char** text,
+                                                        size_t* length);
 
 #ifdef __cplusplus
 } /* extern "C" */

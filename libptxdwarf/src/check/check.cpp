@@ -22,7 +22,8 @@ using Pass = void (Checker::*)();
 struct Rule {
   RuleInfo info;
   // The pass that reports it; nullptr for the rules of the PTX reader, whose
-  // diagnostics come with ptx::read's result, not check::run's.
+  // diagnostics come with ptx::read's result, and for the cubin rules, which
+  // check::runCubin reports (check/cubin.h), not check::run.
   Pass pass;
 };
 
@@ -147,6 +148,25 @@ constexpr Rule kRules[] = {
     {{"inline-call-site", "a DW_TAG_inlined_subroutine's call site is an inlined_at of the line table", W,
       kNotMeasured},
      &Checker::inlineCallSites},
+    // The cubin rules (check/cubin.h: `check X.ptx --cubin X.cubin`, or a -g cubin alone). What ptxas
+    // makes of correct DWARF is no fault of the DWARF: the debugger's view it leads to is a warning; a
+    // register the map cannot have is an error, as register-name is on the PTX.
+    {{"cubin-variable-unavailable",
+      "a register variable has a register-map entry somewhere in its scope (else cuda-gdb prints <optimized out> "
+      "at every stop)",
+      W, "keeps no map entry for a register that is never used"},
+     nullptr},
+    {{"cubin-line-unplaced",
+      "a source line with .loc lines before instructions has an address in the cubin's .debug_line (needs the PTX)",
+      W, kNotMeasured},
+     nullptr},
+    {{"cubin-register-unmapped",
+      "a DW_OP_regx register can be in the function's register map: declared, not cut to 8 bytes", E,
+      "accepts it; cuda-gdb prints the variable <optimized out>"},
+     nullptr},
+    {{"cubin-function-missing", "a subprogram with code names a function (.text.NAME) of the cubin", W,
+      kNotMeasured},
+     nullptr},
     {{"source-file",
       "--sources: .file, DW_AT_decl_file, DW_AT_name and DW_AT_comp_dir paths open as a debugger opens them", W,
       "accepts it (a debugger then shows no source)"},

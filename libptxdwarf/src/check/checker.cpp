@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cubin_checker.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/format.h"
 #include "../work.h"
@@ -54,23 +55,28 @@ const read::Die* Checker::dieContaining(uint64_t offset) const {
 }
 
 std::string_view Checker::ptxName(const read::Die& die, std::optional<read::AttrValue>* attr) const {
+  return subprogramCodeName(dwarf_, die, attr);
+}
+
+std::string_view subprogramCodeName(const read::Dwarf& dwarf, const read::Die& die,
+                                    std::optional<read::AttrValue>* attr) {
   std::optional<read::AttrValue> plainName;
   bool ownName = false;
   const read::Die* d = &die;
   for (int hop = 0; d && hop < 4; ++hop) {
     for (uint16_t at : {uint16_t(DW_AT_linkage_name), uint16_t(DW_AT_MIPS_linkage_name)}) {
-      if (std::optional<read::AttrValue> v = dwarf_.attribute(*d, at); v && v->isString()) {
+      if (std::optional<read::AttrValue> v = dwarf.attribute(*d, at); v && v->isString()) {
         if (attr && d == &die) *attr = v;
         return v->string();
       }
     }
-    if (std::optional<read::AttrValue> n = dwarf_.attribute(*d, DW_AT_name); !plainName && n && n->isString()) {
+    if (std::optional<read::AttrValue> n = dwarf.attribute(*d, DW_AT_name); !plainName && n && n->isString()) {
       plainName = n;
       ownName = d == &die;
     }
-    std::optional<read::AttrValue> next = dwarf_.attribute(*d, DW_AT_specification);
-    if (!next) next = dwarf_.attribute(*d, DW_AT_abstract_origin);
-    d = next && next->isReference() ? dwarf_.dieAt(next->value) : nullptr;
+    std::optional<read::AttrValue> next = dwarf.attribute(*d, DW_AT_specification);
+    if (!next) next = dwarf.attribute(*d, DW_AT_abstract_origin);
+    d = next && next->isReference() ? dwarf.dieAt(next->value) : nullptr;
   }
   if (attr && ownName) *attr = plainName;
   return plainName ? plainName->string() : std::string_view{};
