@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "ptxdwarf/diagnostic.h"
 
@@ -27,6 +28,11 @@ struct PyDiagnostic {
 };
 
 py::list diagnosticList(const ptxdwarf::Diagnostics& diagnostics, const std::string& file);
+
+// The file's strings are bytes: decoded as UTF-8, any other byte kept as a
+// lone surrogate (str.encode("utf-8", "surrogateescape") gives the bytes back).
+// Every string the package hands out is made so.
+py::str bytesText(std::string_view s);
 
 void bindDiagnostics(py::module_& m);
 void bindReading(py::module_& m);

@@ -20,12 +20,6 @@ using LoadedPtr = std::shared_ptr<Loaded>;
 
 namespace {
 
-// Names and paths as every other string of the package: UTF-8, any other byte a lone surrogate.
-py::str text(std::string_view s) {
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
-  if (!o) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(o);
-}
 
 const ptxdwarf::ptx::Module& cubinModule(const Loaded& l, const char* method) {
   if (l.module().fileFormat == "ptx")
@@ -47,7 +41,7 @@ py::list lineRows(const Loaded& l) {
       const cubin::LineRow& r = table.rows[i];
       py::dict d;
       d["address"] = r.address;
-      d["file"] = text(table.header.filePath(r.file));
+      d["file"] = bytesText(table.header.filePath(r.file));
       d["line"] = r.line;
       d["column"] = r.column;
       d["is_stmt"] = r.isStmt;
@@ -56,8 +50,8 @@ py::list lineRows(const Loaded& l) {
       py::list frames;
       for (const cubin::InlineFrame& f : cubin::inlineStack(table, i, debugStr, &broken)) {
         py::dict frame;
-        frame["function"] = text(f.function);
-        frame["file"] = text(table.header.filePath(f.callFile));
+        frame["function"] = bytesText(f.function);
+        frame["file"] = bytesText(table.header.filePath(f.callFile));
         frame["line"] = f.callLine;
         frame["column"] = f.callColumn;
         frames.append(frame);
@@ -91,8 +85,8 @@ py::list regmap(const Loaded& l) {
   for (const cubin::RegMapFunction& f : map.functions)
     for (const cubin::RegMapEntry& e : f.entries) {
       py::dict d;
-      d["function"] = text(f.name);
-      d["register"] = text(e.reg);
+      d["function"] = bytesText(f.name);
+      d["register"] = bytesText(e.reg);
       d["piece"] = e.piece;
       d["loc"] = e.location;
       d["class"] = std::string(cubin::className(e.classCode()));
@@ -124,7 +118,7 @@ void bindCubin(py::class_<Loaded, std::shared_ptr<Loaded>>& module) {
           "embedded_ptx",
           [](const LoadedPtr& l) -> py::object {
             std::optional<std::string> ptx = cubin::embeddedPtx(cubinModule(*l, "embedded_ptx"));
-            return ptx ? py::object(text(*ptx)) : py::object(py::none());
+            return ptx ? py::object(bytesText(*ptx)) : py::object(py::none());
           },
           "The PTX ptxas embedded in a cubin (.nv_debug_ptx_txt), as `ptxdump extract --ptx`; None when none");
 }

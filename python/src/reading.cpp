@@ -70,15 +70,13 @@ struct type_caster<ptxdwarf_python::DieRef> {
 
 namespace ptxdwarf_python {
 
-namespace {
-
-// DWARF strings are bytes: decoded as UTF-8, any other byte kept as a lone
-// surrogate (str.encode("utf-8", "surrogateescape") gives the bytes back).
 py::str bytesText(std::string_view s) {
   PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
   if (!o) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(o);
 }
+
+namespace {
 
 // The names, made once per code (a code is 16 bits: a table indexed by it):
 // a module of 200,000 attributes has a few dozen distinct ones. Never freed

@@ -19,15 +19,8 @@ using LoadedPtr = std::shared_ptr<Loaded>;
 
 namespace {
 
-// The file's bytes as str: UTF-8, any other byte kept as a lone surrogate
-// (as every other string of the package).
-py::str text(std::string_view s) {
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
-  if (!o) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(o);
-}
 
-py::object textOrNone(std::string_view s) { return s.empty() ? py::object(py::none()) : py::object(text(s)); }
+py::object textOrNone(std::string_view s) { return s.empty() ? py::object(py::none()) : py::object(bytesText(s)); }
 
 // lookup's tag spelling: an unknown tag as its hexadecimal value.
 std::string scopeTag(uint16_t tag) {
@@ -37,7 +30,7 @@ std::string scopeTag(uint16_t tag) {
 
 py::object addressClass(uint64_t value) {
   if (!value) return py::none();
-  return text(ptxdwarf::cuda::addressClassName(value));
+  return bytesText(ptxdwarf::cuda::addressClassName(value));
 }
 
 py::object sizeOrNone(bool known, uint64_t v) { return known ? py::object(py::int_(v)) : py::object(py::none()); }
@@ -45,10 +38,10 @@ py::object sizeOrNone(bool known, uint64_t v) { return known ? py::object(py::in
 py::dict scopeDict(const view::ScopeInfo& s) {
   py::dict d;
   d["tag"] = scopeTag(s.tag);
-  d["name"] = text(s.name);
+  d["name"] = bytesText(s.name);
   d["die"] = s.die;
   if (!s.callFile.empty()) {
-    d["call_file"] = text(s.callFile);
+    d["call_file"] = bytesText(s.callFile);
     d["call_line"] = s.callLine;
   }
   return d;
@@ -57,16 +50,16 @@ py::dict scopeDict(const view::ScopeInfo& s) {
 py::object sassList(const view::VariableInfo& v) {
   if (!v.sass) return py::none();
   py::list out;
-  for (const std::string& s : *v.sass) out.append(text(s));
+  for (const std::string& s : *v.sass) out.append(bytesText(s));
   return out;
 }
 
 py::dict variableDict(const view::VariableInfo& v) {
   py::dict d;
-  d["name"] = text(v.name);
+  d["name"] = bytesText(v.name);
   d["kind"] = v.parameter ? "parameter" : "variable";
-  d["type"] = text(v.type);
-  d["location"] = text(v.location);
+  d["type"] = bytesText(v.type);
+  d["location"] = bytesText(v.location);
   d["available"] = v.available;
   if (v.sass) d["sass"] = sassList(v);  // a cubin's
   d["address_class"] = addressClass(v.addressClass);
@@ -77,7 +70,7 @@ py::dict variableDict(const view::VariableInfo& v) {
 
 py::dict matchDict(const view::Match& m) {
   py::dict d;
-  d["function"] = text(m.function);
+  d["function"] = bytesText(m.function);
   if (m.pc) d["pc"] = *m.pc;
   d["ptx_lines"] = py::cast(m.ptxLines);
   py::list scopes, variables;
@@ -90,8 +83,8 @@ py::dict matchDict(const view::Match& m) {
 
 py::dict memberDict(const view::MemberLayout& m) {
   py::dict d;
-  d["name"] = text(m.name);
-  d["type"] = text(m.type);
+  d["name"] = bytesText(m.name);
+  d["type"] = bytesText(m.type);
   d["offset"] = sizeOrNone(m.offsetKnown, m.offset);
   d["size"] = sizeOrNone(m.sizeKnown, m.size);
   if (m.bitSize) {
@@ -112,7 +105,7 @@ py::list enumerators(const view::TypeLayout& t) {
   py::list out;
   for (const view::Enumerator& e : t.enumerators) {
     py::dict d;
-    d["name"] = text(e.name);
+    d["name"] = bytesText(e.name);
     d["value"] = e.value;
     out.append(d);
   }
@@ -122,16 +115,16 @@ py::list enumerators(const view::TypeLayout& t) {
 // The same keys, present in the same cases, as print::typesJson's object.
 py::dict typeDict(const view::TypeLayout& t) {
   py::dict d;
-  d["name"] = text(t.name);
+  d["name"] = bytesText(t.name);
   d["kind"] = std::string(view::typeKindName(t.kind));
   d["size"] = sizeOrNone(t.sizeKnown, t.size);
   d["die"] = t.die;
-  if (!t.problem.empty()) d["problem"] = text(t.problem);
-  if (!t.target.empty()) d["target"] = text(t.target);
+  if (!t.problem.empty()) d["problem"] = bytesText(t.problem);
+  if (!t.target.empty()) d["target"] = bytesText(t.target);
   if (t.addressClass) {
     d["address_class"] = *t.addressClass;
     std::string_view name = ptxdwarf::cuda::addressClassName(*t.addressClass);
-    if (!name.empty()) d["address_class_name"] = text(name);
+    if (!name.empty()) d["address_class_name"] = bytesText(name);
   }
   if (t.kind == view::TypeKind::array) d["dimensions"] = py::cast(t.dimensions);
   if (t.kind == view::TypeKind::enumeration) d["enumerators"] = enumerators(t);
@@ -147,7 +140,7 @@ py::dict typeDict(const view::TypeLayout& t) {
 void bindLookupResults(py::module_& m) {
   py::class_<view::ScopeInfo>(m, "Scope", "A scope around a place: a block, an inlined subroutine or the subprogram.")
       .def_property_readonly("tag", [](const view::ScopeInfo& s) { return scopeTag(s.tag); })
-      .def_property_readonly("name", [](const view::ScopeInfo& s) { return text(s.name); },
+      .def_property_readonly("name", [](const view::ScopeInfo& s) { return bytesText(s.name); },
                              "through abstract_origin for inlined subroutines; \"\" for blocks")
       .def_property_readonly("die", [](const view::ScopeInfo& s) { return s.die; }, "the DIE's offset")
       .def_property_readonly("call_file", [](const view::ScopeInfo& s) { return textOrNone(s.callFile); },
@@ -161,11 +154,11 @@ void bindLookupResults(py::module_& m) {
       .def("__repr__", [](const view::ScopeInfo& s) { return "<ptxdwarf.Scope " + scopeTag(s.tag) + " " + s.name + ">"; });
 
   py::class_<view::VariableInfo>(m, "Variable", "A variable or parameter visible at a place, and where it lives there.")
-      .def_property_readonly("name", [](const view::VariableInfo& v) { return text(v.name); })
+      .def_property_readonly("name", [](const view::VariableInfo& v) { return bytesText(v.name); })
       .def_property_readonly("kind", [](const view::VariableInfo& v) { return v.parameter ? "parameter" : "variable"; })
-      .def_property_readonly("type", [](const view::VariableInfo& v) { return text(v.type); },
+      .def_property_readonly("type", [](const view::VariableInfo& v) { return bytesText(v.type); },
                              "the C spelling (\"int *\", \"geo::Vec3\")")
-      .def_property_readonly("location", [](const view::VariableInfo& v) { return text(v.location); },
+      .def_property_readonly("location", [](const view::VariableInfo& v) { return bytesText(v.location); },
                              "in PTX terms at the place: \"%r5\", \"_Z4testPi_param_0\", \"__local_depot0+8\"")
       .def_property_readonly("available", [](const view::VariableInfo& v) { return v.available; },
                              "False: no location covers the place (optimized out there)")
@@ -182,7 +175,7 @@ void bindLookupResults(py::module_& m) {
       });
 
   py::class_<view::Match>(m, "LookupMatch", "A place lookup() matched: a function and its instructions there.")
-      .def_property_readonly("function", [](const view::Match& x) { return text(x.function); }, "the PTX function")
+      .def_property_readonly("function", [](const view::Match& x) { return bytesText(x.function); }, "the PTX function")
       .def_property_readonly("ptx_lines", [](const view::Match& x) { return x.ptxLines; },
                              "on a cubin: the embedded PTX's line at pc")
       .def_property_readonly("pc", [](const view::Match& x) { return x.pc; },
@@ -198,8 +191,8 @@ void bindTypeLayouts(py::module_& m) {
   using view::MemberLayout;
   using view::TypeLayout;
   py::class_<MemberLayout>(m, "Member", "A data member or base class subobject of a struct, class or union.")
-      .def_property_readonly("name", [](const MemberLayout& x) { return text(x.name); }, "\"\" when unnamed")
-      .def_property_readonly("type", [](const MemberLayout& x) { return text(x.type); })
+      .def_property_readonly("name", [](const MemberLayout& x) { return bytesText(x.name); }, "\"\" when unnamed")
+      .def_property_readonly("type", [](const MemberLayout& x) { return bytesText(x.type); })
       .def_property_readonly("offset", [](const MemberLayout& x) { return sizeOrNone(x.offsetKnown, x.offset); },
                              "bytes from the start of the type; None when no constant offset")
       .def_property_readonly("size", [](const MemberLayout& x) { return sizeOrNone(x.sizeKnown, x.size); })
@@ -217,7 +210,7 @@ void bindTypeLayouts(py::module_& m) {
       .def("__repr__", [](const MemberLayout& x) { return "<ptxdwarf.Member " + x.name + ">"; });
 
   py::class_<TypeLayout>(m, "TypeLayout", "A type's layout, as `ptxdump types` shows it (pahole's holes included).")
-      .def_property_readonly("name", [](const TypeLayout& t) { return text(t.name); })
+      .def_property_readonly("name", [](const TypeLayout& t) { return bytesText(t.name); })
       .def_property_readonly("kind", [](const TypeLayout& t) { return std::string(view::typeKindName(t.kind)); })
       .def_property_readonly("size", [](const TypeLayout& t) { return sizeOrNone(t.sizeKnown, t.size); })
       .def_property_readonly("die", [](const TypeLayout& t) { return t.die; })
@@ -363,7 +356,7 @@ void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& modu
               json = statisticsJson(*l);
             }
             py::dict figures = py::module_::import("json").attr("loads")(py::bytes(json));
-            figures["file"] = text(l->name);  // the name's bytes as every other string, not the JSON's \u00XX
+            figures["file"] = bytesText(l->name);  // the name's bytes as every other string, not the JSON's \u00XX
             return figures;
           },
           "The debug-information figures, a dict equal to `ptxdump dump --statistics`' JSON object")
@@ -381,7 +374,7 @@ void bindViews(py::module_& m, py::class_<Loaded, std::shared_ptr<Loaded>>& modu
               py::gil_scoped_release release;
               out = dumpOutput(*l, options);
             }
-            return text(out);
+            return bytesText(out);
           },
           py::arg("format") = "text", py::arg("sections") = py::none(), py::kw_only(), py::arg("name") = py::none(),
           py::arg("ignore_case") = false, py::arg("regex") = false, py::arg("show_children") = false,

@@ -20,7 +20,9 @@ namespace {
 using read::AttrValue;
 using read::Die;
 using read::Dwarf;
+using detail::compDirs;
 using detail::expressionText;
+using detail::stringValue;
 using detail::SourceName;
 
 std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
@@ -28,7 +30,6 @@ std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
   return v->value;
 }
 
-std::string_view stringValue(const std::optional<AttrValue>& v) { return v && v->isString() ? v->string() : std::string_view{}; }
 
 class Lookup {
  public:
@@ -90,7 +91,7 @@ class Lookup {
   }
 
   bool sourcePlaces(std::string_view source, uint32_t line, std::vector<uint32_t>& places, std::string& error) {
-    SourceName name(source, compDirs());
+    SourceName name(source, compDirs(d_));
     std::vector<unsigned> files;  // the `.file` indices it names, in order (LineTable::files is)
     for (const ptx::LineFile& f : lines_.files)
       if (name.names(ptx::pathOf(lines_, f))) files.push_back(f.index);
@@ -110,19 +111,6 @@ class Lookup {
     places.erase(std::unique(places.begin(), places.end()), places.end());
     if (places.empty()) error = "no .loc for " + std::string(source) + ":" + std::to_string(line) + " precedes an instruction";
     return !places.empty();
-  }
-
-  // Every unit's DW_AT_comp_dir: a relative `.file` path's full name is
-  // joined to it, as `dump` prints DW_AT_decl_file.
-  std::vector<std::string_view> compDirs() const {
-    std::vector<std::string_view> dirs;
-    for (const read::Unit& u : d_.units)
-      if (u.dieCount > 0)
-        if (std::string_view dir = stringValue(d_.attribute(d_.dies[u.firstDie], dw::DW_AT_comp_dir)); !dir.empty())
-          dirs.push_back(dir);
-    std::sort(dirs.begin(), dirs.end());
-    dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
-    return dirs;
   }
 
   bool functionPlaces(std::string_view name, std::vector<uint32_t>& places, std::string& error) {

@@ -1,4 +1,5 @@
 // The pieces view::lookup shares between PTX and cubins (lookup_internal.h).
+#include <algorithm>
 #include <charconv>
 
 #include "lookup_internal.h"
@@ -88,6 +89,21 @@ bool namesPath(std::string_view path, std::string_view search) {
   if (!path.ends_with(search)) return false;
   return path.size() == search.size() ||
          (!isAbsolutePath(search) && path[path.size() - search.size() - 1] == '/');
+}
+
+std::string_view stringValue(const std::optional<read::AttrValue>& v) {
+  return v && v->isString() ? v->string() : std::string_view{};
+}
+
+std::vector<std::string_view> compDirs(const read::Dwarf& dwarf) {
+  std::vector<std::string_view> dirs;
+  for (const read::Unit& u : dwarf.units)
+    if (u.dieCount > 0)
+      if (std::string_view dir = stringValue(dwarf.attribute(dwarf.dies[u.firstDie], dw::DW_AT_comp_dir)); !dir.empty())
+        dirs.push_back(dir);
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  return dirs;
 }
 
 }  // namespace ptxdwarf::view::detail

@@ -29,13 +29,14 @@ namespace {
 using read::AttrValue;
 using read::Die;
 using read::Dwarf;
+using detail::compDirs;
+using detail::stringValue;
 
 std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
   if (!v || !v->isConstant()) return std::nullopt;
   return v->value;
 }
 
-std::string_view stringValue(const std::optional<AttrValue>& v) { return v && v->isString() ? v->string() : std::string_view{}; }
 
 bool isScopeTag(uint16_t tag) {
   return tag == dw::DW_TAG_subprogram || tag == dw::DW_TAG_lexical_block || tag == dw::DW_TAG_inlined_subroutine;
@@ -274,7 +275,7 @@ class CubinLookup {
 
   // gdb's breakpoint rule for SOURCE:LINE (lookup.h).
   bool sourcePlaces(std::string_view source, uint32_t line, std::vector<uint64_t>& places, std::string& error) {
-    detail::SourceName name(source, compDirs());
+    detail::SourceName name(source, compDirs(d_));
     std::vector<std::vector<uint32_t>> named(lineTables_.size());  // per table: the files SOURCE names
     bool any = false;
     for (size_t t = 0; t < lineTables_.size(); ++t)
@@ -354,17 +355,6 @@ class CubinLookup {
     }
     std::sort(places.begin(), places.end());
     return !places.empty();
-  }
-
-  std::vector<std::string_view> compDirs() const {
-    std::vector<std::string_view> dirs;
-    for (const read::Unit& u : d_.units)
-      if (u.dieCount > 0)
-        if (std::string_view dir = stringValue(d_.attribute(d_.dies[u.firstDie], dw::DW_AT_comp_dir)); !dir.empty())
-          dirs.push_back(dir);
-    std::sort(dirs.begin(), dirs.end());
-    dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
-    return dirs;
   }
 
   Match matchAt(uint64_t pc, const cubin::CodeSection& f) const {

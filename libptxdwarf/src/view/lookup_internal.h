@@ -1,13 +1,15 @@
 // What view::lookup on PTX (lookup.cpp) and on a cubin (lookup_cubin.cpp)
-// share: a location expression spelled in PTX terms, and gdb's match of a
-// `--at SOURCE:LINE` source against file paths.
+// share: a location expression spelled in PTX terms, gdb's match of a
+// `--at SOURCE:LINE` source against file paths, and the units' directories.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
 
 namespace ptxdwarf::view::detail {
@@ -15,6 +17,13 @@ namespace ptxdwarf::view::detail {
 // A location expression in PTX terms: registers by name, symbols as the PTX
 // writes them, offsets added on ("%r5", "*(%rd1+8)", "__local_depot0+8").
 std::string expressionText(const read::Expression& e);
+
+// A string attribute's characters; empty when it is absent or no string.
+std::string_view stringValue(const std::optional<read::AttrValue>& v);
+
+// Every unit's DW_AT_comp_dir, each once: a relative `.file` path's full
+// name is joined to it, as `dump` prints DW_AT_decl_file.
+std::vector<std::string_view> compDirs(const read::Dwarf& dwarf);
 
 bool isAbsolutePath(std::string_view p);
 // gdb's rule for `break FILE:LINE` (compare_filenames_for_search): does
