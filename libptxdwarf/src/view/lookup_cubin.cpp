@@ -394,16 +394,7 @@ class CubinLookup {
   }
 
   VariableInfo variable(const Die& die, uint64_t pc, uint64_t relativePc, const cubin::RegMapFunction* registers) const {
-    VariableInfo v;
-    v.name = std::string(stringValue(findRecursively(d_, die, {dw::DW_AT_name})));
-    v.parameter = die.tag == dw::DW_TAG_formal_parameter;
-    v.die = die.offset;
-    v.declLine = constant(findRecursively(d_, die, {dw::DW_AT_decl_line})).value_or(0);
-    v.addressClass = constant(findRecursively(d_, die, {dw::DW_AT_address_class})).value_or(0);
-    if (std::optional<AttrValue> t = findRecursively(d_, die, {dw::DW_AT_type}); t && t->isReference())
-      v.type = typeName(d_, d_.referencedDie(*t), &ends_);
-    else
-      v.type = "void";
+    VariableInfo v = detail::describeVariable(d_, die, ends_);
     v.sass.emplace();  // a cubin's: empty unless the location evaluates to one
     location(die, pc, relativePc, registers, v);
     return v;

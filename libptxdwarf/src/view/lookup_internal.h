@@ -11,6 +11,8 @@
 
 #include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/view/attributes.h"
+#include "ptxdwarf/view/lookup.h"
 
 namespace ptxdwarf::view::detail {
 
@@ -24,6 +26,11 @@ std::string_view stringValue(const std::optional<read::AttrValue>& v);
 // Every unit's DW_AT_comp_dir, each once: a relative `.file` path's full
 // name is joined to it, as `dump` prints DW_AT_decl_file.
 std::vector<std::string_view> compDirs(const read::Dwarf& dwarf);
+
+// What a variable or parameter DIE says of itself wherever the debugger
+// stops: name, kind, DIE, declaration line, address class and type (the
+// location is the caller's: a PTX file's and a cubin's differ).
+VariableInfo describeVariable(const read::Dwarf& dwarf, const read::Die& die, const SubtreeEnds& ends);
 
 bool isAbsolutePath(std::string_view p);
 // gdb's rule for `break FILE:LINE` (compare_filenames_for_search): does
