@@ -6,9 +6,9 @@
 #   results.tar  cuda-gdb transcripts, the PTX of the nvcc -G build they ran,
 #                Triton's and Numba's PTX
 # usage: OUT=DIR bash tests/device/run.sh [SECTION...]   (default: every section)
-#   sections: dsl locals_O3 cccl locals numba producers
+#   sections: dsl locals_O3 cccl locals numba producers dsl_regmap
 set -u
-SECTIONS=${*:-"dsl locals_O3 cccl locals numba producers"}
+SECTIONS=${*:-"dsl locals_O3 cccl locals numba producers dsl_regmap"}
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:?}
 W=$(mktemp -d)
@@ -40,6 +40,19 @@ done
 gdb_batch tests/device/dsl.gdb "$W/launch" E_4_32 "$W/dsl_annotated.cubin" >"$R/cuda-gdb-dsl.txt" 2>&1
 gdb_batch tests/device/dsl_renamed.gdb "$W/launch" E_4_32 "$W/dsl_renamed.cubin" >"$R/cuda-gdb-dsl-renamed.txt" 2>&1
 cat "$R/cuda-gdb-dsl.txt" "$R/cuda-gdb-dsl-renamed.txt"
+}
+
+# The three values cuda-gdb printed at dsl.ptx:37 (%r2, %r3, %rd4: 0) where no
+# register map entry covers the PC: line 37 reached directly and after a stop at
+# line 30, the SASS registers their entries name, the map cuda-gdb reads, and
+# both settings of value extrapolation.
+dsl_regmap() {
+echo "== annotated DSL kernel at dsl.ptx:37: the register map and the SASS registers"
+launcher
+ptxas -g -arch=sm_90 ".device/dsl_annotated.ptx" -o "$W/dsl_annotated.cubin" || return
+gdb_batch tests/device/dsl_regmap.gdb "$W/launch" E_4_32 "$W/dsl_annotated.cubin" >"$R/cuda-gdb-dsl-regmap.txt" 2>&1
+cp "$W/dsl_annotated.cubin" "$R/dsl_annotated.cubin"
+cat "$R/cuda-gdb-dsl-regmap.txt"
 }
 
 locals_O3() {
