@@ -190,69 +190,27 @@ Location Location::list(const std::vector<LocationRange>& ranges) {
 
 // ---- Value ------------------------------------------------------------------
 
-Value Value::unsignedValue(uint64_t v, uint16_t form) {
-  Value x;
-  x.kind = Kind::unsigned_;
-  x.u = v;
-  x.form = form;
-  return x;
-}
-Value Value::signedValue(int64_t v, uint16_t form) {
-  Value x;
-  x.kind = Kind::signed_;
-  x.s = v;
-  x.form = form;
-  return x;
-}
-Value Value::flag(bool v, uint16_t form) {
-  Value x;
-  x.kind = Kind::flag;
-  x.u = v;
-  x.form = form;
-  return x;
-}
+Value Value::unsignedValue(uint64_t v, uint16_t form) { return {.kind = Kind::unsigned_, .u = v, .form = form}; }
+Value Value::signedValue(int64_t v, uint16_t form) { return {.kind = Kind::signed_, .s = v, .form = form}; }
+Value Value::flag(bool v, uint16_t form) { return {.kind = Kind::flag, .u = v, .form = form}; }
 Value Value::string(std::string_view s, uint16_t form) {
   if (s.find('\0') != std::string_view::npos) throw BuildError("DWARF strings cannot contain NUL bytes");
-  Value x;
-  x.kind = Kind::string;
-  x.str = std::string(s);
-  x.form = form;
-  return x;
+  return {.kind = Kind::string, .str = std::string(s), .form = form};
 }
-Value Value::reference(DieId die, uint16_t form) {
-  Value x;
-  x.kind = Kind::reference;
-  x.ref = die;
-  x.form = form;
-  return x;
-}
+Value Value::reference(DieId die, uint16_t form) { return {.kind = Kind::reference, .ref = die, .form = form}; }
 Value Value::address(SymbolRef symbol, uint16_t form) {
-  Value x;
-  x.kind = Kind::address;
-  x.symbol = std::move(symbol);
-  x.form = form;
-  return x;
+  return {.kind = Kind::address, .symbol = std::move(symbol), .form = form};
 }
 Value Value::sectionOffset(SymbolRef symbol, uint16_t form) {
-  Value x;
-  x.kind = Kind::sectionOffset;
-  x.symbol = std::move(symbol);
-  x.form = form;
-  return x;
+  return {.kind = Kind::sectionOffset, .symbol = std::move(symbol), .form = form};
 }
 Value Value::block(std::vector<uint8_t> bytes, uint16_t form) {
-  Value x;
-  x.kind = Kind::block;
+  Value x{.kind = Kind::block, .form = form};
   for (uint8_t b : bytes) x.expr.u8(b);
-  x.form = form;
   return x;
 }
 Value Value::expression(Expr expr, uint16_t form) {
-  Value x;
-  x.kind = Kind::expression;
-  x.expr = std::move(expr);
-  x.form = form;
-  return x;
+  return {.kind = Kind::expression, .expr = std::move(expr), .form = form};
 }
 
 }  // namespace ptxdwarf::write
