@@ -5,6 +5,8 @@
 #include <cstring>
 #include <random>
 
+#include "../reserve.h"
+
 namespace ptxdwarf::ptx {
 namespace {
 
@@ -74,6 +76,9 @@ NameIndex::NameIndex(const Module& m) {
   // slot): a lookup probes a few slots. Any size, not a power of two (a
   // name's first slot is homeSlot's multiply-shift of its hash).
   slots_.assign(std::max<size_t>(16, count + count / 3 + 1), Slot{});
+  // Names defined more than once (every call's `param0` in nvcc -G code) are
+  // chained: at most one definition each, filled in place.
+  reserveUpTo(definitions_, count);
   auto define = [&](std::string_view name, Kind kind, uint32_t index, uint32_t sub = 0, uint8_t declaration = 0) {
     insert(m, {name, hashName(name), kind, declaration, index, sub});
   };
