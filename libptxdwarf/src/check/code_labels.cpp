@@ -5,10 +5,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker.h"
 #include "nearest_name.h"
+#include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 
 namespace ptxdwarf::check {
@@ -41,10 +43,21 @@ std::string nearestFunction(const ptx::Module& module, std::string_view name,
 void Checker::symbols() {
   for (const SectionImage& s : module_.sections) {
     if (!s.name.starts_with(".debug")) continue;
+    // A location list's entries chain their labels (one range ends where the
+    // next begins), and the section keeps such a name once, as the characters
+    // of the relocation before (SectionImage::keepShared): a name at the
+    // address of one just found defined is that name, not looked up again.
+    const char* defined[2] = {nullptr, nullptr};
+    auto isDefined = [&](SymbolName name) {
+      if (name.data() == defined[0] || name.data() == defined[1]) return true;
+      if (!module_.definesSymbol(name)) return false;
+      defined[1] = std::exchange(defined[0], name.data());
+      return true;
+    };
     for (const Relocation& r : s.relocations)
-      for (const std::string_view name : {std::string_view(r.symbol), std::string_view(r.minus())})
-        if (!name.empty() && !name.starts_with(".debug") && !module_.definesSymbol(name))
-          error(&s, r.offset, "symbol-defined", "'" + std::string(name) + "' is not defined in this PTX file");
+      for (const SymbolName name : {r.symbol, r.minus()})
+        if (!name.empty() && !name.starts_with(".debug") && !isDefined(name))
+          error(&s, r.offset, "symbol-defined", "'" + name.str() + "' is not defined in this PTX file");
   }
 }
 
@@ -55,6 +68,7 @@ const std::vector<PcLabels::Entry>& Checker::pcLabels() const {
       const ptx::Label* l = v && v->reloc && !v->reloc->symbol.empty() ? module_.findLabel(v->reloc->symbol) : nullptr;
       return l ? static_cast<uint32_t>(l - module_.labels.data()) : PcLabels::kNoLabel;
     };
+    reserveUpTo(pcs.entries, dwarf_.dies.size());  // filled in place, not copied as it doubles
     int32_t function = -1;  // the last label's: scopes come in PTX order, mostly
     for (uint32_t i = 0; i < dwarf_.dies.size(); ++i) {
       const read::Die& die = dwarf_.dies[i];

@@ -3,6 +3,7 @@
 // low/high pc labels.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -78,7 +79,7 @@ std::vector<std::pair<std::string_view, std::string_view>> labelPairs(const read
 }  // namespace
 
 void Checker::pubnames() {
-  const std::vector<uint32_t> scopes = namedScopes(dwarf_);
+  std::optional<std::vector<uint32_t>> scopes;  // made for the first entry that needs its scopes' names
   for (const read::NameSet& s : dwarf_.pubnameSets) {
     const read::Unit* u = unitAt(dwarf_, s.infoOffset);
     if (!u) {
@@ -109,7 +110,7 @@ void Checker::pubnames() {
               "entry '" + printable(e.name) + "' names offset " + std::to_string(e.dieOffset) +
                   ", which is not the start of a DIE of the unit");
       } else if (dwarf_.name(*die) != e.name && dwarf_.linkageName(*die) != e.name &&
-                 !isQualifiedName(dwarf_, *die, e.name, scopes)) {
+                 !isQualifiedName(dwarf_, *die, e.name, scopes ? *scopes : scopes.emplace(namedScopes(dwarf_)))) {
         error(dwarf_.pubnames, e.offset, "pubnames-entry",
               "entry '" + printable(e.name) + "' names " + describe(*die) + ", whose name is not '" +
                   printable(e.name) + "'");

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <random>
 
+#include "../reserve.h"
+
 namespace ptxdwarf::ptx {
 namespace {
 
@@ -74,8 +76,20 @@ NameIndex::NameIndex(const Module& m) {
   // slot): a lookup probes a few slots. Any size, not a power of two (a
   // name's first slot is homeSlot's multiply-shift of its hash).
   slots_.assign(std::max<size_t>(16, count + count / 3 + 1), Slot{});
+  // Names defined more than once (every call's `param0` in nvcc -G code) are
+  // chained: at most one definition each, filled in place.
+  reserveUpTo(definitions_, count);
+  // Each name goes in kAhead names after it is hashed, in the same order:
+  // the slot it goes to, a cache miss in a table of megabytes, is fetched
+  // while the names before it go in.
+  constexpr size_t kAhead = 8;
+  std::array<Pending, kAhead> ahead;
+  size_t hashed = 0;
   auto define = [&](std::string_view name, Kind kind, uint32_t index, uint32_t sub = 0, uint8_t declaration = 0) {
-    insert(m, {name, hashName(name), kind, declaration, index, sub});
+    Pending& next = ahead[hashed++ % kAhead];
+    if (hashed > kAhead) insert(m, next);
+    next = {name, hashName(name), kind, declaration, index, sub};
+    __builtin_prefetch(&slots_[homeSlot(next.hash, slots_.size())]);
   };
   for (uint32_t i = 0; i < m.variables.size(); ++i)
     if (m.variables[i].function < 0) define(m.variables[i].name, Kind::variable, i, 0, kModuleVariableDeclared);
@@ -93,6 +107,7 @@ NameIndex::NameIndex(const Module& m) {
     for (uint32_t l = 0; l < m.sections[i].labels.size(); ++l)
       define(m.sections[i].labels[l].name, Kind::sectionLabel, i, l);
   }
+  for (size_t i = hashed > kAhead ? hashed - kAhead : 0; i < hashed; ++i) insert(m, ahead[i % kAhead]);
 }
 
 void NameIndex::insert(const Module& m, const Pending& p) {
