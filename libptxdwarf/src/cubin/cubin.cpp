@@ -1,8 +1,10 @@
 #include "ptxdwarf/cubin/cubin.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "ptxdwarf/cubin/line_program.h"
+#include "../work.h"
 
 namespace ptxdwarf::cubin {
 
@@ -68,6 +70,7 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
   }
   r.cubin.header = file->header();
   const std::vector<uint64_t> placed = options.placeCode ? placedAddresses(*file) : std::vector<uint64_t>{};
+  std::unordered_map<std::string_view, size_t> imageOf;  // by section name: its index in the module's sections
   for (const elf::Section& s : file->sections()) {
     if (s.name.starts_with(".text."))
       r.cubin.code.push_back({std::string(s.name.substr(6)), s.size, placed.empty() ? 0 : placed[s.index]});
@@ -86,14 +89,14 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
       r.cubin.notes.push_back(std::string(s.name) + ": relocation type " + std::to_string(type) + " not applied");
     // ptxas may write a section twice (an empty `.debug_info` block before
     // the real one): one image of the name, the bytes in header order.
-    SectionImage* image = nullptr;
-    for (SectionImage& existing : r.module.sections)
-      if (existing.name == s.name) image = &existing;
-    if (!image) {
-      image = &r.module.sections.emplace_back();
-      image->name = std::string(s.name);
-    }
-    image->bytes.insert(image->bytes.end(), contents->begin(), contents->end());
+    work::step(work::elfScan);
+    const auto [named, first] = imageOf.try_emplace(s.name, r.module.sections.size());
+    if (first) r.module.sections.emplace_back().name = std::string(s.name);
+    std::vector<uint8_t>& image = r.module.sections[named->second].bytes;
+    if (image.empty())
+      image = std::move(*contents);
+    else
+      image.insert(image.end(), contents->begin(), contents->end());
   }
   addFiles(r.module);
   r.module.indexFiles();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ptxdwarf/format.h"
+#include "../work.h"
 
 namespace ptxdwarf::cubin {
 
@@ -16,52 +17,118 @@ bool isFull(const RegMapEntry& e) {
   return c == RegClass::full || c == RegClass::uniformFull;
 }
 
-// cuda-gdb's extension of an entry's range for `set cuda value_extrapolation
-// on` (regmap_extend_liverange): up to where the next entry of the same
-// register starts, or to the function's last mapped address when none
-// does; not at all when an entry of it that starts before this one's end
-// ends after it. `entries` are the register's, in map order.
-uint32_t extendedEnd(const RegMapEntry& e, const std::vector<const RegMapEntry*>& entries, uint32_t lastEnd) {
-  uint32_t extended = lastEnd;
-  for (const RegMapEntry* other : entries) {
-    if (other == &e) continue;
-    if (other->start >= e.end) extended = std::min(extended, other->start);
-    else if (other->end > e.end) return e.end;
+// The leaves of `tree` (from `leaves` on) filled, each inner node the
+// greatest of its two children.
+void buildMaxTree(std::vector<uint32_t>& tree, size_t leaves) {
+  for (size_t node = leaves - 1; node >= 1; --node) tree[node] = std::max(tree[2 * node], tree[2 * node + 1]);
+}
+
+// The leaves below `node` (covering [lo, hi)) before `before` whose value reaches `pc`.
+void collectReaching(const std::vector<uint32_t>& tree, size_t node, size_t lo, size_t hi, size_t before, uint64_t pc,
+                     std::vector<size_t>& out) {
+  work::step(work::regmapScan);
+  if (lo >= before || tree[node] < pc) return;
+  if (hi - lo == 1) {
+    out.push_back(lo);
+    return;
   }
-  return std::max(extended, e.end);
+  const size_t mid = lo + (hi - lo) / 2;
+  collectReaching(tree, 2 * node, lo, mid, before, pc, out);
+  collectReaching(tree, 2 * node + 1, mid, hi, before, pc, out);
 }
 
 }  // namespace
 
+// cuda-gdb's extension of an entry's range for `set cuda value_extrapolation
+// on` (regmap_extend_liverange): up to where the next entry of the same
+// register starts, or to the function's last mapped address when none
+// does; not at all when an entry of it that starts before this one's end
+// ends after it. For every entry at once: the entries starting before an
+// end are a prefix of byStart (the greatest end among them says whether one
+// ends after it), those starting at or after it the rest (the first that is
+// not the entry itself starts next).
+void FunctionRegisters::Register::index(uint32_t lastEnd) {
+  std::stable_sort(byStart.begin(), byStart.end(),
+                   [](const RegMapEntry* a, const RegMapEntry* b) { return a->start < b->start; });
+  const size_t n = byStart.size();
+  while (leaves < n) leaves *= 2;
+  ends.assign(2 * leaves, 0);
+  extendedEnds.assign(2 * leaves, 0);
+  std::vector<uint32_t> greatestEnd(n);  // over byStart[0..i]
+  for (size_t i = 0; i < n; ++i) greatestEnd[i] = std::max(i ? greatestEnd[i - 1] : 0, byStart[i]->end);
+  for (size_t i = 0; i < n; ++i) {
+    work::step(work::regmapScan);
+    const RegMapEntry& e = *byStart[i];
+    const size_t startingAfter = static_cast<size_t>(
+        std::lower_bound(byStart.begin(), byStart.end(), e.end,
+                         [](const RegMapEntry* x, uint32_t end) { return x->start < end; }) -
+        byStart.begin());
+    uint32_t extended = lastEnd;
+    if (startingAfter > 0 && greatestEnd[startingAfter - 1] > e.end) {
+      extended = e.end;
+    } else {
+      size_t next = startingAfter;
+      if (next < n && byStart[next] == &e) ++next;
+      if (next < n) extended = std::min(extended, byStart[next]->start);
+    }
+    ends[leaves + i] = e.end;
+    extendedEnds[leaves + i] = std::max(extended, e.end);
+  }
+  buildMaxTree(ends, leaves);
+  buildMaxTree(extendedEnds, leaves);
+}
+
+std::vector<const RegMapEntry*> FunctionRegisters::Register::covering(uint64_t pc, bool extrapolate) const {
+  const size_t startedBy = static_cast<size_t>(
+      std::upper_bound(byStart.begin(), byStart.end(), pc, [](uint64_t at, const RegMapEntry* e) { return at < e->start; }) -
+      byStart.begin());
+  std::vector<size_t> found;
+  collectReaching(extrapolate ? extendedEnds : ends, 1, 0, leaves, startedBy, pc, found);
+  std::vector<const RegMapEntry*> out;
+  for (size_t i : found)
+    if (pieceOf(*byStart[i]) <= 1) out.push_back(byStart[i]);
+  std::sort(out.begin(), out.end());  // a record's entries are one vector: its order is the map's
+  return out;
+}
+
 const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view function) {
-  for (const RegMapFunction& f : map.functions)
+  for (const RegMapFunction& f : map.functions) {
+    work::step(work::regmapScan);
     if (f.name == function) return &f;
+  }
   return nullptr;
 }
 
+FunctionRegisters::FunctionRegisters(const RegMapFunction& function) {
+  for (const RegMapEntry& e : function.entries) {
+    work::step(work::regmapScan);
+    if (!e.usableByCudaGdb()) continue;
+    lastEnd_ = std::max(lastEnd_, e.end);
+    Register& r = byName_[e.reg];
+    r.byStart.push_back(&e);
+    r.highestPiece = std::max(r.highestPiece, pieceOf(e));
+  }
+  for (auto& [name, r] : byName_) r.index(lastEnd_);
+}
+
 RegisterAt locateRegister(const RegMapFunction* function, std::string_view reg, uint64_t pc, bool extrapolate) {
-  RegisterAt at;
   if (!function) {
+    RegisterAt at;
     at.reason = "the register map has no record of the function";
     return at;
   }
-  std::vector<const RegMapEntry*> named, covering;
-  uint32_t highestPiece = 0, lastEnd = 0;
-  for (const RegMapEntry& e : function->entries) {
-    if (!e.usableByCudaGdb()) continue;
-    lastEnd = std::max(lastEnd, e.end);
-    if (e.reg != reg) continue;
-    named.push_back(&e);
-    highestPiece = std::max(highestPiece, pieceOf(e));
-  }
-  for (const RegMapEntry* e : named) {
-    const uint32_t end = extrapolate ? extendedEnd(*e, named, lastEnd) : e->end;
-    if (pc >= e->start && pc <= end && pieceOf(*e) <= 1) covering.push_back(e);
-  }
-  if (named.empty()) {
+  return FunctionRegisters(*function).locate(reg, pc, extrapolate);
+}
+
+RegisterAt FunctionRegisters::locate(std::string_view reg, uint64_t pc, bool extrapolate) const {
+  RegisterAt at;
+  const auto found = byName_.find(reg);
+  if (found == byName_.end()) {
     at.reason = "no entry of the register map names " + std::string(reg);
     return at;
   }
+  const uint32_t highestPiece = found->second.highestPiece;
+  std::vector<const RegMapEntry*> covering = found->second.covering(pc, extrapolate);
   if (covering.empty()) {
     at.reason = "no register map entry of " + std::string(reg) + " covers +" + hex(pc);
     return at;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/cubin/regmap.h"
@@ -40,8 +41,38 @@ struct RegisterAt {
 // The record of `function` in the map (its linkage name), or nullptr.
 const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view function);
 
+// A function's record indexed by register, for a caller that locates many
+// registers in it (lookup, at every variable of every stop): built in
+// O(E log E) for E entries, after which locating a register at a PC costs
+// O((1 + c) log e) for its e entries, c of them covering the PC (a
+// register a function moves through thousands of SASS registers included).
+// Views `function`, which must outlive it.
+class FunctionRegisters {
+ public:
+  explicit FunctionRegisters(const RegMapFunction& function);
+  // locateRegister's answer.
+  RegisterAt locate(std::string_view reg, uint64_t pc, bool extrapolate = false) const;
+
+ private:
+  // One register's entries sorted by start, with a tree of the greatest
+  // end (and extrapolated end) over each stretch of them, so that those
+  // covering a PC are found without looking at the others.
+  struct Register {
+    std::vector<const RegMapEntry*> byStart;
+    std::vector<uint32_t> ends, extendedEnds;       // by leaf: 2 * leaves nodes, node 1 the root
+    size_t leaves = 1;
+    uint32_t highestPiece = 0;                      // at any PC
+    void index(uint32_t lastEnd);
+    // The entries covering `pc`, in map order.
+    std::vector<const RegMapEntry*> covering(uint64_t pc, bool extrapolate) const;
+  };
+  std::unordered_map<std::string_view, Register> byName_;  // the entries cuda-gdb keeps
+  uint32_t lastEnd_ = 0;  // the greatest end of those entries: where extrapolation stops
+};
+
 // `reg` (with its `%`) at `pc` (relative to the function) in `function`'s
-// record (nullptr: the map has none for it).
+// record (nullptr: the map has none for it). Work: every entry of the
+// function; FunctionRegisters to locate many.
 RegisterAt locateRegister(const RegMapFunction* function, std::string_view reg, uint64_t pc,
                           bool extrapolate = false);
 
