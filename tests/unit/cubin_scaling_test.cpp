@@ -804,4 +804,54 @@ TEST(CubinScaling, DumpOfARegisterMapOfManyEntries) {
   EXPECT_NE(out.find("Function: f (10 entries)"), std::string::npos) << out;
 }
 
+// ---- memory: the file's bytes handed back as they are copied ----
+
+TEST(CubinMemory, ReleasedStretchesAreNeverReadAgain) {
+  const std::string bytes = cubinOf({oneLineManyRows(20), oneRegisterAtManyStops(10)});
+  const cubin::ReadResult kept = readCubin(bytes);
+  // A read whose bytes are overwritten as they are released reads the same: it never looks at them again.
+  std::string scratch = bytes;
+  std::vector<std::pair<uint64_t, uint64_t>> released;
+  cubin::ReadOptions options;
+  options.release = [&](uint64_t begin, uint64_t end) {
+    ASSERT_LE(begin, end);
+    ASSERT_LE(end, scratch.size());
+    released.emplace_back(begin, end);
+    std::fill(scratch.begin() + static_cast<ptrdiff_t>(begin), scratch.begin() + static_cast<ptrdiff_t>(end), '\xa5');
+  };
+  const cubin::ReadResult r = cubin::read(scratch, "t.cubin", options);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.module.sections.size(), kept.module.sections.size());
+  for (size_t i = 0; i < kept.module.sections.size(); ++i) {
+    EXPECT_EQ(r.module.sections[i].name, kept.module.sections[i].name);
+    EXPECT_EQ(r.module.sections[i].bytes, kept.module.sections[i].bytes) << kept.module.sections[i].name;
+  }
+  ASSERT_FALSE(released.empty());
+  EXPECT_EQ(released.back(), std::make_pair(uint64_t{0}, uint64_t{bytes.size()}));  // the whole file, at the end
+}
+
+TEST(CubinMemory, AMappedCubinLoadedWithItsPagesReleasedDumpsTheSame) {
+  const std::string bytes = cubinOf({inlineChain(200), oneRegisterManyEntries(100)});
+  const std::string path = ::testing::TempDir() + "cubin_memory_test.cubin";
+  FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_TRUE(f);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  std::string dumps[2];
+  for (bool release : {false, true}) {
+    const Loaded file = load(path, {.releaseText = release});
+    ASSERT_TRUE(file.ok());
+    EXPECT_TRUE(file.text.mapped());
+    print::FileDumpOptions options;
+    options.sections.line = true;
+    options.regmap = true;
+    print::dumpFile(path, file.module(), file.dwarf, options, dumps[release]);
+    // The text is still the file's bytes (pages dropped are read back from it).
+    EXPECT_EQ(file.text.view(), bytes);
+  }
+  std::remove(path.c_str());
+  EXPECT_EQ(dumps[0], dumps[1]);
+  EXPECT_NE(dumps[1].find("(135 more inline frames)"), std::string::npos);
+}
+
 }  // namespace

@@ -50,6 +50,26 @@ std::vector<uint64_t> placedAddresses(const elf::File& file) {
   return addresses;
 }
 
+// Hands `release` every stretch of the file outside what reading the debug
+// sections looks at after the headers: the debug sections, the relocation
+// sections, the symbol tables and the string tables (the sections' and
+// the symbols' names are views into them).
+void releaseTheRest(const elf::File& file, uint64_t fileSize, const std::function<void(uint64_t, uint64_t)>& release) {
+  std::vector<std::pair<uint64_t, uint64_t>> kept;
+  for (const elf::Section& s : file.sections()) {
+    const bool readAgain = isDebugSection(s.name) || s.type == elf::SHT_REL || s.type == elf::SHT_RELA ||
+                           s.type == elf::SHT_SYMTAB || s.type == elf::SHT_STRTAB;
+    if (readAgain && s.inFile && s.size) kept.emplace_back(s.offset, s.offset + s.size);
+  }
+  std::sort(kept.begin(), kept.end());
+  uint64_t at = 0;
+  for (const auto& [begin, end] : kept) {
+    if (begin > at) release(at, begin);
+    at = std::max(at, end);
+  }
+  if (at < fileSize) release(at, fileSize);
+}
+
 }  // namespace
 
 const CodeSection* Cubin::codeOf(std::string_view function) const {
@@ -69,6 +89,7 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
     return r;
   }
   r.cubin.header = file->header();
+  if (options.release) releaseTheRest(*file, bytes.size(), options.release);
   const std::vector<uint64_t> placed = options.placeCode ? placedAddresses(*file) : std::vector<uint64_t>{};
   std::unordered_map<std::string_view, size_t> imageOf;  // by section name: its index in the module's sections
   for (const elf::Section& s : file->sections()) {
@@ -97,7 +118,9 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
       image = std::move(*contents);
     else
       image.insert(image.end(), contents->begin(), contents->end());
+    if (options.release) options.release(s.offset, s.offset + s.size);
   }
+  if (options.release) options.release(0, bytes.size());
   addFiles(r.module);
   r.module.indexFiles();
   return r;
