@@ -160,12 +160,14 @@ class ElfWriter {
 
 // 1 compile_unit (children; name), 2 subprogram (children; name, low_pc addr,
 // high_pc data4), 3 variable (name, location block1), 4 lexical_block
-// (children; low_pc addr, high_pc data4).
+// (children; low_pc addr, high_pc data4), 5 variable (name, location data4:
+// a .debug_loc list).
 Bytes abbreviations() {
   return {1, 0x11, 1, 0x03, 0x08, 0, 0,
           2, 0x2e, 1, 0x03, 0x08, 0x11, 0x01, 0x12, 0x06, 0, 0,
           3, 0x34, 0, 0x03, 0x08, 0x02, 0x0a, 0, 0,
           4, 0x0b, 1, 0x11, 0x01, 0x12, 0x06, 0, 0,
+          5, 0x34, 0, 0x03, 0x08, 0x02, 0x06, 0, 0,
           0};
 }
 
@@ -189,6 +191,13 @@ struct Function {
   // Variables each in a lexical block of its own, side by side, block k
   // covering [0x10 * k, 0x10 * k + 0x10).
   std::vector<std::pair<std::string, std::string>> siblings;
+  // A variable `y` straight in the subprogram with a location list: each
+  // range [begin, end) in a register.
+  struct ListRange {
+    uint32_t begin = 0, end = 0;
+    std::string reg = "%r1";
+  };
+  std::vector<ListRange> listRanges;
   // Map entries: (register, location, start, end).
   struct Entry {
     std::string reg;
@@ -209,9 +218,9 @@ std::string cubinOf(const std::vector<Function>& functions) {
   std::vector<uint32_t> code;
   for (const Function& f : functions) code.push_back(w.add({".text." + f.name, elf::SHT_PROGBITS, Bytes(f.size, 0), 0, 0, 4}));
   const uint32_t symtab = w.addSectionSymbols(code);
-  // .debug_info
-  Bytes body;
-  std::vector<Rela> infoRelocations;
+  // .debug_info, .debug_loc
+  Bytes body, loc;
+  std::vector<Rela> infoRelocations, locRelocations;
   body.push_back(1);
   putString(body, "a.cu");
   for (size_t i = 0; i < functions.size(); ++i) {
@@ -225,6 +234,22 @@ std::string cubinOf(const std::vector<Function>& functions) {
       body.push_back(3);
       putString(body, name);
       putRegisterLocation(body, reg);
+    }
+    if (!f.listRanges.empty()) {
+      body.push_back(5);
+      putString(body, "y");
+      put(body, loc.size(), 4);
+      for (const auto& [begin, end, reg] : f.listRanges) {
+        locRelocations.push_back({loc.size(), static_cast<uint32_t>(i + 1), begin});
+        put(loc, 0, 8);
+        locRelocations.push_back({loc.size(), static_cast<uint32_t>(i + 1), end});
+        put(loc, 0, 8);
+        Bytes expr;
+        putRegisterLocation(expr, reg);
+        put(loc, expr.size() - 1, 2);
+        loc.insert(loc.end(), expr.begin() + 1, expr.end());  // the block's bytes, not its length
+      }
+      put(loc, 0, 16);
     }
     for (size_t k = 0; k < f.nested.size(); ++k) {
       const auto& [name, reg] = f.nested[k];
@@ -260,6 +285,7 @@ std::string cubinOf(const std::vector<Function>& functions) {
   w.add({".debug_abbrev", elf::SHT_PROGBITS, abbreviations()});
   const uint32_t infoIndex = w.add({".debug_info", elf::SHT_PROGBITS, info});
   w.addRela(infoIndex, symtab, infoRelocations);
+  if (!loc.empty()) w.addRela(w.add({".debug_loc", elf::SHT_PROGBITS, loc}), symtab, locRelocations);
   // .debug_str: the inlined function's name at 0 (the line table's base).
   w.add({".debug_str", elf::SHT_PROGBITS, Bytes{'g', 0}});
   // .debug_line: version 2, one file, NVIDIA's names base; a sequence per function.
@@ -591,6 +617,31 @@ TEST(CubinScaling, LookupAtManyStopsOfARegisterWithManyEntries) {
   EXPECT_EQ(r.matches[21].pc, 0x10u * 21);
   ASSERT_EQ(r.matches[21].variables.size(), 1u);
   EXPECT_EQ(*r.matches[21].variables[0].sass, std::vector<std::string>{"R21"});
+}
+
+TEST(CubinScaling, LookupAtManyStopsOfAListOfManyRanges) {
+  // `y`'s location list has a range per stop: each stop finds its range
+  // without going through the list.
+  const auto shape = [](size_t n) {
+    Function f = oneRegisterAtManyStops(n);
+    for (uint32_t k = 0; k < n; ++k) f.listRanges.push_back({0x10 * k, 0x10 * k + 0x10});
+    return f;
+  };
+  expectLinear(work::locListEntries, [&](size_t n) { lookupIn(cubinOf({shape(n)}), "a.cu:5"); }, 200);
+  Function gap = shape(30);
+  gap.listRanges.erase(gap.listRanges.begin() + 7);
+  // Stop 7's range last, after one of the whole function in %r9 (which the map has nowhere).
+  gap.listRanges.push_back({0, 0x10 * 30, "%r9"});
+  gap.listRanges.push_back({0x70, 0x80});
+  const view::LookupResult r = lookupIn(cubinOf({gap}), "a.cu:5");
+  ASSERT_EQ(r.matches.size(), 30u) << r.error;
+  ASSERT_EQ(r.matches[21].variables.size(), 2u);
+  EXPECT_EQ(r.matches[21].variables[1].name, "y");
+  EXPECT_EQ(*r.matches[21].variables[1].sass, std::vector<std::string>{"R21"});
+  // At stop 7 the whole function's range comes first in the list: the one taken.
+  EXPECT_FALSE(r.matches[7].variables[1].available);
+  EXPECT_NE(r.matches[7].variables[1].location.find("%r9"), std::string::npos) << r.matches[7].variables[1].location;
+  EXPECT_EQ(*r.matches[8].variables[1].sass, std::vector<std::string>{"R8"});
 }
 
 TEST(CubinScaling, ExtrapolatedRangesOfARegisterWithManyEntries) {

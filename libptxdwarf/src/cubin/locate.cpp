@@ -4,6 +4,7 @@
 
 #include "ptxdwarf/format.h"
 #include "../work.h"
+#include "intervals.h"
 
 namespace ptxdwarf::cubin {
 
@@ -17,77 +18,66 @@ bool isFull(const RegMapEntry& e) {
   return c == RegClass::full || c == RegClass::uniformFull;
 }
 
-// The leaves of `tree` (from `leaves` on) filled, each inner node the
-// greatest of its two children.
-void buildMaxTree(std::vector<uint32_t>& tree, size_t leaves) {
-  for (size_t node = leaves - 1; node >= 1; --node) tree[node] = std::max(tree[2 * node], tree[2 * node + 1]);
-}
-
-// The leaves below `node` (covering [lo, hi)) before `before` whose value reaches `pc`.
-void collectReaching(const std::vector<uint32_t>& tree, size_t node, size_t lo, size_t hi, size_t before, uint64_t pc,
-                     std::vector<size_t>& out) {
-  work::step(work::regmapScan);
-  if (lo >= before || tree[node] < pc) return;
-  if (hi - lo == 1) {
-    out.push_back(lo);
-    return;
-  }
-  const size_t mid = lo + (hi - lo) / 2;
-  collectReaching(tree, 2 * node, lo, mid, before, pc, out);
-  collectReaching(tree, 2 * node + 1, mid, hi, before, pc, out);
-}
-
 }  // namespace
+
+// One register's entries (in map order), found by PC through an index of
+// their ranges and one of their ranges as cuda-gdb's value extrapolation
+// extends them.
+struct FunctionRegisters::Register {
+  std::vector<const RegMapEntry*> entries;
+  uint32_t highestPiece = 0;  // at any PC
+  IntervalIndex held, extrapolated;  // ids: positions in entries
+
+  void index(uint32_t lastEnd);
+  // The entries covering `pc` that cuda-gdb reads (pieces 0 and 1), in map order.
+  std::vector<const RegMapEntry*> covering(uint64_t pc, bool extrapolate) const;
+};
 
 // cuda-gdb's extension of an entry's range for `set cuda value_extrapolation
 // on` (regmap_extend_liverange): up to where the next entry of the same
 // register starts, or to the function's last mapped address when none
 // does; not at all when an entry of it that starts before this one's end
-// ends after it. For every entry at once: the entries starting before an
-// end are a prefix of byStart (the greatest end among them says whether one
-// ends after it), those starting at or after it the rest (the first that is
-// not the entry itself starts next).
+// ends after it. For every entry at once: sorted by start, the entries
+// starting before an end are a prefix (the greatest end among them says
+// whether one ends after it), those starting at or after it the rest (the
+// first that is not the entry itself starts next).
 void FunctionRegisters::Register::index(uint32_t lastEnd) {
+  std::vector<uint32_t> byStart(entries.size());
+  for (uint32_t i = 0; i < byStart.size(); ++i) byStart[i] = i;
   std::stable_sort(byStart.begin(), byStart.end(),
-                   [](const RegMapEntry* a, const RegMapEntry* b) { return a->start < b->start; });
+                   [&](uint32_t a, uint32_t b) { return entries[a]->start < entries[b]->start; });
   const size_t n = byStart.size();
-  while (leaves < n) leaves *= 2;
-  ends.assign(2 * leaves, 0);
-  extendedEnds.assign(2 * leaves, 0);
   std::vector<uint32_t> greatestEnd(n);  // over byStart[0..i]
-  for (size_t i = 0; i < n; ++i) greatestEnd[i] = std::max(i ? greatestEnd[i - 1] : 0, byStart[i]->end);
+  for (size_t i = 0; i < n; ++i) greatestEnd[i] = std::max(i ? greatestEnd[i - 1] : 0, entries[byStart[i]]->end);
   for (size_t i = 0; i < n; ++i) {
     work::step(work::regmapScan);
-    const RegMapEntry& e = *byStart[i];
+    const RegMapEntry& e = *entries[byStart[i]];
     const size_t startingAfter = static_cast<size_t>(
         std::lower_bound(byStart.begin(), byStart.end(), e.end,
-                         [](const RegMapEntry* x, uint32_t end) { return x->start < end; }) -
+                         [&](uint32_t x, uint32_t end) { return entries[x]->start < end; }) -
         byStart.begin());
     uint32_t extended = lastEnd;
     if (startingAfter > 0 && greatestEnd[startingAfter - 1] > e.end) {
       extended = e.end;
     } else {
       size_t next = startingAfter;
-      if (next < n && byStart[next] == &e) ++next;
-      if (next < n) extended = std::min(extended, byStart[next]->start);
+      if (next < n && entries[byStart[next]] == &e) ++next;
+      if (next < n) extended = std::min(extended, entries[byStart[next]]->start);
     }
-    ends[leaves + i] = e.end;
-    extendedEnds[leaves + i] = std::max(extended, e.end);
+    held.add(e.start, e.end, byStart[i]);  // `end` inclusive
+    extrapolated.add(e.start, std::max(extended, e.end), byStart[i]);
   }
-  buildMaxTree(ends, leaves);
-  buildMaxTree(extendedEnds, leaves);
+  held.build();
+  extrapolated.build();
 }
 
 std::vector<const RegMapEntry*> FunctionRegisters::Register::covering(uint64_t pc, bool extrapolate) const {
-  const size_t startedBy = static_cast<size_t>(
-      std::upper_bound(byStart.begin(), byStart.end(), pc, [](uint64_t at, const RegMapEntry* e) { return at < e->start; }) -
-      byStart.begin());
-  std::vector<size_t> found;
-  collectReaching(extrapolate ? extendedEnds : ends, 1, 0, leaves, startedBy, pc, found);
+  std::vector<uint32_t> found;
+  (extrapolate ? extrapolated : held).covering(pc, found);
+  std::sort(found.begin(), found.end());
   std::vector<const RegMapEntry*> out;
-  for (size_t i : found)
-    if (pieceOf(*byStart[i]) <= 1) out.push_back(byStart[i]);
-  std::sort(out.begin(), out.end());  // a record's entries are one vector: its order is the map's
+  for (uint32_t i : found)
+    if (pieceOf(*entries[i]) <= 1) out.push_back(entries[i]);
   return out;
 }
 
@@ -104,12 +94,18 @@ FunctionRegisters::FunctionRegisters(const RegMapFunction& function) {
     work::step(work::regmapScan);
     if (!e.usableByCudaGdb()) continue;
     lastEnd_ = std::max(lastEnd_, e.end);
-    Register& r = byName_[e.reg];
-    r.byStart.push_back(&e);
+    const auto [named, first] = byName_.try_emplace(e.reg, static_cast<uint32_t>(registers_.size()));
+    if (first) registers_.emplace_back();
+    Register& r = registers_[named->second];
+    r.entries.push_back(&e);
     r.highestPiece = std::max(r.highestPiece, pieceOf(e));
   }
-  for (auto& [name, r] : byName_) r.index(lastEnd_);
+  for (Register& r : registers_) r.index(lastEnd_);
 }
+
+FunctionRegisters::FunctionRegisters(FunctionRegisters&&) noexcept = default;
+FunctionRegisters& FunctionRegisters::operator=(FunctionRegisters&&) noexcept = default;
+FunctionRegisters::~FunctionRegisters() = default;
 
 RegisterAt locateRegister(const RegMapFunction* function, std::string_view reg, uint64_t pc, bool extrapolate) {
   if (!function) {
@@ -127,8 +123,9 @@ RegisterAt FunctionRegisters::locate(std::string_view reg, uint64_t pc, bool ext
     at.reason = "no entry of the register map names " + std::string(reg);
     return at;
   }
-  const uint32_t highestPiece = found->second.highestPiece;
-  std::vector<const RegMapEntry*> covering = found->second.covering(pc, extrapolate);
+  const Register& named = registers_[found->second];
+  const uint32_t highestPiece = named.highestPiece;
+  std::vector<const RegMapEntry*> covering = named.covering(pc, extrapolate);
   if (covering.empty()) {
     at.reason = "no register map entry of " + std::string(reg) + " covers +" + hex(pc);
     return at;

@@ -6,6 +6,7 @@
 // register is at a PC (cubin/locate.h).
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -22,6 +23,7 @@
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/view/type_name.h"
+#include "../cubin/intervals.h"
 #include "../work.h"
 
 namespace ptxdwarf::view {
@@ -446,14 +448,12 @@ class CubinLookup {
       v.location = "no location list at .debug_loc+" + std::to_string(listAt.value_or(loc->value));
       return;
     }
-    // DWARF 2-4 location lists: offsets from the unit's base address
-    // (its DW_AT_low_pc) until a base address selection entry.
     uint64_t base = 0;
     if (auto lowPc = d_.attribute(d_.dies[unit.firstDie], dw::DW_AT_low_pc)) base = lowPc->value;
-    for (const read::LocEntry& e : list->entries) {
-      work::step(work::locListEntries);
-      if (e.kind == read::LocEntry::baseAddress) base = e.end;
-      if (e.kind != read::LocEntry::range || pc < base + e.begin || pc >= base + e.end) continue;
+    std::vector<uint32_t> covering;
+    rangesOf(*list, base).covering(pc, covering);
+    if (!covering.empty()) {  // the first in the list
+      const read::LocEntry& e = list->entries[*std::min_element(covering.begin(), covering.end())];
       ctx.section = d_.loc;
       ctx.sectionOffset = e.exprOffset;
       evaluate(read::decodeExpression(e.expr, ctx), relativePc, registers, v);
@@ -462,6 +462,25 @@ class CubinLookup {
     v.available = false;
     v.location = "not available here (no range of .debug_loc+" + std::to_string(*listAt) + " covers +" +
                  hex(relativePc) + ")";
+  }
+
+  // A location list's ranges, placed, by the PCs they cover (ids: entry
+  // positions): made at the list's first use, so that a stop finds its
+  // range without going through the list. DWARF 2-4 lists are offsets from
+  // the unit's base address (`base`: its DW_AT_low_pc) until a base address
+  // selection entry.
+  const cubin::IntervalIndex& rangesOf(const read::LocList& list, uint64_t base) const {
+    auto [indexed, first] = listRanges_.try_emplace({&list, base}, work::locListEntries);
+    if (!first) return indexed->second;
+    for (uint32_t i = 0; i < list.entries.size(); ++i) {
+      work::step(work::locListEntries);
+      const read::LocEntry& e = list.entries[i];
+      if (e.kind == read::LocEntry::baseAddress) base = e.end;
+      const uint64_t begin = base + e.begin, end = base + e.end;
+      if (e.kind == read::LocEntry::range && begin < end) indexed->second.add(begin, end - 1, i);
+    }
+    indexed->second.build();
+    return indexed->second;
   }
 
   // The expression's location in SASS terms, as cuda-gdb reads it.
@@ -514,6 +533,7 @@ class CubinLookup {
   cubin::RegMap regMap_;
   std::unordered_map<std::string_view, const cubin::RegMapFunction*> recordOf_;  // by function name
   mutable std::unordered_map<std::string_view, cubin::FunctionRegisters> indexed_;  // made at a function's first stop
+  mutable std::map<std::pair<const read::LocList*, uint64_t>, cubin::IntervalIndex> listRanges_;  // by list and base
 };
 
 }  // namespace

@@ -50,23 +50,16 @@ const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view fun
 class FunctionRegisters {
  public:
   explicit FunctionRegisters(const RegMapFunction& function);
+  FunctionRegisters(FunctionRegisters&&) noexcept;
+  FunctionRegisters& operator=(FunctionRegisters&&) noexcept;
+  ~FunctionRegisters();
   // locateRegister's answer.
   RegisterAt locate(std::string_view reg, uint64_t pc, bool extrapolate = false) const;
 
  private:
-  // One register's entries sorted by start, with a tree of the greatest
-  // end (and extrapolated end) over each stretch of them, so that those
-  // covering a PC are found without looking at the others.
-  struct Register {
-    std::vector<const RegMapEntry*> byStart;
-    std::vector<uint32_t> ends, extendedEnds;       // by leaf: 2 * leaves nodes, node 1 the root
-    size_t leaves = 1;
-    uint32_t highestPiece = 0;                      // at any PC
-    void index(uint32_t lastEnd);
-    // The entries covering `pc`, in map order.
-    std::vector<const RegMapEntry*> covering(uint64_t pc, bool extrapolate) const;
-  };
-  std::unordered_map<std::string_view, Register> byName_;  // the entries cuda-gdb keeps
+  struct Register;  // one register's entries, indexed by the PCs they cover (locate.cpp)
+  std::vector<Register> registers_;
+  std::unordered_map<std::string_view, uint32_t> byName_;  // into registers_: the entries cuda-gdb keeps
   uint32_t lastEnd_ = 0;  // the greatest end of those entries: where extrapolation stops
 };
 
