@@ -538,8 +538,11 @@ class CubinLookup {
 
 }  // namespace
 
-LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where) {
-  cubin::ReadOptions options;
+namespace {
+
+// The cubin read again with its code placed as the driver loads it.
+LookupResult lookupPlaced(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where,
+                          cubin::ReadOptions options) {
   options.placeCode = true;
   const cubin::ReadResult r = cubin::read(cubinBytes, filename, options);
   if (!r.ok()) {
@@ -552,13 +555,22 @@ LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view f
   return CubinLookup(r, dwarf).run(where);
 }
 
+}  // namespace
+
+LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where) {
+  return lookupPlaced(cubinBytes, filename, where, {});
+}
+
 LookupResult lookup(const Loaded& file, std::string_view where) {
   // A cubin's module is cubin::read's (its format an ELF's); a PTX text may
   // be a caller's borrowed one, gone by now: not looked at.
   if (file.read.module.fileFormat != "ptx") {
+    // Read again, the file's pages handed back as the sections are copied (a mapped file's: read back from it).
     const std::string_view text = file.text.view();
-    return lookupCubin(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), file.path,
-                       where);
+    cubin::ReadOptions options;
+    options.release = [&file](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
+    return lookupPlaced(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), file.path,
+                        where, options);
   }
   return lookup(file.read.module, file.dwarf, where);
 }
