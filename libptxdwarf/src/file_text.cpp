@@ -221,8 +221,12 @@ bool FileText::load(const std::string& path, std::string& error, bool map, std::
     return false;
   }
   if (map && S_ISREG(st.st_mode) && st.st_size > 0) {
-    // MAP_POPULATE maps every page in one call instead of faulting them in one by one.
-    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    // MAP_POPULATE maps every page in one call instead of faulting them in one by one; not for a cubin, of
+    // which a reader copies the debug sections and looks at little else (cubin::ReadOptions::release).
+    char magic[4] = {};
+    const bool cubin = pread(fd, magic, sizeof magic, 0) == sizeof magic &&
+                       elf::hasElfMagic(std::string_view(magic, sizeof magic));
+    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | (cubin ? 0 : MAP_POPULATE), fd, 0);
     if (p != MAP_FAILED) {
       close(fd);
       map_ = static_cast<const char*>(p);

@@ -62,8 +62,10 @@ void finish(Loaded& file, const LoadOptions& options, unsigned threads) {
 
 // A cubin (ELF): its debug sections, relocated, read into the same model
 // (cubin::read) and decoded; it has no PTX text to read or index.
-void readCubin(Loaded& file) {
-  cubin::ReadResult r = cubin::read(file.text.view(), file.path);
+void readCubin(Loaded& file, bool release = false) {
+  cubin::ReadOptions options;
+  if (release) options.release = [&file](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
+  cubin::ReadResult r = cubin::read(file.text.view(), file.path, options);
   file.read.diagnostics = std::move(r.diagnostics);
   if (!file.read.ok()) return;
   file.read.module = std::move(r.module);
@@ -82,7 +84,7 @@ Loaded load(const std::string& path, const LoadOptions& options) {
     return file;
   }
   if (cubin::looksLikeCubin(file.text.view())) {
-    readCubin(file);
+    readCubin(file, options.releaseText);
     return file;
   }
   readText(file, options, options.releaseText);

@@ -31,6 +31,9 @@ enum Pass : unsigned {
   enclosingWalk,      // DIEs walked up to find the subprogram that encloses a DIE (check)
   locationText,       // characters written to spell a location expression (lookup)
   scopeLookup,        // scopes compared to find the innermost one at an instruction (lookup)
+  elfScan,            // a cubin's sections, symbols and relocations examined to relocate its debug sections
+  cubinLineRows,      // cubin line table rows decoded, and their inline frames walked
+  regmapScan,         // register map entries and records examined to find a register at a PC (lookup, check)
   kPassCount
 };
 

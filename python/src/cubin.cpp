@@ -46,9 +46,10 @@ py::list lineRows(const Loaded& l) {
       d["column"] = r.column;
       d["is_stmt"] = r.isStmt;
       d["end_sequence"] = r.endSequence;
-      bool broken = false;
+      // At most cubin::kInlineFramesShown frames, as ptxdump's rows: the rest counted.
+      const cubin::ShownInlineStack stack = cubin::shownInlineStack(table, i, debugStr);
       py::list frames;
-      for (const cubin::InlineFrame& f : cubin::inlineStack(table, i, debugStr, &broken)) {
+      for (const cubin::InlineFrame& f : stack.frames) {
         py::dict frame;
         frame["function"] = bytesText(f.function);
         frame["file"] = bytesText(table.header.filePath(f.callFile));
@@ -57,7 +58,8 @@ py::list lineRows(const Loaded& l) {
         frames.append(frame);
       }
       d["inlined_at"] = frames;
-      if (broken) d["inline_broken"] = true;
+      if (stack.omitted) d["inline_frames_omitted"] = stack.omitted;
+      if (stack.broken) d["inline_broken"] = true;
       rows.append(d);
     }
   }
@@ -107,7 +109,8 @@ void bindCubin(py::class_<Loaded, std::shared_ptr<Loaded>>& module) {
       .def("line_rows", [](const LoadedPtr& l) { return lineRows(*l); },
            "A cubin's .debug_line rows, every table's in order: dicts of address, file (its path), line, column, "
            "is_stmt, end_sequence and inlined_at (the inline stack, innermost first: function, file, line, "
-           "column of each call; [] outside inlined code)")
+           "column of each call; [] outside inlined code; at most 64 frames, as ptxdump prints them, and "
+           "inline_frames_omitted: the count of the rest, where there are more)")
       .def("regmap", [](const LoadedPtr& l) { return regmap(*l); },
            "A cubin's register map (.nv_debug_info_reg_sass): dicts of function, register, piece, loc, class, "
            "sass, start, end, as `ptxdump dump --debug-regmap --format json`")

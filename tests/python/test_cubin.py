@@ -4,6 +4,7 @@ each equal to what ptxdump prints of the same cubin (dump --debug-regmap/--sass-
 ptxas -g; fixtures/faults/lines/base.ptx, two levels of inlining, through ptxas -lineinfo)."""
 import json
 import os
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -86,6 +87,78 @@ class CubinTables(unittest.TestCase):
         for method in (m.line_rows, m.regmap, m.sass_lines, m.embedded_ptx):
             with self.assertRaisesRegex(ValueError, "not a cubin"):
                 method()
+
+
+def uleb(v):
+    out = bytearray()
+    while True:
+        byte, v = v & 0x7F, v >> 7
+        out.append(byte | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def inline_chain_cubin(rows):
+    """An ELF64 file (as ptxas lays out a cubin) of a .debug_line whose one sequence has `rows` rows, each
+    after the first inlined from the row before it (NVIDIA's DW_LNE 0x90: context, name), and a .debug_str
+    holding the inlined function's name."""
+    header = bytes([1, 1, 0xFB, 14, 10, 0, 1, 1, 1, 1, 0, 0, 0, 1]) + b"\0" + b"a.cu\0\0\0\0" + b"\0"
+    header += struct.pack("<I", 0)  # the inlined functions' names at .debug_str+0
+    program = bytearray(b"\0\x09\x02" + struct.pack("<Q", 0))
+    for r in range(rows):
+        if r:
+            call = b"\x90" + uleb(r) + uleb(0)
+            program += b"\0" + uleb(len(call)) + call + b"\x02\x10"  # inlined from row r; address += 0x10
+        program += b"\x03\x01\x01"  # line += 1; copy: row r at line r + 2
+    program += b"\x02\x10\0\x01\x01"  # end_sequence
+    line = struct.pack("<IHI", 2 + 4 + len(header) + len(program), 2, len(header)) + header + bytes(program)
+    sections = [(".debug_line", line), (".debug_str", b"inner\0")]
+    names = b"\0" + b"".join(n.encode() + b"\0" for n, _ in sections) + b".shstrtab\0"
+    sections.append((".shstrtab", names))
+    body, offsets = bytearray(), []
+    for _, data in sections:
+        offsets.append(64 + len(body))
+        body += data
+    while len(body) % 8:
+        body += b"\0"
+    shoff = 64 + len(body)
+    headers = bytearray(64)
+    name_at = 1
+    for (name, data), offset in zip(sections, offsets):
+        kind = 3 if name == ".shstrtab" else 1
+        headers += struct.pack("<IIQQQQIIQQ", name_at, kind, 0, 0, offset, len(data), 0, 0, 1, 0)
+        name_at += len(name) + 1
+    elf = b"\x7fELF" + bytes([2, 1, 1, 0x41]) + bytes(8)
+    elf += struct.pack("<HHIQQQIHHHHHH", 2, 190, 1, 0, 0, shoff, 0, 64, 0, 0, 64, len(sections) + 1, len(sections))
+    return elf + bytes(body) + bytes(headers)
+
+
+class DeepInlineStacks(unittest.TestCase):
+    """A row shows at most 64 frames of its inline stack, and a count of the rest: the library's one rule
+    (cubin::kInlineFramesShown) for ptxdump's rows and Python's."""
+
+    def test_line_rows_cap_the_stack_as_the_json_dump(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "deep.cubin")
+            with open(path, "wb") as f:
+                f.write(inline_chain_cubin(100))
+            rows = ptxdwarf.read(path).line_rows()
+            r = run_ptxdump("dump", "--debug-line", "--format", "json", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            dumped = json.loads(r.stdout)["line_tables"][0]["rows"]
+        self.assertEqual(len(rows), 101)  # and the end of the sequence
+        for row, e in zip(rows, dumped):
+            self.assertEqual(len(row["inlined_at"]), len(e.get("inlined_at", [])))
+            self.assertEqual(row.get("inline_frames_omitted"), e.get("inline_frames_omitted"))
+            self.assertEqual([(f["function"], f["line"]) for f in row["inlined_at"]],
+                             [(f["function"], f["line"]) for f in e.get("inlined_at", [])])
+        deepest = rows[99]
+        self.assertEqual(len(deepest["inlined_at"]), 64)
+        self.assertEqual(deepest["inline_frames_omitted"], 99 - 64)
+        self.assertEqual(deepest["inlined_at"][0], {"function": "inner", "file": "a.cu", "line": 100, "column": 0})
+        self.assertEqual(len(rows[64]["inlined_at"]), 64)
+        self.assertNotIn("inline_frames_omitted", rows[64])
+        self.assertEqual(rows[0]["inlined_at"], [])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include "ptxdwarf/elf/elf.h"
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/read/expression.h"
+#include "../work.h"
 
 namespace ptxdwarf::check {
 
@@ -34,24 +35,45 @@ bool isScope(uint16_t tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine;
 }
 
-// The declaration in `f` of `reg`: `%r<13>` for %r5, `.reg .u32 %lidx0;` for %lidx0.
-const ptx::RegisterDecl* declarationOf(const ptx::Module& m, const ptx::Function& f, std::string_view reg) {
-  for (const ptx::RegisterDecl& d : m.registersOf(f)) {
-    const std::string_view name = d.name.view();
-    if (!d.isRange()) {
-      if (name == reg) return &d;
-      continue;
-    }
-    if (!reg.starts_with(name) || reg.size() == name.size() || reg.size() - name.size() > 9) continue;
-    const std::string_view digits = reg.substr(name.size());
-    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    if (digits.size() > 1 && digits[0] == '0') continue;
-    if (std::stoull(std::string(digits)) < d.count) return &d;
-  }
-  return nullptr;
-}
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
+
+const ptx::RegisterDecl* CubinChecker::declarationOf(const ptx::Function& f, std::string_view reg) const {
+  auto [index, first] = declarations_.try_emplace(&f);
+  Declarations& declared = index->second;
+  if (first)
+    for (const ptx::RegisterDecl& d : source_.module.registersOf(f)) {
+      work::step(work::registerLookup);
+      if (d.isRange())
+        declared.ranges[d.name.view()].push_back(&d);
+      else
+        declared.plain.try_emplace(d.name.view(), &d);
+    }
+  // The first in declaration order of: the plain declaration of `reg`, and
+  // each range named `reg` less 1 to 9 of its trailing digits whose count
+  // the index (no leading zero) is below.
+  const ptx::RegisterDecl* best = nullptr;
+  auto consider = [&](const ptx::RegisterDecl* d) {
+    if (!best || d < best) best = d;
+  };
+  if (auto plain = declared.plain.find(reg); plain != declared.plain.end()) consider(plain->second);
+  for (size_t digits = 1; digits <= 9 && digits < reg.size() && isDigit(reg[reg.size() - digits]); ++digits) {
+    const std::string_view number = reg.substr(reg.size() - digits);
+    if (digits > 1 && number[0] == '0') continue;
+    const auto ranges = declared.ranges.find(reg.substr(0, reg.size() - digits));
+    if (ranges == declared.ranges.end()) continue;
+    const uint64_t value = std::stoull(std::string(number));
+    for (const ptx::RegisterDecl* d : ranges->second) {
+      work::step(work::registerLookup);
+      if (value < d->count) {
+        consider(d);
+        break;
+      }
+    }
+  }
+  return best;
+}
 
 CubinChecker::CubinChecker(const Loaded& cubin, const CubinSource& source, Diagnostics& out)
     : cubin_(cubin), source_(source), out_(out), dwarf_(cubin.dwarf) {
@@ -66,6 +88,7 @@ CubinChecker::CubinChecker(const Loaded& cubin, const CubinSource& source, Diagn
     for (const cubin::RegMapFunction& f : map_.functions) {
       RegisterRanges& ranges = mapOf_[f.name];
       for (const cubin::RegMapEntry& e : f.entries) {
+        work::step(work::regmapScan);
         if (e.usableByCudaGdb()) ranges[e.reg].entries.emplace_back(e.start, e.end);
         else addLongName(longMapped_[f.name], e.reg);
       }
@@ -145,15 +168,39 @@ SourceLoc CubinChecker::ptxLine(const read::Die& die, uint64_t cubinOffset, cons
     if (const read::Die* same = own->dieAt(die.offset); same && same->tag == die.tag)
       if (SourceLoc at = own->info->locate(cubinOffset); at.line != 0) return at;
   if (!function) return {};
-  if (const ptx::RegisterDecl* d = reg.empty() ? nullptr : declarationOf(source_.module, *function, reg))
+  if (const ptx::RegisterDecl* d = reg.empty() ? nullptr : declarationOf(*function, reg))
     return d->loc;
   return function->loc;
 }
 
+void CubinChecker::indexScopes() {
+  const std::vector<read::Die>& dies = dwarf_.dies;
+  subprogramOf_.assign(dies.size(), kNoDie);
+  scopeRangeOf_.assign(dies.size(), std::nullopt);
+  for (uint32_t i = 0; i < dies.size(); ++i) {
+    work::step(work::enclosingWalk);
+    const read::Die& d = dies[i];
+    const bool parented = d.parent != read::kNone && d.parent < i;
+    if (d.tag == DW_TAG_subprogram)
+      subprogramOf_[i] = i;
+    else if (parented)
+      subprogramOf_[i] = subprogramOf_[d.parent];
+    // The scope a child of this DIE is in: this one when it is a scope
+    // with PCs; the whole function when it has DW_AT_ranges or is the
+    // subprogram; else its parent's.
+    if (isScope(d.tag) && dwarf_.hasAttribute(d, DW_AT_ranges)) continue;
+    if (isScope(d.tag))
+      if (std::optional<PcRange> r = pcRange(d)) {
+        scopeRangeOf_[i] = r;
+        continue;
+      }
+    if (d.tag != DW_TAG_subprogram && parented) scopeRangeOf_[i] = scopeRangeOf_[d.parent];
+  }
+}
+
 const read::Die* CubinChecker::enclosingSubprogram(const read::Die& die) const {
-  for (const read::Die* d = &die; d; d = dwarf_.parentOf(*d))
-    if (d->tag == DW_TAG_subprogram) return d;
-  return nullptr;
+  const uint32_t s = subprogramOf_[static_cast<size_t>(&die - dwarf_.dies.data())];
+  return s == kNoDie ? nullptr : &dwarf_.dies[s];
 }
 
 std::optional<PcRange> CubinChecker::pcRange(const read::Die& die) const {
@@ -165,13 +212,8 @@ std::optional<PcRange> CubinChecker::pcRange(const read::Die& die) const {
 }
 
 PcRange CubinChecker::scopeOf(const read::Die& die, uint64_t functionSize) const {
-  for (const read::Die* d = dwarf_.parentOf(die); d; d = dwarf_.parentOf(*d)) {
-    if (!isScope(d->tag)) continue;
-    if (dwarf_.hasAttribute(*d, DW_AT_ranges)) break;
-    if (std::optional<PcRange> r = pcRange(*d)) return *r;
-    if (d->tag == DW_TAG_subprogram) break;
-  }
-  return {0, functionSize};
+  if (die.parent == read::kNone) return {0, functionSize};
+  return scopeRangeOf_[die.parent].value_or(PcRange{0, functionSize});
 }
 
 void CubinChecker::functions() {
@@ -197,6 +239,7 @@ void CubinChecker::registers() {
     d.rule = "cubin-register-unmapped";
     d.section = ".nv_debug_info_reg_sass";
   }
+  indexScopes();
   for (const read::Die& die : dwarf_.dies) {
     if (die.tag != DW_TAG_variable && die.tag != DW_TAG_formal_parameter) continue;
     const std::optional<read::AttrValue> location = dwarf_.attribute(die, DW_AT_location);

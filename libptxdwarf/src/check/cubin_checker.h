@@ -55,6 +55,16 @@ class CubinChecker {
   using LongNames = std::unordered_map<std::string_view, std::string_view>;
   static void addLongName(LongNames& names, std::string_view name);
   std::string_view longerRegister(std::string_view function, const ptx::Function* f, std::string_view reg) const;
+  // A function's register declarations by name: a plain one's (the first of
+  // a name) and the ranges' (`%r` of `%r<13>`, in declaration order), so
+  // that where a register is declared costs its name's declarations, not
+  // the function's.
+  struct Declarations {
+    std::unordered_map<std::string_view, const ptx::RegisterDecl*> plain;
+    std::unordered_map<std::string_view, std::vector<const ptx::RegisterDecl*>> ranges;
+  };
+  // The declaration in `f` of `reg`: `%r<13>` for %r5, `.reg .u32 %lidx0;` for %lidx0 (the first in order).
+  const ptx::RegisterDecl* declarationOf(const ptx::Function& f, std::string_view reg) const;
 
   void checkVariable(const read::Die& die, const read::AttrValue& location, std::string_view function);
   std::vector<RegisterUse> registerUses(const read::Die& die, const read::AttrValue& location) const;
@@ -63,6 +73,14 @@ class CubinChecker {
   PcRange scopeOf(const read::Die& die, uint64_t functionSize) const;
   std::optional<PcRange> pcRange(const read::Die& die) const;
   const read::Die* enclosingSubprogram(const read::Die& die) const;
+  // For each DIE, what its children's enclosingSubprogram and scopeOf are,
+  // made in one pass over the tree (a parent before its children) so that a
+  // variable deep in nested blocks costs no walk up them.
+  void indexScopes();
+  static constexpr uint32_t kNoDie = UINT32_MAX;
+  std::vector<uint32_t> subprogramOf_;  // by DIE index: the subprogram it is or is in; kNoDie
+  // by DIE index: the PCs of the innermost scope it is or is in that has them; nullopt: the function's whole code
+  std::vector<std::optional<PcRange>> scopeRangeOf_;
   // Where `die` stands in the PTX: the byte at `cubinOffset` of the PTX's
   // own .debug_info when the PTX has the same DIE there; else the
   // declaration of `reg` in `function`, or the function's directive.
@@ -82,6 +100,7 @@ class CubinChecker {
   std::unordered_map<std::string_view, RegisterRanges> mapOf_;  // by function
   std::unordered_map<std::string_view, LongNames> longMapped_;   // by function: the map's long names
   mutable std::unordered_map<const ptx::Function*, LongNames> longDeclared_;  // the PTX's, made when first asked
+  mutable std::unordered_map<const ptx::Function*, Declarations> declarations_;  // made when first asked
 };
 
 // The name a subprogram's code goes by (its linkage name, through

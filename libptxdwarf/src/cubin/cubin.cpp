@@ -1,8 +1,10 @@
 #include "ptxdwarf/cubin/cubin.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "ptxdwarf/cubin/line_program.h"
+#include "../work.h"
 
 namespace ptxdwarf::cubin {
 
@@ -48,6 +50,26 @@ std::vector<uint64_t> placedAddresses(const elf::File& file) {
   return addresses;
 }
 
+// Hands `release` every stretch of the file outside what reading the debug
+// sections looks at after the headers: the debug sections, the relocation
+// sections, the symbol tables and the string tables (the sections' and
+// the symbols' names are views into them).
+void releaseTheRest(const elf::File& file, uint64_t fileSize, const std::function<void(uint64_t, uint64_t)>& release) {
+  std::vector<std::pair<uint64_t, uint64_t>> kept;
+  for (const elf::Section& s : file.sections()) {
+    const bool readAgain = isDebugSection(s.name) || s.type == elf::SHT_REL || s.type == elf::SHT_RELA ||
+                           s.type == elf::SHT_SYMTAB || s.type == elf::SHT_STRTAB;
+    if (readAgain && s.inFile && s.size) kept.emplace_back(s.offset, s.offset + s.size);
+  }
+  std::sort(kept.begin(), kept.end());
+  uint64_t at = 0;
+  for (const auto& [begin, end] : kept) {
+    if (begin > at) release(at, begin);
+    at = std::max(at, end);
+  }
+  if (at < fileSize) release(at, fileSize);
+}
+
 }  // namespace
 
 const CodeSection* Cubin::codeOf(std::string_view function) const {
@@ -67,7 +89,9 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
     return r;
   }
   r.cubin.header = file->header();
+  if (options.release) releaseTheRest(*file, bytes.size(), options.release);
   const std::vector<uint64_t> placed = options.placeCode ? placedAddresses(*file) : std::vector<uint64_t>{};
+  std::unordered_map<std::string_view, size_t> imageOf;  // by section name: its index in the module's sections
   for (const elf::Section& s : file->sections()) {
     if (s.name.starts_with(".text."))
       r.cubin.code.push_back({std::string(s.name.substr(6)), s.size, placed.empty() ? 0 : placed[s.index]});
@@ -86,15 +110,17 @@ ReadResult read(std::span<const uint8_t> bytes, std::string_view filename, const
       r.cubin.notes.push_back(std::string(s.name) + ": relocation type " + std::to_string(type) + " not applied");
     // ptxas may write a section twice (an empty `.debug_info` block before
     // the real one): one image of the name, the bytes in header order.
-    SectionImage* image = nullptr;
-    for (SectionImage& existing : r.module.sections)
-      if (existing.name == s.name) image = &existing;
-    if (!image) {
-      image = &r.module.sections.emplace_back();
-      image->name = std::string(s.name);
-    }
-    image->bytes.insert(image->bytes.end(), contents->begin(), contents->end());
+    work::step(work::elfScan);
+    const auto [named, first] = imageOf.try_emplace(s.name, r.module.sections.size());
+    if (first) r.module.sections.emplace_back().name = std::string(s.name);
+    std::vector<uint8_t>& image = r.module.sections[named->second].bytes;
+    if (image.empty())
+      image = std::move(*contents);
+    else
+      image.insert(image.end(), contents->begin(), contents->end());
+    if (options.release) options.release(s.offset, s.offset + s.size);
   }
+  if (options.release) options.release(0, bytes.size());
   addFiles(r.module);
   r.module.indexFiles();
   return r;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../work.h"
+
 namespace ptxdwarf::cubin {
 
 namespace {
@@ -203,6 +205,7 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
   s.reset(h.defaultIsStmt);
   SequenceNumbering numbering;
   auto emit = [&] {
+    work::step(work::cubinLineRows);
     t.rows.push_back(s.row);
     numbering.add(t, t.rows.size() - 1);
   };
@@ -323,6 +326,7 @@ std::vector<InlineFrame> inlineStack(const LineTable& table, size_t row, std::sp
   // callSite always names an earlier row, so the walk ends.
   for (size_t at = row; at < table.rows.size() && stack.size() < most;) {
     const LineRow& r = table.rows[at];
+    work::step(work::cubinLineRows);
     if (r.context == 0 || r.callSite == LineRow::kNoRow) break;
     InlineFrame f;
     if (r.functionName) {
@@ -342,6 +346,14 @@ std::vector<InlineFrame> inlineStack(const LineTable& table, size_t row, std::sp
     at = r.callSite;
   }
   return stack;
+}
+
+ShownInlineStack shownInlineStack(const LineTable& table, size_t row, std::span<const uint8_t> debugStr) {
+  ShownInlineStack shown;
+  shown.frames = inlineStack(table, row, debugStr, &shown.broken, kInlineFramesShown);
+  const uint32_t depth = row < table.rows.size() ? table.rows[row].inlineDepth : 0;
+  shown.omitted = depth > kInlineFramesShown ? depth - static_cast<uint32_t>(kInlineFramesShown) : 0;
+  return shown;
 }
 
 }  // namespace ptxdwarf::cubin

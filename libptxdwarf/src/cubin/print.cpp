@@ -59,27 +59,17 @@ void appendRowText(const LineRow& r, std::string& out) {
   out += "\n";
 }
 
-// A row shows at most this many frames of its inline stack, and how many more
-// there are (as the PTX line table does): a stack may be as deep as the table
-// has rows, and every row's whole stack would be O(n^2) output.
-constexpr size_t kInlineFramesShown = 64;
-
-uint32_t framesOmitted(const LineRow& r) {
-  return r.inlineDepth > kInlineFramesShown ? r.inlineDepth - static_cast<uint32_t>(kInlineFramesShown) : 0;
-}
-
-void appendStackText(const LineTable& t, const LineRow& r, const std::vector<InlineFrame>& stack, bool broken,
-                     std::string& out) {
+void appendStackText(const LineTable& t, const LineRow& r, const ShownInlineStack& stack, std::string& out) {
   const LineHeader& h = t.header;
-  for (const InlineFrame& f : stack) {
+  for (const InlineFrame& f : stack.frames) {
     out += "                   inlined: ";
     out += f.function.empty() ? std::string_view("<unnamed>") : f.function;
     out += " at ";
     out += h.filePath(f.callFile);
     appendf(out, ":%u:%u\n", f.callLine, f.callColumn);
   }
-  if (const uint32_t omitted = framesOmitted(r)) appendf(out, "                   (%u more inline frames)\n", omitted);
-  if (broken) out += "                   inlined: <the call site row is not before this row: not decoded>\n";
+  if (stack.omitted) appendf(out, "                   (%u more inline frames)\n", stack.omitted);
+  if (stack.broken) out += "                   inlined: <the call site row is not before this row: not decoded>\n";
   // Where cuda-gdb, counting the repeated rows ptxas does not, takes another row for the context.
   if (r.cudaGdbCallSite == r.callSite) return;
   if (r.cudaGdbCallSite == LineRow::kNoRow) {
@@ -107,9 +97,7 @@ void appendTablesText(const ptx::Module& m, std::string_view section, bool withI
     for (size_t i = 0; i < t.rows.size(); ++i) {
       appendRowText(t.rows[i], out);
       if (!withInlining || t.rows[i].context == 0) continue;
-      bool broken = false;
-      std::vector<InlineFrame> stack = inlineStack(t, i, str, &broken, kInlineFramesShown);
-      appendStackText(t, t.rows[i], stack, broken, out);
+      appendStackText(t, t.rows[i], shownInlineStack(t, i, str), out);
     }
     for (const std::string& p : t.problems) out += "not decoded: " + p + "\n";
     out += "\n";
@@ -145,18 +133,17 @@ void appendTablesJson(const ptx::Module& m, std::string_view section, bool withI
               r.address, r.file, r.line, r.column, r.isStmt ? "true" : "false");
       if (r.endSequence) out += ",\"end_sequence\":true";
       if (withInlining && r.context != 0) {
-        bool broken = false;
-        std::vector<InlineFrame> stack = inlineStack(t, i, str, &broken, kInlineFramesShown);
+        const ShownInlineStack stack = shownInlineStack(t, i, str);
         out += ",\"inlined_at\":[";
-        for (size_t k = 0; k < stack.size(); ++k) {
+        for (size_t k = 0; k < stack.frames.size(); ++k) {
+          const InlineFrame& f = stack.frames[k];
           out += k ? ",{\"function\":" : "{\"function\":";
-          appendJsonString(out, stack[k].function);
-          appendf(out, ",\"file\":%u,\"line\":%u,\"column\":%u}", stack[k].callFile, stack[k].callLine,
-                  stack[k].callColumn);
+          appendJsonString(out, f.function);
+          appendf(out, ",\"file\":%u,\"line\":%u,\"column\":%u}", f.callFile, f.callLine, f.callColumn);
         }
         out += "]";
-        if (const uint32_t omitted = framesOmitted(r)) appendf(out, ",\"inline_frames_omitted\":%u", omitted);
-        if (broken) out += ",\"inlined_at_decoded\":false";
+        if (stack.omitted) appendf(out, ",\"inline_frames_omitted\":%u", stack.omitted);
+        if (stack.broken) out += ",\"inlined_at_decoded\":false";
         if (r.cudaGdbCallSite != r.callSite) {
           out += ",\"cuda_gdb_call_site\":";
           if (r.cudaGdbCallSite == LineRow::kNoRow) {

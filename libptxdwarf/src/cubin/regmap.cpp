@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../work.h"
+
 namespace ptxdwarf::cubin {
 
 namespace {
@@ -76,6 +78,7 @@ RegMap decodeRegMap(std::span<const uint8_t> bytes) {
     // not believed (no reserve of billions).
     f.entries.reserve(std::min<uint64_t>(*count, (bytes.size() - r.at()) / 14));
     for (uint32_t i = 0; i < *count; ++i) {
+      work::step(work::regmapScan);
       RegMapEntry e;
       e.offset = r.at();
       std::optional<uint32_t> piece = r.u32();

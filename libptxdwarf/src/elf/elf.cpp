@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "../work.h"
+
 namespace ptxdwarf::elf {
 
 namespace {
@@ -223,6 +225,7 @@ std::optional<std::vector<Symbol>> File::symbols(const Section& symtab, Error& e
   std::vector<Symbol> out;
   out.reserve(table.size() / kSymbolSize);
   for (uint64_t at = 0; at < table.size(); at += kSymbolSize) {
+    work::step(work::elfScan);
     Symbol s;
     const uint32_t nameOffset = static_cast<uint32_t>(readLe(table, at, 4));
     s.info = table[at + 4];
@@ -243,6 +246,24 @@ std::optional<std::vector<Symbol>> File::symbols(const Section& symtab, Error& e
     out.push_back(s);
   }
   return out;
+}
+
+const std::vector<std::vector<uint32_t>>& File::relocationSectionsByTarget() const {
+  if (relocationSections_) return *relocationSections_;
+  std::vector<std::vector<uint32_t>>& byTarget = relocationSections_.emplace(sections_.size());
+  for (const Section& rel : sections_) {
+    work::step(work::elfScan);
+    if ((rel.type == SHT_REL || rel.type == SHT_RELA) && rel.index != 0 && rel.info < sections_.size())
+      byTarget[rel.info].push_back(rel.index);
+  }
+  return byTarget;
+}
+
+const std::vector<Symbol>* File::cachedSymbols(uint32_t index, Error& error) const {
+  if (auto found = symbols_.find(index); found != symbols_.end()) return &found->second;
+  std::optional<std::vector<Symbol>> decoded = symbols(sections_[index], error);
+  if (!decoded) return nullptr;
+  return &symbols_.emplace(index, std::move(*decoded)).first->second;
 }
 
 std::optional<std::vector<Relocation>> File::relocations(const Section& rel, Error& error) const {
@@ -267,6 +288,7 @@ std::optional<std::vector<Relocation>> File::relocations(const Section& rel, Err
     const uint64_t info = readLe(table, at + 8, 8);
     r.type = static_cast<uint32_t>(info);
     r.symbol = static_cast<uint32_t>(info >> 32);
+    work::step(work::elfScan);
     if (rela) {
       r.addend = static_cast<int64_t>(readLe(table, at + 16, 8));
       r.explicitAddend = true;
@@ -281,10 +303,10 @@ std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& targe
                                                             std::span<const uint64_t> sectionAddresses) const {
   const std::span<const uint8_t> original = contents(target);
   std::vector<uint8_t> bytes(original.begin(), original.end());
-  std::optional<std::vector<Symbol>> symbolCache;
-  uint32_t cachedSymtab = UINT32_MAX;
-  for (const Section& rel : sections_) {
-    if ((rel.type != SHT_REL && rel.type != SHT_RELA) || rel.info != target.index || rel.index == 0) continue;
+  const std::vector<std::vector<uint32_t>>& byTarget = relocationSectionsByTarget();
+  if (target.index >= byTarget.size()) return bytes;
+  for (uint32_t relIndex : byTarget[target.index]) {
+    const Section& rel = sections_[relIndex];
     std::optional<std::vector<Relocation>> relocs = relocations(rel, error);
     if (!relocs) return std::nullopt;
     if (rel.link >= sections_.size() || sections_[rel.link].type != SHT_SYMTAB) {
@@ -293,11 +315,8 @@ std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& targe
                    rel.offset);
       return std::nullopt;
     }
-    if (cachedSymtab != rel.link) {
-      symbolCache = symbols(sections_[rel.link], error);
-      if (!symbolCache) return std::nullopt;
-      cachedSymtab = rel.link;
-    }
+    const std::vector<Symbol>* symbolCache = cachedSymbols(rel.link, error);
+    if (!symbolCache) return std::nullopt;
     for (size_t i = 0; i < relocs->size(); ++i) {
       const Relocation& r = (*relocs)[i];
       const uint64_t entryAt = rel.offset + i * (rel.type == SHT_RELA ? kRelaSize : kRelSize);

@@ -6,7 +6,9 @@
 // register is at a PC (cubin/locate.h).
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "lookup_internal.h"
@@ -21,6 +23,8 @@
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/lookup.h"
 #include "ptxdwarf/view/type_name.h"
+#include "../cubin/intervals.h"
+#include "../work.h"
 
 namespace ptxdwarf::view {
 
@@ -52,6 +56,7 @@ struct CubinScope {
   uint32_t depth = 0;           // 0 for a subprogram
   uint64_t low = 0, high = 0;
   std::vector<uint32_t> declarations = {};  // DIE indices of its variable/parameter children
+  uint32_t gdbBlock = kNoScope;  // gdb's block at its addresses: itself, or the nearest enclosing scope that is one
 };
 
 // A line table row with where its sequence ends, in address order.
@@ -109,6 +114,7 @@ class CubinLookup {
       sassTables_ = cubin::decodeLinePrograms(sass->bytes);
     if (const SectionImage* map = cubin::sectionOrSuffixed(r.module, ".nv_debug_info_reg_sass"))
       regMap_ = cubin::decodeRegMap(map->bytes);
+    for (const cubin::RegMapFunction& f : regMap_.functions) recordOf_.try_emplace(f.name, &f);  // the first of a name
     rows_ = rowsByAddress(lineTables_);
     sassRows_ = rowsByAddress(sassTables_);
   }
@@ -146,6 +152,12 @@ class CubinLookup {
       s.high = high;
       open.emplace_back(die.depth, static_cast<uint32_t>(scopes_.size()));
       scopes_.push_back(std::move(s));
+    }
+    // gdb's blocks: a lexical block that declares nothing is none of gdb's
+    // (its parent's block stands for it); a parent comes before its scopes.
+    for (CubinScope& s : scopes_) {
+      const bool block = d_.dies[s.die].tag != dw::DW_TAG_lexical_block || !s.declarations.empty();
+      s.gdbBlock = block ? static_cast<uint32_t>(&s - scopes_.data()) : s.parent == kNoScope ? kNoScope : scopes_[s.parent].gdbBlock;
     }
     findStretches();
   }
@@ -187,24 +199,36 @@ class CubinLookup {
     return high > low;
   }
 
+  // The innermost scope containing `pc` (kNoScope: none).
+  uint32_t innermostAt(uint64_t pc) const {
+    auto it = std::upper_bound(stretches_.begin(), stretches_.end(), pc,
+                               [](uint64_t a, const std::pair<uint64_t, uint32_t>& s) { return a < s.first; });
+    return it == stretches_.begin() ? kNoScope : (it - 1)->second;
+  }
+
   // The scopes containing `pc`, innermost first.
   std::vector<uint32_t> chainAt(uint64_t pc) const {
     std::vector<uint32_t> chain;
-    auto it = std::upper_bound(stretches_.begin(), stretches_.end(), pc,
-                               [](uint64_t a, const std::pair<uint64_t, uint32_t>& s) { return a < s.first; });
-    if (it == stretches_.begin()) return chain;
-    for (uint32_t s = (it - 1)->second; s != kNoScope; s = scopes_[s].parent) chain.push_back(s);
+    for (uint32_t s = innermostAt(pc); s != kNoScope; s = scopes_[s].parent) {
+      work::step(work::scopeLookup);
+      chain.push_back(s);
+    }
     return chain;
   }
 
-  // gdb's innermost block at `pc` (kNoScope: none): a lexical block that
-  // declares nothing is no block of gdb's.
+  // gdb's innermost block at `pc` (kNoScope: none).
   uint32_t gdbBlockAt(uint64_t pc) const {
-    for (uint32_t s : chainAt(pc)) {
-      const CubinScope& scope = scopes_[s];
-      if (d_.dies[scope.die].tag != dw::DW_TAG_lexical_block || !scope.declarations.empty()) return s;
-    }
-    return kNoScope;
+    work::step(work::scopeLookup);
+    const uint32_t s = innermostAt(pc);
+    return s == kNoScope ? kNoScope : scopes_[s].gdbBlock;
+  }
+
+  // The function's record of the register map, indexed (nullptr: it has none).
+  const cubin::FunctionRegisters* registersOf(std::string_view function) const {
+    work::step(work::regmapScan);
+    const auto record = recordOf_.find(function);
+    if (record == recordOf_.end()) return nullptr;
+    return &indexed_.try_emplace(function, *record->second).first->second;
   }
 
   // The function whose placed code holds `pc` (the code sections are placed
@@ -366,7 +390,7 @@ class CubinLookup {
     if (here) match.line = here->row->line;
     const std::vector<uint32_t> chain = chainAt(pc);
     for (uint32_t s : chain) match.scopes.push_back(scopeInfo(d_.dies[scopes_[s].die], here));
-    const cubin::RegMapFunction* registers = cubin::findRegMapFunction(regMap_, f.name);
+    const cubin::FunctionRegisters* registers = registersOf(f.name);
     for (uint32_t s : chain) {
       for (uint32_t decl : scopes_[s].declarations) {
         const Die& die = d_.dies[decl];
@@ -393,14 +417,14 @@ class CubinLookup {
     return info;
   }
 
-  VariableInfo variable(const Die& die, uint64_t pc, uint64_t relativePc, const cubin::RegMapFunction* registers) const {
+  VariableInfo variable(const Die& die, uint64_t pc, uint64_t relativePc, const cubin::FunctionRegisters* registers) const {
     VariableInfo v = detail::describeVariable(d_, die, ends_);
     v.sass.emplace();  // a cubin's: empty unless the location evaluates to one
     location(die, pc, relativePc, registers, v);
     return v;
   }
 
-  void location(const Die& die, uint64_t pc, uint64_t relativePc, const cubin::RegMapFunction* registers,
+  void location(const Die& die, uint64_t pc, uint64_t relativePc, const cubin::FunctionRegisters* registers,
                 VariableInfo& v) const {
     const std::optional<AttrValue> loc = d_.attribute(die, dw::DW_AT_location);
     const read::Unit& unit = d_.unitOf(die);
@@ -424,13 +448,12 @@ class CubinLookup {
       v.location = "no location list at .debug_loc+" + std::to_string(listAt.value_or(loc->value));
       return;
     }
-    // DWARF 2-4 location lists: offsets from the unit's base address
-    // (its DW_AT_low_pc) until a base address selection entry.
     uint64_t base = 0;
     if (auto lowPc = d_.attribute(d_.dies[unit.firstDie], dw::DW_AT_low_pc)) base = lowPc->value;
-    for (const read::LocEntry& e : list->entries) {
-      if (e.kind == read::LocEntry::baseAddress) base = e.end;
-      if (e.kind != read::LocEntry::range || pc < base + e.begin || pc >= base + e.end) continue;
+    std::vector<uint32_t> covering;
+    rangesOf(*list, base).covering(pc, covering);
+    if (!covering.empty()) {  // the first in the list
+      const read::LocEntry& e = list->entries[*std::min_element(covering.begin(), covering.end())];
       ctx.section = d_.loc;
       ctx.sectionOffset = e.exprOffset;
       evaluate(read::decodeExpression(e.expr, ctx), relativePc, registers, v);
@@ -441,8 +464,27 @@ class CubinLookup {
                  hex(relativePc) + ")";
   }
 
+  // A location list's ranges, placed, by the PCs they cover (ids: entry
+  // positions): made at the list's first use, so that a stop finds its
+  // range without going through the list. DWARF 2-4 lists are offsets from
+  // the unit's base address (`base`: its DW_AT_low_pc) until a base address
+  // selection entry.
+  const cubin::IntervalIndex& rangesOf(const read::LocList& list, uint64_t base) const {
+    auto [indexed, first] = listRanges_.try_emplace({&list, base}, work::locListEntries);
+    if (!first) return indexed->second;
+    for (uint32_t i = 0; i < list.entries.size(); ++i) {
+      work::step(work::locListEntries);
+      const read::LocEntry& e = list.entries[i];
+      if (e.kind == read::LocEntry::baseAddress) base = e.end;
+      const uint64_t begin = base + e.begin, end = base + e.end;
+      if (e.kind == read::LocEntry::range && begin < end) indexed->second.add(begin, end - 1, i);
+    }
+    indexed->second.build();
+    return indexed->second;
+  }
+
   // The expression's location in SASS terms, as cuda-gdb reads it.
-  void evaluate(const read::Expression& e, uint64_t relativePc, const cubin::RegMapFunction* registers,
+  void evaluate(const read::Expression& e, uint64_t relativePc, const cubin::FunctionRegisters* registers,
                 VariableInfo& v) const {
     v.location = detail::expressionText(e);
     std::vector<std::string>& sass = v.sass.emplace();
@@ -456,7 +498,8 @@ class CubinLookup {
       const std::optional<std::string> reg = cuda::unpackRegister(op->operands[0]);
       if (!reg) continue;
       hasRegister = true;
-      const cubin::RegisterAt at = cubin::locateRegister(registers, *reg, relativePc);
+      const cubin::RegisterAt at = registers ? registers->locate(*reg, relativePc)
+                                             : cubin::locateRegister(nullptr, *reg, relativePc);
       if (!at.available) {
         v.available = false;
         sass.clear();
@@ -488,12 +531,18 @@ class CubinLookup {
   std::vector<cubin::LineTable> lineTables_, sassTables_;
   std::vector<RowAt> rows_, sassRows_;
   cubin::RegMap regMap_;
+  std::unordered_map<std::string_view, const cubin::RegMapFunction*> recordOf_;  // by function name
+  mutable std::unordered_map<std::string_view, cubin::FunctionRegisters> indexed_;  // made at a function's first stop
+  mutable std::map<std::pair<const read::LocList*, uint64_t>, cubin::IntervalIndex> listRanges_;  // by list and base
 };
 
 }  // namespace
 
-LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where) {
-  cubin::ReadOptions options;
+namespace {
+
+// The cubin read again with its code placed as the driver loads it.
+LookupResult lookupPlaced(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where,
+                          cubin::ReadOptions options) {
   options.placeCode = true;
   const cubin::ReadResult r = cubin::read(cubinBytes, filename, options);
   if (!r.ok()) {
@@ -506,13 +555,22 @@ LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view f
   return CubinLookup(r, dwarf).run(where);
 }
 
+}  // namespace
+
+LookupResult lookupCubin(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where) {
+  return lookupPlaced(cubinBytes, filename, where, {});
+}
+
 LookupResult lookup(const Loaded& file, std::string_view where) {
   // A cubin's module is cubin::read's (its format an ELF's); a PTX text may
   // be a caller's borrowed one, gone by now: not looked at.
   if (file.read.module.fileFormat != "ptx") {
+    // Read again, the file's pages handed back as the sections are copied (a mapped file's: read back from it).
     const std::string_view text = file.text.view();
-    return lookupCubin(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), file.path,
-                       where);
+    cubin::ReadOptions options;
+    options.release = [&file](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
+    return lookupPlaced(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), file.path,
+                        where, options);
   }
   return lookup(file.read.module, file.dwarf, where);
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,6 +66,13 @@ struct ReadOptions {
   // distinct addresses, as they do for cuda-gdb. What the debugger's view
   // (view::lookup on a cubin) reads; the dump keeps the file's addresses.
   bool placeCode = false;
+  // Called with stretches [begin, end) of the file's bytes the read will
+  // not look at again: at the start, what is neither a debug section nor
+  // what relocates one; then each debug section once its copy is made; at
+  // the end, the whole file. A caller whose bytes are a mapped file drops
+  // those pages (FileText::release), so that the file and the sections'
+  // copies are not both in memory.
+  std::function<void(uint64_t begin, uint64_t end)> release;
 };
 
 // Reads a cubin from its bytes, which must outlive nothing: the result owns

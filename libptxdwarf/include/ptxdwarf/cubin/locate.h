@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ptxdwarf/cubin/regmap.h"
@@ -40,8 +41,31 @@ struct RegisterAt {
 // The record of `function` in the map (its linkage name), or nullptr.
 const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view function);
 
+// A function's record indexed by register, for a caller that locates many
+// registers in it (lookup, at every variable of every stop): built in
+// O(E log E) for E entries, after which locating a register at a PC costs
+// O((1 + c) log e) for its e entries, c of them covering the PC (a
+// register a function moves through thousands of SASS registers included).
+// Views `function`, which must outlive it.
+class FunctionRegisters {
+ public:
+  explicit FunctionRegisters(const RegMapFunction& function);
+  FunctionRegisters(FunctionRegisters&&) noexcept;
+  FunctionRegisters& operator=(FunctionRegisters&&) noexcept;
+  ~FunctionRegisters();
+  // locateRegister's answer.
+  RegisterAt locate(std::string_view reg, uint64_t pc, bool extrapolate = false) const;
+
+ private:
+  struct Register;  // one register's entries, indexed by the PCs they cover (locate.cpp)
+  std::vector<Register> registers_;
+  std::unordered_map<std::string_view, uint32_t> byName_;  // into registers_: the entries cuda-gdb keeps
+  uint32_t lastEnd_ = 0;  // the greatest end of those entries: where extrapolation stops
+};
+
 // `reg` (with its `%`) at `pc` (relative to the function) in `function`'s
-// record (nullptr: the map has none for it).
+// record (nullptr: the map has none for it). Work: every entry of the
+// function; FunctionRegisters to locate many.
 RegisterAt locateRegister(const RegMapFunction* function, std::string_view reg, uint64_t pc,
                           bool extrapolate = false);
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -118,14 +119,25 @@ class File {
   // its end is at 0) is where each section is loaded: a symbol's value is
   // added to its section's address, as a loader that places the sections
   // at distinct addresses resolves S.
+  // Work: the relocation sections of `target` and their entries; the
+  // sections are grouped by target and each symbol table decoded once, at
+  // the first call, however many sections are relocated (so two threads
+  // must not call it on one File at once).
   std::optional<std::vector<uint8_t>> relocatedContents(const Section& target, Error& error,
                                                         RelocationReport* report = nullptr,
                                                         std::span<const uint64_t> sectionAddresses = {}) const;
 
  private:
+  // The relocation sections of each section (by sh_info), in header order.
+  const std::vector<std::vector<uint32_t>>& relocationSectionsByTarget() const;
+  // The symbols of the symbol table at `index`, decoded at the first call.
+  const std::vector<Symbol>* cachedSymbols(uint32_t index, Error& error) const;
+
   std::span<const uint8_t> bytes_;
   Header header_;
   std::vector<Section> sections_;
+  mutable std::optional<std::vector<std::vector<uint32_t>>> relocationSections_;
+  mutable std::map<uint32_t, std::vector<Symbol>> symbols_;
 };
 
 // "truncated ELF header" and the like, as `file: error: <message> (at file offset 0x...)`.
