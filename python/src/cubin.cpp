@@ -46,7 +46,7 @@ py::list lineRows(const Loaded& l) {
       d["column"] = r.column;
       d["is_stmt"] = r.isStmt;
       d["end_sequence"] = r.endSequence;
-      // At most cubin::kInlineFramesShown frames, as ptxdump's rows: the rest counted.
+      // At most kInlineFramesShown frames, as ptxdump's rows: the rest counted.
       const cubin::ShownInlineStack stack = cubin::shownInlineStack(table, i, debugStr);
       py::list frames;
       for (const cubin::InlineFrame& f : stack.frames) {

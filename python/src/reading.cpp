@@ -11,6 +11,7 @@
 #include "library.h"
 #include "ptxdwarf/demangle.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/inline_frames.h"
 
 namespace ptxdwarf_python {
 
@@ -227,11 +228,12 @@ uint32_t instructionLine(const ptx::Module& m, const ptx::LocRecord& r) {
   return r.instruction < f.endInstruction ? m.instructions[r.instruction].line : 0;
 }
 
+// At most kInlineFramesShown frames, as ptxdump's rows: inlineFramesOmitted counts the rest.
 std::vector<Frame> inlineFrames(const RowRef& r) {
   const ptx::Module& m = r.owner->module();
   const ptx::LineTable& t = r.table();
   std::vector<Frame> out;
-  for (uint32_t k : t.inlineStack(r.row)) {
+  for (uint32_t k : t.inlineStack(r.row, ptxdwarf::kInlineFramesShown)) {
     const ptx::LocRecord& record = m.locs[t.rows[k].loc];
     if (!record.isInlined()) break;  // the outermost row: the function itself
     const ptx::LocInlining& inlining = m.inliningOf(record);
@@ -556,7 +558,13 @@ void bindLineTable(py::module_& m) {
                                return bytesText(r.owner->module().functions[static_cast<size_t>(f)].name);
                              },
                              "the PTX function; None at module scope")
-      .def_property_readonly("inlined_at", &inlineFrames, "the inline stack, innermost first; [] when not inlined")
+      .def_property_readonly("inlined_at", &inlineFrames,
+                             "the inline stack, innermost first; [] when not inlined; at most 64 frames, as ptxdump "
+                             "prints them")
+      .def_property_readonly(
+          "inline_frames_omitted",
+          [](const RowRef& r) { return ptxdwarf::inlineFramesOmitted(r.table().rows[r.row].inlineDepth); },
+          "the frames of the inline stack past those inlined_at gives (0 for a stack of at most 64)")
       .def("__repr__", [](const RowRef& r) {
         return "<ptxdwarf.LineRow " + std::to_string(r.record().file) + ":" + std::to_string(r.record().line) + ":" +
                std::to_string(r.record().col) + ">";

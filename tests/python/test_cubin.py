@@ -135,7 +135,7 @@ def inline_chain_cubin(rows):
 
 class DeepInlineStacks(unittest.TestCase):
     """A row shows at most 64 frames of its inline stack, and a count of the rest: the library's one rule
-    (cubin::kInlineFramesShown) for ptxdump's rows and Python's."""
+    (kInlineFramesShown, ptxdwarf/inline_frames.h) for ptxdump's rows and Python's."""
 
     def test_line_rows_cap_the_stack_as_the_json_dump(self):
         with tempfile.TemporaryDirectory() as tmp:

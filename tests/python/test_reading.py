@@ -4,6 +4,8 @@
 and check() what `ptxdump check` reports."""
 import gc
 import json
+import os
+import tempfile
 import unittest
 
 from support import FIXTURES, corpus_files, json_text, ptxdwarf, run_ptxdump
@@ -140,7 +142,8 @@ class LineTableTest(unittest.TestCase):
                          e["line"], e["column"], paths.get(e["file"])))
                     frames = row.inlined_at
                     stack = e.get("inline_stack", [])
-                    self.assertEqual(len(frames), len(stack) + e.get("inline_frames_omitted", 0))
+                    self.assertEqual(len(frames), len(stack))
+                    self.assertEqual(row.inline_frames_omitted, e.get("inline_frames_omitted", 0))
                     for frame, f in zip(frames, stack):
                         self.assertEqual(
                             (frame.label, frame.function, frame.file_index, frame.line, frame.column, frame.resolved,
@@ -150,6 +153,43 @@ class LineTableTest(unittest.TestCase):
                              f["resolved"], paths.get(f["inlined_at"]["file"])))
                     compared += bool(frames)
         self.assertGreater(compared, 0, "no inlined rows among the files")
+
+
+def inline_chain_ptx(depth):
+    """A kernel whose `.loc` k (k = 1..depth) is inlined at `.loc` k-1: row k's stack is k frames deep."""
+    locs = ["\t.loc\t1 10 0", "\tret;"]
+    for k in range(1, depth + 1):
+        locs += ["\t.loc\t1 %d 0, function_name $L__info_string0, inlined_at 1 %d 0" % (10 + k, 9 + k), "\tret;"]
+    return "\n".join([".version 8.0", ".target sm_80", ".address_size 64", '\t.file\t1 "a.cu"',
+                      ".visible .entry k()", "{"] + locs +
+                     ["}", "\t.section\t.debug_str", "\t{", "$L__info_string0:",
+                      "\t.b8 105,110,110,101,114,0", "\t}", ""])
+
+
+class DeepInlineStackTest(unittest.TestCase):
+    """A PTX row shows at most 64 frames of its inline stack and counts the rest, as ptxdump's rows do
+    (kInlineFramesShown, ptxdwarf/inline_frames.h)."""
+
+    def test_rows_cap_the_stack_as_the_json_dump(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "deep.ptx")
+            with open(path, "w") as f:
+                f.write(inline_chain_ptx(100))
+            table = ptxdwarf.read(path).line_table()
+            r = run_ptxdump("dump", "--debug-line", "--format", "json", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            dumped = json.loads(r.stdout)["line"]["rows"]
+        self.assertEqual(len(table), 101)
+        for row, e in zip(table, dumped):
+            self.assertEqual([(f.function, f.line) for f in row.inlined_at],
+                             [(f["name"], f["inlined_at"]["line"]) for f in e.get("inline_stack", [])])
+            self.assertEqual(row.inline_frames_omitted, e.get("inline_frames_omitted", 0))
+        deepest = table[100]
+        self.assertEqual(len(deepest.inlined_at), 64)
+        self.assertEqual(deepest.inline_frames_omitted, 100 - 64)
+        self.assertEqual((deepest.inlined_at[0].function, deepest.inlined_at[0].line), ("inner", 109))
+        self.assertEqual((len(table[64].inlined_at), table[64].inline_frames_omitted), (64, 0))
+        self.assertEqual((table[0].inlined_at, table[0].inline_frames_omitted), ([], 0))
 
 
 class DocsExampleTest(unittest.TestCase):

@@ -24,6 +24,7 @@
 #include "ptxdwarf/elf/elf.h"
 #include "ptxdwarf/load.h"
 #include "ptxdwarf/print/dump.h"
+#include "ptxdwarf/ptxdwarf.h"
 #include "ptxdwarf/view/lookup.h"
 #include "work.h"
 
@@ -466,6 +467,32 @@ TEST(CubinScaling, LineRowsInOneInlineChain) {
   ASSERT_EQ(stack.size(), 64u);
   EXPECT_EQ(stack[0].function, "g");
   EXPECT_EQ(stack[0].callLine, 99u);
+}
+
+// The C API's rows hold a listing's stack (ptxdwarf/inline_frames.h): at
+// most 64 frames a row, the rest counted, so opening a cubin of n rows in one
+// chain keeps O(n) frames, not O(n^2).
+TEST(CubinScaling, CApiRowsKeepAtMostAListingsFrames) {
+  const std::string bytes = cubinOf({inlineChain(100)});
+  ptxdwarf_module* m = nullptr;
+  ASSERT_EQ(ptxdwarf_module_read(bytes.data(), bytes.size(), "chain.cubin", &m), PTXDWARF_OK) << ptxdwarf_last_error();
+  ptxdwarf_cubin* c = nullptr;
+  ASSERT_EQ(ptxdwarf_cubin_open(m, &c), PTXDWARF_OK) << ptxdwarf_last_error();
+  ASSERT_EQ(ptxdwarf_cubin_line_count(c), 101u);
+  ptxdwarf_line_row row;
+  ASSERT_EQ(ptxdwarf_cubin_line(c, 99, &row), PTXDWARF_OK);
+  EXPECT_EQ(row.inline_depth, kInlineFramesShown);
+  EXPECT_EQ(row.inline_frames_omitted, 99u - kInlineFramesShown);
+  ptxdwarf_inline_frame frame;
+  ASSERT_EQ(ptxdwarf_cubin_inline_frame(c, 99, 0, &frame), PTXDWARF_OK);
+  EXPECT_STREQ(frame.function, "g");
+  EXPECT_EQ(frame.call_line, 99u);
+  EXPECT_EQ(ptxdwarf_cubin_inline_frame(c, 99, kInlineFramesShown, &frame), PTXDWARF_E_NOT_FOUND);
+  ASSERT_EQ(ptxdwarf_cubin_line(c, 64, &row), PTXDWARF_OK);
+  EXPECT_EQ(row.inline_depth, 64u);
+  EXPECT_EQ(row.inline_frames_omitted, 0u);
+  ptxdwarf_cubin_free(c);
+  ptxdwarf_module_free(m);
 }
 
 // ---- .nv_debug_info_reg_sass ----

@@ -717,8 +717,10 @@ typedef struct {
   uint32_t column;
   int is_stmt;
   int end_sequence;
-  size_t inline_depth;  /* frames of its inline stack (ptxdwarf_cubin_inline_frame); 0: not inlined */
+  size_t inline_depth;  /* frames of its inline stack (ptxdwarf_cubin_inline_frame): the innermost, at most 64
+                           as ptxdump prints them; 0: not inlined */
   int inline_broken;    /* 1: a context named no earlier row, the stack ends there */
+  size_t inline_frames_omitted; /* the frames past those inline_depth counts */
 } ptxdwarf_line_row;
 
 typedef struct {

@@ -17,10 +17,11 @@ struct ptxdwarf_cubin {
     cubin::LineRow row;
     const char* file = "";
     bool broken = false;
+    uint32_t framesOmitted = 0;
   };
   std::deque<std::string> strings;  // every string handed out
   std::vector<Row> rows;
-  std::vector<std::vector<ptxdwarf_inline_frame>> frames;  // per row, innermost first
+  std::vector<std::vector<ptxdwarf_inline_frame>> frames;  // per row, innermost first, as a listing shows them
   std::vector<ptxdwarf_sass_line> sassLines;
   std::vector<ptxdwarf_regmap_entry> regmap;
   std::string regmapProblem;
@@ -44,12 +45,12 @@ void addLineRows(ptxdwarf_cubin& c, const ptx::Module& m) {
   for (const cubin::LineTable& table : cubin::decodeLinePrograms(bytesOf(m, ".debug_line"))) {
     for (size_t i = 0; i < table.rows.size(); ++i) {
       const cubin::LineRow& r = table.rows[i];
-      bool broken = false;
+      const cubin::ShownInlineStack stack = cubin::shownInlineStack(table, i, debugStr);
       std::vector<ptxdwarf_inline_frame> frames;
-      for (const cubin::InlineFrame& f : cubin::inlineStack(table, i, debugStr, &broken))
+      for (const cubin::InlineFrame& f : stack.frames)
         frames.push_back({c.keep(std::string(f.function)), c.keep(table.header.filePath(f.callFile)), f.callLine,
                           f.callColumn});
-      c.rows.push_back({r, c.keep(table.header.filePath(r.file)), broken});
+      c.rows.push_back({r, c.keep(table.header.filePath(r.file)), stack.broken, stack.omitted});
       c.frames.push_back(std::move(frames));
     }
   }
@@ -110,7 +111,7 @@ ptxdwarf_status ptxdwarf_cubin_line(const ptxdwarf_cubin* cubin, size_t row, ptx
     const ptxdwarf_cubin::Row& r = rowAt(c.rows, row, "row");
     needOut(out, "out");
     *out = {r.row.address, r.file, r.row.line, r.row.column, r.row.isStmt ? 1 : 0, r.row.endSequence ? 1 : 0,
-            c.frames[row].size(), r.broken ? 1 : 0};
+            c.frames[row].size(), r.broken ? 1 : 0, r.framesOmitted};
   });
 }
 

@@ -352,7 +352,7 @@ ShownInlineStack shownInlineStack(const LineTable& table, size_t row, std::span<
   ShownInlineStack shown;
   shown.frames = inlineStack(table, row, debugStr, &shown.broken, kInlineFramesShown);
   const uint32_t depth = row < table.rows.size() ? table.rows[row].inlineDepth : 0;
-  shown.omitted = depth > kInlineFramesShown ? depth - static_cast<uint32_t>(kInlineFramesShown) : 0;
+  shown.omitted = inlineFramesOmitted(depth);
   return shown;
 }
 

@@ -9,6 +9,7 @@
 
 #include "ptxdwarf/demangle.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/inline_frames.h"
 #include "ptxdwarf/print/json.h"
 
 namespace ptxdwarf::print {
@@ -72,15 +73,8 @@ void fileTableText(const ptx::LineTable& t, std::string& out) {
   }
 }
 
-// A row shows at most this many frames of its inline stack, and how many
-// more there are: real stacks are tens deep, but a stack may be as deep as
-// the file has `.loc`s, and every row's whole stack would be O(n^2) output
-// (20,000 rows each inlined into the one before: 9 GB).
-constexpr size_t kInlineFramesShown = 64;
-
 uint32_t framesOmitted(const ptx::LineTable& t, uint32_t row) {
-  const uint32_t depth = t.rows[row].inlineDepth;
-  return depth > kInlineFramesShown ? depth - static_cast<uint32_t>(kInlineFramesShown) : 0;
+  return inlineFramesOmitted(t.rows[row].inlineDepth);
 }
 
 void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::string& out) {

@@ -30,6 +30,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ptxdwarf/inline_frames.h"
+
 namespace ptxdwarf::cubin {
 
 inline constexpr uint8_t DW_LNE_NVIDIA_inlined_call = 0x90, DW_LNE_NVIDIA_set_function_name = 0x91;
@@ -117,17 +119,12 @@ struct InlineFrame {
 std::vector<InlineFrame> inlineStack(const LineTable& table, size_t row, std::span<const uint8_t> debugStr,
                                      bool* broken = nullptr, size_t most = SIZE_MAX);
 
-// A listing of the rows (ptxdump's text and JSON, the Python package's
-// line_rows) shows at most this many frames of a row's inline stack, and
-// how many more there are: a stack may be as deep as the table has rows,
-// and every row's whole stack would be output quadratic in the table.
-inline constexpr size_t kInlineFramesShown = 64;
 struct ShownInlineStack {
   std::vector<InlineFrame> frames;  // innermost first, at most kInlineFramesShown
   uint32_t omitted = 0;             // the frames past those
   bool broken = false;              // as inlineStack's
 };
-// The row's inline stack as a listing shows it.
+// The row's inline stack as a listing shows it (ptxdwarf/inline_frames.h).
 ShownInlineStack shownInlineStack(const LineTable& table, size_t row, std::span<const uint8_t> debugStr);
 
 }  // namespace ptxdwarf::cubin
