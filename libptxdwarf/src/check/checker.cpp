@@ -12,12 +12,6 @@ namespace ptxdwarf::check {
 
 using namespace dw;
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 Diagnostic& Checker::report(Severity sev, const SectionImage* section, uint64_t offset, std::string_view rule,
                             std::string message, const read::Die* die) {
   if (!die && section == dwarf_.info) die = dieContaining(offset);
@@ -36,10 +30,10 @@ Diagnostic& Checker::report(Severity sev, const SectionImage* section, uint64_t 
 
 std::string Checker::describe(const read::Die& die) const {
   std::string s(tagName(die.tag));
-  if (s.empty()) s = "tag " + hex(die.tag);
+  if (s.empty()) s = "tag " + hex(die.tag, 8);
   std::string_view n = dwarf_.name(die);
   if (!n.empty()) s += " '" + printable(n) + "'";
-  return s + " at " + hex(die.offset);
+  return s + " at " + hex(die.offset, 8);
 }
 
 std::string Checker::printable(std::string_view s) { return escaped(s); }

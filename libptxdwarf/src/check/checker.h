@@ -21,9 +21,6 @@
 
 namespace ptxdwarf::check {
 
-// "0x0000002a": offsets and values in check's messages.
-std::string hex(uint64_t v);
-
 // The rule table and the passes agree (check.cpp): for a unit test.
 bool passTableIsConsistent();
 

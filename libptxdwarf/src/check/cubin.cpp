@@ -23,13 +23,7 @@ using namespace dw;
 
 namespace {
 
-std::string hexPc(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::string rangeText(PcRange r) { return "[" + hexPc(r.begin) + ", " + hexPc(r.end) + ")"; }
+std::string rangeText(PcRange r) { return "[" + hex(r.begin) + ", " + hex(r.end) + ")"; }
 
 bool isScope(uint16_t tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine;
@@ -292,7 +286,7 @@ void CubinChecker::checkVariable(const read::Die& die, const read::AttrValue& lo
     const std::optional<cuda::RegisterName> name = cuda::unpackRegisterName(use.packed);
     if (!name) {
       report(Severity::error, ptxLine(die, location.offset, f), location.offset, "cubin-register-unmapped",
-             "DW_OP_regx operand 0x" + hexPc(use.packed).substr(2) +
+             "DW_OP_regx operand 0x" + hex(use.packed).substr(2) +
                  " is no packed PTX register name: cuda-gdb cannot look it up in the register map",
              die);
       return;
@@ -316,7 +310,7 @@ void CubinChecker::checkVariable(const read::Die& die, const read::AttrValue& lo
     available = held && where.begin < where.end && held->meets(where);
     std::string heldText;
     for (size_t i = 0; !available && held && i < held->entries.size() && heldText.size() < 80; ++i)
-      heldText += (heldText.empty() ? "" : ", ") + hexPc(held->entries[i].first) + "-" + hexPc(held->entries[i].second);
+      heldText += (heldText.empty() ? "" : ", ") + hex(held->entries[i].first) + "-" + hex(held->entries[i].second);
     if (available) return;
     if (!firstReg.empty()) continue;
     firstReg = std::string(reg);

@@ -11,6 +11,7 @@
 #include "checker.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/read/expression.h"
 
 namespace ptxdwarf::check {
@@ -111,7 +112,7 @@ void Checker::checkRegister(const read::Die& die, uint64_t packed, const Section
   const std::optional<cuda::RegisterName> name = cuda::unpackRegisterName(packed);
   if (!name) {
     error(sec, at, "register-name",
-          "DW_OP_regx operand " + hex(packed) + " is not a packed PTX register name ('%' and at most 8 bytes)", &die);
+          "DW_OP_regx operand " + hex(packed, 8) + " is not a packed PTX register name ('%' and at most 8 bytes)", &die);
     return;
   }
   const std::string_view reg = name->view();

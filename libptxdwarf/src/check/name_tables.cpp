@@ -9,6 +9,7 @@
 
 #include "checker.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "../work.h"
 
 namespace ptxdwarf::check {
@@ -84,7 +85,7 @@ void Checker::pubnames() {
     const read::Unit* u = unitAt(dwarf_, s.infoOffset);
     if (!u) {
       error(dwarf_.pubnames, s.offset + 6, "pubnames-header",
-            "pubnames set names .debug_info offset " + hex(s.infoOffset) + ", where no unit starts");
+            "pubnames set names .debug_info offset " + hex(s.infoOffset, 8) + ", where no unit starts");
       continue;
     }
     if (s.infoLength == u->length) {
@@ -128,7 +129,7 @@ void Checker::aranges() {
     const read::Unit* u = unitAt(dwarf_, s.infoOffset);
     if (!u) {
       error(dwarf_.aranges, s.offset + 6, "aranges-header",
-            "aranges set names .debug_info offset " + hex(s.infoOffset) + ", where no unit starts");
+            "aranges set names .debug_info offset " + hex(s.infoOffset, 8) + ", where no unit starts");
       continue;
     }
     for (const read::Range& r : s.ranges) {
@@ -148,7 +149,7 @@ void Checker::aranges() {
       if (!std::binary_search(it->second.begin(), it->second.end(), std::pair(begin, end)))
         error(dwarf_.aranges, r.offset, "aranges-range",
               "range " + std::string(begin) + ".." + std::string(end) +
-                  " is not the low/high pc of any DIE of the unit at " + hex(u->offset));
+                  " is not the low/high pc of any DIE of the unit at " + hex(u->offset, 8));
     }
   }
 }

@@ -10,6 +10,7 @@
 
 #include "checker.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "../work.h"
 
 namespace ptxdwarf::check {
@@ -20,10 +21,10 @@ namespace {
 
 std::string typeText(const read::Dwarf& d, const read::Die& die) {
   std::string s(tagName(die.tag));
-  if (s.empty()) s = "tag " + hex(die.tag);
+  if (s.empty()) s = "tag " + hex(die.tag, 8);
   std::string_view n = d.name(die);
   if (!n.empty()) s += " '" + std::string(n) + "'";
-  return s + " at " + hex(die.offset);
+  return s + " at " + hex(die.offset, 8);
 }
 
 bool isDebugSectionName(std::string_view name) { return name.starts_with(".debug"); }
@@ -186,7 +187,7 @@ void Checker::typeCycles() {
       std::rotate(cycle.begin(), lowest, cycle.end());
       std::string chain;
       for (uint32_t k : cycle) chain += typeText(d, d.dies[k]) + " -> ";
-      chain += "back to " + hex(d.dies[cycle.front()].offset);
+      chain += "back to " + hex(d.dies[cycle.front()].offset, 8);
       const read::Die& at = d.dies[cycle.front()];
       std::optional<read::AttrValue> t = d.attribute(at, DW_AT_type);
       error(d.info, t ? t->offset : at.offset, "type-cycle",

@@ -7,6 +7,7 @@
 
 #include "checker.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "../work.h"
 
 namespace ptxdwarf::check {
@@ -95,15 +96,15 @@ void Checker::references() {
       const uint64_t targetOffset = *at;
       if (unitRelative && (targetOffset < u.offset || targetOffset >= u.end)) {
         error(dwarf_.info, v.offset, "ref-target",
-              std::string(attributeName(v.name)) + " refers to " + hex(targetOffset) + ", outside its unit (" +
-                  hex(u.offset) + "-" + hex(u.end) + ")", &die);
+              std::string(attributeName(v.name)) + " refers to " + hex(targetOffset, 8) + ", outside its unit (" +
+                  hex(u.offset, 8) + "-" + hex(u.end, 8) + ")", &die);
         continue;
       }
       const read::Die* target = dwarf_.dieAt(targetOffset);
       if (!target) {
         const read::Die* inside = dieContaining(targetOffset);
         error(dwarf_.info, v.offset, "ref-target",
-              std::string(attributeName(v.name)) + " refers to " + hex(targetOffset) + ", which is not the start of a DIE" +
+              std::string(attributeName(v.name)) + " refers to " + hex(targetOffset, 8) + ", which is not the start of a DIE" +
                   (inside ? " (it is inside " + describe(*inside) + ")" : ""), &die);
         continue;
       }
@@ -115,7 +116,7 @@ void Checker::references() {
         const uint64_t expected = siblingOffsets[static_cast<size_t>(&die - dwarf_.dies.data())];
         if (targetOffset != expected)
           error(dwarf_.info, v.offset, "sibling",
-                "DW_AT_sibling is " + hex(targetOffset) + " but the next sibling starts at " + hex(expected), &die);
+                "DW_AT_sibling is " + hex(targetOffset, 8) + " but the next sibling starts at " + hex(expected, 8), &die);
       }
     }
   }
@@ -139,7 +140,7 @@ void Checker::locListOffsets() {
     bool onEntry = at != refs.end() && at->offset == cur.offset;
     if (!onEntry)
       error(dwarf_.loc, cur.offset, "loclist-offset",
-            "location-list offset " + hex(cur.offset) + " lands inside the list at " + hex(prev.offset));
+            "location-list offset " + hex(cur.offset, 8) + " lands inside the list at " + hex(prev.offset, 8));
   }
 }
 

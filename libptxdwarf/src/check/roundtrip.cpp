@@ -9,6 +9,7 @@
 
 #include "checker.h"
 #include "../work.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/write/reencode.h"
 
 namespace ptxdwarf::check {
@@ -39,7 +40,7 @@ void Checker::roundTrip() {
   if (!diff) return;
   const SectionImage* sec = module_.section(diff->section);
   error(sec, diff->offset, "round-trip",
-        "decode and re-encode differ at " + diff->section + "+" + hex(diff->offset) + ": " + diff->message);
+        "decode and re-encode differ at " + diff->section + "+" + hex(diff->offset, 8) + ": " + diff->message);
 }
 
 }  // namespace ptxdwarf::check

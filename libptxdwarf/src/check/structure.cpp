@@ -7,6 +7,7 @@
 #include "checker.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 
 namespace ptxdwarf::check {
@@ -55,7 +56,7 @@ void Checker::unitHeaders() {
         if (isVersion4Form(s.form))
           error(dwarf_.abbrev, a.offset, "form-version",
                 std::string(formName(s.form)) + " (of " + std::string(attributeName(s.name)) +
-                    ") is a DWARF 4 form, used by a DWARF " + std::to_string(u.version) + " unit at " + hex(u.offset));
+                    ") is a DWARF 4 form, used by a DWARF " + std::to_string(u.version) + " unit at " + hex(u.offset, 8));
   }
 }
 
@@ -83,7 +84,7 @@ void Checker::ptxasForms() {
           if (problem.empty() || (version < 4 && isVersion4Form(specs[i].form))) continue;
           error(dwarf_.abbrev, formOffset(dwarf_, a, i), "ptxas-form",
                 std::string(formName(specs[i].form)) + " (of " + std::string(attributeName(specs[i].name)) +
-                    ") in a DWARF " + std::to_string(version) + " unit at " + hex(firstUnit[t][version]) + ": " +
+                    ") in a DWARF " + std::to_string(version) + " unit at " + hex(firstUnit[t][version], 8) + ": " +
                     std::string(problem));
         }
       }

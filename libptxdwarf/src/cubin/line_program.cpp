@@ -1,20 +1,14 @@
 #include "ptxdwarf/cubin/line_program.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "../work.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdwarf::cubin {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // A bounds-checked cursor over one line table's bytes: a read past `end_`
 // sets `failed` and yields 0, so a damaged table stops where it is damaged.
@@ -95,30 +89,30 @@ bool readHeader(std::span<const uint8_t> bytes, uint64_t offset, LineTable& t) {
   Cursor c(bytes, offset, bytes.size());
   h.unitLength = c.fixed(4);
   if (c.failed) {
-    t.problems.push_back(hex(offset) + ": the unit length runs past the section's end");
+    t.problems.push_back(hex(offset, 8) + ": the unit length runs past the section's end");
     return false;
   }
   if (h.unitLength >= 0xfffffff0u) {
-    t.problems.push_back(hex(offset) + ": 64-bit DWARF line tables are not decoded");
+    t.problems.push_back(hex(offset, 8) + ": 64-bit DWARF line tables are not decoded");
     return false;
   }
   h.end = offset + 4 + h.unitLength;
   if (h.end > bytes.size()) {
-    t.problems.push_back(hex(offset) + ": unit length " + hex(h.unitLength) + " runs past the section's end (" +
-                         hex(bytes.size()) + ")");
+    t.problems.push_back(hex(offset, 8) + ": unit length " + hex(h.unitLength, 8) + " runs past the section's end (" +
+                         hex(bytes.size(), 8) + ")");
     h.end = bytes.size();
   }
   c.limit(h.end);
   h.version = static_cast<uint16_t>(c.fixed(2));
   if (h.version < 2 || h.version > 4) {
-    t.problems.push_back(hex(offset) + ": line table version " + std::to_string(h.version) +
+    t.problems.push_back(hex(offset, 8) + ": line table version " + std::to_string(h.version) +
                          " is not decoded (ptxas writes 2)");
     return false;
   }
   h.headerLength = c.fixed(4);
   h.programBegin = c.at() + h.headerLength;
   if (h.programBegin > h.end) {
-    t.problems.push_back(hex(offset) + ": header length " + hex(h.headerLength) + " runs past the table's end");
+    t.problems.push_back(hex(offset, 8) + ": header length " + hex(h.headerLength, 8) + " runs past the table's end");
     return false;
   }
   c.limit(h.programBegin);
@@ -145,14 +139,14 @@ bool readHeader(std::span<const uint8_t> bytes, uint64_t offset, LineTable& t) {
     h.files.push_back(std::move(f));
   }
   if (c.failed) {
-    t.problems.push_back(hex(offset) + ": the header's directory or file tables run past the header's end");
+    t.problems.push_back(hex(offset, 8) + ": the header's directory or file tables run past the header's end");
     return false;
   }
   // NVIDIA's extension: the rest of the header holds the base of the
   // inlined functions' names in .debug_str.
   if (h.programBegin - c.at() >= 4) h.inlineNamesBase = static_cast<uint32_t>(c.fixed(4));
   if (h.lineRange == 0) {
-    t.problems.push_back(hex(offset) + ": line_range 0: the special opcodes cannot be decoded");
+    t.problems.push_back(hex(offset, 8) + ": line_range 0: the special opcodes cannot be decoded");
     return false;
   }
   return true;
@@ -249,7 +243,7 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
             break;  // define_file, discriminator, vendor: skipped by their length
         }
         if (!c.failed && c.at() - begin > length) {
-          t.problems.push_back(hex(opAt) + ": extended opcode " + std::to_string(sub) + "'s operands run past its length");
+          t.problems.push_back(hex(opAt, 8) + ": extended opcode " + std::to_string(sub) + "'s operands run past its length");
           return;
         }
         c.skip(length - (c.at() - begin));
@@ -288,7 +282,7 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
         break;
     }
     if (c.failed) {
-      t.problems.push_back(hex(opAt) + ": opcode " + std::to_string(op) + " runs past the table's end");
+      t.problems.push_back(hex(opAt, 8) + ": opcode " + std::to_string(op) + " runs past the table's end");
       return;
     }
   }

@@ -1,19 +1,13 @@
 #include "ptxdwarf/cubin/regmap.h"
 
-#include <cstdio>
 #include <cstring>
 
 #include "../work.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdwarf::cubin {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 class Reader {
  public:

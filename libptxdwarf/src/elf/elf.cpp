@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include <cstdio>
-
 #include "../work.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdwarf::elf {
 
@@ -24,12 +23,6 @@ uint64_t readLe(std::span<const uint8_t> bytes, uint64_t at, unsigned size) {
 // [offset, offset + size) inside a file of `fileSize` bytes, without overflowing.
 bool inside(uint64_t offset, uint64_t size, uint64_t fileSize) {
   return offset <= fileSize && size <= fileSize - offset;
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 Error fail(std::string message, uint64_t offset) { return Error{std::move(message), offset}; }
