@@ -241,7 +241,7 @@ std::optional<std::vector<Symbol>> File::symbols(const Section& symtab, Error& e
   return out;
 }
 
-const std::vector<std::vector<uint32_t>>& File::relocationSectionsByTarget() const {
+const std::vector<std::vector<uint32_t>>& File::relocationSectionsByTarget() {
   if (relocationSections_) return *relocationSections_;
   std::vector<std::vector<uint32_t>>& byTarget = relocationSections_.emplace(sections_.size());
   for (const Section& rel : sections_) {
@@ -252,7 +252,7 @@ const std::vector<std::vector<uint32_t>>& File::relocationSectionsByTarget() con
   return byTarget;
 }
 
-const std::vector<Symbol>* File::cachedSymbols(uint32_t index, Error& error) const {
+const std::vector<Symbol>* File::cachedSymbols(uint32_t index, Error& error) {
   if (auto found = symbols_.find(index); found != symbols_.end()) return &found->second;
   std::optional<std::vector<Symbol>> decoded = symbols(sections_[index], error);
   if (!decoded) return nullptr;
@@ -293,7 +293,7 @@ std::optional<std::vector<Relocation>> File::relocations(const Section& rel, Err
 
 std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& target, Error& error,
                                                             RelocationReport* report,
-                                                            std::span<const uint64_t> sectionAddresses) const {
+                                                            std::span<const uint64_t> sectionAddresses) {
   const std::span<const uint8_t> original = contents(target);
   std::vector<uint8_t> bytes(original.begin(), original.end());
   const std::vector<std::vector<uint32_t>>& byTarget = relocationSectionsByTarget();

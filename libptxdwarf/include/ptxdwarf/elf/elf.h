@@ -121,23 +121,23 @@ class File {
   // at distinct addresses resolves S.
   // Work: the relocation sections of `target` and their entries; the
   // sections are grouped by target and each symbol table decoded once, at
-  // the first call, however many sections are relocated (so two threads
-  // must not call it on one File at once).
+  // the first call, however many sections are relocated: the File keeps
+  // them, hence not const.
   std::optional<std::vector<uint8_t>> relocatedContents(const Section& target, Error& error,
                                                         RelocationReport* report = nullptr,
-                                                        std::span<const uint64_t> sectionAddresses = {}) const;
+                                                        std::span<const uint64_t> sectionAddresses = {});
 
  private:
   // The relocation sections of each section (by sh_info), in header order.
-  const std::vector<std::vector<uint32_t>>& relocationSectionsByTarget() const;
+  const std::vector<std::vector<uint32_t>>& relocationSectionsByTarget();
   // The symbols of the symbol table at `index`, decoded at the first call.
-  const std::vector<Symbol>* cachedSymbols(uint32_t index, Error& error) const;
+  const std::vector<Symbol>* cachedSymbols(uint32_t index, Error& error);
 
   std::span<const uint8_t> bytes_;
   Header header_;
   std::vector<Section> sections_;
-  mutable std::optional<std::vector<std::vector<uint32_t>>> relocationSections_;
-  mutable std::map<uint32_t, std::vector<Symbol>> symbols_;
+  std::optional<std::vector<std::vector<uint32_t>>> relocationSections_;
+  std::map<uint32_t, std::vector<Symbol>> symbols_;
 };
 
 // "truncated ELF header" and the like, as `file: error: <message> (at file offset 0x...)`.
