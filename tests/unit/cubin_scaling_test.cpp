@@ -250,7 +250,8 @@ std::string cubinOf(const std::vector<Function>& functions) {
         put(loc, expr.size() - 1, 2);
         loc.insert(loc.end(), expr.begin() + 1, expr.end());  // the block's bytes, not its length
       }
-      put(loc, 0, 16);
+      put(loc, 0, 8);  // the list's end: two zero addresses
+      put(loc, 0, 8);
     }
     for (size_t k = 0; k < f.nested.size(); ++k) {
       const auto& [name, reg] = f.nested[k];
