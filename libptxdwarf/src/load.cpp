@@ -15,8 +15,9 @@ unsigned threadsFor(const LoadOptions& options) { return options.threads ? optio
 
 // Reads `file.text` into `file.read`; `release` drops the text's pages as
 // the reader passes them.
-void readText(Loaded& file, const LoadOptions& options, bool release) {
+void readText(Loaded& file, const LoadOptions& options, unsigned threads, bool release) {
   ptx::ReadOptions reading;
+  reading.threads = threads;
   reading.index = false;  // built by decodeAndIndex, while the sections decode
   reading.bodies = options.bodies;
   if (release) reading.consumed = [&file](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
@@ -87,7 +88,7 @@ Loaded load(const std::string& path, const LoadOptions& options) {
     readCubin(file, options.releaseText);
     return file;
   }
-  readText(file, options, options.releaseText);
+  readText(file, options, threads, options.releaseText);
   finish(file, options, threads);
   return file;
 }
@@ -102,7 +103,7 @@ Loaded loadText(std::string_view text, std::string_view name, const LoadOptions&
     return file;
   }
   startThreads(threads);
-  readText(file, options, /*release=*/false);
+  readText(file, options, threads, /*release=*/false);
   finish(file, options, threads);
   return file;
 }

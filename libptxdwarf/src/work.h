@@ -34,6 +34,7 @@ enum Pass : unsigned {
   elfScan,            // a cubin's sections, symbols and relocations examined to relocate its debug sections
   cubinLineRows,      // cubin line table rows decoded, and their inline frames walked
   regmapScan,         // register map entries and records examined to find a register at a PC (lookup, check)
+  sectionsReadAhead,  // `.section` blocks the reader took from its second thread (SectionsAhead)
   kPassCount
 };
 

@@ -21,6 +21,7 @@
 #include "ptxdwarf/view/types.h"
 #include "ptxdwarf/write/reencode.h"
 #include "ptxdwarf/print/views.h"
+#include "ptx/sections_ahead.h"
 
 namespace ptxdwarf::fuzz {
 
@@ -32,10 +33,15 @@ inline std::string formatted(const Diagnostics& diags) {
 
 // PTX text through the reader and every check rule. Returns false (with the
 // reason) when a property breaks: a diagnostic on a line that does not exist,
-// a relocation out of order or out of bounds, or a parallel check that
-// differs from the one-thread one.
+// a relocation out of order or out of bounds, a read with its `.section`
+// blocks read ahead or a parallel check that differs from the one-thread one.
 inline bool readAndCheck(std::string_view text, std::string* why) {
   ptx::ReadResult r = ptx::read(text, "fuzz.ptx");
+  ptx::ReadOptions twoThreads;
+  twoThreads.threads = 2;
+  if (testsupport::moduleText(ptx::readWithSectionsAhead(text, "fuzz.ptx", twoThreads, 1, ptx::AheadSchedule::first)) !=
+      testsupport::moduleText(r))
+    return *why = "the read with its sections read ahead differs from the one-thread read", false;
   uint32_t lines = 1;
   for (char c : text) lines += c == '\n';
   for (const Diagnostic& d : r.diagnostics.items)

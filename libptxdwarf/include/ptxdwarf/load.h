@@ -85,10 +85,10 @@ bool readWholeFile(const std::string& path, std::string& text, std::string& erro
                    std::string_view program = "ptxdwarf");
 
 struct LoadOptions {
-  // Threads to build the name index on while the sections decode (the read
-  // itself is one pass on the caller's thread): 1 (the default) runs on the
-  // caller's thread only;
-  // 0 on one per CPU this process may run on (usableThreads()).
+  // Threads to read the large `.section` blocks on beside the code
+  // (ptx::ReadOptions::threads), and to build the name index on while the
+  // sections decode: 1 (the default) runs on the caller's thread only; 0 on
+  // one per CPU this process may run on (usableThreads()).
   unsigned threads = 1;
   // The module's name index (Module::reindex): what check, lookup and the
   // statistics resolve symbols with. A plain dump resolves none, and the

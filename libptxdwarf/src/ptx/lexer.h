@@ -113,6 +113,10 @@ inline NumberScan scanNumberFast(const char* p, const char* end) {
   return scanNumber(p, end);
 }
 
+// The newlines in [p, end): the line a reader that starts in the middle of a
+// text stands on.
+uint64_t countNewlines(const char* p, const char* end);
+
 class Cursor {
  public:
   Cursor(std::string_view text) : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), lineStart_(text.data()) {}

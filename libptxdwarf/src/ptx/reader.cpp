@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -14,8 +15,10 @@
 
 #include "../position_encodings.h"
 #include "../reserve.h"
-#include "section_reader.h"
 #include "lexer.h"
+#include "section_reader.h"
+#include "sections_ahead.h"
+#include "../parallel.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/ptx/module.h"
 #include "../work.h"
@@ -122,6 +125,8 @@ class Reader {
     consumed_.finish(cur_.offset());
   }
 
+  // Takes the large `.section` blocks from `ahead` as the read reaches them.
+  void readAheadBy(SectionsAhead& ahead) { ahead_ = &ahead; }
   Module take() { return std::move(module_); }
   Diagnostics& diagnostics() { return diagnostics_; }
 
@@ -596,19 +601,13 @@ class Reader {
 
   // ---- sections -------------------------------------------------------------
   void sectionDirective(SourceLoc at, uint64_t textBegin) {
-    cur_.skipInlineSpace();
-    SourceLoc nameLoc = cur_.loc();
-    const char* s = cur_.pos();
-    while (!cur_.atEnd() && (isIdentChar(cur_.peek()) || cur_.peek() == '.')) cur_.advance();
-    std::string_view name(s, static_cast<size_t>(cur_.pos() - s));
-    if (name.empty()) cur_.fail(nameLoc, "expected a section name");
-    // ptxas also takes `.section .name, "flags"`-less forms only; attributes are not PTX.
-    cur_.skipSpace();
-    SourceLoc braceLoc = cur_.loc();
-    cur_.expect('{', ("to open section " + std::string(name)).c_str());
-    SectionImage& image = sectionNamed(name, at);
+    const SectionHeader header = readSectionHeader(cur_);
+    auto [known, added] = sectionIndex_.try_emplace(std::string(header.name), module_.sections.size());
+    if (added && ahead_ && adoptBlockReadAhead(header.name, at, textBegin)) return;
+    SectionImage& image = added ? module_.sections.emplace_back() : module_.sections[known->second];
+    if (added) startSectionImage(image, header.name, at, blockTextBound(cur_));
     size_t before = image.bytes.size();
-    readSectionBody(cur_, image, braceLoc, diagnostics_, consumed_);
+    readSectionBody(cur_, image, header.brace, diagnostics_, consumed_);
     image.blocks.push_back({textBegin, cur_.offset()});
     if (before > 0 && image.bytes.size() > before) {
       diagnostics_.warning(at, "second non-empty block of section " + image.name +
@@ -618,32 +617,18 @@ class Reader {
     }
   }
 
-  SectionImage& sectionNamed(std::string_view name, SourceLoc at) {
-    // By name through a map: a file of many distinct section names must not
-    // compare each `.section` with every section before it.
-    auto [it, added] = sectionIndex_.try_emplace(std::string(name), module_.sections.size());
-    if (!added) return module_.sections[it->second];
-    SectionImage& s = module_.sections.emplace_back();
-    s.name = std::string(name);
-    s.loc = at;
-    const uint64_t rest = blockTextBound();
-    reserveForText(s.bytes, rest, 2);  // `0,` a byte
-    SourceMapEncoding::reserve(s.sourceMap, rest / 2);  // an entry per operand
-    reserveForText(s.relocations, rest, 4);  // `.b32 a` and a newline
-    return s;
-  }
-
-  // The text a section's vectors are reserved for when it is first named:
-  // from here to the next '}' (where the block ends, unless a comment holds
-  // one: then they grow past the reservation). The rest of the text alone
-  // made every section of a file of many tiny ones reserve for all that
-  // follows it: address space quadratic in their number, and a page or more
-  // of memory each.
-  uint64_t blockTextBound() const {
-    const char* from = cur_.pos();
-    const size_t rest = static_cast<size_t>(cur_.end() - from);
-    const void* brace = std::memchr(from, '}', rest);
-    return brace ? static_cast<uint64_t>(static_cast<const char*>(brace) - from) : rest;
+  // A section's first block, when the second thread read it (SectionsAhead):
+  // taken as it is, the cursor moved past it. False when it did not.
+  bool adoptBlockReadAhead(std::string_view name, SourceLoc at, uint64_t textBegin) {
+    std::optional<BlockReadAhead> block = ahead_->take(textBegin);
+    if (!block || block->image.name != name || block->image.loc != at) return false;
+    SectionImage& image = module_.sections.emplace_back(std::move(block->image));
+    image.blocks.push_back({textBegin, block->end});
+    diagnostics_.items.insert(diagnostics_.items.end(), std::make_move_iterator(block->diagnostics.items.begin()),
+                              std::make_move_iterator(block->diagnostics.items.end()));
+    cur_.moveTo(block->end, block->endLoc);
+    work::step(work::sectionsReadAhead);
+    return true;
   }
 
   SymbolName keepName(std::string_view name) { return SymbolName::fromKept(module_.names.keep(name)); }
@@ -653,6 +638,7 @@ class Reader {
   ConsumedText consumed_;
   Module module_;
   std::map<std::string, size_t, work::CountingLess<work::sectionLookup>> sectionIndex_;  // name -> index in module_.sections
+  SectionsAhead* ahead_ = nullptr;  // the blocks read on a second thread, if any
   Diagnostics diagnostics_;  // warnings, and the error that ended the read
   int32_t function_ = -1;  // the function whose body is being read
   int32_t block_ = -1;     // the innermost open `{ }` block of the body being read
@@ -689,12 +675,36 @@ bool rejectBomOrCrLines(std::string_view text, Diagnostics& diags) {
   return false;
 }
 
-// ---- reading on several threads --------------------------------------------
-
+// Reads on the caller's thread, and the large `.section` blocks on a second
+// one beside it (SectionsAhead).
+void readBesideSections(Reader& reader, std::string_view text, const ReadOptions& options,
+                        uint64_t minBlockBytes, AheadSchedule schedule) {
+  SectionsAhead ahead(text, options, minBlockBytes);
+  reader.readAheadBy(ahead);
+  if (schedule == AheadSchedule::first) {
+    ahead.run();
+    reader.run();
+    return;
+  }
+  runBeside(
+      [&] {
+        struct StopAhead {
+          SectionsAhead& ahead;
+          ~StopAhead() { ahead.stop(); }
+        } stop{ahead};
+        reader.run();
+      },
+      [&] { ahead.run(); });
+}
 
 }  // namespace
 
 ReadResult read(std::string_view text, std::string_view filename, const ReadOptions& options) {
+  return readWithSectionsAhead(text, filename, options, SectionsAhead::kMinBlockBytes);
+}
+
+ReadResult readWithSectionsAhead(std::string_view text, std::string_view filename, const ReadOptions& options,
+                                 uint64_t minBlockBytes, AheadSchedule schedule) {
   ReadResult result;
   if (text.size() > UINT32_MAX) {
     result.diagnostics.error({1, 1}, "file is larger than 4 GiB; PTX this large is not supported");
@@ -706,7 +716,10 @@ ReadResult read(std::string_view text, std::string_view filename, const ReadOpti
   }
   if (rejectBomOrCrLines(text, result.diagnostics)) return result;
   Reader reader(text, filename, options);
-  reader.run();
+  if (options.threads > 1 && text.size() >= minBlockBytes)
+    readBesideSections(reader, text, options, minBlockBytes, schedule);
+  else
+    reader.run();
   result.diagnostics = std::move(reader.diagnostics());
   result.module = reader.take();
   if (!options.keepAllSections) {

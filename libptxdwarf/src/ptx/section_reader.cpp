@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <span>
 #include <string>
 
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 #include "../position_encodings.h"
+#include "../reserve.h"
 #include "../work.h"
 
 namespace ptxdwarf::ptx {
@@ -292,6 +294,40 @@ class SectionBodyReader {
 };
 
 }  // namespace
+
+SectionHeader readSectionHeader(Cursor& cur) {
+  cur.skipInlineSpace();
+  SourceLoc nameLoc = cur.loc();
+  const char* s = cur.pos();
+  while (!cur.atEnd() && (isIdentChar(cur.peek()) || cur.peek() == '.')) cur.advance();
+  std::string_view name(s, static_cast<size_t>(cur.pos() - s));
+  if (name.empty()) cur.fail(nameLoc, "expected a section name");
+  // ptxas also takes `.section .name, "flags"`-less forms only; attributes are not PTX.
+  cur.skipSpace();
+  SourceLoc brace = cur.loc();
+  cur.expect('{', ("to open section " + std::string(name)).c_str());
+  return {name, brace};
+}
+
+// The text a section's vectors are reserved for when it is first named (a
+// block that a comment's '}' cuts short grows past the reservation). The
+// rest of the text alone made every section of a file of many tiny ones
+// reserve for all that follows it: address space quadratic in their number,
+// and a page or more of memory each.
+uint64_t blockTextBound(const Cursor& cur) {
+  const char* from = cur.pos();
+  const size_t rest = static_cast<size_t>(cur.end() - from);
+  const void* brace = std::memchr(from, '}', rest);
+  return brace ? static_cast<uint64_t>(static_cast<const char*>(brace) - from) : rest;
+}
+
+void startSectionImage(SectionImage& image, std::string_view name, SourceLoc at, uint64_t rest) {
+  image.name = std::string(name);
+  image.loc = at;
+  reserveUpTo(image.bytes, rest / 2 + 1);                 // `0,` a byte
+  SourceMapEncoding::reserve(image.sourceMap, rest / 2);  // an entry per operand
+  reserveUpTo(image.relocations, rest / 4 + 1);           // `.b32 a` and a newline
+}
 
 void readSectionBody(Cursor& cur, SectionImage& image, SourceLoc open, Diagnostics& diagnostics,
                      ConsumedText& consumed) {

@@ -15,7 +15,8 @@ namespace ptxdwarf::ptx {
 // for good, about every ReadOptions::consumedStep bytes.
 class ConsumedText {
  public:
-  explicit ConsumedText(const ReadOptions& options) : options_(options) {}
+  // `from`: where the text this reader passes begins.
+  explicit ConsumedText(const ReadOptions& options, uint64_t from = 0) : options_(options), from_(from) {}
   // The read stands at `offset`, between two statements.
   void passed(uint64_t offset) {
     if (!options_.consumed || offset - from_ < options_.consumedStep) return;
@@ -29,8 +30,25 @@ class ConsumedText {
 
  private:
   const ReadOptions& options_;
-  uint64_t from_ = 0;
+  uint64_t from_;
 };
+
+// What follows a `.section` directive up to its block's `{`: the name
+// (identifier characters and dots) and where the brace stands. A syntax
+// error throws ParseError.
+struct SectionHeader {
+  std::string_view name;
+  SourceLoc brace;
+};
+SectionHeader readSectionHeader(Cursor& cur);
+
+// The text from the cursor (just past a block's `{`) to the next '}': where
+// the block ends, unless a comment holds one.
+uint64_t blockTextBound(const Cursor& cur);
+
+// Names a new section at `at` and reserves its vectors for a block of
+// `blockBytes` of text (blockTextBound).
+void startSectionImage(SectionImage& image, std::string_view name, SourceLoc at, uint64_t blockBytes);
 
 // Reads a section's body from after its `{` to past its `}` into `image`:
 // bytes, relocations, labels and each operand's position. `open` is where

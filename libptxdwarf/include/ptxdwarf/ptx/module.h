@@ -348,6 +348,11 @@ struct ReadOptions {
   // the memory of a large nvcc -G file. Off, those vectors stay empty and a
   // function's instruction and label ranges are empty.
   bool bodies = true;
+  // 2 or more: the large `.section` blocks (nvcc and LLVM write them after
+  // the functions) are read on a second thread while the reader is still in
+  // the functions. The result is the same; 1 reads on the caller's thread
+  // alone.
+  unsigned threads = 1;
 };
 
 struct ReadResult {
