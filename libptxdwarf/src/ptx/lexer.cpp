@@ -26,7 +26,8 @@ uint64_t countNewlines(const char* p, const char* end) {
   const __m128i newline = _mm_set1_epi8('\n');
   for (; end - p >= 16; p += 16) {
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    count += static_cast<uint64_t>(__builtin_popcount(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(c, newline)))));
+    const unsigned newlines = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(c, newline)));
+    count += static_cast<uint64_t>(__builtin_popcount(newlines));
   }
 #endif
   for (; p < end; ++p) count += *p == '\n';

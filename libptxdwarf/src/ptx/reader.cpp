@@ -603,9 +603,14 @@ class Reader {
   void sectionDirective(SourceLoc at, uint64_t textBegin) {
     const SectionHeader header = readSectionHeader(cur_);
     auto [known, added] = sectionIndex_.try_emplace(std::string(header.name), module_.sections.size());
-    if (added && ahead_ && adoptBlockReadAhead(header.name, at, textBegin)) return;
-    SectionImage& image = added ? module_.sections.emplace_back() : module_.sections[known->second];
-    if (added) startSectionImage(image, header.name, at, blockTextBound(cur_));
+    if (added) {
+      // Only a large block is asked for: a small one would be waited for
+      // no sooner than it is read.
+      const uint64_t blockBytes = blockTextBound(cur_);
+      if (ahead_ && blockBytes >= ahead_->minBlockBytes() && adoptBlockReadAhead(header.name, at, textBegin)) return;
+      startSectionImage(module_.sections.emplace_back(), header.name, at, blockBytes);
+    }
+    SectionImage& image = module_.sections[known->second];
     size_t before = image.bytes.size();
     readSectionBody(cur_, image, header.brace, diagnostics_, consumed_);
     image.blocks.push_back({textBegin, cur_.offset()});

@@ -55,6 +55,9 @@ class SectionsAhead {
   std::optional<BlockReadAhead> take(uint64_t textBegin);
   // The reader is done: run() stops before its next block.
   void stop();
+  // The blocks read ahead are of at least this much text, to the first '}'
+  // after their `{` (blockTextBound).
+  uint64_t minBlockBytes() const { return minBlockBytes_; }
 
  private:
   void publish(BlockReadAhead&& block);
