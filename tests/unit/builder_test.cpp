@@ -5,7 +5,7 @@
 
 
 #include "corpus.h"
-#include "write/encoded_dies.h"
+#include "write/unit_store.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
@@ -728,7 +728,7 @@ TEST(Unit, ARegisterRunIsCheckedAgainstItsFirstDie) {
   EXPECT_EQ(u.dieCount(), 121u);
   size_t dies = 0;
   std::vector<uint8_t> last;
-  u.forEachEncodedDie(run, [&](std::span<const uint8_t> bytes) {
+  UnitStore::forEachEncodedDie(u, run, [&](std::span<const uint8_t> bytes) {
     ++dies;
     last.assign(bytes.begin(), bytes.end());
   });

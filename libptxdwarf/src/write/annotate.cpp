@@ -20,6 +20,7 @@
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"
 #include "annotate_internal.h"
+#include "unit_store.h"
 
 #ifndef PTXDWARF_VERSION_STRING
 #define PTXDWARF_VERSION_STRING "unknown"
@@ -94,7 +95,7 @@ void Annotator::reserveDies() {
   // 8, 4, 11, 1): a range keeps its first register's (Unit::addRegisterRun).
   constexpr size_t kBytesPerDeclaration = 30;
   b_.unit().reserve(dies, kAttributesPerDie * dies);
-  b_.unit().reserveEncoded(kBytesPerDeclaration * declarations);
+  UnitStore::reserveEncoded(b_.unit(), kBytesPerDeclaration * declarations);
 }
 
 bool Annotator::fitsPtxString(std::string_view name) {

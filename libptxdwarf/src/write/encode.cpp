@@ -13,7 +13,7 @@
 #include "../parallel.h"
 #include "../reserve.h"
 #include "encode_internal.h"
-#include "encoded_dies.h"
+#include "unit_store.h"
 
 namespace ptxdwarf::write {
 
@@ -242,8 +242,8 @@ void forEachReferenceIn(std::span<const AttributeSpec> specs, std::span<const ui
 }
 
 void checkEncodedReferences(const Unit& u, DieId id, Diagnostics& diags) {
-  const std::span<const AttributeSpec> specs = u.shapeSpecs(u.die(id).shape - 1);
-  u.forEachEncodedDie(id, [&](std::span<const uint8_t> bytes) {
+  const std::span<const AttributeSpec> specs = UnitStore::shapeSpecs(u, u.die(id).shape - 1);
+  UnitStore::forEachEncodedDie(u, id, [&](std::span<const uint8_t> bytes) {
     forEachReferenceIn(specs, bytes, [&](size_t, DieId target) {
       if (target != u.root() && u.die(target).parent == kNoDie)
         diags.error({}, "a reference of encoded DIE " + std::to_string(id) + " refers to DIE " +
@@ -255,7 +255,7 @@ void checkEncodedReferences(const Unit& u, DieId id, Diagnostics& diags) {
 void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions& options, Diagnostics& diags) {
   const Unit& u = *L.unit;
   reserveUpTo(L.entries, 2 * u.size());
-  reserveUpTo(L.forms, L.forms.size() + u.attributeRecords());
+  reserveUpTo(L.forms, L.forms.size() + UnitStore::attributeRecords(u));
   std::vector<std::pair<uint16_t, uint16_t>> specs;
   // An encoded DIE's code, by (shape, children, sibling): interned once.
   std::vector<uint32_t> shapeCodes;  // 0: not yet
@@ -267,13 +267,13 @@ void orderAndIntern(UnitLayout& L, AbbrevInterner& abbrevs, const EncodeOptions&
     e.sibling = options.siblings && children && id != u.root() ? 1 : 0;
     if (d.isEncoded()) {
       if (d.count == 0) return false;  // an empty run: nothing to write
-      if (u.hasDetachedDies()) checkEncodedReferences(u, id, diags);  // else every DIE is in the tree
+      if (UnitStore::hasDetachedDies(u)) checkEncodedReferences(u, id, diags);  // else every DIE is in the tree
       const size_t key = size_t{d.shape - 1} << 2 | (children ? 2u : 0u) | (e.sibling ? 1u : 0u);
       if (key >= shapeCodes.size()) shapeCodes.resize(key + 1, 0);
       if (shapeCodes[key] == 0) {
         specs.clear();
         if (e.sibling) specs.emplace_back(DW_AT_sibling, DW_FORM_ref4);
-        for (const AttributeSpec& a : u.shapeSpecs(d.shape - 1)) specs.emplace_back(a.name, a.form);
+        for (const AttributeSpec& a : UnitStore::shapeSpecs(u, d.shape - 1)) specs.emplace_back(a.name, a.form);
         shapeCodes[key] = abbrevs.intern(d.tag, children, specs);
       }
       e.code = shapeCodes[key];
@@ -376,7 +376,7 @@ void layout(UnitLayout& L, uint64_t unitOffset) {
       at += ulebSize(e.code);
       if (e.sibling) at += 4;
       if (d.isEncoded()) {
-        at += u.encodedRecordBytes(e.die) + (d.count - 1) * ulebSize(e.code);  // a run's DIEs after the first
+        at += UnitStore::encodedRecordBytes(u, e.die) + (d.count - 1) * ulebSize(e.code);  // a run's DIEs after the first
         if (d.hasChildren() || d.forceChildren) open.push_back(e.die);
         else if (L.siblings) L.nextSibling[e.die] = static_cast<uint32_t>(at);
         continue;
@@ -453,8 +453,8 @@ void emitValue(PlacedWriter& w, uint16_t form, const AttributeView& v, const Uni
 void emitEncoded(PlacedWriter& w, const Entry& e, const UnitLayout& L) {
   const Unit& u = *L.unit;
   const uint32_t shape = u.die(e.die).shape - 1;
-  const Unit::ReferencePlan plan = u.referencePlan(shape);
-  const std::span<const AttributeSpec> specs = u.shapeSpecs(shape);
+  const ReferencePlan plan = UnitStore::referencePlan(u, shape);
+  const std::span<const AttributeSpec> specs = UnitStore::shapeSpecs(u, shape);
   if (u.die(e.die).registerRun) {
     // Its DIEs hold the same references: turned into offsets once, in a copy
     // of the first DIE the others are made from.
@@ -464,14 +464,14 @@ void emitEncoded(PlacedWriter& w, const Entry& e, const UnitLayout& L) {
       const uint32_t offset = static_cast<uint32_t>(L.dieOffset[target] - L.offset);
       for (int i = 0; i < 4; ++i) first[at + static_cast<size_t>(i)] = static_cast<uint8_t>(offset >> (8 * i));
     });
-    const uint64_t size = u.encodedRecordBytes(e.die) + (u.die(e.die).count - 1) * uint64_t{ulebSize(e.code)};
+    const uint64_t size = UnitStore::encodedRecordBytes(u, e.die) + (u.die(e.die).count - 1) * uint64_t{ulebSize(e.code)};
     if (uint8_t* out = w.claim(size)) {
-      if (u.writeRegisterRun(e.die, first, e.code, out, size) != size) w.fail();  // emitUnit reports it
+      if (UnitStore::writeRegisterRun(u, e.die, first, e.code, out, size) != size) w.fail();  // emitUnit reports it
     }
     return;
   }
   bool first = true;
-  u.forEachEncodedDie(e.die, [&](std::span<const uint8_t> bytes) {
+  UnitStore::forEachEncodedDie(u, e.die, [&](std::span<const uint8_t> bytes) {
     if (!first) w.uleb(e.code);
     first = false;
     const uint64_t begin = w.offset();
@@ -479,17 +479,17 @@ void emitEncoded(PlacedWriter& w, const Entry& e, const UnitLayout& L) {
     auto patch = [&](size_t at, DieId target) { w.patch(begin + at, L.dieOffset[target] - L.offset, 4); };
     size_t at = plan.offset;
     switch (plan.kind) {
-      case Unit::ReferencePlan::none: return;
-      case Unit::ReferencePlan::afterString:
+      case ReferencePlan::none: return;
+      case ReferencePlan::afterString:
         at += encodedValueSize(DW_FORM_string, bytes);
         [[fallthrough]];
-      case Unit::ReferencePlan::fixed: {
+      case ReferencePlan::fixed: {
         if (at + 4 > bytes.size()) return w.fail();  // malformed: emitUnit reports it
         uint32_t target = 0;
         for (int i = 3; i >= 0; --i) target = target << 8 | bytes[at + static_cast<size_t>(i)];
         return patch(at, target);
       }
-      case Unit::ReferencePlan::walk: return forEachReferenceIn(specs, bytes, patch);
+      case ReferencePlan::walk: return forEachReferenceIn(specs, bytes, patch);
     }
   });
 }

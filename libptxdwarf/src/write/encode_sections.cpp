@@ -14,7 +14,7 @@
 #include "ptxdwarf/leb128.h"
 #include "../parallel.h"
 #include "../reserve.h"
-#include "encoded_dies.h"
+#include "unit_store.h"
 #include "encode_internal.h"
 
 namespace ptxdwarf::write::encoding {

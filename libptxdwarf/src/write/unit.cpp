@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "../reserve.h"
-#include "encoded_dies.h"
+#include "unit_store.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "../work.h"
@@ -17,7 +17,23 @@ namespace ptxdwarf::write {
 
 using namespace dw;
 
+namespace {
+
+// Whether every value of an encodable form has one size (string, block1 and
+// the LEB128 forms tell theirs in their bytes).
+bool hasFixedSize(uint16_t form) {
+  return form != DW_FORM_string && form != DW_FORM_block1 && form != DW_FORM_udata && form != DW_FORM_sdata;
+}
+
+}  // namespace
+
 // ---- Unit -------------------------------------------------------------------
+
+Unit::Unit(const Unit&) = default;
+Unit::Unit(Unit&&) noexcept = default;
+Unit& Unit::operator=(const Unit&) = default;
+Unit& Unit::operator=(Unit&&) noexcept = default;
+Unit::~Unit() = default;
 
 Unit::Unit(uint16_t rootTag, UnitOptions options) : options_(options) {
   static_assert(offsetof(Record, lo) == 0 && offsetof(Record, hi) == 4,
@@ -107,21 +123,16 @@ uint32_t Unit::shape(uint16_t tag, std::span<const AttributeSpec> specs) {
     if (shapes_[i].tag == tag && std::equal(specs.begin(), specs.end(), shapes_[i].specs.begin(), shapes_[i].specs.end()))
       return static_cast<uint32_t>(i);
   shapes_.push_back(
-      {tag, std::vector<AttributeSpec>(specs.begin(), specs.end()), referencePlanOf(specs), sizeStepsOf(specs)});
+      {tag, std::vector<AttributeSpec>(specs.begin(), specs.end()), UnitStore::referencePlanOf(specs),
+       UnitStore::sizeStepsOf(specs)});
   return static_cast<uint32_t>(shapes_.size() - 1);
-}
-
-// Whether every value of an encodable form has one size (string, block1 and
-// the LEB128 forms tell theirs in their bytes).
-bool Unit::hasFixedSize(uint16_t form) {
-  return form != DW_FORM_string && form != DW_FORM_block1 && form != DW_FORM_udata && form != DW_FORM_sdata;
 }
 
 void Unit::checkTakesChildren(DieId parent) const {
   if (dies_[parent].run) throw BuildError("DIE " + std::to_string(parent) + " is a run: it takes no children");
 }
 
-Unit::ReferencePlan Unit::referencePlanOf(std::span<const AttributeSpec> specs) {
+ReferencePlan UnitStore::referencePlanOf(std::span<const AttributeSpec> specs) {
   const auto refs = std::count_if(specs.begin(), specs.end(), [](const AttributeSpec& a) { return a.form == DW_FORM_ref4; });
   if (refs == 0) return {ReferencePlan::none, 0};
   if (refs > 1) return {ReferencePlan::walk, 0};
@@ -254,20 +265,20 @@ DieId Unit::addRegisterRun(DieId parent, uint32_t shape, std::span<const uint8_t
   return id;
 }
 
-const Unit::RegisterRun& Unit::registerRunOf(DieId id) const {
-  auto it = std::lower_bound(registerRuns_.begin(), registerRuns_.end(), id,
-                             [](const RegisterRun& r, DieId d) { return r.die < d; });
-  if (it == registerRuns_.end() || it->die != id)
+const Unit::RegisterRun& UnitStore::registerRunOf(const Unit& u, DieId id) {
+  auto it = std::lower_bound(u.registerRuns_.begin(), u.registerRuns_.end(), id,
+                             [](const Unit::RegisterRun& r, DieId d) { return r.die < d; });
+  if (it == u.registerRuns_.end() || it->die != id)
     throw BuildError("DIE " + std::to_string(id) + " is not a register run");
   return *it;
 }
 
-size_t Unit::writeRegisterRun(DieId id, std::span<const uint8_t> first, uint32_t code, uint8_t* out,
-                              size_t room) const {
+size_t UnitStore::writeRegisterRun(const Unit& u, DieId id, std::span<const uint8_t> first, uint32_t code,
+                                    uint8_t* out, size_t room) {
   uint8_t* p = out;
   uint8_t* const end = out + room;
   bool firstDie = true, fits = true;
-  makeRegisterRun(registerRunOf(id), die(id).count, first, [&](std::span<const uint8_t> bytes) {
+  makeRegisterRun(registerRunOf(u, id), u.die(id).count, first, [&](std::span<const uint8_t> bytes) {
     if (!fits || static_cast<size_t>(end - p) < bytes.size() + (firstDie ? 0 : ulebSize(code))) {
       fits = false;
       return;
@@ -284,12 +295,12 @@ size_t Unit::writeRegisterRun(DieId id, std::span<const uint8_t> first, uint32_t
   return fits ? static_cast<size_t>(p - out) : SIZE_MAX;
 }
 
-uint64_t Unit::encodedRecordBytes(DieId id) const {
-  const Die& d = die(id);
-  return d.registerRun ? registerRunOf(id).bytes : encodedBytes(id).size();
+uint64_t UnitStore::encodedRecordBytes(const Unit& u, DieId id) {
+  const Die& d = u.die(id);
+  return d.registerRun ? registerRunOf(u, id).bytes : u.encodedBytes(id).size();
 }
 
-std::vector<Unit::SizeStep> Unit::sizeStepsOf(std::span<const AttributeSpec> specs) {
+std::vector<SizeStep> UnitStore::sizeStepsOf(std::span<const AttributeSpec> specs) {
   std::vector<SizeStep> steps(1);
   for (const AttributeSpec& a : specs) {
     static constexpr uint8_t kProbe[16] = {};  // a fixed form's size
@@ -303,9 +314,9 @@ std::vector<Unit::SizeStep> Unit::sizeStepsOf(std::span<const AttributeSpec> spe
   return steps;
 }
 
-size_t Unit::encodedDieSize(uint32_t shape, std::span<const uint8_t> bytes) const {
+size_t UnitStore::encodedDieSize(const Unit& u, uint32_t shape, std::span<const uint8_t> bytes) {
   size_t at = 0;
-  for (const SizeStep& step : shapes_[shape].sizeSteps) {
+  for (const SizeStep& step : u.shapes_[shape].sizeSteps) {
     at += step.fixed;
     if (at > bytes.size()) return 0;
     if (step.variableForm == 0) continue;
@@ -332,7 +343,7 @@ std::vector<Unit::EncodedValue> Unit::encodedValues(DieId id) const {
   return values;
 }
 
-void Unit::reserveEncoded(size_t bytes) { reserveUpTo(encoded_, bytes); }
+void UnitStore::reserveEncoded(Unit& u, size_t bytes) { reserveUpTo(u.encoded_, bytes); }
 
 uint32_t Unit::keepString(std::string_view s) {
   uint32_t begin = static_cast<uint32_t>(strings_.size());
@@ -359,7 +370,7 @@ Unit::Record Unit::bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes,
     packInline(r.lo, r.hi, bytes);
     return r;
   }
-  r.inlineSize = kOutside;
+  r.inlineSize = Record::kOutside;
   if (kind == Value::Kind::string) {
     r.lo = keepString({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
     r.hi = static_cast<uint32_t>(bytes.size());
@@ -377,7 +388,7 @@ Unit::Record Unit::expressionRecord(Value::Kind kind, const Expr& expr, uint16_t
   Record r;
   r.kind = kind;
   r.form = form;
-  r.inlineSize = kOutside;
+  r.inlineSize = Record::kOutside;
   r.lo = static_cast<uint32_t>(blobs_.size());
   blobs_.push_back({static_cast<uint32_t>(bytes_.size()), static_cast<uint32_t>(expr.bytes().size()),
                     static_cast<uint32_t>(fixups_.size()), static_cast<uint32_t>(expr.fixups().size())});
@@ -429,12 +440,12 @@ Unit::Record Unit::recordOf(const Value& v) {
 uint16_t Unit::formOf(const Record& r) const {
   size_t blockSize = 0;
   if (r.kind == Value::Kind::block || r.kind == Value::Kind::expression)
-    blockSize = r.inlineSize == kOutside ? blobs_[r.lo].size : r.inlineSize;
+    blockSize = r.inlineSize == Record::kOutside ? blobs_[r.lo].size : r.inlineSize;
   uint64_t number = uint64_t{r.lo} | uint64_t{r.hi} << 32;
   return chooseForm(r.name, r.kind, r.form, number, blockSize, options_);
 }
 
-void Unit::put(DieId id, Record r, bool append) {
+void Unit::put(DieId id, const Record& r, bool append) {
   if (r.kind == Value::Kind::reference && r.lo != kNoDie) check(r.lo);
   if (r.kind == Value::Kind::locationList && r.lo >= lists_.size())
     throw BuildError("location list " + std::to_string(r.lo) + " does not exist");
@@ -556,6 +567,30 @@ uint32_t Unit::addLocationList(std::vector<Location::ListEntry> entries) {
 
 // ---- AttributeView ------------------------------------------------------------
 
+uint16_t AttributeView::name() const { return unit_->records_[index_].name; }
+Value::Kind AttributeView::kind() const { return unit_->records_[index_].kind; }
+uint16_t AttributeView::form() const { return unit_->records_[index_].form; }
+uint64_t AttributeView::u() const {
+  const Unit::Record& r = unit_->records_[index_];
+  return uint64_t{r.lo} | uint64_t{r.hi} << 32;
+}
+int64_t AttributeView::s() const { return static_cast<int64_t>(u()); }
+DieId AttributeView::ref() const { return unit_->records_[index_].lo; }
+uint32_t AttributeView::list() const { return unit_->records_[index_].lo; }
+// Inline bytes are read as the record's object representation: lo then hi,
+// from its first byte (the static_assert in Unit::Unit).
+std::string_view AttributeView::str() const {
+  const Unit::Record& r = unit_->records_[index_];
+  if (r.inlineSize != Unit::Record::kOutside) return {reinterpret_cast<const char*>(&r), r.inlineSize};
+  return unit_->stringAt(r.lo, r.hi);
+}
+std::span<const uint8_t> AttributeView::bytes() const {
+  const Unit::Record& r = unit_->records_[index_];
+  if (r.inlineSize != Unit::Record::kOutside) return {reinterpret_cast<const uint8_t*>(&r), r.inlineSize};
+  const Unit::StoredBytes& b = unit_->blobs_[r.lo];
+  return {unit_->bytes_.data() + b.begin, b.size};
+}
+
 std::string_view AttributeView::symbol() const {
   const Unit::StoredSymbol& s = unit_->symbols_[unit_->records_[index_].lo];
   return unit_->stringAt(s.nameBegin, s.nameSize);
@@ -564,7 +599,7 @@ int64_t AttributeView::addend() const { return unit_->symbols_[unit_->records_[i
 
 std::span<const StoredFixup> AttributeView::fixups() const {
   const Unit::Record& r = unit_->records_[index_];
-  if (r.inlineSize != Unit::kOutside) return {};
+  if (r.inlineSize != Unit::Record::kOutside) return {};
   const Unit::StoredBytes& b = unit_->blobs_[r.lo];
   return {unit_->fixups_.data() + b.fixupBegin, b.fixupCount};
 }

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "../reserve.h"
-#include "encoded_dies.h"
+#include "unit_store.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
 #include "../work.h"

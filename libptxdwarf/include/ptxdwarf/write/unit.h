@@ -269,6 +269,11 @@ class AttributeView {
 class Unit {
  public:
   explicit Unit(uint16_t rootTag = 0x11 /* DW_TAG_compile_unit */, UnitOptions options = {});
+  Unit(const Unit&);
+  Unit(Unit&&) noexcept;
+  Unit& operator=(const Unit&);
+  Unit& operator=(Unit&&) noexcept;
+  ~Unit();
 
   DieId root() const { return 0; }
   // A new DIE, last among `parent`'s children (or detached, see kDetached).
@@ -303,16 +308,6 @@ class Unit {
   // (encodedValues() does). `shape` interns (tag, specs): the same ones give
   // the same id.
   uint32_t shape(uint16_t tag, std::span<const AttributeSpec> specs);
-  uint16_t shapeTag(uint32_t shape) const { return shapes_.at(shape).tag; }
-  std::span<const AttributeSpec> shapeSpecs(uint32_t shape) const { return shapes_.at(shape).specs; }
-  // Where an encoded DIE of a shape holds its references, when that needs no
-  // walk over its values: none, one at a fixed offset, or one at a fixed
-  // offset after a leading DW_FORM_string (a register variable's name).
-  struct ReferencePlan {
-    enum Kind : uint8_t { walk, none, fixed, afterString } kind = walk;
-    uint32_t offset = 0;
-  };
-  ReferencePlan referencePlan(uint32_t shape) const { return shapes_[shape].references; }
   // Throws BuildError unless `bytes` hold exactly one value per spec, in its
   // form, and every reference names a DIE of this unit.
   DieId addEncoded(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
@@ -355,27 +350,6 @@ class Unit {
   // run's, DIE after DIE; a register run's first DIE's (the others differ
   // only in name and location).
   std::vector<EncodedValue> encodedValues(DieId id) const;
-  // Calls f(bytes of one DIE) for each DIE of an encoded record, in order:
-  // one, a run's, a register run's as they are made (`bytes` lives until f
-  // returns). Defined for the encoder, inside the library
-  // (src/write/encoded_dies.h).
-  template <class F>
-  void forEachEncodedDie(DieId id, F&& f) const;
-  // The bytes the DIEs of an encoded record hold together (their codes apart).
-  uint64_t encodedRecordBytes(DieId id) const;
-  // Writes the DIEs of register run `id` back to back from `out`, each after
-  // the first preceded by `code` (a ULEB), made from `first`: its first DIE's
-  // bytes as encodedBytes gives them, or a copy with its references turned
-  // into offsets, which all its DIEs then hold. Returns the bytes written,
-  // SIZE_MAX when they would pass `room` (encodedRecordBytes(id) and
-  // count - 1 codes is enough).
-  size_t writeRegisterRun(DieId id, std::span<const uint8_t> first, uint32_t code, uint8_t* out,
-                          size_t room) const;
-  // The size of the first encoded DIE of a shape in `bytes` (0 when they
-  // end first): where the next DIE of a run starts.
-  size_t encodedDieSize(uint32_t shape, std::span<const uint8_t> bytes) const;
-  // Room for this many bytes of encoded DIEs.
-  void reserveEncoded(size_t bytes);
   const Die& die(DieId id) const {
     check(id);
     return dies_[id];
@@ -383,8 +357,6 @@ class Unit {
   size_t size() const { return dies_.size(); }  // records: a run is one
   // The DIEs the unit writes: a run counts its DIEs.
   size_t dieCount() const { return dieCount_; }
-  // Attribute records held, all DIEs together (at least their attributes).
-  size_t attributeRecords() const { return records_.size(); }
   const UnitOptions& options() const { return options_; }
   // Room for this many DIEs and attributes in all (a caller that knows).
   void reserve(size_t dies, size_t attributes);
@@ -434,19 +406,16 @@ class Unit {
   const std::vector<std::vector<Location::ListEntry>>& locationLists() const { return lists_; }
 
  private:
+  // How the unit stores what it is given, and how the encoder reads and
+  // makes encoded DIEs: inside the library (src/write/unit_store.h).
   friend class AttributeView;
-  // One attribute, 16 bytes: small strings and expressions (up to 8 bytes,
-  // no symbolic operands) are held in the record itself, larger ones in the
-  // unit's byte and string tables, so building a DIE allocates nothing of
-  // its own. A DIE's records are contiguous (see put()).
-  struct Record {
-    uint32_t lo = 0, hi = 0;  // the value, or where it is kept
-    uint16_t name = 0;
-    uint16_t form = 0;
-    Value::Kind kind = Value::Kind::unsigned_;
-    uint8_t inlineSize = 0;  // string/expression bytes held in lo, hi (0xff: kept outside)
-  };
-  static constexpr uint8_t kOutside = 0xff;
+  friend struct UnitStore;
+  struct Record;
+  struct StoredSymbol;
+  struct StoredBytes;
+  struct Shape;
+  struct RegisterRun;
+
   void check(DieId id) const {
     if (id >= dies_.size()) badId(id);
   }
@@ -454,22 +423,20 @@ class Unit {
   void checkName(DieId id, uint16_t name) const;
   void checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const;
   // Links `r` in as the DIE's attribute `name` (replacing one of that name unless `append`).
-  void put(DieId id, Record r, bool append);
+  void put(DieId id, const Record& r, bool append);
   Record bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes, uint16_t form);
   Record expressionRecord(Value::Kind kind, const Expr& expr, uint16_t form);
   Record recordOf(const Value& value);
   uint32_t keepString(std::string_view s);
   std::string_view stringAt(uint32_t begin, uint32_t size) const { return {strings_.data() + begin, size}; }
   uint16_t formOf(const Record& r) const;
-
-  struct StoredSymbol {
-    uint32_t nameBegin = 0, nameSize = 0;
-    int64_t addend = 0;
-  };
-  struct StoredBytes {
-    uint32_t begin = 0, size = 0;             // in bytes_
-    uint32_t fixupBegin = 0, fixupCount = 0;  // in fixups_
-  };
+  // addEncoded without its checks, for the Builder, which writes the bytes
+  // from the shape itself (registerVariable: hundreds of thousands).
+  friend class Builder;
+  DieId addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
+  // Throws BuildError unless `bytes` are one DIE of `shape` (see addEncoded).
+  void checkEncoded(uint32_t shape, std::span<const uint8_t> bytes) const;
+  void checkTakesChildren(DieId parent) const;  // a run takes none
 
   UnitOptions options_;
   std::vector<Die> dies_;
@@ -482,78 +449,13 @@ class Unit {
   std::vector<std::vector<Location::ListEntry>> lists_;
   std::vector<Pubname> pubnames_;
   bool explicitPubnames_ = false;
-  // How a DIE of a shape is measured: runs of fixed-size values, each
-  // followed by one value whose size its bytes tell (0: none), so that a
-  // run's DIEs are measured without a look at every value.
-  struct SizeStep {
-    uint32_t fixed = 0;
-    uint16_t variableForm = 0;
-  };
-  struct Shape {
-    uint16_t tag = 0;
-    std::vector<AttributeSpec> specs;
-    ReferencePlan references;
-    std::vector<SizeStep> sizeSteps;
-  };
-  static std::vector<SizeStep> sizeStepsOf(std::span<const AttributeSpec> specs);
   std::vector<Shape> shapes_;
-  std::vector<uint8_t> encoded_;  // the bytes of encoded DIEs
-  struct RegisterRun {
-    DieId die = kNoDie;
-    uint32_t stemSize = 0;
-    uint32_t locationAt = 0;  // where the first DIE's location block starts
-    uint64_t stem = 0;        // packed
-    uint64_t bytes = 0;       // of all its DIEs
-  };
+  std::vector<uint8_t> encoded_;           // the bytes of encoded DIEs
   std::vector<RegisterRun> registerRuns_;  // by DieId
-  const RegisterRun& registerRunOf(DieId id) const;
-  // Calls put(bytes) for each DIE of a register run made from `first`, in
-  // order: the name's digits counted up in place, the packed name from them
-  // (src/write/encoded_dies.h).
-  template <class Put>
-  static void makeRegisterRun(const RegisterRun& r, uint32_t count, std::span<const uint8_t> first, Put&& put);
-  uint32_t detached_ = 0;         // DIEs added detached and not attached yet
-  size_t dieCount_ = 0;           // see dieCount()
-
-  // addEncoded without its checks, for the Builder, which writes the bytes
-  // from the shape itself (registerVariable: hundreds of thousands).
-  friend class Builder;
-  DieId addEncodedUnchecked(DieId parent, uint32_t shape, std::span<const uint8_t> bytes);
-  static ReferencePlan referencePlanOf(std::span<const AttributeSpec> specs);
-  // Throws BuildError unless `bytes` are one DIE of `shape` (see addEncoded).
-  void checkEncoded(uint32_t shape, std::span<const uint8_t> bytes) const;
-  void checkTakesChildren(DieId parent) const;  // a run takes none
-  static bool hasFixedSize(uint16_t form);
-
- public:
-  // Whether some DIE was added detached and never attached (the encoder
-  // then checks that no encoded reference points at one).
-  bool hasDetachedDies() const { return detached_ != 0; }
+  uint32_t detached_ = 0;                  // DIEs added detached and not attached yet
+  size_t dieCount_ = 0;                    // see dieCount()
 };
 
-inline uint16_t AttributeView::name() const { return unit_->records_[index_].name; }
-inline Value::Kind AttributeView::kind() const { return unit_->records_[index_].kind; }
-inline uint16_t AttributeView::form() const { return unit_->records_[index_].form; }
-inline uint64_t AttributeView::u() const {
-  const Unit::Record& r = unit_->records_[index_];
-  return uint64_t{r.lo} | uint64_t{r.hi} << 32;
-}
-inline int64_t AttributeView::s() const { return static_cast<int64_t>(u()); }
-inline DieId AttributeView::ref() const { return unit_->records_[index_].lo; }
-inline uint32_t AttributeView::list() const { return unit_->records_[index_].lo; }
-// Inline bytes are read as the record's object representation: lo then hi,
-// from its first byte (see the static_assert in unit.cpp).
-inline std::string_view AttributeView::str() const {
-  const Unit::Record& r = unit_->records_[index_];
-  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const char*>(&r), r.inlineSize};
-  return unit_->stringAt(r.lo, r.hi);
-}
-inline std::span<const uint8_t> AttributeView::bytes() const {
-  const Unit::Record& r = unit_->records_[index_];
-  if (r.inlineSize != Unit::kOutside) return {reinterpret_cast<const uint8_t*>(&r), r.inlineSize};
-  const Unit::StoredBytes& b = unit_->blobs_[r.lo];
-  return {unit_->bytes_.data() + b.begin, b.size};
-}
 inline Unit::AttributeRange::iterator& Unit::AttributeRange::iterator::operator++() {
   ++index;
   return *this;
