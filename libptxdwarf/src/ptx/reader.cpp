@@ -602,6 +602,8 @@ class Reader {
   // ---- sections -------------------------------------------------------------
   void sectionDirective(SourceLoc at, uint64_t textBegin) {
     const SectionHeader header = readSectionHeader(cur_);
+    // By name through a map: a file of many distinct section names must not
+    // compare each `.section` with every section before it.
     auto [known, added] = sectionIndex_.try_emplace(std::string(header.name), module_.sections.size());
     if (added) {
       // Only a large block is asked for: a small one would be waited for
