@@ -35,6 +35,7 @@ enum Pass : unsigned {
   cubinLineRows,      // cubin line table rows decoded, and their inline frames walked
   regmapScan,         // register map entries and records examined to find a register at a PC (lookup, check)
   sectionsReadAhead,  // `.section` blocks the reader took from its second thread (SectionsAhead)
+  textReadAhead,      // bytes of text the second thread searched for `.section` or read as a block
   kPassCount
 };
 

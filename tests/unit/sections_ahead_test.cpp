@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -140,6 +141,46 @@ TEST(SectionsAhead, WarningsOfABlockReadAheadKeepTheirPlace) {
 TEST(SectionsAhead, SectionsBeforeTheFunctionsAreTakenToo) {
   const std::string text = functions(0) + sections(4) + functions(4).substr(functions(0).size());
   EXPECT_EQ(expectSameReadAhead(text), 3u);
+}
+
+// The text the second thread goes over (searched or read as a block), for
+// make(n) read with every block read ahead: about the text once, whatever
+// hides a `.section` where it is not one.
+uint64_t textReadAhead(const std::function<std::string(size_t)>& make, size_t n) {
+  const std::string text = make(n);
+  work::reset();
+  readWithSectionsAhead(text, "t.ptx", twoThreads(), 1, AheadSchedule::first);
+  const uint64_t bytes = work::steps(work::textReadAhead);
+  EXPECT_LE(bytes, 2 * text.size());
+  return bytes;
+}
+
+void expectLinearReadAhead(const std::function<std::string(size_t)>& make) {
+  const uint64_t small = textReadAhead(make, 200), large = textReadAhead(make, 800);
+  ASSERT_GT(small, 0u);
+  EXPECT_LE(large, 5 * small) << small << " bytes at n, " << large << " at 4n";
+}
+
+TEST(SectionsAhead, ManySmallSectionsAreSearchedOnce) {
+  expectLinearReadAhead([](size_t n) {
+    std::string t = functions(1);
+    for (size_t i = 0; i < n; ++i) t += ".section .debug_s" + std::to_string(i) + " { .b8 1 }\n";
+    return t;
+  });
+}
+
+TEST(SectionsAhead, SectionsInsideCommentsInsideBlocksAreReadOnce) {
+  // Each block holds a commented-out `.section` at a line's start, and the
+  // text after the blocks a commented-out block with another inside.
+  expectLinearReadAhead([](size_t n) {
+    std::string t = functions(1);
+    for (size_t i = 0; i < n; ++i) {
+      const std::string k = std::to_string(i);
+      t += ".section .debug_a" + k + "\n{\n/*\n.section .debug_b" + k + "\n{\n*/\n.b8 1\n}\n";
+    }
+    for (size_t i = 0; i < n; ++i) t += "/*\n.section .debug_c" + std::to_string(i) + " {\n.section .x {\n*/\n";
+    return t;
+  });
 }
 
 TEST(SectionsAhead, BesideTheReaderOnTwoThreadsTheReadIsTheSame) {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "../work.h"
 #include "lexer.h"
 #include "section_reader.h"
 
@@ -76,8 +77,9 @@ void SectionsAhead::run() {
   while (!stopped()) {
     const void* hit = memmem(text_.data() + searchFrom, text_.size() - searchFrom, kSectionDirective.data(),
                              kSectionDirective.size());
+    const uint64_t at = hit ? static_cast<uint64_t>(static_cast<const char*>(hit) - text_.data()) : text_.size();
+    work::step(work::textReadAhead, at - searchFrom);
     if (!hit) return;
-    const uint64_t at = static_cast<uint64_t>(static_cast<const char*>(hit) - text_.data());
     position.moveTo(text_, at);
     searchFrom = at + kSectionDirective.size();
     // A `.section` after other text on its line is most likely in a
@@ -92,6 +94,7 @@ void SectionsAhead::run() {
         return;  // what follows is not worth reading ahead: the reader stops here or reads it itself
       }
       if (block) {
+        work::step(work::textReadAhead, block->end - at);
         searchFrom = block->end;
         position = {block->end, block->endLoc.line, block->end - (block->endLoc.col - 1)};
         publish(std::move(*block));
