@@ -7,7 +7,8 @@
 #include <string>
 
 #include "ptxdwarf/cubin/line_program.h"
-#include "ptxdwarf/cubin/print.h"
+#include "ptxdwarf/print/cubin.h"
+#include "ptxdwarf/print/json.h"
 #include "ptxdwarf/cubin/regmap.h"
 
 namespace cubin = ptxdwarf::cubin;
@@ -271,7 +272,7 @@ ptxdwarf::ptx::Module cubinWith(std::vector<uint8_t> debugLine) {
 TEST(CubinLineProgramPrint, StacksAndCudaGdbsReadingWhereItDiffers) {
   const ptxdwarf::ptx::Module m = cubinWith(repeatedRowTable());
   std::string text;
-  cubin::appendLineTableText(m, text);
+  ptxdwarf::print::cubinLineTablesText(m, text);
   EXPECT_NE(text.find("0x0000000000000030     15      0      1   0             0  is_stmt\n"
                       "                   inlined: h at /src/a.cu:21:0\n"
                       "                   inlined: g at /src/a.cu:36:0\n"
@@ -280,7 +281,10 @@ TEST(CubinLineProgramPrint, StacksAndCudaGdbsReadingWhereItDiffers) {
       << text;
   EXPECT_EQ(text.find("cuda-gdb:"), text.rfind("cuda-gdb:")) << "only the row after the repeat";
   std::string json;
-  cubin::appendLineTableJsonMembers(m, json);
+  ptxdwarf::print::JsonWriter w(json);
+  w.objectBegin();
+  ptxdwarf::print::cubinLineTablesJson(m, w);
+  w.objectEnd();
   EXPECT_NE(json.find("\"inlined_at\":[{\"function\":\"h\",\"file\":1,\"line\":21,\"column\":0},{\"function\":"
                       "\"g\",\"file\":1,\"line\":36,\"column\":0}],\"cuda_gdb_call_site\":{\"file\":1,\"line\":15,"
                       "\"column\":0}}"),
@@ -292,10 +296,13 @@ TEST(CubinLineProgramPrint, StacksAndCudaGdbsReadingWhereItDiffers) {
 TEST(CubinLineProgramPrint, DeepStacksShowTheirFirstFramesAndACount) {
   const ptxdwarf::ptx::Module m = cubinWith(chainTable(100));
   std::string text;
-  cubin::appendLineTableText(m, text);
+  ptxdwarf::print::cubinLineTablesText(m, text);
   EXPECT_NE(text.find("                   (35 more inline frames)\n"), std::string::npos);  // row 100: 99 deep
   std::string json;
-  cubin::appendLineTableJsonMembers(m, json);
+  ptxdwarf::print::JsonWriter w(json);
+  w.objectBegin();
+  ptxdwarf::print::cubinLineTablesJson(m, w);
+  w.objectEnd();
   EXPECT_NE(json.find("\"inline_frames_omitted\":35"), std::string::npos);
 }
 

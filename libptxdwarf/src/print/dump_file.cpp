@@ -1,7 +1,6 @@
 // What `ptxdump dump` shows of one file: the sections asked for, the default
 // when none is, and a cubin's own tables beside its DWARF.
-#include "ptxdwarf/cubin/print.h"
-#include "ptxdwarf/format.h"
+#include "ptxdwarf/print/cubin.h"
 #include "ptxdwarf/print/dump.h"
 
 namespace ptxdwarf::print {
@@ -38,12 +37,14 @@ void dumpCubin(std::string_view path, const ptx::Module& m, const read::Dwarf& d
   if (options.format != DumpFormat::text) {
     if (!line && !options.regmap && !options.sassLines)
       return dumpJson(m, dwarf, s, out, sink, options.format == DumpFormat::jsonLines);
-    out += "{\"file\":";
-    appendJsonString(out, path);
-    if (line) cubin::appendLineTableJsonMembers(m, out += ",");
-    if (options.sassLines) cubin::appendSassLinesJsonMembers(m, out += ",");
-    if (options.regmap) cubin::appendRegMapJsonMembers(m, out += ",");
-    out += "}\n";
+    JsonWriter w(out);
+    w.objectBegin();
+    w.field("file", path);
+    if (line) cubinLineTablesJson(m, w);
+    if (options.sassLines) sassLinesJson(m, w);
+    if (options.regmap) regMapJson(m, w);
+    w.objectEnd();
+    out += "\n";
   } else {
     if (showsDwarf(s)) {
       dumpText(m, dwarf, s, out, sink);
@@ -53,9 +54,9 @@ void dumpCubin(std::string_view path, const ptx::Module& m, const read::Dwarf& d
       out += m.fileFormat;
       out += "\n";
     }
-    if (line) cubin::appendLineTableText(m, out);
-    if (options.sassLines) cubin::appendSassLinesText(m, out);
-    if (options.regmap) cubin::appendRegMapText(m, out);
+    if (line) cubinLineTablesText(m, out);
+    if (options.sassLines) sassLinesText(m, out);
+    if (options.regmap) regMapText(m, out);
   }
   if (sink && !out.empty()) {
     sink(out);

@@ -1,4 +1,4 @@
-#include "ptxdwarf/cubin/print.h"
+#include "ptxdwarf/print/cubin.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -6,9 +6,10 @@
 #include "ptxdwarf/cubin/cubin.h"
 #include "ptxdwarf/cubin/line_program.h"
 #include "ptxdwarf/cubin/regmap.h"
-#include "ptxdwarf/format.h"
 
-namespace ptxdwarf::cubin {
+namespace ptxdwarf::print {
+
+using namespace cubin;
 
 namespace {
 
@@ -82,7 +83,7 @@ void appendStackText(const LineTable& t, const LineRow& r, const ShownInlineStac
   appendf(out, ":%u:%u (it counts repeated rows)\n", site.line, site.column);
 }
 
-void appendTablesText(const ptx::Module& m, std::string_view section, bool withInlining, std::string& out) {
+void tablesText(const ptx::Module& m, std::string_view section, bool withInlining, std::string& out) {
   const std::span<const uint8_t> bytes = bytesOf(m, section);
   const std::span<const uint8_t> str = bytesOf(m, ".debug_str");
   out += "\n";
@@ -104,87 +105,103 @@ void appendTablesText(const ptx::Module& m, std::string_view section, bool withI
   }
 }
 
-void appendTablesJson(const ptx::Module& m, std::string_view section, bool withInlining, std::string& out) {
-  const std::span<const uint8_t> bytes = bytesOf(m, section);
-  const std::span<const uint8_t> str = bytesOf(m, ".debug_str");
-  out += "[";
-  bool firstTable = true;
-  for (const LineTable& t : decodeLinePrograms(bytes)) {
-    const LineHeader& h = t.header;
-    out += firstTable ? "" : ",";
-    firstTable = false;
-    appendf(out, "{\"offset\":%" PRIu64 ",\"version\":%u,\"include_directories\":[", h.offset, unsigned{h.version});
-    for (size_t i = 0; i < h.includeDirectories.size(); ++i) {
-      if (i) out += ",";
-      appendJsonString(out, h.includeDirectories[i]);
-    }
-    out += "],\"files\":[";
-    for (size_t i = 0; i < h.files.size(); ++i) {
-      appendf(out, "%s{\"index\":%zu,\"name\":", i ? "," : "", i + 1);
-      appendJsonString(out, h.files[i].name);
-      appendf(out, ",\"directory\":%" PRIu64 ",\"path\":", h.files[i].directory);
-      appendJsonString(out, h.filePath(i + 1));
-      out += "}";
-    }
-    out += "],\"rows\":[";
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-      const LineRow& r = t.rows[i];
-      appendf(out, "%s{\"address\":%" PRIu64 ",\"file\":%u,\"line\":%u,\"column\":%u,\"is_stmt\":%s", i ? "," : "",
-              r.address, r.file, r.line, r.column, r.isStmt ? "true" : "false");
-      if (r.endSequence) out += ",\"end_sequence\":true";
-      if (withInlining && r.context != 0) {
-        const ShownInlineStack stack = shownInlineStack(t, i, str);
-        out += ",\"inlined_at\":[";
-        for (size_t k = 0; k < stack.frames.size(); ++k) {
-          const InlineFrame& f = stack.frames[k];
-          out += k ? ",{\"function\":" : "{\"function\":";
-          appendJsonString(out, f.function);
-          appendf(out, ",\"file\":%u,\"line\":%u,\"column\":%u}", f.callFile, f.callLine, f.callColumn);
-        }
-        out += "]";
-        if (stack.omitted) appendf(out, ",\"inline_frames_omitted\":%u", stack.omitted);
-        if (stack.broken) out += ",\"inlined_at_decoded\":false";
-        if (r.cudaGdbCallSite != r.callSite) {
-          out += ",\"cuda_gdb_call_site\":";
-          if (r.cudaGdbCallSite == LineRow::kNoRow) {
-            out += "null";
-          } else {
-            const LineRow& site = t.rows[r.cudaGdbCallSite];
-            appendf(out, "{\"file\":%u,\"line\":%u,\"column\":%u}", site.file, site.line, site.column);
-          }
-        }
-      }
-      out += "}";
-    }
-    out += "],\"problems\":[";
-    for (size_t i = 0; i < t.problems.size(); ++i) {
-      if (i) out += ",";
-      appendJsonString(out, t.problems[i]);
-    }
-    out += "]}";
+void inlineStackJson(const LineTable& t, const LineRow& r, const ShownInlineStack& stack, JsonWriter& w) {
+  w.key("inlined_at");
+  w.arrayBegin();
+  for (const InlineFrame& f : stack.frames) {
+    w.objectBegin();
+    w.field("function", f.function);
+    w.field("file", f.callFile);
+    w.field("line", f.callLine);
+    w.field("column", f.callColumn);
+    w.objectEnd();
   }
-  out += "]";
+  w.arrayEnd();
+  if (stack.omitted) w.field("inline_frames_omitted", stack.omitted);
+  if (stack.broken) {
+    w.key("inlined_at_decoded");
+    w.boolean(false);
+  }
+  if (r.cudaGdbCallSite == r.callSite) return;
+  w.key("cuda_gdb_call_site");
+  if (r.cudaGdbCallSite == LineRow::kNoRow) return w.null();
+  const LineRow& site = t.rows[r.cudaGdbCallSite];
+  w.objectBegin();
+  w.field("file", site.file);
+  w.field("line", site.line);
+  w.field("column", site.column);
+  w.objectEnd();
+}
+
+void rowJson(const LineTable& t, size_t row, bool withInlining, std::span<const uint8_t> str, JsonWriter& w) {
+  const LineRow& r = t.rows[row];
+  w.objectBegin();
+  w.field("address", r.address);
+  w.field("file", r.file);
+  w.field("line", r.line);
+  w.field("column", r.column);
+  w.key("is_stmt");
+  w.boolean(r.isStmt);
+  if (r.endSequence) {
+    w.key("end_sequence");
+    w.boolean(true);
+  }
+  if (withInlining && r.context != 0) inlineStackJson(t, r, shownInlineStack(t, row, str), w);
+  w.objectEnd();
+}
+
+void stringsJson(std::string_view key, const std::vector<std::string>& strings, JsonWriter& w) {
+  w.key(key);
+  w.arrayBegin();
+  for (const std::string& s : strings) w.value(s);
+  w.arrayEnd();
+}
+
+void tableJson(const LineTable& t, bool withInlining, std::span<const uint8_t> str, JsonWriter& w) {
+  const LineHeader& h = t.header;
+  w.objectBegin();
+  w.field("offset", h.offset);
+  w.field("version", h.version);
+  stringsJson("include_directories", h.includeDirectories, w);
+  w.key("files");
+  w.arrayBegin();
+  for (size_t i = 0; i < h.files.size(); ++i) {
+    w.objectBegin();
+    w.field("index", i + 1);
+    w.field("name", h.files[i].name);
+    w.field("directory", h.files[i].directory);
+    w.field("path", h.filePath(i + 1));
+    w.objectEnd();
+  }
+  w.arrayEnd();
+  w.key("rows");
+  w.arrayBegin();
+  for (size_t i = 0; i < t.rows.size(); ++i) rowJson(t, i, withInlining, str, w);
+  w.arrayEnd();
+  stringsJson("problems", t.problems, w);
+  w.objectEnd();
+}
+
+void tablesJson(const ptx::Module& m, std::string_view section, std::string_view key, bool withInlining,
+                JsonWriter& w) {
+  const std::span<const uint8_t> str = bytesOf(m, ".debug_str");
+  w.key(key);
+  w.arrayBegin();
+  for (const LineTable& t : decodeLinePrograms(bytesOf(m, section))) tableJson(t, withInlining, str, w);
+  w.arrayEnd();
 }
 
 }  // namespace
 
-void appendLineTableText(const ptx::Module& m, std::string& out) { appendTablesText(m, ".debug_line", true, out); }
+void cubinLineTablesText(const ptx::Module& m, std::string& out) { tablesText(m, ".debug_line", true, out); }
 
-void appendLineTableJsonMembers(const ptx::Module& m, std::string& out) {
-  out += "\"line_tables\":";
-  appendTablesJson(m, ".debug_line", true, out);
-}
+void cubinLineTablesJson(const ptx::Module& m, JsonWriter& w) { tablesJson(m, ".debug_line", "line_tables", true, w); }
 
-void appendSassLinesText(const ptx::Module& m, std::string& out) {
-  appendTablesText(m, ".nv_debug_line_sass", false, out);
-}
+void sassLinesText(const ptx::Module& m, std::string& out) { tablesText(m, ".nv_debug_line_sass", false, out); }
 
-void appendSassLinesJsonMembers(const ptx::Module& m, std::string& out) {
-  out += "\"sass_lines\":";
-  appendTablesJson(m, ".nv_debug_line_sass", false, out);
-}
+void sassLinesJson(const ptx::Module& m, JsonWriter& w) { tablesJson(m, ".nv_debug_line_sass", "sass_lines", false, w); }
 
-void appendRegMapText(const ptx::Module& m, std::string& out) {
+void regMapText(const ptx::Module& m, std::string& out) {
   const RegMap map = decodeRegMap(bytesOf(m, ".nv_debug_info_reg_sass"));
   out += "\n.nv_debug_info_reg_sass contents:\n";
   for (const RegMapFunction& f : map.functions) {
@@ -202,29 +219,27 @@ void appendRegMapText(const ptx::Module& m, std::string& out) {
   if (!map.problem.empty()) out += "not decoded: " + map.problem + "\n";
 }
 
-void appendRegMapJsonMembers(const ptx::Module& m, std::string& out) {
+void regMapJson(const ptx::Module& m, JsonWriter& w) {
   const RegMap map = decodeRegMap(bytesOf(m, ".nv_debug_info_reg_sass"));
-  out += "\"regmap\":[";
-  bool first = true;
+  w.key("regmap");
+  w.arrayBegin();
   for (const RegMapFunction& f : map.functions) {
     for (const RegMapEntry& e : f.entries) {
-      out += first ? "{\"function\":" : ",{\"function\":";
-      first = false;
-      appendJsonString(out, f.name);
-      out += ",\"register\":";
-      appendJsonString(out, e.reg);
-      appendf(out, ",\"piece\":%u,\"loc\":%u,\"class\":", e.piece, e.location);
-      appendJsonString(out, className(e.classCode()));
-      out += ",\"sass\":";
-      appendJsonString(out, sassLocation(e.location));
-      appendf(out, ",\"start\":%u,\"end\":%u}", e.start, e.end);
+      w.objectBegin();
+      w.field("function", f.name);
+      w.field("register", e.reg);
+      w.field("piece", e.piece);
+      w.field("loc", e.location);
+      w.field("class", className(e.classCode()));
+      w.field("sass", sassLocation(e.location));
+      w.field("start", e.start);
+      w.field("end", e.end);
+      w.objectEnd();
     }
   }
-  appendf(out, "],\"entries\":%zu", map.entryCount());
-  if (!map.problem.empty()) {
-    out += ",\"problem\":";
-    appendJsonString(out, map.problem);
-  }
+  w.arrayEnd();
+  w.field("entries", map.entryCount());
+  if (!map.problem.empty()) w.field("problem", map.problem);
 }
 
-}  // namespace ptxdwarf::cubin
+}  // namespace ptxdwarf::print
