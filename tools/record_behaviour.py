@@ -10,6 +10,10 @@ the exit code of: dump (text, json, json-lines, every section, --show-form), --d
 --statistics, check, lookup at a spread of source lines, PTX lines and every function, types (text, json),
 reformat in each style with and without --reencode, and annotate (with --keep-lines where the file has .loc).
 
+Each nvcc build is also assembled (ptxas -g for -G, -lineinfo for -lineinfo), and with fixtures/cubin/*.cubin the
+cubins are recorded as well: dump (text, json, json-lines, --debug-line, --sass-lines, --debug-regmap, each in text
+and json), --statistics, check, lookup at the PTX's places; and `check --cubin` of the PTX against its cubin.
+
 Compare two recordings with `diff -r OLD NEW`. Output paths are printed relative to the repository so that two
 checkouts give equal recordings.
 """
@@ -81,6 +85,27 @@ def compile_corpus(cache: Path):
     return out
 
 
+def assemble_cubins(cache: Path, ptx_inputs):
+    """The nvcc builds through ptxas as a debugger's build would assemble them; returns (label, cubin, ptx)."""
+    out = []
+    for label, ptx in ptx_inputs:
+        m = re.search(r"\.nvcc_(G|lineinfo_O3)_sm(\d+)\.ptx$", label)
+        if not m:
+            continue
+        target = cache / (ptx.stem + ".cubin")
+        if not target.exists():
+            debug = "-g" if m.group(1) == "G" else "-lineinfo"
+            r = subprocess.run([str(CUDA / "ptxas"), f"-arch=sm_{m.group(2)}", debug, str(ptx), "-o", str(target)],
+                               capture_output=True)
+            if r.returncode != 0:
+                target.unlink(missing_ok=True)
+                continue
+        out.append((f"corpus/{target.name}", target, ptx))
+    for cubin in sorted((ROOT / "fixtures/cubin").glob("*.cubin")):
+        out.append((str(cubin.relative_to(ROOT)), cubin, None))
+    return out
+
+
 def fixture_inputs():
     return [(str(p.relative_to(ROOT)), p) for p in sorted((ROOT / "fixtures").rglob("*.ptx"))]
 
@@ -140,6 +165,47 @@ def commands(data: bytes):
         yield "annotate_keep_lines", ["annotate", "--replace", "--keep-lines"]
 
 
+def cubin_commands(ptx_data):
+    yield "dump", ["dump"]
+    yield "dump_all", ["dump", "--all"]
+    yield "dump_json", ["dump", "--all", "--format", "json"]
+    yield "dump_json_lines", ["dump", "--format", "json-lines"]
+    for name, option in (("debug_line", "--debug-line"), ("sass_lines", "--sass-lines"),
+                         ("regmap", "--debug-regmap")):
+        yield name, ["dump", option]
+        yield f"{name}_json", ["dump", option, "--format", "json"]
+    yield "tables_json", ["dump", "--debug-line", "--sass-lines", "--debug-regmap", "--format", "json"]
+    yield "statistics", ["dump", "--statistics"]
+    yield "check", ["check"]
+    if ptx_data is not None:
+        places, _ = lookup_places(ptx_data)
+        for i, place in enumerate(p for p in places if not p.startswith("ptx:")):
+            safe = re.sub(r"[^A-Za-z0-9_.:-]", "_", place)[:60]
+            yield f"lookup_{i:02d}_{safe}", ["lookup", "--at", place]
+            if i % 4 == 0:
+                yield f"lookup_{i:02d}_{safe}_json", ["lookup", "--at", place, "--format", "json"]
+
+
+def run_into(target: Path, name, argv, work: Path):
+    r = subprocess.run(argv, capture_output=True, cwd=work, timeout=300)
+    (target / f"{name}.out").write_bytes(
+        r.stdout + b"\n--- stderr ---\n" + r.stderr + f"\n--- exit {r.returncode} ---\n".encode())
+
+
+def record_cubin(ptxdump, label, cubin: Path, ptx, outdir: Path):
+    target = outdir / label
+    target.mkdir(parents=True, exist_ok=True)
+    work = outdir / ".work"
+    work.mkdir(exist_ok=True)
+    (work / "input.cubin").write_bytes(cubin.read_bytes())
+    ptx_data = ptx.read_bytes() if ptx else None
+    for name, argv in cubin_commands(ptx_data):
+        run_into(target, name, [ptxdump, *argv, "input.cubin"], work)
+    if ptx_data is not None:
+        (work / "input.ptx").write_bytes(ptx_data)
+        run_into(target, "check_ptx_against_cubin", [ptxdump, "check", "--cubin", "input.cubin", "input.ptx"], work)
+
+
 def record(ptxdump, label, path: Path, outdir: Path):
     data = path.read_bytes()
     target = outdir / label
@@ -150,9 +216,7 @@ def record(ptxdump, label, path: Path, outdir: Path):
     local = work / "input.ptx"
     local.write_bytes(data)
     for name, argv in commands(data):
-        r = subprocess.run([ptxdump, *argv, "input.ptx"], capture_output=True, cwd=work, timeout=300)
-        (target / f"{name}.out").write_bytes(
-            r.stdout + b"\n--- stderr ---\n" + r.stderr + f"\n--- exit {r.returncode} ---\n".encode())
+        run_into(target, name, [ptxdump, *argv, "input.ptx"], work)
 
 
 def main():
@@ -164,13 +228,19 @@ def main():
     args = parser.parse_args()
     ptxdump = str(Path(args.ptxdump).resolve())
     outdir = Path(args.outdir)
-    inputs = fixture_inputs() + compile_corpus(Path(args.corpus_cache))
+    corpus = compile_corpus(Path(args.corpus_cache))
+    inputs = fixture_inputs() + corpus
+    cubins = assemble_cubins(Path(args.corpus_cache), corpus)
     for label, path in inputs:
         if args.only and args.only not in label:
             continue
         record(ptxdump, label, path, outdir)
+    for label, cubin, ptx in cubins:
+        if args.only and args.only not in label:
+            continue
+        record_cubin(ptxdump, label, cubin, ptx, outdir)
     shutil.rmtree(outdir / ".work", ignore_errors=True)
-    print(f"recorded {len(inputs)} inputs into {outdir}", file=sys.stderr)
+    print(f"recorded {len(inputs)} inputs and {len(cubins)} cubins into {outdir}", file=sys.stderr)
 
 
 if __name__ == "__main__":
