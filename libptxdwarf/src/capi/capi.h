@@ -142,6 +142,12 @@ inline std::string required(const char* s, const char* what) {
 
 inline std::string optional(const char* s) { return s ? std::string(s) : std::string(); }
 
+// A caller's text and length (NULL is the empty text only when the length is 0).
+inline std::string_view textOf(const char* text, size_t length) {
+  if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+  return std::string_view(text ? text : "", length);
+}
+
 inline uint8_t addressSize(uint8_t size) {
   if (size == 0) return 8;
   if (size != 4 && size != 8)
@@ -178,6 +184,14 @@ inline void withRegister(F&& f) {
   } catch (const write::BuildError& e) {
     fail(PTXDWARF_E_BAD_REGISTER, e.what());
   }
+}
+
+// The item at `index` of a handle's list, or PTXDWARF_E_NOT_FOUND ("row 7 of 5").
+template <class T>
+inline const T& itemAt(const std::vector<T>& items, size_t index, const char* what) {
+  if (index >= items.size())
+    fail(PTXDWARF_E_NOT_FOUND, std::string(what) + " " + std::to_string(index) + " of " + std::to_string(items.size()));
+  return items[index];
 }
 
 inline write::Expr& exprOf(ptxdwarf_expr* e) {
@@ -236,10 +250,17 @@ inline ptx::StateSpace space(const ptxdwarf_space& s) {
   fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown state space " + std::to_string(enumValue(s)));
 }
 
-inline void setLocation(write::Unit& unit, write::DieId d, const ptxdwarf_expr& location) {
+// A location a DIE is given: an expression must say something.
+inline write::Location nonEmptyLocation(const ptxdwarf_expr& location) {
   write::Location l = location.location();
+  if (l.kind() == write::Location::Kind::expression && l.expr().empty())
+    fail(PTXDWARF_E_INVALID_ARGUMENT, "the location is an empty expression");
+  return l;
+}
+
+inline void setLocation(write::Unit& unit, write::DieId d, const ptxdwarf_expr& location) {
+  write::Location l = nonEmptyLocation(location);
   if (l.kind() == write::Location::Kind::expression) {
-    if (l.expr().empty()) fail(PTXDWARF_E_INVALID_ARGUMENT, "the location is an empty expression");
     unit.set(d, dw::DW_AT_location, write::Value::expression(l.expr()));
   } else {
     write::Value v;
@@ -256,11 +277,7 @@ inline write::VariableDesc variableDesc(const write::Unit& unit, const ptxdwarf_
   v.declFile = d.decl_file;
   v.declLine = d.decl_line;
   v.type = optionalDie(unit, d.type, "type");
-  if (d.location) {
-    v.location = d.location->location();
-    if (v.location.kind() == write::Location::Kind::expression && v.location.expr().empty())
-      fail(PTXDWARF_E_INVALID_ARGUMENT, "the location is an empty expression");
-  }
+  if (d.location) v.location = nonEmptyLocation(*d.location);
   v.external = d.external != 0;
   v.linkageName = optional(d.linkage_name);
   return v;

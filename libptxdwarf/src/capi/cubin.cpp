@@ -75,13 +75,6 @@ void addRegMap(ptxdwarf_cubin& c, const ptx::Module& m) {
 
 const ptxdwarf_cubin& cubinOf(const ptxdwarf_cubin* c) { return need(c, "the cubin"); }
 
-template <class T>
-const T& rowAt(const std::vector<T>& rows, size_t index, const char* what) {
-  if (index >= rows.size())
-    fail(PTXDWARF_E_NOT_FOUND, std::string(what) + " " + std::to_string(index) + " of " + std::to_string(rows.size()));
-  return rows[index];
-}
-
 }  // namespace
 
 int ptxdwarf_module_is_cubin(const ptxdwarf_module* module) { return module && isCubin(*module) ? 1 : 0; }
@@ -108,7 +101,7 @@ size_t ptxdwarf_cubin_line_count(const ptxdwarf_cubin* cubin) { return cubin ? c
 ptxdwarf_status ptxdwarf_cubin_line(const ptxdwarf_cubin* cubin, size_t row, ptxdwarf_line_row* out) {
   return guard([&] {
     const ptxdwarf_cubin& c = cubinOf(cubin);
-    const ptxdwarf_cubin::Row& r = rowAt(c.rows, row, "row");
+    const ptxdwarf_cubin::Row& r = itemAt(c.rows, row, "row");
     needOut(out, "out");
     *out = {r.row.address, r.file, r.row.line, r.row.column, r.row.isStmt ? 1 : 0, r.row.endSequence ? 1 : 0,
             c.frames[row].size(), r.broken ? 1 : 0, r.framesOmitted};
@@ -119,8 +112,8 @@ ptxdwarf_status ptxdwarf_cubin_inline_frame(const ptxdwarf_cubin* cubin, size_t 
                                             ptxdwarf_inline_frame* out) {
   return guard([&] {
     const ptxdwarf_cubin& c = cubinOf(cubin);
-    rowAt(c.rows, row, "row");
-    const ptxdwarf_inline_frame& f = rowAt(c.frames[row], depth, "inline frame");
+    itemAt(c.rows, row, "row");
+    const ptxdwarf_inline_frame& f = itemAt(c.frames[row], depth, "inline frame");
     needOut(out, "out");
     *out = f;
   });
@@ -130,7 +123,7 @@ size_t ptxdwarf_cubin_sass_line_count(const ptxdwarf_cubin* cubin) { return cubi
 
 ptxdwarf_status ptxdwarf_cubin_sass_line(const ptxdwarf_cubin* cubin, size_t row, ptxdwarf_sass_line* out) {
   return guard([&] {
-    const ptxdwarf_sass_line& r = rowAt(cubinOf(cubin).sassLines, row, "row");
+    const ptxdwarf_sass_line& r = itemAt(cubinOf(cubin).sassLines, row, "row");
     needOut(out, "out");
     *out = r;
   });
@@ -140,7 +133,7 @@ size_t ptxdwarf_cubin_regmap_count(const ptxdwarf_cubin* cubin) { return cubin ?
 
 ptxdwarf_status ptxdwarf_cubin_regmap_entry(const ptxdwarf_cubin* cubin, size_t index, ptxdwarf_regmap_entry* out) {
   return guard([&] {
-    const ptxdwarf_regmap_entry& e = rowAt(cubinOf(cubin).regmap, index, "entry");
+    const ptxdwarf_regmap_entry& e = itemAt(cubinOf(cubin).regmap, index, "entry");
     needOut(out, "out");
     *out = e;
   });

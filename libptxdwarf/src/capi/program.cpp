@@ -71,10 +71,7 @@ ptxdwarf_status ptxdwarf_program_new_label(ptxdwarf_program* program, const char
 }
 
 ptxdwarf_status ptxdwarf_program_place_label(ptxdwarf_program* program, const char* name) {
-  return guard([&] {
-    write::Program& p = programOf(program);
-    p.place(required(name, "the label name"));
-  });
+  return guard([&] { programOf(program).place(required(name, "the label name")); });
 }
 
 ptxdwarf_status ptxdwarf_program_loc(ptxdwarf_program* program, unsigned file, unsigned line, unsigned column,
@@ -145,8 +142,7 @@ ptxdwarf_status ptxdwarf_program_assemble(const ptxdwarf_program* program, const
     if (!m.written()) fail(PTXDWARF_E_ASSEMBLE, joinErrors(m.diagnostics, {}));
     auto found = std::make_unique<ptxdwarf_diagnostics>();
     found->diagnostics = std::move(m.diagnostics);
-    char* text = mallocCopy(m.ptx);
-    *ptx = text;
+    *ptx = mallocCopy(m.ptx);
     if (diagnostics) *diagnostics = found.release();
   });
 }

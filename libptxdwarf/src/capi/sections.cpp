@@ -33,9 +33,9 @@ ptxdwarf_status ptxdwarf_encode(const ptxdwarf_unit* unit, const ptxdwarf_encode
 ptxdwarf_status ptxdwarf_read_ptx(const char* text, size_t length, const char* filename, ptxdwarf_sections** out) {
   return guard([&] {
     needOut(out, "out");
-    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    const std::string_view input = textOf(text, length);
     std::string file = filename ? filename : "<input>";
-    ptx::ReadResult r = ptx::read(std::string_view(text ? text : "", length), file);
+    ptx::ReadResult r = ptx::read(input, file);
     if (!r.ok()) fail(PTXDWARF_E_PARSE, joinErrors(r.diagnostics, file));
     auto s = std::make_unique<ptxdwarf_sections>();
     s->images = std::move(r.module.sections);
@@ -114,10 +114,7 @@ ptxdwarf_status ptxdwarf_render_ptx(const ptxdwarf_sections* sections, const ptx
     Diagnostics diags;
     std::string text;
     if (!write::writeSections(text, x.images, w, diags)) fail(PTXDWARF_E_RENDER, joinErrors(diags, {}));
-    char* buffer = static_cast<char*>(std::malloc(text.size() + 1));
-    if (!buffer) throw std::bad_alloc();
-    std::memcpy(buffer, text.c_str(), text.size() + 1);
-    *out = buffer;
+    *out = mallocCopy(text);
   });
 }
 

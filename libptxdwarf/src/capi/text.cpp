@@ -11,9 +11,8 @@ ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* f
                                   ptxdwarf_diagnostics** diagnostics) {
   return guard([&] {
     needOut(out, "out");
-    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    const std::string_view input = textOf(text, length);
     std::string file = filename ? filename : "<input>";
-    std::string_view input(text ? text : "", length);
     const Loaded in = loadText(input, file, {.nameIndex = false});  // as `ptxdump annotate` reads
     if (!in.ok()) fail(PTXDWARF_E_PARSE, joinErrors(in.read.diagnostics, file));
     write::AnnotateOptions o;
@@ -35,11 +34,10 @@ ptxdwarf_status ptxdwarf_annotate(const char* text, size_t length, const char* f
 ptxdwarf_status ptxdwarf_strip(const char* text, size_t length, const char* filename, int mode, char** out) {
   return guard([&] {
     needOut(out, "out");
-    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    const std::string_view input = textOf(text, length);
     if (mode != PTXDWARF_STRIP_ALL && mode != PTXDWARF_STRIP_KEEP_LINES)
       fail(PTXDWARF_E_INVALID_ARGUMENT, "unknown strip mode " + std::to_string(mode));
     std::string file = filename ? filename : "<input>";
-    std::string_view input(text ? text : "", length);
     const Loaded in = loadText(input, file, {.nameIndex = false});  // as `ptxdump strip` reads
     if (!in.ok()) fail(PTXDWARF_E_PARSE, joinErrors(in.read.diagnostics, file));
     write::Stripped s = write::strip(
@@ -53,7 +51,7 @@ ptxdwarf_status ptxdwarf_remap_paths(const char* text, size_t length, const char
                                      const char* const* maps, size_t count, char** out) {
   return guard([&] {
     needOut(out, "out");
-    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
+    const std::string_view input = textOf(text, length);
     if (!maps && count) fail(PTXDWARF_E_INVALID_ARGUMENT, "the maps are NULL");
     std::vector<write::PathPrefixMap> parsed;
     for (size_t i = 0; i < count; ++i) {
@@ -62,7 +60,6 @@ ptxdwarf_status ptxdwarf_remap_paths(const char* text, size_t length, const char
       parsed.push_back(std::move(*m));
     }
     std::string file = filename ? filename : "<input>";
-    std::string_view input(text ? text : "", length);
     // As `ptxdump reformat --remap-path` reads: the DWARF, not the bodies.
     const Loaded in = loadText(input, file, {.nameIndex = false, .bodies = false});
     if (!in.ok()) fail(PTXDWARF_E_PARSE, joinErrors(in.read.diagnostics, file));

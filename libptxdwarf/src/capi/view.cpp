@@ -20,10 +20,9 @@ ptxdwarf_module* moduleOf(Loaded loaded) {
 ptxdwarf_status ptxdwarf_module_read(const char* text, size_t length, const char* filename, ptxdwarf_module** out) {
   return guard([&] {
     needOut(out, "out");
-    if (!text && length) fail(PTXDWARF_E_INVALID_ARGUMENT, "the text is NULL");
     // The module keeps no view of the caller's text (loadText records the
     // operands' positions): the text may go once this returns.
-    const std::string_view bytes(text ? text : "", length);
+    const std::string_view bytes = textOf(text, length);
     Loaded loaded = loadText(bytes, filename ? filename : "<input>");
     // A cubin's lookup reads its bytes again: the module keeps a copy.
     if (cubin::looksLikeCubin(bytes)) loaded.text = FileText(std::string(bytes));
@@ -68,17 +67,7 @@ size_t ptxdwarf_lookup_match_count(const ptxdwarf_lookup* lookup) { return looku
 namespace {
 
 const view::Match& matchAt(const ptxdwarf_lookup* lookup, size_t match) {
-  const ptxdwarf_lookup& l = need(lookup, "the lookup");
-  if (match >= l.result.matches.size())
-    fail(PTXDWARF_E_NOT_FOUND, "match " + std::to_string(match) + " of " + std::to_string(l.result.matches.size()));
-  return l.result.matches[match];
-}
-
-template <class T>
-const T& itemAt(const std::vector<T>& items, size_t index, const char* what) {
-  if (index >= items.size())
-    fail(PTXDWARF_E_NOT_FOUND, std::string(what) + " " + std::to_string(index) + " of " + std::to_string(items.size()));
-  return items[index];
+  return itemAt(need(lookup, "the lookup").result.matches, match, "match");
 }
 
 }  // namespace
