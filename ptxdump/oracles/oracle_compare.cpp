@@ -6,6 +6,7 @@
 
 #include "oracle.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdump {
 
@@ -27,12 +28,6 @@ std::optional<OracleView> libdwarfView(std::span<const SectionImage>, std::strin
 #endif
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string at(std::string_view section, uint64_t offset) { return std::string(section) + "+" + hex(offset); }
 

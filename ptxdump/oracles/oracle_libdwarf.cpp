@@ -5,10 +5,10 @@
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 
-#include <cstdio>
 #include <map>
 
 #include "oracle.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdump {
 
@@ -46,11 +46,7 @@ int loadSection(void* obj, Dwarf_Half index, Dwarf_Small** data, int* error) {
 const Dwarf_Obj_Access_Methods kMethods = {getSectionInfo, getByteOrder,   getLengthSize, getPointerSize,
                                            getSectionCount, loadSection, nullptr};
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using ptxdwarf::hex;
 
 class Walker {
  public:

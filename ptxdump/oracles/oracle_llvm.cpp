@@ -18,6 +18,7 @@
 #include <map>
 
 #include "oracle.h"
+#include "ptxdwarf/format.h"
 #include "oracle_llvm_compat.h"
 
 namespace ptxdump {
@@ -67,9 +68,7 @@ OracleAttr readAttribute(const llvm::DWARFAttribute& attr, std::vector<std::stri
         a.string = *s;
       } else {
         a.valueKnown = false;
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(dieOffset));
-        messages.push_back(std::string("error: DIE ") + buf + ": " + llvm::toString(s.takeError()));
+        messages.push_back("error: DIE " + ptxdwarf::hex(dieOffset) + ": " + llvm::toString(s.takeError()));
       }
       break;
     }
@@ -145,11 +144,7 @@ OracleLocList readLocationList(const llvm::DWARFObject& obj, uint64_t offset, ui
     list.entries.push_back(std::move(entry));
     return true;
   });
-  if (e) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "error: .debug_loc+0x%llx: ", static_cast<unsigned long long>(offset));
-    messages.push_back(buf + llvm::toString(std::move(e)));
-  }
+  if (e) messages.push_back("error: .debug_loc+" + ptxdwarf::hex(offset) + ": " + llvm::toString(std::move(e)));
   return list;
 }
 
