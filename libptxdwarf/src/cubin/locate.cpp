@@ -81,14 +81,6 @@ std::vector<const RegMapEntry*> FunctionRegisters::Register::covering(uint64_t p
   return out;
 }
 
-const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view function) {
-  for (const RegMapFunction& f : map.functions) {
-    work::step(work::regmapScan);
-    if (f.name == function) return &f;
-  }
-  return nullptr;
-}
-
 FunctionRegisters::FunctionRegisters(const RegMapFunction& function) {
   for (const RegMapEntry& e : function.entries) {
     work::step(work::regmapScan);

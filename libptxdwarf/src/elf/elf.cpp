@@ -188,13 +188,6 @@ const Section* File::find(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<const Section*> File::findAll(std::string_view name) const {
-  std::vector<const Section*> out;
-  for (const Section& s : sections_)
-    if (s.name == name && s.index != 0) out.push_back(&s);
-  return out;
-}
-
 std::span<const uint8_t> File::contents(const Section& s) const {
   if (!s.inFile) return {};
   return bytes_.subspan(s.offset, s.size);  // checked by parse

@@ -38,9 +38,6 @@ struct RegisterAt {
   std::string reason;  // why not available
 };
 
-// The record of `function` in the map (its linkage name), or nullptr.
-const RegMapFunction* findRegMapFunction(const RegMap& map, std::string_view function);
-
 // A function's record indexed by register, for a caller that locates many
 // registers in it (lookup, at every variable of every stop): built in
 // O(E log E) for E entries, after which locating a register at a PC costs

@@ -100,8 +100,6 @@ class File {
   std::span<const Section> sections() const { return sections_; }
   // The first section of that name; nullptr when none.
   const Section* find(std::string_view name) const;
-  // Every section of that name, in header order (ptxas may write two `.debug_info`).
-  std::vector<const Section*> findAll(std::string_view name) const;
   // The section's bytes in the file (checked by parse); empty unless `inFile`.
   std::span<const uint8_t> contents(const Section& s) const;
 
