@@ -5,7 +5,6 @@
 // register at the PC (gdb/cuda/cuda-regmap.c) -- done for every PC of the
 // variable's scope at once.
 #include <algorithm>
-#include <cstdio>
 #include <span>
 
 #include "cubin_checker.h"
@@ -137,9 +136,7 @@ std::string CubinChecker::describe(const read::Die& die) const {
   std::string s(tagName(die.tag));
   std::string_view n = nameOf(die);
   if (!n.empty()) s += " '" + escaped(n) + "'";
-  char at[24];
-  std::snprintf(at, sizeof at, " at 0x%08x", die.offset);
-  return s + at;
+  return s + " at " + hex(die.offset, 8);
 }
 
 Diagnostic& CubinChecker::report(Severity severity, SourceLoc at, uint64_t infoOffset, std::string_view rule,

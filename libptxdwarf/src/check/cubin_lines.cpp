@@ -42,12 +42,13 @@ bool placesAnInstruction(const ptx::Module& m, size_t i) {
 void CubinChecker::lines() {
   const ptx::Module& ptx = source_.module;
   if (ptx.locs.empty()) return;  // nothing to hold against (an embedded PTX has no .loc)
+  const auto warn = [&](SourceLoc at, std::string message) {
+    out_.warning(at, std::move(message)).rule = "cubin-line-unplaced";
+  };
   const SectionImage* debugLine = cubin::sectionOrSuffixed(cubin_.module(), ".debug_line");
   if (!debugLine) {
-    Diagnostic& d = out_.warning(ptx.locs.front().loc,
-                                 "the cubin has no line table (.debug_line): ptxas ran without -g or -lineinfo, "
-                                 "so no breakpoint on a source line is ever hit");
-    d.rule = "cubin-line-unplaced";
+    warn(ptx.locs.front().loc, "the cubin has no line table (.debug_line): ptxas ran without -g or -lineinfo, "
+                               "so no breakpoint on a source line is ever hit");
     return;
   }
   const std::set<SourceLine> placed = placedLines(*debugLine);
@@ -69,20 +70,16 @@ void CubinChecker::lines() {
   }
   for (const auto& [path, lines] : unplaced) {
     if (!placedFiles.contains(path)) {
-      Diagnostic& d = out_.warning(lines.front().second,
-                                   "no line of " + path + " has an address in the cubin's line table (" +
-                                       std::to_string(lines.size()) +
-                                       " with .loc lines): ptxas dropped all its code, or the cubin was "
-                                       "compiled from other PTX or with other paths");
-      d.rule = "cubin-line-unplaced";
+      warn(lines.front().second, "no line of " + path + " has an address in the cubin's line table (" +
+                                     std::to_string(lines.size()) +
+                                     " with .loc lines): ptxas dropped all its code, or the cubin was "
+                                     "compiled from other PTX or with other paths");
       continue;
     }
-    for (const auto& [line, at] : lines) {
-      Diagnostic& d = out_.warning(at, path + ":" + std::to_string(line) +
-                                           " has .loc lines here but no address in the cubin's line table: a "
-                                           "breakpoint on it is never hit, or lands on a later line");
-      d.rule = "cubin-line-unplaced";
-    }
+    for (const auto& [line, at] : lines)
+      warn(at, path + ":" + std::to_string(line) +
+                   " has .loc lines here but no address in the cubin's line table: a "
+                   "breakpoint on it is never hit, or lands on a later line");
   }
 }
 

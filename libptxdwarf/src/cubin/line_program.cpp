@@ -50,11 +50,7 @@ class Cursor {
   }
   // A NUL-terminated string; nullopt (and failed) when no NUL ends it before `end_`.
   std::optional<std::string> cstring() {
-    if (at_ >= end_) {
-      fail();
-      return std::nullopt;
-    }
-    const void* nul = std::memchr(bytes_.data() + at_, 0, end_ - at_);
+    const void* nul = at_ < end_ ? std::memchr(bytes_.data() + at_, 0, end_ - at_) : nullptr;
     if (!nul) {
       fail();
       return std::nullopt;
@@ -65,11 +61,8 @@ class Cursor {
     return s;
   }
   void skip(uint64_t n) {
-    if (end_ - at_ < n) {
-      fail();
-      return;
-    }
-    at_ += n;
+    if (end_ - at_ < n) fail();
+    else at_ += n;
   }
   void limit(uint64_t end) { end_ = end; }
 
