@@ -25,7 +25,11 @@ bool inside(uint64_t offset, uint64_t size, uint64_t fileSize) {
   return offset <= fileSize && size <= fileSize - offset;
 }
 
-Error fail(std::string message, uint64_t offset) { return Error{std::move(message), offset}; }
+// Sets `error`; `return fail(error, ...)` ends a reader that yields an optional.
+std::nullopt_t fail(Error& error, std::string message, uint64_t offset) {
+  error = Error{std::move(message), offset};
+  return std::nullopt;
+}
 
 // The NUL-terminated string at `at` of a string table; nullopt when `at` is
 // outside it or no NUL ends the string inside it.
@@ -75,9 +79,9 @@ std::optional<Error> overlap(const std::vector<Section>& sections) {
     // as `.nv.merc.nv_debug_ptx_txt`) are one content, not a conflict.
     if (a.offset == b.offset && a.size == b.size) continue;
     if (a.offset + a.size > b.offset)
-      return fail("sections " + std::to_string(a.index) + " and " + std::to_string(b.index) + " overlap (" +
-                      hex(a.offset) + "+" + hex(a.size) + " and " + hex(b.offset) + "+" + hex(b.size) + ")",
-                  b.offset);
+      return Error{"sections " + std::to_string(a.index) + " and " + std::to_string(b.index) + " overlap (" +
+                       hex(a.offset) + "+" + hex(a.size) + " and " + hex(b.offset) + "+" + hex(b.size) + ")",
+                   b.offset};
   }
   return std::nullopt;
 }
@@ -93,22 +97,12 @@ bool hasElfMagic(std::string_view bytes) {
 }
 
 std::optional<File> File::parse(std::span<const uint8_t> bytes, Error& error) {
-  if (!hasElfMagic(bytes)) {
-    error = fail("not an ELF file (no \\x7fELF magic)", 0);
-    return std::nullopt;
-  }
-  if (bytes.size() < kHeaderSize) {
-    error = fail("truncated ELF header: " + std::to_string(bytes.size()) + " bytes, 64 needed", bytes.size());
-    return std::nullopt;
-  }
-  if (bytes[4] != 2) {
-    error = fail("not a 64-bit ELF file (EI_CLASS " + std::to_string(bytes[4]) + "); cubins are ELF64", 4);
-    return std::nullopt;
-  }
-  if (bytes[5] != 1) {
-    error = fail("not a little-endian ELF file (EI_DATA " + std::to_string(bytes[5]) + ")", 5);
-    return std::nullopt;
-  }
+  if (!hasElfMagic(bytes)) return fail(error, "not an ELF file (no \\x7fELF magic)", 0);
+  if (bytes.size() < kHeaderSize)
+    return fail(error, "truncated ELF header: " + std::to_string(bytes.size()) + " bytes, 64 needed", bytes.size());
+  if (bytes[4] != 2)
+    return fail(error, "not a 64-bit ELF file (EI_CLASS " + std::to_string(bytes[4]) + "); cubins are ELF64", 4);
+  if (bytes[5] != 1) return fail(error, "not a little-endian ELF file (EI_DATA " + std::to_string(bytes[5]) + ")", 5);
   File f;
   f.bytes_ = bytes;
   f.header_.osabi = bytes[7];
@@ -121,62 +115,52 @@ std::optional<File> File::parse(std::span<const uint8_t> bytes, Error& error) {
   uint64_t shnum = readLe(bytes, 60, 2);
   uint64_t shstrndx = readLe(bytes, 62, 2);
   if (shoff == 0) return f;  // no section header table: no sections
-  if (shentsize != kSectionHeaderSize) {
-    error = fail("section header size " + std::to_string(shentsize) + ", not 64", 58);
-    return std::nullopt;
-  }
-  if (!inside(shoff, kSectionHeaderSize, bytes.size())) {
-    error = fail("section header table at " + hex(shoff) + " is outside the file (" + std::to_string(bytes.size()) +
-                     " bytes)",
-                 40);
-    return std::nullopt;
-  }
+  if (shentsize != kSectionHeaderSize)
+    return fail(error, "section header size " + std::to_string(shentsize) + ", not 64", 58);
+  if (!inside(shoff, kSectionHeaderSize, bytes.size()))
+    return fail(
+        error,
+        "section header table at " + hex(shoff) + " is outside the file (" + std::to_string(bytes.size()) + " bytes)",
+        40);
   // Extended numbering: section 0 holds the count and the name table's index.
   if (shnum == 0) shnum = readLe(bytes, shoff + 32, 8);
   if (shstrndx == kXIndex) shstrndx = readLe(bytes, shoff + 40, 4);
-  if (shnum > (bytes.size() - shoff) / kSectionHeaderSize) {
-    error = fail("section header table of " + std::to_string(shnum) + " entries at " + hex(shoff) +
-                     " runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)",
-                 shoff);
-    return std::nullopt;
-  }
+  if (shnum > (bytes.size() - shoff) / kSectionHeaderSize)
+    return fail(error,
+                "section header table of " + std::to_string(shnum) + " entries at " + hex(shoff) +
+                    " runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)",
+                shoff);
   f.sections_.reserve(shnum);
   for (uint64_t i = 0; i < shnum; ++i) {
     const uint64_t at = shoff + i * kSectionHeaderSize;
     Section s = readSectionHeader(bytes, at, static_cast<uint32_t>(i));
     s.inFile = holdsFileBytes(s.type, f.header_.machine);
-    if (s.inFile && !inside(s.offset, s.size, bytes.size())) {
-      error = fail("section " + std::to_string(i) + "'s bytes (" + hex(s.offset) + "+" + hex(s.size) +
-                       ") run past the end of the file (" + std::to_string(bytes.size()) + " bytes)",
-                   at + 24);
-      return std::nullopt;
-    }
+    if (s.inFile && !inside(s.offset, s.size, bytes.size()))
+      return fail(error,
+                  "section " + std::to_string(i) + "'s bytes (" + hex(s.offset) + "+" + hex(s.size) +
+                      ") run past the end of the file (" + std::to_string(bytes.size()) + " bytes)",
+                  at + 24);
     f.sections_.push_back(s);
   }
-  if (std::optional<Error> e = overlap(f.sections_)) {
-    error = *e;
-    return std::nullopt;
-  }
+  if (std::optional<Error> e = overlap(f.sections_)) return fail(error, e->message, e->offset);
   if (shstrndx == 0) return f;  // SHN_UNDEF: no names
-  if (shstrndx >= shnum) {
-    error = fail("section name table index " + std::to_string(shstrndx) + " is not a section (there are " +
-                     std::to_string(shnum) + ")",
-                 62);
-    return std::nullopt;
-  }
+  if (shstrndx >= shnum)
+    return fail(error,
+                "section name table index " + std::to_string(shstrndx) + " is not a section (there are " +
+                    std::to_string(shnum) + ")",
+                62);
   const std::span<const uint8_t> names = f.contents(f.sections_[shstrndx]);
   for (Section& s : f.sections_) {
     const uint64_t at = shoff + uint64_t{s.index} * kSectionHeaderSize;
     const uint32_t nameOffset = static_cast<uint32_t>(readLe(bytes, at, 4));
     if (s.index == 0 && nameOffset == 0) continue;
     std::optional<std::string_view> name = stringAt(names, nameOffset);
-    if (!name) {
-      error = fail("section " + std::to_string(s.index) + "'s name at " + hex(nameOffset) +
-                       (nameOffset >= names.size() ? " is outside the section name table"
-                                                   : " has no terminating NUL in the section name table"),
-                   at);
-      return std::nullopt;
-    }
+    if (!name)
+      return fail(error,
+                  "section " + std::to_string(s.index) + "'s name at " + hex(nameOffset) +
+                      (nameOffset >= names.size() ? " is outside the section name table"
+                                                  : " has no terminating NUL in the section name table"),
+                  at);
     s.name = *name;
   }
   return f;
@@ -194,20 +178,18 @@ std::span<const uint8_t> File::contents(const Section& s) const {
 }
 
 std::optional<std::vector<Symbol>> File::symbols(const Section& symtab, Error& error) const {
-  if (symtab.link >= sections_.size()) {
-    error = fail("symbol table " + std::to_string(symtab.index) + " links to string table " +
-                     std::to_string(symtab.link) + ", which is not a section",
-                 symtab.offset);
-    return std::nullopt;
-  }
+  if (symtab.link >= sections_.size())
+    return fail(error,
+                "symbol table " + std::to_string(symtab.index) + " links to string table " +
+                    std::to_string(symtab.link) + ", which is not a section",
+                symtab.offset);
   const std::span<const uint8_t> strings = contents(sections_[symtab.link]);
   const std::span<const uint8_t> table = contents(symtab);
-  if (table.size() % kSymbolSize != 0) {
-    error = fail("symbol table " + std::to_string(symtab.index) + "'s size " + std::to_string(table.size()) +
-                     " is not a multiple of 24",
-                 symtab.offset);
-    return std::nullopt;
-  }
+  if (table.size() % kSymbolSize != 0)
+    return fail(error,
+                "symbol table " + std::to_string(symtab.index) + "'s size " + std::to_string(table.size()) +
+                    " is not a multiple of 24",
+                symtab.offset);
   std::vector<Symbol> out;
   out.reserve(table.size() / kSymbolSize);
   for (uint64_t at = 0; at < table.size(); at += kSymbolSize) {
@@ -221,12 +203,11 @@ std::optional<std::vector<Symbol>> File::symbols(const Section& symtab, Error& e
     s.size = readLe(table, at + 16, 8);
     if (nameOffset != 0) {
       std::optional<std::string_view> name = stringAt(strings, nameOffset);
-      if (!name) {
-        error = fail("symbol " + std::to_string(at / kSymbolSize) + "'s name at " + hex(nameOffset) +
-                         " is not a NUL-terminated string of its string table",
-                     symtab.offset + at);
-        return std::nullopt;
-      }
+      if (!name)
+        return fail(error,
+                    "symbol " + std::to_string(at / kSymbolSize) + "'s name at " + hex(nameOffset) +
+                        " is not a NUL-terminated string of its string table",
+                    symtab.offset + at);
       s.name = *name;
     }
     out.push_back(s);
@@ -254,18 +235,15 @@ const std::vector<Symbol>* File::cachedSymbols(uint32_t index, Error& error) {
 
 std::optional<std::vector<Relocation>> File::relocations(const Section& rel, Error& error) const {
   const bool rela = rel.type == SHT_RELA;
-  if (!rela && rel.type != SHT_REL) {
-    error = fail("section " + std::to_string(rel.index) + " is not a relocation section", rel.offset);
-    return std::nullopt;
-  }
+  if (!rela && rel.type != SHT_REL)
+    return fail(error, "section " + std::to_string(rel.index) + " is not a relocation section", rel.offset);
   const uint64_t entry = rela ? kRelaSize : kRelSize;
   const std::span<const uint8_t> table = contents(rel);
-  if (table.size() % entry != 0) {
-    error = fail("relocation section " + std::string(rel.name) + "'s size " + std::to_string(table.size()) +
-                     " is not a multiple of " + std::to_string(entry),
-                 rel.offset);
-    return std::nullopt;
-  }
+  if (table.size() % entry != 0)
+    return fail(error,
+                "relocation section " + std::string(rel.name) + "'s size " + std::to_string(table.size()) +
+                    " is not a multiple of " + std::to_string(entry),
+                rel.offset);
   std::vector<Relocation> out;
   out.reserve(table.size() / entry);
   for (uint64_t at = 0; at < table.size(); at += entry) {
@@ -295,12 +273,11 @@ std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& targe
     const Section& rel = sections_[relIndex];
     std::optional<std::vector<Relocation>> relocs = relocations(rel, error);
     if (!relocs) return std::nullopt;
-    if (rel.link >= sections_.size() || sections_[rel.link].type != SHT_SYMTAB) {
-      error = fail("relocation section " + std::string(rel.name) + " links to section " + std::to_string(rel.link) +
-                       ", which is not a symbol table",
-                   rel.offset);
-      return std::nullopt;
-    }
+    if (rel.link >= sections_.size() || sections_[rel.link].type != SHT_SYMTAB)
+      return fail(error,
+                  "relocation section " + std::string(rel.name) + " links to section " + std::to_string(rel.link) +
+                      ", which is not a symbol table",
+                  rel.offset);
     const std::vector<Symbol>* symbolCache = cachedSymbols(rel.link, error);
     if (!symbolCache) return std::nullopt;
     for (size_t i = 0; i < relocs->size(); ++i) {
@@ -313,20 +290,17 @@ std::optional<std::vector<uint8_t>> File::relocatedContents(const Section& targe
           report->unappliedTypes.push_back(r.type);
         continue;
       }
-      if (!inside(r.offset, size, bytes.size())) {
-        error = fail("relocation " + std::to_string(i) + " of " + std::string(rel.name) + " writes " +
-                         std::to_string(size) + " bytes at " + hex(r.offset) + ", outside " +
-                         std::string(target.name) + " (" + std::to_string(bytes.size()) + " bytes)",
-                     entryAt);
-        return std::nullopt;
-      }
-      if (r.symbol >= symbolCache->size()) {
-        error = fail("relocation " + std::to_string(i) + " of " + std::string(rel.name) + " names symbol " +
-                         std::to_string(r.symbol) + "; the symbol table has " +
-                         std::to_string(symbolCache->size()),
-                     entryAt);
-        return std::nullopt;
-      }
+      if (!inside(r.offset, size, bytes.size()))
+        return fail(error,
+                    "relocation " + std::to_string(i) + " of " + std::string(rel.name) + " writes " +
+                        std::to_string(size) + " bytes at " + hex(r.offset) + ", outside " + std::string(target.name) +
+                        " (" + std::to_string(bytes.size()) + " bytes)",
+                    entryAt);
+      if (r.symbol >= symbolCache->size())
+        return fail(error,
+                    "relocation " + std::to_string(i) + " of " + std::string(rel.name) + " names symbol " +
+                        std::to_string(r.symbol) + "; the symbol table has " + std::to_string(symbolCache->size()),
+                    entryAt);
       const uint64_t addend = r.explicitAddend ? static_cast<uint64_t>(r.addend) : readLe(bytes, r.offset, size);
       const Symbol& symbol = (*symbolCache)[r.symbol];
       const uint64_t placed = symbol.sectionIndex < sectionAddresses.size() ? sectionAddresses[symbol.sectionIndex] : 0;
