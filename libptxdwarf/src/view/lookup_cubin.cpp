@@ -536,10 +536,6 @@ class CubinLookup {
   mutable std::map<std::pair<const read::LocList*, uint64_t>, cubin::IntervalIndex> listRanges_;  // by list and base
 };
 
-}  // namespace
-
-namespace {
-
 // The cubin read again with its code placed as the driver loads it.
 LookupResult lookupPlaced(std::span<const uint8_t> cubinBytes, std::string_view filename, std::string_view where,
                           cubin::ReadOptions options) {
