@@ -347,9 +347,8 @@ Diagnostics runCubin(const Loaded& cubin) {
   Loaded embedded;
   if (text) embedded = loadText(*text, cubin.path);
   const bool readable = text && embedded.ok();
-  if (text && !readable) {
+  if (text && !readable)
     out.warning({}, "the embedded PTX (.nv_debug_ptx_txt) does not read: the diagnostics below name no line");
-  }
   Diagnostics found = runCubin(cubin, {readable ? embedded.module() : none, nullptr});
   std::move(found.items.begin(), found.items.end(), std::back_inserter(out.items));
   return out;

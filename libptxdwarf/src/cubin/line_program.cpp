@@ -145,14 +145,6 @@ bool readHeader(std::span<const uint8_t> bytes, uint64_t offset, LineTable& t) {
   return true;
 }
 
-struct State {
-  LineRow row;
-  void reset(bool defaultIsStmt) {
-    row = LineRow{};
-    row.isStmt = defaultIsStmt;
-  }
-};
-
 // The rows of one sequence as the two readers of NVIDIA's `context` number
 // them, and the resolution of each new row's context into the row it names.
 class SequenceNumbering {
@@ -188,12 +180,13 @@ class SequenceNumbering {
 void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
   const LineHeader& h = t.header;
   Cursor c(bytes, h.programBegin, h.end);
-  State s;
-  s.reset(h.defaultIsStmt);
+  LineRow initial;  // the state machine's registers at each sequence's start
+  initial.isStmt = h.defaultIsStmt;
+  LineRow row = initial;
   SequenceNumbering numbering;
   auto emit = [&] {
     work::step(work::cubinLineRows);
-    t.rows.push_back(s.row);
+    t.rows.push_back(row);
     numbering.add(t, t.rows.size() - 1);
   };
   while (!c.done()) {
@@ -201,8 +194,8 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
     const uint8_t op = static_cast<uint8_t>(c.fixed(1));
     if (op >= h.opcodeBase) {
       const unsigned adjusted = op - h.opcodeBase;
-      s.row.address += uint64_t{adjusted / h.lineRange} * h.minInstLength;
-      s.row.line = static_cast<uint32_t>(static_cast<int64_t>(s.row.line) + h.lineBase + adjusted % h.lineRange);
+      row.address += uint64_t{adjusted / h.lineRange} * h.minInstLength;
+      row.line = static_cast<uint32_t>(static_cast<int64_t>(row.line) + h.lineBase + adjusted % h.lineRange);
       emit();
       continue;
     }
@@ -216,21 +209,21 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
           case 1:  // DW_LNE_end_sequence
             // The end of the code, not an instruction: outside any inlined
             // call (cuda-gdb resets the context before it records the row).
-            s.row.endSequence = true;
-            s.row.context = 0;
-            s.row.functionName.reset();
+            row.endSequence = true;
+            row.context = 0;
+            row.functionName.reset();
             emit();
-            s.reset(h.defaultIsStmt);
+            row = initial;
             break;
           case 2:  // DW_LNE_set_address
-            s.row.address = c.fixed(static_cast<unsigned>(std::min<uint64_t>(length - 1, 8)));
+            row.address = c.fixed(static_cast<unsigned>(std::min<uint64_t>(length - 1, 8)));
             break;
           case DW_LNE_NVIDIA_inlined_call:
-            s.row.context = static_cast<uint32_t>(c.uleb());
-            s.row.functionName = c.uleb();
+            row.context = static_cast<uint32_t>(c.uleb());
+            row.functionName = c.uleb();
             break;
           case DW_LNE_NVIDIA_set_function_name:
-            s.row.functionName = c.uleb();
+            row.functionName = c.uleb();
             break;
           default:
             break;  // define_file, discriminator, vendor: skipped by their length
@@ -246,29 +239,29 @@ void runProgram(std::span<const uint8_t> bytes, LineTable& t) {
         emit();
         break;
       case 2:
-        s.row.address += c.uleb() * h.minInstLength;
+        row.address += c.uleb() * h.minInstLength;
         break;
       case 3:
         // Lines are unsigned 32-bit, as llvm-dwarfdump keeps them: an advance
         // wraps modulo 2^32 rather than overflowing a signed sum.
-        s.row.line += static_cast<uint32_t>(static_cast<uint64_t>(c.sleb()));
+        row.line += static_cast<uint32_t>(static_cast<uint64_t>(c.sleb()));
         break;
       case 4:
-        s.row.file = static_cast<uint32_t>(c.uleb());
+        row.file = static_cast<uint32_t>(c.uleb());
         break;
       case 5:
-        s.row.column = static_cast<uint32_t>(c.uleb());
+        row.column = static_cast<uint32_t>(c.uleb());
         break;
       case 6:
-        s.row.isStmt = !s.row.isStmt;
+        row.isStmt = !row.isStmt;
         break;
       case 7:  // basic_block
         break;
       case 8:  // const_add_pc
-        s.row.address += uint64_t{(255u - h.opcodeBase) / h.lineRange} * h.minInstLength;
+        row.address += uint64_t{(255u - h.opcodeBase) / h.lineRange} * h.minInstLength;
         break;
       case 9:
-        s.row.address += c.fixed(2);
+        row.address += c.fixed(2);
         break;
       default:  // prologue_end, epilogue_begin, isa, and opcodes the header declares
         for (unsigned i = 0; i < h.standardOpcodeLengths[op - 1] && !c.failed; ++i) c.uleb();
