@@ -20,6 +20,7 @@
 #include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"
 #include "annotate_internal.h"
+#include "ptx_writer_internal.h"
 #include "unit_store.h"
 
 #ifndef PTXDWARF_VERSION_STRING
@@ -316,38 +317,19 @@ WriteOptions Annotator::writeOptions() const {
 }
 
 void Annotator::writeCode() {
-  constexpr size_t kChunk = size_t{1} << 20;
-  std::string buffer;
-  buffer.reserve(kChunk + 64 * 1024);
-  auto put = [&](std::string_view piece) {
-    if (buffer.size() + piece.size() > kChunk && !buffer.empty()) {
-      sink_(buffer);
-      buffer.clear();
-    }
-    if (piece.size() >= kChunk)
-      sink_(piece);  // a long stretch of the input: straight through
-    else
-      buffer.append(piece);
-  };
+  const WriteOptions options = writeOptions();
+  ptx_text::SinkOutput out(sink_, options);
   LocStream locs(*this);
-  edits_.apply(text_, put, locs);
+  edits_.apply(text_, [&](std::string_view piece) { out.text(piece); }, locs);
   edits_ = Edits();
   starts_.release();  // every line is placed
-  if (!text_.empty() && text_.back() != '\n') put(eol());
-  put(eol());
-  if (!buffer.empty()) sink_(buffer);
+  if (!text_.empty() && text_.back() != '\n') out.text(eol());
+  out.text(eol());
+  out.finish();
 }
 
-void Annotator::writeDwarf() {
-  bool endsInNewline = false;
-  const bool written = streamSections(
-      [&](std::string_view piece) {
-        if (!piece.empty()) endsInNewline = piece.back() == '\n';
-        sink_(piece);
-      },
-      sections_, writeOptions(), result_.diagnostics);
-  if (written && !endsInNewline) sink_(eol());
-}
+// Every section's text ends a line: nothing to add after the last.
+void Annotator::writeDwarf() { streamSections(sink_, sections_, writeOptions(), result_.diagnostics); }
 
 }  // namespace ptxdwarf::write::annotating
 

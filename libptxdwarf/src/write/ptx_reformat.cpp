@@ -159,52 +159,6 @@ class StringOutput {
   const WriteOptions& options_;
 };
 
-// reformat()'s text handed to a sink in pieces of about kStreamChunk: the
-// original text's long runs as they are (views of the text, not copies), a
-// large section rendered in parts on two threads (renderInParts).
-class SinkOutput {
- public:
-  SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
-      : sink_(sink), options_(options) {
-    buffer_.reserve(kStreamChunk + 64 * 1024);
-  }
-  void text(std::string_view t) {
-    if (t.size() >= kStreamChunk) {
-      flush(buffer_);
-      hand(t);
-      return;
-    }
-    buffer_ += t;
-    if (buffer_.size() >= kStreamChunk) flush(buffer_);
-  }
-  void section(const SectionImage& image, bool indent) {
-    const std::vector<uint64_t> cuts = cutPoints(image, options_);
-    if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);
-    else renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent);
-  }
-  bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
-  void finish() { flush(buffer_); }
-
- private:
-  void hand(std::string_view piece) {
-    if (piece.empty()) return;
-    last_ = piece.back();
-    sink_(piece);
-  }
-  void flush(std::string& text) {
-    hand(text);
-    text.clear();
-  }
-
-  const std::function<void(std::string_view)>& sink_;
-  const WriteOptions& options_;
-  std::string buffer_;
-  char last_ = 0;  // the last byte handed over; 0 before the first
-  // hand() and flush() as the section writers take them.
-  const std::function<void(std::string_view)> counted_ = [this](std::string_view piece) { hand(piece); };
-  const std::function<void(std::string&)> flushing_ = [this](std::string& text) { flush(text); };
-};
-
 }  // namespace
 
 std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,

@@ -581,7 +581,7 @@ bool writeSections(std::string& out, std::span<const SectionImage> images, const
   return true;
 }
 
-namespace ptx_text {
+namespace {
 
 // Where a large section's text is cut into parts rendered on two threads:
 // relocations about kPartBytes apart (a relocation starts a line, and
@@ -643,24 +643,53 @@ void renderInParts(const std::function<void(std::string_view)>& sink, const Sect
   if (parts % 2 == 0) handOverOdd(parts - 1);
 }
 
+}  // namespace
+
+namespace ptx_text {
+
+SinkOutput::SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
+    : sink_(sink), options_(options) {
+  buffer_.reserve(kStreamChunk + 64 * 1024);
+}
+
+void SinkOutput::text(std::string_view t) {
+  if (t.size() >= kStreamChunk) {
+    flush(buffer_);
+    hand(t);
+    return;
+  }
+  buffer_ += t;
+  if (buffer_.size() >= kStreamChunk) flush(buffer_);
+}
+
+void SinkOutput::section(const SectionImage& image, bool indent) {
+  const std::vector<uint64_t> cuts = cutPoints(image, options_);
+  if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);
+  else renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent);
+}
+
+void SinkOutput::hand(std::string_view piece) {
+  if (piece.empty()) return;
+  last_ = piece.back();
+  sink_(piece);
+}
+
+void SinkOutput::flush(std::string& text) {
+  hand(text);
+  text.clear();
+}
+
 }  // namespace ptx_text
 
 bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
                     const WriteOptions& options, Diagnostics& diags) {
   if (!validate(images, options, diags)) return false;
-  std::string buffer;
-  buffer.reserve(kStreamChunk + 64 * 1024);
-  const std::function<void(std::string&)> flush = [&](std::string& text) {
-    sink(text);
-    text.clear();
-  };
+  SinkOutput out(sink, options);
   for (const SectionImage& image : images) {
-    const std::vector<uint64_t> cuts = cutPoints(image, options);
-    if (cuts.size() < 3) render(buffer, image, options, true, &flush);
-    else renderInParts(sink, image, options, cuts, buffer, flush, true);
-    buffer += options.crlf ? "\r\n" : "\n";
+    out.section(image, true);
+    out.text(options.crlf ? "\r\n" : "\n");
   }
-  if (!buffer.empty()) sink(buffer);
+  out.finish();
   return true;
 }
 

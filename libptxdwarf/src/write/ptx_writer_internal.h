@@ -18,7 +18,7 @@
 
 namespace ptxdwarf::write::ptx_text {
 
-// streamSections hands the text over in pieces of about this size.
+// SinkOutput hands the text over in pieces of about this size.
 inline constexpr size_t kStreamChunk = size_t{1} << 20;
 
 // One DWARF field of a section, for verbose output.
@@ -47,10 +47,30 @@ size_t estimateSize(const SectionImage& image, Style style);
 void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
             const std::function<void(std::string&)>* flush = nullptr);
 
-std::vector<uint64_t> cutPoints(const SectionImage& image, const WriteOptions& options);
+// Text handed to a sink in pieces of about kStreamChunk, so that a caller
+// writing a file never holds the whole of it: a long run of a caller's text
+// as it is (a view, not a copy), sections rendered into a buffer handed over
+// as it fills, a large section rendered in parts on two threads.
+class SinkOutput {
+ public:
+  SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options);
+  void text(std::string_view t);
+  void section(const SectionImage& image, bool indent);
+  // Whether what was handed over and buffered so far is empty or ends a line.
+  bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
+  void finish() { flush(buffer_); }
 
-void renderInParts(const std::function<void(std::string_view)>& sink, const SectionImage& image,
-                   const WriteOptions& options, const std::vector<uint64_t>& cuts, std::string& buffer,
-                   const std::function<void(std::string&)>& flush, bool indent);
+ private:
+  void hand(std::string_view piece);
+  void flush(std::string& text);
+
+  const std::function<void(std::string_view)>& sink_;
+  const WriteOptions& options_;
+  std::string buffer_;
+  char last_ = 0;  // the last byte handed over; 0 before the first
+  // hand() and flush() as the section writers take them.
+  const std::function<void(std::string_view)> counted_ = [this](std::string_view piece) { hand(piece); };
+  const std::function<void(std::string&)> flushing_ = [this](std::string& text) { flush(text); };
+};
 
 }  // namespace ptxdwarf::write::ptx_text
