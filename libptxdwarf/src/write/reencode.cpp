@@ -18,13 +18,6 @@ using namespace dw;
 
 namespace {
 
-// A re-encoded relocation as a reference to the source relocation it copies:
-// 8 bytes, not a 32-byte copy. A round trip that only compares keeps these.
-struct RelocationRef {
-  uint32_t offset = 0;  // in the re-encoded section
-  uint32_t source = 0;  // index into the source section's relocations
-};
-
 // How the round trip names a relocation that differs: source relocation
 // `x` re-encoded as `y` (nullopt when they agree), one lost, one added.
 std::optional<ImageDifference> changedRelocation(const SectionImage& e, const Relocation& x, const Relocation& y) {
@@ -124,14 +117,12 @@ class StreamComparison {
 };
 
 // What preserve-mode encoding makes of one section: its bytes, and its
-// relocations either copied into `image` or referred to in `refs`; or, with
-// `compare`, neither kept: each value is compared as it is written, and
-// `bytes` stays empty.
+// relocations copied into `image`; or, with `compare`, neither kept: each
+// value is compared as it is written, and `bytes` stays empty.
 struct PreserveOutput {
   std::vector<uint8_t>& bytes;
-  SectionImage* image = nullptr;              // relocations copied here ...
-  std::vector<RelocationRef>* refs = nullptr;  // ... or referred to here ...
-  StreamComparison* compare = nullptr;         // ... or compared as they come
+  SectionImage* image = nullptr;        // relocations copied here ...
+  StreamComparison* compare = nullptr;  // ... or compared as they come
 };
 
 // Appends bytes and copies relocations of the source section that fall in
@@ -144,8 +135,6 @@ class PreserveWriter {
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_ || out_.compare) return;
     out_.bytes.reserve(src_->bytes.size());
-    if (out_.refs) out_.refs->reserve(src_->relocations.size());
-    if (!out_.image) return;
     out_.image->relocations.reserve(src_->relocations.size());
     out_.image->names = src_->names;
   }
@@ -184,9 +173,9 @@ class PreserveWriter {
     for (next_ = firstAtOrAfter(from); next_ < source.size() && source[next_].offset < from + size; ++next_) {
       const Relocation& r = source[next_];
       const auto offset = static_cast<uint32_t>(at + (r.offset - from));
-      if (out_.compare) out_.compare->relocation(offset, next_);
-      else if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(next_)});
-      else {
+      if (out_.compare) {
+        out_.compare->relocation(offset, next_);
+      } else {
         Relocation moved = r;  // a difference's names stay the source's
         moved.offset = offset;
         out_.image->relocations.push_back(moved);
@@ -382,18 +371,11 @@ void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
   out.bytes.resize(size);
   LocImageWriter w{out.bytes};
   const std::vector<bool> covered = writeLocEntries(dwarf, w);
-  const std::vector<Relocation>* source = dwarf.loc ? &dwarf.loc->relocations : nullptr;
-  const size_t count = static_cast<size_t>(std::count(covered.begin(), covered.end(), true));
-  if (out.refs) {  // the entries were written at their own offsets: the source's
-    out.refs->reserve(count);
-    for (size_t i = 0; i < covered.size(); ++i)
-      if (covered[i]) out.refs->push_back({(*source)[i].offset, static_cast<uint32_t>(i)});
-    return;
-  }
-  out.image->relocations.reserve(count);
+  // The entries were written at their own offsets: the source's relocations as they are.
+  out.image->relocations.reserve(static_cast<size_t>(std::count(covered.begin(), covered.end(), true)));
   if (dwarf.loc) out.image->names = dwarf.loc->names;  // the names stay where the source keeps them
   for (size_t i = 0; i < covered.size(); ++i)
-    if (covered[i]) out.image->relocations.push_back((*source)[i]);
+    if (covered[i]) out.image->relocations.push_back(dwarf.loc->relocations[i]);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, PreserveOutput out) {
@@ -491,7 +473,7 @@ SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Di
   if (!isModelled(dwarf, in)) return in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
   SectionImage img;
   img.name = in.name;
-  preserve(dwarf, in, PreserveOutput{img.bytes, &img, nullptr}, diags);
+  preserve(dwarf, in, PreserveOutput{img.bytes, &img}, diags);
   img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
   return img;
 }
@@ -567,15 +549,10 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
   const uint64_t size = locImageSize(dwarf);
   LocComparer c{in.bytes, WrittenBytes(size)};
   const std::vector<bool> covered = writeLocEntries(dwarf, c);
-  if (c.overlapped) {
-    std::vector<uint8_t> bytes;
-    std::vector<RelocationRef> refs;
-    preserveLoc(dwarf, PreserveOutput{bytes, nullptr, &refs});
-    return compareSection(in, bytes, refs.size(), [&](size_t i) {
-      Relocation r = in.relocations[refs[i].source];
-      r.offset = refs[i].offset;
-      return r;
-    });
+  if (c.overlapped) {  // malformed, and rare: compared on the image
+    SectionImage image;
+    preserveLoc(dwarf, PreserveOutput{image.bytes, &image});
+    return compareSection(in, image.bytes, image.relocations.size(), [&](size_t i) { return image.relocations[i]; });
   }
   // A byte no entry wrote is zero in the image.
   const uint64_t n = std::min<uint64_t>(size, in.bytes.size());
@@ -607,7 +584,7 @@ std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, cons
   if (&in == dwarf.loc) return locDifference(dwarf, in);
   std::vector<uint8_t> unused;  // compared as written: nothing is kept
   StreamComparison comparison(in);
-  preserve(dwarf, in, PreserveOutput{unused, nullptr, nullptr, &comparison}, diags);
+  preserve(dwarf, in, PreserveOutput{unused, nullptr, &comparison}, diags);
   return comparison.finish();
 }
 
