@@ -301,7 +301,7 @@ bool sameBytes(const SectionImage* a, const SectionImage& b) {
 
 namespace ptx_text {
 
-std::optional<std::vector<Field>> verboseFields(const read::Dwarf& dwarf, const SectionImage& image) {
+std::vector<Field> verboseFields(const read::Dwarf& dwarf, const SectionImage& image) {
   FieldBuilder fb(image);
   if (image.name == ".debug_info" && sameBytes(dwarf.info, image)) {
     infoFields(dwarf, fb);

@@ -52,42 +52,25 @@ namespace {
 
 bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool isIdentChar(char c) { return isAlpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '$'; }
+bool allIdentChars(std::string_view s) { return std::all_of(s.begin(), s.end(), isIdentChar); }
 
 // A PTX identifier: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
 bool isIdentifier(std::string_view s) {
   if (s.empty()) return false;
-  const char c = s[0];
-  if (isAlpha(c)) {
-  } else if (c == '_' || c == '$' || c == '%') {
-    if (s.size() < 2) return false;
-  } else {
-    return false;
-  }
-  for (size_t i = 1; i < s.size(); ++i)
-    if (!isIdentChar(s[i])) return false;
-  return true;
+  if (isAlpha(s[0])) return allIdentChars(s.substr(1));
+  return (s[0] == '_' || s[0] == '$' || s[0] == '%') && s.size() >= 2 && allIdentChars(s.substr(1));
 }
 
 // A symbolic operand: an identifier, or a section name `.debug_abbrev`
 // (ptxas and our reader read `.` followed by identifier characters).
 bool isSymbol(std::string_view s) {
-  if (!s.empty() && s[0] == '.') {
-    if (s.size() < 2) return false;
-    for (size_t i = 1; i < s.size(); ++i)
-      if (!isIdentChar(s[i])) return false;
-    return true;
-  }
+  if (s.starts_with('.')) return s.size() >= 2 && allIdentChars(s.substr(1));
   return isIdentifier(s);
 }
 
 bool isSectionName(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!isIdentChar(c) && c != '.') return false;
-  return true;
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return isIdentChar(c) || c == '.'; });
 }
-
-ptx::Version effectiveVersion(const WriteOptions& o) { return o.version; }
 
 Diagnostic& fault(Diagnostics& diags, const SectionImage& image, uint64_t offset, std::string message) {
   Diagnostic& d = diags.error(image.locate(offset), std::move(message));
@@ -110,7 +93,6 @@ std::string versionText(const ptx::Version& v) {
 bool validateImage(const SectionImage& image, const ptx::Version& version,
                    const std::unordered_set<std::string_view>& sectionLabels, const ptx::Module* module,
                    Diagnostics& diags) {
-  auto isSectionLabel = [&](std::string_view name) { return sectionLabels.contains(name); };
   const size_t before = diags.errorCount();
   if (!isSectionName(image.name)) {
     Diagnostic& d = diags.error(image.loc, "cannot write section name '" + image.name + "' in PTX");
@@ -137,7 +119,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
       fault(diags, image, r.offset, what() + ": not a valid PTX symbol name");
     if (module)  // ptxas itself accepts an undefined label and writes 0 there
       for (std::string_view name : {r.symbol, r.minus()})
-        if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !isSectionLabel(name))
+        if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !sectionLabels.contains(name))
           fault(diags, image, r.offset, what() + ": '" + std::string(name) + "' is not defined in the PTX module");
     if (r.isDifference()) {
       if (r.addend() != 0)
@@ -146,7 +128,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
       if (!version.present || !version.atLeast(7, 5))
         fault(diags, image, r.offset,
               what() + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
-      if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus()))
+      if (!sectionLabels.contains(r.symbol) || !sectionLabels.contains(r.minus()))
         fault(diags, image, r.offset,
               what() + ": ptxas computes a label difference only between labels defined inside debug sections "
                      "(code labels give \"label invalid\")");
@@ -358,29 +340,25 @@ class SectionWriter {
     out_ += "\t}";
   }
 
-  void write(bool indent, std::vector<Field>* fields) {
+  // A verbose section: a line per field, the bytes between fields one per line.
+  void writeFields(bool indent, const std::vector<Field>& fields) {
     opening(indent);
-    const uint64_t size = image_.bytes.size();
-    if (fields) {
-      for (const Field& f : *fields) {
-        if (f.offset < pos_) continue;  // overlapping field: dropped
-        if (f.offset > pos_) range(f.offset, Style::onePerLine, {});
-        if (f.fixed && !relocationIn(f.offset, f.offset + f.size) && !labelInside(f.offset, f.offset + f.size)) {
-          labelsAt(pos_);
-          out_ += f.size == 8 ? ".b64 " : ".b32 ";
-          appendUnsigned(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
-          comment(f.comment);
-          out_ += nl_;
-          pos_ = f.offset + f.size;
-        } else {
-          range(f.offset + f.size, Style::packed, f.comment);
-        }
+    for (const Field& f : fields) {
+      if (f.offset < pos_) continue;  // overlapping field: dropped
+      if (f.offset > pos_) range(f.offset, Style::onePerLine, {});
+      if (f.fixed && !relocationIn(f.offset, f.offset + f.size) && !labelInside(f.offset, f.offset + f.size)) {
+        labelsAt(pos_);
+        out_ += f.size == 8 ? ".b64 " : ".b32 ";
+        appendUnsigned(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
+        comment(f.comment);
+        out_ += nl_;
+        pos_ = f.offset + f.size;
+      } else {
+        range(f.offset + f.size, Style::packed, f.comment);
       }
-      range(size, Style::onePerLine, {});
-    } else {
-      range(size, dataStyle(), {});
     }
-    labelsAt(size);
+    range(image_.bytes.size(), Style::onePerLine, {});
+    labelsAt(image_.bytes.size());
     out_ += "\t}";
   }
 
@@ -436,9 +414,8 @@ class SectionWriter {
           out_ += '+';
           appendUnsigned(out_, uint64_t(r->addend()));
         }
-        if (!commented) comment(firstComment), commented = true;
-        out_ += nl_;
         pos_ += r->size;
+        endLine(commented, firstComment);
         continue;
       }
       uint64_t stop = std::min({end, nextLabel(), r ? r->offset : UINT64_MAX});
@@ -447,9 +424,7 @@ class SectionWriter {
         for (; pos_ < stop; ++pos_) {
           out_ += ".b8 ";
           appendByte(out_, b[pos_]);
-          if (!commented) comment(firstComment), commented = true;
-          out_ += nl_;
-          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
+          endLine(commented, firstComment);
         }
       } else {
         if (style == Style::dense) {
@@ -542,29 +517,21 @@ size_t estimateSize(const SectionImage& image, Style style) {
 void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
             const std::function<void(std::string&)>* flush) {
   SectionWriter w(out, image, options, flush);
-  if (options.style == Style::verbose) {
-    std::vector<Field> fields;
-    if (options.dwarf) {
-      if (auto f = verboseFields(*options.dwarf, image)) fields = std::move(*f);
-    }
-    w.write(indent, &fields);
-  } else {
-    w.write(indent, nullptr);
-  }
+  if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
+  w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
 }
 
 }  // namespace ptx_text
 
 bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
   bool ok = true;
-  const ptx::Version version = effectiveVersion(options);
   // A set: every relocation naming a label is looked up in it (LLVM 22
   // names each location list by a label inside .debug_loc).
   std::unordered_set<std::string_view> sectionLabels;
   for (const SectionImage& image : images)
     for (const SectionLabel& l : image.labels) sectionLabels.insert(l.name);
   for (const SectionImage& image : images)
-    ok = validateImage(image, version, sectionLabels, options.module, diags) && ok;
+    ok = validateImage(image, options.version, sectionLabels, options.module, diags) && ok;
   return ok;
 }
 

@@ -39,7 +39,7 @@ void appendCommentText(std::string& out, std::string_view s);
 
 // The DWARF fields of a section the model read (`dwarf`), for verbose output;
 // none when the section is not one of those read, or not the same bytes.
-std::optional<std::vector<Field>> verboseFields(const read::Dwarf& dwarf, const SectionImage& image);
+std::vector<Field> verboseFields(const read::Dwarf& dwarf, const SectionImage& image);
 
 // About how many characters a section's text takes in a style.
 size_t estimateSize(const SectionImage& image, Style style);
