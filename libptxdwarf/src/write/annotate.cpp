@@ -164,8 +164,8 @@ void Annotator::removeDebugInformation() {
   }
   if (options_.keepLines) return;
   auto eraseDirective = [&](SourceLoc at) {  // from the directive to the end of its line
-    uint64_t begin = lineStart(at.line) + (at.col ? at.col - 1 : 0);
-    uint64_t end = starts_.has(at.line + 1) ? lineStart(at.line + 1) - 1 : text_.size();
+    uint64_t begin = lineIndex_.offset(at.line, at.col);
+    uint64_t end = lineIndex_.has(at.line + 1) ? lineStart(at.line + 1) - 1 : text_.size();
     if (end > begin && text_[end - 1] == '\r') --end;
     if (end > begin) edits_.replace(begin, static_cast<uint32_t>(end - begin), "");
   };
@@ -214,8 +214,8 @@ void Annotator::headerEdits() {
   files_.write(file);
   insertLines(header == 0 ? 0 : lineStart(header + 1), file);
   if (!m_.debug && m_.targetLoc.line != 0) {
-    uint64_t begin = lineStart(m_.targetLoc.line) + (m_.targetLoc.col ? m_.targetLoc.col - 1 : 0);
-    uint64_t end = starts_.has(m_.targetLoc.line + 1) ? lineStart(m_.targetLoc.line + 1) : text_.size();
+    uint64_t begin = lineIndex_.offset(m_.targetLoc.line, m_.targetLoc.col);
+    uint64_t end = lineIndex_.has(m_.targetLoc.line + 1) ? lineStart(m_.targetLoc.line + 1) : text_.size();
     std::string_view line = text_.substr(begin, end - begin);
     size_t comment = std::min({line.find("//"), line.find("/*"), line.find('\n')});
     if (comment != std::string_view::npos) line = line.substr(0, comment);
@@ -322,7 +322,7 @@ void Annotator::writeCode() {
   LocStream locs(*this);
   edits_.apply(text_, [&](std::string_view piece) { out.text(piece); }, locs);
   edits_ = Edits();
-  starts_.release();  // every line is placed
+  lineIndex_.release();  // every line is placed
   if (!text_.empty() && text_.back() != '\n') out.text(eol());
   out.text(eol());
   out.finish();

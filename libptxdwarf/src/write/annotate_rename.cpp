@@ -70,7 +70,7 @@ std::string Annotator::renamed(std::string_view name, const Renames& renames) {
 
 void Annotator::renameRegisters(const ptx::Function& f, const Renames& renames) {
   if (renames.empty()) return;
-  uint64_t begin = lineStart(f.bodyBegin.line) + (f.bodyBegin.col ? f.bodyBegin.col - 1 : 0);
+  uint64_t begin = lineIndex_.offset(f.bodyBegin.line, f.bodyBegin.col);
   uint64_t end = std::min<uint64_t>(lineStart(f.bodyEnd.line) + f.bodyEnd.col, text_.size());
   for (uint64_t i = begin; i < end;) {
     char c = text_[i];
