@@ -52,7 +52,9 @@ namespace {
 
 bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool isIdentChar(char c) { return isAlpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '$'; }
-bool allIdentChars(std::string_view s) { return std::all_of(s.begin(), s.end(), isIdentChar); }
+bool allIdentChars(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return isIdentChar(c); });
+}
 
 // A PTX identifier: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
 bool isIdentifier(std::string_view s) {
