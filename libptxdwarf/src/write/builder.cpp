@@ -16,15 +16,29 @@ unsigned formBytes(uint16_t dataForm) {
   return dataForm == DW_FORM_data1 ? 1 : dataForm == DW_FORM_data2 ? 2 : dataForm == DW_FORM_data4 ? 4 : 8;
 }
 
-// A register variable's last two values: DW_AT_location as a block1 of
-// DW_OP_regx <packed name>, and DW_AT_address_class ADDR_reg_space.
-size_t registerLocation(uint8_t* out, uint64_t packed) {
-  size_t size = 1;
+// A register variable's bytes, in the order and forms variable() would make
+// the encoder write for a Location::reg: its name (at most 8 bytes:
+// packRegister checked) and NUL, `common` (decl file and line, type), then
+// DW_AT_location as a block1 of DW_OP_regx <packed name>, and
+// DW_AT_address_class ADDR_reg_space (see the equality test in builder_test.cpp).
+size_t registerDie(uint8_t* out, std::string_view name, std::span<const uint8_t> common, uint64_t packed) {
+  std::memcpy(out, name.data(), name.size());
+  size_t size = name.size();
+  out[size++] = 0;
+  std::memcpy(out + size, common.data(), common.size());
+  size += common.size();
+  const size_t lengthAt = size++;
   out[size++] = DW_OP_regx;
   encodeUleb(packed, [&](uint8_t b) { out[size++] = b; });
-  out[0] = static_cast<uint8_t>(size - 1);
+  out[lengthAt] = static_cast<uint8_t>(size - lengthAt - 1);
   out[size++] = cuda::ADDR_reg_space;
   return size;
+}
+
+DieId modifier(Unit& u, uint16_t tag, DieId type, DieId parent) {
+  DieId t = u.add(parent, tag);
+  if (type != kNoDie) u.setReference(t, DW_AT_type, type);
+  return t;
 }
 }  // namespace
 
@@ -93,16 +107,8 @@ DieId Builder::registerVariable(DieId scope, const RegisterVariableDesc& d) {
   std::optional<uint64_t> packed = cuda::packRegister(d.reg);
   if (!packed) throw BuildError(registerProblem(d.reg));
   const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
-  // The bytes variable() would make the encoder write for a Location::reg,
-  // in the same order and forms: name, decl file and line, type, location,
-  // class (see the equality test in builder_test.cpp).
   uint8_t bytes[64];
-  std::memcpy(bytes, d.reg.data(), d.reg.size());  // at most 8 bytes: packRegister checked
-  size_t size = d.reg.size();
-  bytes[size++] = 0;
-  std::memcpy(bytes + size, layout.common, layout.commonSize);
-  size += layout.commonSize;
-  size += registerLocation(bytes + size, *packed);
+  const size_t size = registerDie(bytes, d.reg, {layout.common, layout.commonSize}, *packed);
   // The bytes follow the shape by construction: no check of each value.
   return unit_.addEncodedUnchecked(scope, layout.shape, {bytes, size});
 }
@@ -117,13 +123,8 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
   const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
   // The first register's DIE; the unit makes the others from it as they are written.
   uint8_t bytes[64];
-  std::memcpy(bytes, d.stem.data(), d.stem.size());
-  size_t size = d.stem.size();
-  bytes[size++] = '0';
-  bytes[size++] = 0;
-  std::memcpy(bytes + size, layout.common, layout.commonSize);
-  size += layout.commonSize;
-  size += registerLocation(bytes + size, *stem << 8 | '0');
+  const std::string firstName = std::string(d.stem) + '0';
+  const size_t size = registerDie(bytes, firstName, {layout.common, layout.commonSize}, *stem << 8 | '0');
   unit_.addRegisterRun(scope, layout.shape, {bytes, size}, static_cast<uint32_t>(d.stem.size()), *stem, d.count);
 }
 
@@ -202,19 +203,10 @@ DieId Builder::unspecifiedType(std::string_view name, DieId parent) {
 }
 
 DieId Builder::pointerType(DieId pointee, uint8_t addressClass, DieId parent) {
-  DieId t = unit_.add(parent, DW_TAG_pointer_type);
-  if (pointee != kNoDie) unit_.setReference(t, DW_AT_type, pointee);
+  DieId t = modifier(unit_, DW_TAG_pointer_type, pointee, parent);
   if (addressClass) unit_.setUnsigned(t, DW_AT_address_class, addressClass);
   return t;
 }
-
-namespace {
-DieId modifier(Unit& u, uint16_t tag, DieId type, DieId parent) {
-  DieId t = u.add(parent, tag);
-  if (type != kNoDie) u.setReference(t, DW_AT_type, type);
-  return t;
-}
-}  // namespace
 
 DieId Builder::referenceType(DieId pointee, DieId parent) {
   return modifier(unit_, DW_TAG_reference_type, pointee, parent);
@@ -255,11 +247,7 @@ DieId Builder::member(DieId aggregate, const MemberDesc& d) {
   return m;
 }
 
-DieId Builder::arrayType(DieId element, DieId parent) {
-  DieId t = unit_.add(parent, DW_TAG_array_type);
-  if (element != kNoDie) unit_.setReference(t, DW_AT_type, element);
-  return t;
-}
+DieId Builder::arrayType(DieId element, DieId parent) { return modifier(unit_, DW_TAG_array_type, element, parent); }
 
 DieId Builder::subrange(DieId array, uint64_t count, DieId indexType) {
   DieId s = unit_.add(array, DW_TAG_subrange_type);
