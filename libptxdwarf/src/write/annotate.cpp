@@ -1,24 +1,10 @@
 #include "ptxdwarf/write/annotate.h"
 
-#include <algorithm>
 #include <array>
-#include <charconv>
-#include <exception>
-#include <cstring>
-#include <map>
-#include <optional>
-#include <string>
-#include <unordered_map>
 #include <thread>
-#include <vector>
 
 #include "../parallel.h"
-#include "../reserve.h"
-#include "ptxdwarf/dwarf.h"
-#include "../work.h"
-#include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
-#include "ptxdwarf/write/line_table.h"
 #include "annotate_internal.h"
 #include "ptx_writer_internal.h"
 #include "unit_store.h"

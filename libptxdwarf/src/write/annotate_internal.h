@@ -6,24 +6,17 @@
 // --rename-registers in annotate_rename.cpp. Not part of the library's interface.
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <exception>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <thread>
 #include <vector>
 
-#include "../parallel.h"
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "../work.h"
 #include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
-#include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"
 #include "text_edits.h"
 

@@ -3,26 +3,13 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <charconv>
-#include <cstring>
-#include <exception>
 #include <functional>
 #include <map>
 #include <optional>
-#include <ostream>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
-#include "ptxdwarf/cuda.h"
-#include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
-#include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
-#include "../parallel.h"
 #include "../work.h"
 #include "ptx_writer_internal.h"
 

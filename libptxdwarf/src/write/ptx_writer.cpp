@@ -5,9 +5,7 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
-#include <exception>
 #include <functional>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -15,13 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ptxdwarf/cuda.h"
-#include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
-#include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
 #include "../parallel.h"
-#include "../work.h"
 #include "ptx_writer_internal.h"
 
 namespace ptxdwarf::write {

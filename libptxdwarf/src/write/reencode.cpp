@@ -4,9 +4,6 @@
 #include <bit>
 #include <cstring>
 #include <map>
-#include <memory>
-#include <set>
-#include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"

@@ -3,15 +3,11 @@
 #include "ptxdwarf/write/reencode.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
 #include "../work.h"
 
 namespace ptxdwarf::write {

@@ -1,7 +1,6 @@
 #include "ptxdwarf/write/unit.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

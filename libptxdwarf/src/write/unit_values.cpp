@@ -2,18 +2,8 @@
 // locations (Location) and attribute values (Value).
 #include "ptxdwarf/write/unit.h"
 
-#include <algorithm>
-#include <charconv>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-#include "../reserve.h"
-#include "unit_store.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
-#include "../work.h"
-#include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {
 
