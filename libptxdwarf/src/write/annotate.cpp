@@ -17,8 +17,7 @@ namespace ptxdwarf::write::annotating {
 
 void Annotator::run() {
   if (!refuse()) return;
-  size_t firstBreak = text_.find('\n');
-  crlf_ = firstBreak != std::string_view::npos && firstBreak > 0 && text_[firstBreak - 1] == '\r';
+  crlf_ = ptx_text::firstLineEndsInCrlf(text_);
   chooseLabelPrefix();
   if (options_.renameRegisters) chooseStem();
   sourceName_ = options_.sourceName.empty() ? m_.filename : options_.sourceName;

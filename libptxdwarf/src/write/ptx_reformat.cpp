@@ -43,10 +43,7 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   WriteOptions& opt = plan.options;
   opt = options;
   if (!opt.version.present) opt.version = module.version;
-  if (!options.crlf) {
-    const size_t nl = text.find('\n');
-    opt.crlf = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
-  }
+  opt.crlf = options.crlf || firstLineEndsInCrlf(text);
   if (!validate(sections, opt, diags)) return std::nullopt;
 
   // The replacement images by name: each block of the module finds its own
@@ -54,19 +51,15 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   std::map<std::string_view, size_t, work::CountingLess<work::sectionLookup>> byName;
   for (size_t i = 0; i < sections.size(); ++i)
     if (!byName.try_emplace(sections[i].name, i).second) {
-      Diagnostic& d = diags.error(sections[i].loc, "two replacement images named " + sections[i].name);
-      d.rule = "ptx-write";
-      d.section = sections[i].name;
+      writeError(diags, sections[i].loc, sections[i].name, "two replacement images named " + sections[i].name);
       return std::nullopt;
     }
   plan.placed.assign(sections.size(), false);
   for (const SectionImage& original : module.sections) {
     for (const TextRange& b : original.blocks) {
       if (b.begin > b.end || b.end > text.size()) {
-        Diagnostic& d = diags.error(original.loc, "block of section " + original.name +
-                                                      " lies outside the text: was the module read from this text?");
-        d.rule = "ptx-write";
-        d.section = original.name;
+        writeError(diags, original.loc, original.name,
+                   "block of section " + original.name + " lies outside the text: was the module read from this text?");
         return std::nullopt;
       }
       plan.lastEnd = std::max(plan.lastEnd, b.end);
@@ -95,42 +88,29 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
 template <class Output>
 void emitReformat(const ReformatPlan& plan, std::string_view text, std::span<const SectionImage> sections,
                   Output& out) {
-  const WriteOptions& opt = plan.options;
-  std::vector<bool> placed = plan.placed;
-  const std::string_view nl = opt.crlf ? "\r\n" : "\n";
-  bool anyBlock = plan.anyBlock;
+  const std::string_view nl = plan.options.crlf ? "\r\n" : "\n";
   uint64_t pos = 0;
-  auto appendNew = [&] {
-    for (size_t i = 0; i < sections.size(); ++i) {
-      if (placed[i]) continue;
-      out.text(nl);
-      out.section(sections[i], true);
-      if (!anyBlock) out.text(nl);
-    }
+  auto copyTo = [&](uint64_t end) {
+    out.text(text.substr(pos, end - pos));
+    pos = end;
   };
-  for (const ReformatPlan::Edit& e : plan.edits) {
-    out.text(text.substr(pos, e.range.begin - pos));
+  for (const ReformatPlan::Edit& e : plan.edits) {  // every one ends at or before the last block's end
+    copyTo(e.range.begin);
     if (e.image) out.section(*e.image, false);
     pos = e.range.end;
-    if (anyBlock && pos == plan.lastEnd) {
-      appendNew();
-      anyBlock = false;  // appended
-      std::fill(placed.begin(), placed.end(), true);
-    }
   }
-  if (anyBlock && plan.lastEnd > pos) {  // the last block belongs to a kept section
-    out.text(text.substr(pos, plan.lastEnd - pos));
-    pos = plan.lastEnd;
-    appendNew();
-    std::fill(placed.begin(), placed.end(), true);
-    anyBlock = false;
+  // The images no block names: after the text's last block, each on a line
+  // of its own; in a text that has none, at its end, each ending its line.
+  const bool anyNew = std::find(plan.placed.begin(), plan.placed.end(), false) != plan.placed.end();
+  copyTo(plan.anyBlock ? plan.lastEnd : text.size());
+  if (anyNew && !plan.anyBlock && !out.endsLine()) out.text(nl);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (plan.placed[i]) continue;
+    out.text(nl);
+    out.section(sections[i], true);
+    if (!plan.anyBlock) out.text(nl);
   }
-  out.text(text.substr(pos));
-  if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
-    if (!out.endsLine()) out.text(nl);
-    anyBlock = false;
-    appendNew();
-  }
+  copyTo(text.size());
 }
 
 // reformat()'s text as one string, reserved for its estimated size.

@@ -278,11 +278,7 @@ void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
   }
 }
 
-bool sameBytes(const SectionImage* a, const SectionImage& b) {
-  if (!a) return false;
-  if (a == &b) return true;
-  return a->bytes == b.bytes;
-}
+bool sameBytes(const SectionImage* a, const SectionImage& b) { return a && (a == &b || a->bytes == b.bytes); }
 
 }  // namespace
 

@@ -67,9 +67,7 @@ bool isSectionName(std::string_view s) {
 }
 
 Diagnostic& fault(Diagnostics& diags, const SectionImage& image, uint64_t offset, std::string message) {
-  Diagnostic& d = diags.error(image.locate(offset), std::move(message));
-  d.rule = "ptx-write";
-  d.section = image.name;
+  Diagnostic& d = writeError(diags, image.locate(offset), image.name, std::move(message));
   d.offset = static_cast<int64_t>(offset);
   return d;
 }
@@ -88,11 +86,8 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
                    const std::unordered_set<std::string_view>& sectionLabels, const ptx::Module* module,
                    Diagnostics& diags) {
   const size_t before = diags.errorCount();
-  if (!isSectionName(image.name)) {
-    Diagnostic& d = diags.error(image.loc, "cannot write section name '" + image.name + "' in PTX");
-    d.rule = "ptx-write";
-    d.section = image.name;
-  }
+  if (!isSectionName(image.name))
+    writeError(diags, image.loc, image.name, "cannot write section name '" + image.name + "' in PTX");
   const uint64_t size = image.bytes.size();
   uint64_t prevEnd = 0;
   for (const Relocation& r : image.relocations) {
@@ -245,6 +240,13 @@ char* appendWord(char* p, uint32_t v) {
 }  // namespace
 
 namespace ptx_text {
+
+Diagnostic& writeError(Diagnostics& diags, SourceLoc at, const std::string& section, std::string message) {
+  Diagnostic& d = diags.error(at, std::move(message));
+  d.rule = "ptx-write";
+  d.section = section;
+  return d;
+}
 
 void appendUnsigned(std::string& out, uint64_t v) {
   char buf[24];

@@ -29,6 +29,15 @@ struct Field {
   std::string comment;
 };
 
+// An error of the writer's (rule "ptx-write") about section `section`.
+Diagnostic& writeError(Diagnostics& diags, SourceLoc at, const std::string& section, std::string message);
+
+// Whether the text's first line ends in "\r\n": its other lines are taken to.
+inline bool firstLineEndsInCrlf(std::string_view text) {
+  const size_t nl = text.find('\n');
+  return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
+}
+
 // Decimal and 0x-hexadecimal digits of a value.
 void appendUnsigned(std::string& out, uint64_t v);
 void appendHex(std::string& out, uint64_t v);
