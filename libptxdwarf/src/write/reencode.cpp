@@ -430,15 +430,22 @@ void preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput o
   else if (&in == dwarf.aranges) preserveAranges(dwarf, out);
 }
 
+// The relocations, once the bytes agree; the re-encoded ones given by count
+// and index (an image's, or the source's that .debug_loc's entries cover).
 template <typename ActualRelocation>
 std::optional<ImageDifference> compareRelocations(const SectionImage& e, size_t actualRelocations,
-                                                  ActualRelocation actualRelocation);
+                                                  ActualRelocation actualRelocation) {
+  size_t m = std::min(e.relocations.size(), actualRelocations);
+  for (size_t i = 0; i < m; ++i)
+    if (auto changed = changedRelocation(e, e.relocations[i], actualRelocation(i))) return changed;
+  if (e.relocations.size() > m) return lostRelocation(e, e.relocations[m]);
+  if (actualRelocations > m) return addedRelocation(e, actualRelocation(m));
+  return std::nullopt;
+}
 
-// compareImages() for one section, whose re-encoded relocations are given by
-// count and index: copies or references, the same differences in the same words.
-template <typename ActualRelocation>
-std::optional<ImageDifference> compareSection(const SectionImage& e, std::span<const uint8_t> actualBytes,
-                                              size_t actualRelocations, ActualRelocation actualRelocation) {
+// compareImages() for one section.
+std::optional<ImageDifference> compareSection(const SectionImage& e, const SectionImage& actual) {
+  const std::vector<uint8_t>& actualBytes = actual.bytes;
   size_t n = std::min(e.bytes.size(), actualBytes.size());
   auto mismatch = std::mismatch(e.bytes.begin(), e.bytes.begin() + static_cast<ptrdiff_t>(n), actualBytes.begin());
   if (mismatch.first != e.bytes.begin() + static_cast<ptrdiff_t>(n)) {
@@ -449,19 +456,7 @@ std::optional<ImageDifference> compareSection(const SectionImage& e, std::span<c
   if (e.bytes.size() != actualBytes.size())
     return ImageDifference{e.name, n, "size " + std::to_string(e.bytes.size()) + " re-encoded as " +
                                           std::to_string(actualBytes.size())};
-  return compareRelocations(e, actualRelocations, actualRelocation);
-}
-
-// compareSection's second half: the relocations, once the bytes agree.
-template <typename ActualRelocation>
-std::optional<ImageDifference> compareRelocations(const SectionImage& e, size_t actualRelocations,
-                                                  ActualRelocation actualRelocation) {
-  size_t m = std::min(e.relocations.size(), actualRelocations);
-  for (size_t i = 0; i < m; ++i)
-    if (auto changed = changedRelocation(e, e.relocations[i], actualRelocation(i))) return changed;
-  if (e.relocations.size() > m) return lostRelocation(e, e.relocations[m]);
-  if (actualRelocations > m) return addedRelocation(e, actualRelocation(m));
-  return std::nullopt;
+  return compareRelocations(e, actual.relocations.size(), [&](size_t i) { return actual.relocations[i]; });
 }
 
 }  // namespace
@@ -549,7 +544,7 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
   if (c.overlapped) {  // malformed, and rare: compared on the image
     SectionImage image;
     preserveLoc(dwarf, PreserveOutput{image.bytes, &image});
-    return compareSection(in, image.bytes, image.relocations.size(), [&](size_t i) { return image.relocations[i]; });
+    return compareSection(in, image);
   }
   // A byte no entry wrote is zero in the image.
   const uint64_t n = std::min<uint64_t>(size, in.bytes.size());
@@ -602,8 +597,7 @@ std::optional<ImageDifference> compareImages(std::span<const SectionImage> expec
     const auto found = lastOfName.find(e.name);
     const SectionImage* a = found == lastOfName.end() ? nullptr : found->second;
     if (!a) return ImageDifference{e.name, 0, "section missing after re-encoding"};
-    if (auto diff = compareSection(e, a->bytes, a->relocations.size(), [&](size_t i) { return a->relocations[i]; }))
-      return diff;
+    if (auto diff = compareSection(e, *a)) return diff;
   }
   return std::nullopt;
 }
