@@ -423,7 +423,7 @@ class Unit {
   void checkName(DieId id, uint16_t name) const;
   void checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const;
   // Links `r` in as the DIE's attribute `name` (replacing one of that name unless `append`).
-  void put(DieId id, const Record& r, bool append);
+  void put(DieId id, uint16_t name, Record r, bool append);
   Record bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes, uint16_t form);
   Record expressionRecord(Value::Kind kind, const Expr& expr, uint16_t form);
   Record recordOf(const Value& value);
