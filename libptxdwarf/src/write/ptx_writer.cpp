@@ -237,51 +237,6 @@ char* appendWord(char* p, uint32_t v) {
   return p + 2 + count;
 }
 
-}  // namespace
-
-namespace ptx_text {
-
-Diagnostic& writeError(Diagnostics& diags, SourceLoc at, const std::string& section, std::string message) {
-  Diagnostic& d = diags.error(at, std::move(message));
-  d.rule = "ptx-write";
-  d.section = section;
-  return d;
-}
-
-void appendUnsigned(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  (void)ec;
-  out.append(buf, p);
-}
-
-void appendHex(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
-  (void)ec;
-  out += "0x";
-  out.append(buf, p);
-}
-
-// Comment text is printed after `// `: no line breaks, no backslashes (a trailing
-// one could splice lines in a preprocessor), printable ASCII only.
-void appendCommentText(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += char(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-}
-
-}  // namespace ptx_text
-
-namespace {
-
 uint64_t readLe(const std::vector<uint8_t>& b, uint64_t off, unsigned size) {
   uint64_t v = 0;
   for (unsigned i = 0; i < size; ++i) v |= uint64_t(b[off + i]) << (8 * i);
@@ -500,52 +455,6 @@ class SectionWriter {
   uint64_t pos_ = 0;
 };
 
-}  // namespace
-
-namespace ptx_text {
-
-size_t estimateSize(const SectionImage& image, Style style) {
-  const size_t perByte = style == Style::dense ? 3 : style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
-  return 32 + image.name.size() + image.bytes.size() * perByte + image.relocations.size() * 40 +
-         image.labels.size() * 24;
-}
-
-void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
-            const std::function<void(std::string&)>* flush) {
-  SectionWriter w(out, image, options, flush);
-  if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
-  w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
-}
-
-}  // namespace ptx_text
-
-bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
-  bool ok = true;
-  // A set: every relocation naming a label is looked up in it (LLVM 22
-  // names each location list by a label inside .debug_loc).
-  std::unordered_set<std::string_view> sectionLabels;
-  for (const SectionImage& image : images)
-    for (const SectionLabel& l : image.labels) sectionLabels.insert(l.name);
-  for (const SectionImage& image : images)
-    ok = validateImage(image, options.version, sectionLabels, options.module, diags) && ok;
-  return ok;
-}
-
-bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
-                   Diagnostics& diags) {
-  if (!validate(images, options, diags)) return false;
-  size_t need = out.size();
-  for (const SectionImage& image : images) need += estimateSize(image, options.style);
-  out.reserve(need);
-  for (const SectionImage& image : images) {
-    render(out, image, options, true);
-    out += options.crlf ? "\r\n" : "\n";
-  }
-  return true;
-}
-
-namespace {
-
 // Where a large section's text is cut into parts rendered on two threads:
 // relocations about kPartBytes apart (a relocation starts a line, and
 // rendering from one on gives the same lines as rendering the whole).
@@ -610,6 +519,56 @@ void renderInParts(const std::function<void(std::string_view)>& sink, const Sect
 
 namespace ptx_text {
 
+Diagnostic& writeError(Diagnostics& diags, SourceLoc at, const std::string& section, std::string message) {
+  Diagnostic& d = diags.error(at, std::move(message));
+  d.rule = "ptx-write";
+  d.section = section;
+  return d;
+}
+
+void appendUnsigned(std::string& out, uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  (void)ec;
+  out.append(buf, p);
+}
+
+void appendHex(std::string& out, uint64_t v) {
+  char buf[24];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
+  (void)ec;
+  out += "0x";
+  out.append(buf, p);
+}
+
+// Comment text is printed after `// `: no line breaks, no backslashes (a trailing
+// one could splice lines in a preprocessor), printable ASCII only.
+void appendCommentText(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+}
+
+size_t estimateSize(const SectionImage& image, Style style) {
+  const size_t perByte = style == Style::dense ? 3 : style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
+  return 32 + image.name.size() + image.bytes.size() * perByte + image.relocations.size() * 40 +
+         image.labels.size() * 24;
+}
+
+void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
+            const std::function<void(std::string&)>* flush) {
+  SectionWriter w(out, image, options, flush);
+  if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
+  w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
+}
+
 SinkOutput::SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
     : sink_(sink), options_(options) {
   buffer_.reserve(kStreamChunk + 64 * 1024);
@@ -643,6 +602,31 @@ void SinkOutput::flush(std::string& text) {
 }
 
 }  // namespace ptx_text
+
+bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
+  bool ok = true;
+  // A set: every relocation naming a label is looked up in it (LLVM 22
+  // names each location list by a label inside .debug_loc).
+  std::unordered_set<std::string_view> sectionLabels;
+  for (const SectionImage& image : images)
+    for (const SectionLabel& l : image.labels) sectionLabels.insert(l.name);
+  for (const SectionImage& image : images)
+    ok = validateImage(image, options.version, sectionLabels, options.module, diags) && ok;
+  return ok;
+}
+
+bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
+                   Diagnostics& diags) {
+  if (!validate(images, options, diags)) return false;
+  size_t need = out.size();
+  for (const SectionImage& image : images) need += estimateSize(image, options.style);
+  out.reserve(need);
+  for (const SectionImage& image : images) {
+    render(out, image, options, true);
+    out += options.crlf ? "\r\n" : "\n";
+  }
+  return true;
+}
 
 bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
                     const WriteOptions& options, Diagnostics& diags) {
