@@ -72,10 +72,10 @@ void Annotator::countRepeatedWarnings() {
 }
 
 void Annotator::reserveDies() {
-  size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
   // A declaration's registers are one record (a run).
-  dies += m_.functions.size() + m_.parameters.size() + m_.registers.size();
-  declarations += m_.registers.size();
+  const size_t declarations = m_.registers.size();
+  const size_t dies =
+      16 + m_.variables.size() + 2 * m_.blocks.size() + m_.functions.size() + m_.parameters.size() + declarations;
   constexpr size_t kAttributesPerDie = 7;  // name, decl file and line, type, location, class, +1
   // A declaration's encoded bytes are one register variable's ("%rd1234",
   // 8, 4, 11, 1): a range keeps its first register's (Unit::addRegisterRun).
