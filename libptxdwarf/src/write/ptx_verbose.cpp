@@ -259,10 +259,10 @@ void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
           b += ": beginning address offset";
           fb.fixed(e.offset, a, std::move(b));
           fb.fixed(e.offset + a, a, "ending address offset");
-          std::string c = "Loc expr size";
-          const std::string ops = describeExpression(fb.image(), e.exprOffset, e.expr.size(), uint8_t(a));
-          fb.add(e.offset + 2u * a, 2, std::move(c));
-          if (!e.expr.empty()) fb.add(e.exprOffset, e.expr.size(), ops);
+          fb.add(e.offset + 2u * a, 2, "Loc expr size");
+          if (!e.expr.empty())
+            fb.add(e.exprOffset, e.expr.size(),
+                   describeExpression(fb.image(), e.exprOffset, e.expr.size(), uint8_t(a)));
           break;
         }
         case read::LocEntry::baseAddress:

@@ -24,7 +24,6 @@ class TextEdits {
  public:
   void replace(uint64_t begin, uint64_t end, std::string with = {}) { items_.push_back({begin, end, std::move(with)}); }
   void erase(uint64_t begin, uint64_t end) { replace(begin, end); }
-  size_t size() const { return items_.size(); }
 
   // The edited text. Edits are applied in offset order; one that overlaps an
   // earlier one (a `.loc` inside a section block being removed) is dropped.
