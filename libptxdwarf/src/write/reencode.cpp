@@ -113,13 +113,12 @@ class StreamComparison {
   std::optional<ImageDifference> relocationDifference_;  // the first, or the first added
 };
 
-// What preserve-mode encoding makes of one section: its bytes, and its
-// relocations copied into `image`; or, with `compare`, neither kept: each
-// value is compared as it is written, and `bytes` stays empty.
+// Where preserve-mode encoding puts one section: into `image`, its bytes
+// and its relocations copied; or, with `compare`, nowhere: each value is
+// compared as it is written.
 struct PreserveOutput {
-  std::vector<uint8_t>& bytes;
-  SectionImage* image = nullptr;        // relocations copied here ...
-  StreamComparison* compare = nullptr;  // ... or compared as they come
+  SectionImage* image = nullptr;
+  StreamComparison* compare = nullptr;
 };
 
 // Appends bytes and copies relocations of the source section that fall in
@@ -131,14 +130,14 @@ class PreserveWriter {
   // name store instead of copying every name.
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_ || out_.compare) return;
-    out_.bytes.reserve(src_->bytes.size());
+    out_.image->bytes.reserve(src_->bytes.size());
     out_.image->relocations.reserve(src_->relocations.size());
     out_.image->names = src_->names;
   }
 
   void fixed(uint64_t v, unsigned size) {
     if (out_.compare) out_.compare->fixed(v, size);
-    else appendLittleEndian(out_.bytes, v, size);
+    else appendLittleEndian(out_.image->bytes, v, size);
   }
   // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
   void uleb(uint64_t v, uint64_t width) { leb(v, width); }
@@ -151,7 +150,7 @@ class PreserveWriter {
   }
   void raw(std::span<const uint8_t> b) {
     if (out_.compare) out_.compare->bytes(b.data(), b.size());
-    else out_.bytes.insert(out_.bytes.end(), b.begin(), b.end());
+    else out_.image->bytes.insert(out_.image->bytes.end(), b.begin(), b.end());
   }
   void string(std::string_view s) {
     raw(std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
@@ -179,7 +178,7 @@ class PreserveWriter {
       }
     }
   }
-  uint64_t offset() const { return (out_.compare ? out_.compare->taken() : 0) + out_.bytes.size(); }
+  uint64_t offset() const { return out_.compare ? out_.compare->taken() : out_.image->bytes.size(); }
 
  private:
   // The index of the first source relocation at or after `from`. Values are
@@ -362,17 +361,16 @@ struct LocImageWriter {
   }
 };
 
-void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
-  const uint64_t size = locImageSize(dwarf);
-  out.bytes.clear();
-  out.bytes.resize(size);
-  LocImageWriter w{out.bytes};
+// (Never compared as written: locDifference does that.)
+void preserveLoc(const read::Dwarf& dwarf, SectionImage& image) {
+  image.bytes.assign(locImageSize(dwarf), 0);
+  LocImageWriter w{image.bytes};
   const std::vector<bool> covered = writeLocEntries(dwarf, w);
   // The entries were written at their own offsets: the source's relocations as they are.
-  out.image->relocations.reserve(static_cast<size_t>(std::count(covered.begin(), covered.end(), true)));
-  if (dwarf.loc) out.image->names = dwarf.loc->names;  // the names stay where the source keeps them
+  image.relocations.reserve(static_cast<size_t>(std::count(covered.begin(), covered.end(), true)));
+  if (dwarf.loc) image.names = dwarf.loc->names;  // the names stay where the source keeps them
   for (size_t i = 0; i < covered.size(); ++i)
-    if (covered[i]) out.image->relocations.push_back(dwarf.loc->relocations[i]);
+    if (covered[i]) image.relocations.push_back(dwarf.loc->relocations[i]);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, PreserveOutput out) {
@@ -425,7 +423,7 @@ bool isModelled(const read::Dwarf& dwarf, const SectionImage& in) {
 void preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput out, Diagnostics& diags) {
   if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, out);
   else if (&in == dwarf.info) preserveInfo(dwarf, out, diags);
-  else if (&in == dwarf.loc) preserveLoc(dwarf, out);
+  else if (&in == dwarf.loc) preserveLoc(dwarf, *out.image);
   else if (&in == dwarf.pubnames) preservePubnames(dwarf, out);
   else if (&in == dwarf.aranges) preserveAranges(dwarf, out);
 }
@@ -465,7 +463,7 @@ SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Di
   if (!isModelled(dwarf, in)) return in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
   SectionImage img;
   img.name = in.name;
-  preserve(dwarf, in, PreserveOutput{img.bytes, &img}, diags);
+  preserve(dwarf, in, PreserveOutput{&img}, diags);
   img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
   return img;
 }
@@ -543,7 +541,7 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
   const std::vector<bool> covered = writeLocEntries(dwarf, c);
   if (c.overlapped) {  // malformed, and rare: compared on the image
     SectionImage image;
-    preserveLoc(dwarf, PreserveOutput{image.bytes, &image});
+    preserveLoc(dwarf, image);
     return compareSection(in, image);
   }
   // A byte no entry wrote is zero in the image.
@@ -574,9 +572,8 @@ std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, cons
                                                   Diagnostics& diags) {
   if (!isModelled(dwarf, in)) return std::nullopt;  // copied: the same
   if (&in == dwarf.loc) return locDifference(dwarf, in);
-  std::vector<uint8_t> unused;  // compared as written: nothing is kept
   StreamComparison comparison(in);
-  preserve(dwarf, in, PreserveOutput{unused, nullptr, &comparison}, diags);
+  preserve(dwarf, in, PreserveOutput{nullptr, &comparison}, diags);
   return comparison.finish();
 }
 
