@@ -90,16 +90,14 @@ Labels::Function Program::beginFunction() {
   function_ = labels_.function();
   inFunction_ = true;
   lines_.beginFunction();
-  code_ += function_.begin;
-  code_ += ":\n";
+  place(function_.begin);
   return function_;
 }
 
 const std::string& Program::endFunction() {
   if (!inFunction_) throw BuildError("endFunction() without beginFunction()");
   inFunction_ = false;
-  code_ += function_.end;
-  code_ += ":\n";
+  place(function_.end);
   return function_.end;
 }
 
