@@ -35,6 +35,13 @@ size_t registerDie(uint8_t* out, std::string_view name, std::span<const uint8_t>
   return size;
 }
 
+// DW_AT_decl_file and DW_AT_decl_line, when there is a file.
+void setDecl(Unit& u, DieId die, unsigned file, unsigned line) {
+  if (!file) return;
+  u.setUnsigned(die, DW_AT_decl_file, file);
+  u.setUnsigned(die, DW_AT_decl_line, line);
+}
+
 DieId modifier(Unit& u, uint16_t tag, DieId type, DieId parent) {
   DieId t = u.add(parent, tag);
   if (type != kNoDie) u.setReference(t, DW_AT_type, type);
@@ -59,10 +66,7 @@ DieId Builder::subprogram(const SubprogramDesc& d, DieId parent) {
   if (linkage && d.linkageNameFirst) unit_.setString(sp, d.linkageAttribute, d.linkageName);
   if (!d.name.empty()) unit_.setString(sp, DW_AT_name, d.name);
   if (linkage && !d.linkageNameFirst) unit_.setString(sp, d.linkageAttribute, d.linkageName);
-  if (d.declFile) {
-    unit_.setUnsigned(sp, DW_AT_decl_file, d.declFile);
-    unit_.setUnsigned(sp, DW_AT_decl_line, d.declLine);
-  }
+  setDecl(unit_, sp, d.declFile, d.declLine);
   if (d.type != kNoDie) unit_.setReference(sp, DW_AT_type, d.type);
   if (d.external) unit_.setFlag(sp, DW_AT_external, true);
   if (d.lowPc) unit_.setAddress(sp, DW_AT_low_pc, *d.lowPc);
@@ -92,10 +96,7 @@ void Builder::setLocation(DieId die, const Location& location) {
 DieId Builder::variableLike(DieId scope, uint16_t tag, const VariableDesc& d) {
   DieId v = unit_.add(scope, tag);
   if (!d.name.empty()) unit_.setString(v, DW_AT_name, d.name);
-  if (d.declFile) {
-    unit_.setUnsigned(v, DW_AT_decl_file, d.declFile);
-    unit_.setUnsigned(v, DW_AT_decl_line, d.declLine);
-  }
+  setDecl(unit_, v, d.declFile, d.declLine);
   if (d.type != kNoDie) unit_.setReference(v, DW_AT_type, d.type);
   if (d.external) unit_.setFlag(v, DW_AT_external, true);
   setLocation(v, d.location);
@@ -234,10 +235,7 @@ DieId Builder::member(DieId aggregate, const MemberDesc& d) {
   DieId m = unit_.add(aggregate, DW_TAG_member);
   if (!d.name.empty()) unit_.setString(m, DW_AT_name, d.name);
   if (d.type != kNoDie) unit_.setReference(m, DW_AT_type, d.type);
-  if (d.declFile) {
-    unit_.setUnsigned(m, DW_AT_decl_file, d.declFile);
-    unit_.setUnsigned(m, DW_AT_decl_line, d.declLine);
-  }
+  setDecl(unit_, m, d.declFile, d.declLine);
   if (d.byteSize) unit_.setUnsigned(m, DW_AT_byte_size, *d.byteSize);
   if (d.bitSize) unit_.setUnsigned(m, DW_AT_bit_size, *d.bitSize);
   if (d.bitOffset) unit_.setUnsigned(m, DW_AT_bit_offset, *d.bitOffset);
