@@ -82,12 +82,9 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   return plan;
 }
 
-// Makes the text a plan describes, in order, into `out`: out.text() takes
-// bytes of the original text, out.section() renders an image, and
-// out.endsLine() says whether what was made so far is empty or ends a line.
-template <class Output>
+// Makes the text a plan describes, in order, into `out`.
 void emitReformat(const ReformatPlan& plan, std::string_view text, std::span<const SectionImage> sections,
-                  Output& out) {
+                  SinkOutput& out) {
   const std::string_view nl = plan.options.crlf ? "\r\n" : "\n";
   uint64_t pos = 0;
   auto copyTo = [&](uint64_t end) {
@@ -113,32 +110,17 @@ void emitReformat(const ReformatPlan& plan, std::string_view text, std::span<con
   copyTo(text.size());
 }
 
-// reformat()'s text as one string, reserved for its estimated size.
-class StringOutput {
- public:
-  StringOutput(std::string& out, const WriteOptions& options) : out_(out), options_(options) {}
-  void text(std::string_view t) { out_.append(t); }
-  void section(const SectionImage& image, bool indent) { render(out_, image, options_, indent); }
-  bool endsLine() const { return out_.empty() || out_.back() == '\n'; }
-
- private:
-  std::string& out_;
-  const WriteOptions& options_;
-};
-
 }  // namespace
 
 std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
                                     std::span<const SectionImage> sections, const WriteOptions& options,
                                     Diagnostics& diags) {
-  std::optional<ReformatPlan> plan = planReformat(text, module, sections, options, diags);
-  if (!plan) return std::nullopt;
   std::string out;
   size_t need = text.size();
-  for (const SectionImage& s : sections) need += estimateSize(s, plan->options.style);
+  for (const SectionImage& s : sections) need += estimateSize(s, options.style);
   out.reserve(need);
-  StringOutput output(out, plan->options);
-  emitReformat(*plan, text, sections, output);
+  if (!reformat(text, module, sections, options, diags, [&](std::string_view piece) { out += piece; }))
+    return std::nullopt;
   return out;
 }
 

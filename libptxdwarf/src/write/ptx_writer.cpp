@@ -455,6 +455,14 @@ class SectionWriter {
   uint64_t pos_ = 0;
 };
 
+// A section's text into `out`; `flush`, when given, takes it as it grows.
+void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
+            const std::function<void(std::string&)>* flush) {
+  SectionWriter w(out, image, options, flush);
+  if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
+  w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
+}
+
 // Where a large section's text is cut into parts rendered on two threads:
 // relocations about kPartBytes apart (a relocation starts a line, and
 // rendering from one on gives the same lines as rendering the whole).
@@ -562,13 +570,6 @@ size_t estimateSize(const SectionImage& image, Style style) {
          image.labels.size() * 24;
 }
 
-void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
-            const std::function<void(std::string&)>* flush) {
-  SectionWriter w(out, image, options, flush);
-  if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
-  w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
-}
-
 SinkOutput::SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
     : sink_(sink), options_(options) {
   buffer_.reserve(kStreamChunk + 64 * 1024);
@@ -617,15 +618,10 @@ bool validate(std::span<const SectionImage> images, const WriteOptions& options,
 
 bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
                    Diagnostics& diags) {
-  if (!validate(images, options, diags)) return false;
   size_t need = out.size();
   for (const SectionImage& image : images) need += estimateSize(image, options.style);
   out.reserve(need);
-  for (const SectionImage& image : images) {
-    render(out, image, options, true);
-    out += options.crlf ? "\r\n" : "\n";
-  }
-  return true;
+  return streamSections([&](std::string_view piece) { out += piece; }, images, options, diags);
 }
 
 bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,

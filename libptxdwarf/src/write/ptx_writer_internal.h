@@ -53,9 +53,6 @@ std::vector<Field> verboseFields(const read::Dwarf& dwarf, const SectionImage& i
 // About how many characters a section's text takes in a style.
 size_t estimateSize(const SectionImage& image, Style style);
 
-void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
-            const std::function<void(std::string&)>* flush = nullptr);
-
 // Text handed to a sink in pieces of about kStreamChunk, so that a caller
 // writing a file never holds the whole of it: a long run of a caller's text
 // as it is (a view, not a copy), sections rendered into a buffer handed over
