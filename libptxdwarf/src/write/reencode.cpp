@@ -414,18 +414,16 @@ void preserveAranges(const read::Dwarf& dwarf, PreserveOutput out) {
   }
 }
 
-// Whether preserve-mode encoding models `in` (else it copies it).
-bool isModelled(const read::Dwarf& dwarf, const SectionImage& in) {
-  return &in == dwarf.abbrev || &in == dwarf.info || &in == dwarf.loc || &in == dwarf.pubnames ||
-         &in == dwarf.aranges;
-}
-
-void preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput out, Diagnostics& diags) {
+// Encodes `in` as preserve mode models it; false when it does not model it
+// (.debug_str, .debug_macinfo, ...: such a section is copied).
+bool preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput out, Diagnostics& diags) {
   if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, out);
   else if (&in == dwarf.info) preserveInfo(dwarf, out, diags);
   else if (&in == dwarf.loc) preserveLoc(dwarf, *out.image);
   else if (&in == dwarf.pubnames) preservePubnames(dwarf, out);
   else if (&in == dwarf.aranges) preserveAranges(dwarf, out);
+  else return false;
+  return true;
 }
 
 // The relocations, once the bytes agree; the re-encoded ones given by count
@@ -460,10 +458,9 @@ std::optional<ImageDifference> compareSection(const SectionImage& e, const Secti
 }  // namespace
 
 SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Diagnostics& diags) {
-  if (!isModelled(dwarf, in)) return in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
   SectionImage img;
   img.name = in.name;
-  preserve(dwarf, in, PreserveOutput{&img}, diags);
+  if (!preserve(dwarf, in, PreserveOutput{&img}, diags)) return in;
   img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
   return img;
 }
@@ -570,10 +567,9 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
 
 std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, const SectionImage& in,
                                                   Diagnostics& diags) {
-  if (!isModelled(dwarf, in)) return std::nullopt;  // copied: the same
   if (&in == dwarf.loc) return locDifference(dwarf, in);
   StreamComparison comparison(in);
-  preserve(dwarf, in, PreserveOutput{nullptr, &comparison}, diags);
+  if (!preserve(dwarf, in, PreserveOutput{nullptr, &comparison}, diags)) return std::nullopt;  // copied: the same
   return comparison.finish();
 }
 
