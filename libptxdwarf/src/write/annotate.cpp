@@ -205,7 +205,7 @@ void Annotator::headerEdits() {
     size_t comment = std::min({line.find("//"), line.find("/*"), line.find('\n')});
     if (comment != std::string_view::npos) line = line.substr(0, comment);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
-    edits_.insert(begin + line.size(), ", debug");
+    edits_.replace(begin + line.size(), 0, ", debug");  // inserted: nothing erased
   }
 }
 

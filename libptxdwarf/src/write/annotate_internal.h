@@ -38,11 +38,6 @@ class Edits {
     if (arena.size() > mark)
       items.push_back({offset, static_cast<uint32_t>(mark), static_cast<uint32_t>(arena.size() - mark), 0, late});
   }
-  void insert(uint64_t offset, std::string_view s) {
-    size_t m = mark();
-    arena += s;
-    insertSince(offset, m);
-  }
   void replace(uint64_t offset, uint32_t erase, std::string_view s) {
     items.push_back({offset, static_cast<uint32_t>(arena.size()), static_cast<uint32_t>(s.size()), erase});
     arena += s;
