@@ -196,10 +196,6 @@ void Unit::appendToRun(DieId run, std::span<const uint8_t> bytes) {
   check(run);
   if (!dies_[run].run) throw BuildError("DIE " + std::to_string(run) + " is not a run");
   checkEncoded(dies_[run].shape - 1, bytes);
-  appendToRunUnchecked(run, bytes);
-}
-
-void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
   Die& d = dies_[run];
   if (d.firstAttribute + d.attributeCount != encoded_.size())
     throw BuildError("DIE " + std::to_string(run) + " is not the last DIE added encoded: its run is closed");

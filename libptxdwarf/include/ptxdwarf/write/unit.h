@@ -322,8 +322,6 @@ class Unit {
   // Adds one DIE's bytes to `run`, which must be the last DIE added encoded;
   // checked as addEncoded checks them.
   void appendToRun(DieId run, std::span<const uint8_t> bytes);
-  // The same unchecked, for bytes made in the shape's forms by construction.
-  void appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes);
   // A register run: the variables %stem0 .. %stem<count-1> of a `.reg .T
   // %stem<count>` declaration, leaves of one shape kept as the first DIE's
   // bytes and a count (a run keeps every DIE's: 8 MB for the 400,000
