@@ -292,13 +292,11 @@ bool Annotator::encodeDwarf() {
 }
 
 WriteOptions Annotator::writeOptions() const {
-  WriteOptions wo;
-  wo.style = options_.style;
-  wo.version = m_.version;
-  wo.crlf = crlf_;
-  wo.threads = options_.threads;
-  wo.bytesPerLine = 32;  // 8 words a line when dense: fewer, longer lines
-  return wo;
+  return {.style = options_.style,
+          .version = m_.version,
+          .bytesPerLine = 32,  // 8 words a line when dense: fewer, longer lines
+          .crlf = crlf_,
+          .threads = options_.threads};
 }
 
 void Annotator::writeCode() {

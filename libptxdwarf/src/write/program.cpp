@@ -147,10 +147,7 @@ Assembled Program::assemble(std::span<const Unit* const> units, const AssembleOp
   if (!text.ends_with('\n')) text += '\n';
   if (!sections.empty()) {
     text += '\n';
-    WriteOptions wo;
-    wo.style = options.style;
-    wo.version = options_.version;
-    if (!writeSections(text, sections, wo, diags)) return result;
+    if (!writeSections(text, sections, {.style = options.style, .version = options_.version}, diags)) return result;
     if (!text.ends_with('\n')) text += '\n';
   }
 
