@@ -245,18 +245,11 @@ uint64_t readLe(const std::vector<uint8_t>& b, uint64_t off, unsigned size) {
 
 class SectionWriter {
  public:
-  // `flush`, when given, takes the text made so far (and empties `out`)
-  // whenever it passes kStreamChunk bytes.
+  // `sorted`: the image's labels in offset order (sortedLabels), which the
+  // writers of parts of one section share. `flush`, when given, takes the
+  // text made so far (and empties `out`) whenever it passes kStreamChunk bytes.
   SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
-                const std::function<void(std::string&)>* flush = nullptr)
-      : SectionWriter(out, image, options, {}, flush) {
-    ownLabels_ = sortedLabels(image);
-    labels_ = ownLabels_;
-  }
-  // With the image's labels in offset order already (sortedLabels), for
-  // writers of parts of one section.
-  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
-                std::span<const SectionLabel* const> sorted, const std::function<void(std::string&)>* flush = nullptr)
+                std::span<const SectionLabel* const> sorted, const std::function<void(std::string&)>* flush)
       : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n"), labels_(sorted), flush_(flush) {
     perLine_ = std::clamp(options.bytesPerLine, 1u, 4096u);
   }
@@ -447,7 +440,6 @@ class SectionWriter {
   const WriteOptions& opt_;
   std::string_view nl_;
   unsigned perLine_ = 16;
-  std::vector<const SectionLabel*> ownLabels_;
   std::span<const SectionLabel* const> labels_;
   std::vector<char> line_;  // one packed line being formatted (5 chars per byte at most, and ".b8 ")
   const std::function<void(std::string&)>* flush_;
@@ -458,7 +450,8 @@ class SectionWriter {
 // A section's text into `out`; `flush`, when given, takes it as it grows.
 void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
             const std::function<void(std::string&)>* flush) {
-  SectionWriter w(out, image, options, flush);
+  const std::vector<const SectionLabel*> labels = SectionWriter::sortedLabels(image);
+  SectionWriter w(out, image, options, labels, flush);
   if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
   w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
 }
