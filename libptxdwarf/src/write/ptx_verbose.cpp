@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 #include "ptxdwarf/print/render.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -127,7 +128,7 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
       const uint64_t codeSize = fb.ulebSize(d.offset);
       if (codeSize == 0) break;
       std::string c = "Abbrev [";
-      appendUnsigned(c, dwarf.abbrevCode(d));
+      appendDec(c, dwarf.abbrevCode(d));
       c += "] ";
       appendHex(c, d.offset);
       c += ':';

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ptxdwarf/format.h"
 #include "../parallel.h"
 #include "ptx_writer_internal.h"
 
@@ -293,7 +293,7 @@ class SectionWriter {
       if (f.fixed && !relocationIn(f.offset, f.offset + f.size) && !labelInside(f.offset, f.offset + f.size)) {
         labelsAt(pos_);
         out_ += f.size == 8 ? ".b64 " : ".b32 ";
-        appendUnsigned(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
+        appendDec(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
         comment(f.comment);
         out_ += nl_;
         pos_ = f.offset + f.size;
@@ -356,7 +356,7 @@ class SectionWriter {
           out_ += r->minus();
         } else if (r->addend() > 0) {
           out_ += '+';
-          appendUnsigned(out_, uint64_t(r->addend()));
+          appendDec(out_, uint64_t(r->addend()));
         }
         pos_ += r->size;
         endLine(commented, firstComment);
@@ -525,21 +525,6 @@ Diagnostic& writeError(Diagnostics& diags, SourceLoc at, const std::string& sect
   d.rule = "ptx-write";
   d.section = section;
   return d;
-}
-
-void appendUnsigned(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  (void)ec;
-  out.append(buf, p);
-}
-
-void appendHex(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
-  (void)ec;
-  out += "0x";
-  out.append(buf, p);
 }
 
 // Comment text is printed after `// `: no line breaks, no backslashes (a trailing

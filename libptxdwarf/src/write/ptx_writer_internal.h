@@ -38,10 +38,6 @@ inline bool firstLineEndsInCrlf(std::string_view text) {
   return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
 }
 
-// Decimal and 0x-hexadecimal digits of a value.
-void appendUnsigned(std::string& out, uint64_t v);
-void appendHex(std::string& out, uint64_t v);
-
 // Comment text is printed after `// `: no line breaks, no backslashes (a trailing
 // one could splice lines in a preprocessor), printable ASCII only.
 void appendCommentText(std::string& out, std::string_view s);
