@@ -11,12 +11,8 @@ bool Annotator::identifierChar(char c) {
 
 void Annotator::chooseStem() {
   stem_ = "%_";
-  auto taken = [&] {
-    for (const ptx::RegisterDecl& r : m_.registers)
-      if (r.name.starts_with(stem_)) return true;
-    return false;
-  };
-  while (taken()) stem_ += '_';
+  auto taken = [&](const ptx::RegisterDecl& r) { return r.name.starts_with(stem_); };
+  while (std::any_of(m_.registers.begin(), m_.registers.end(), taken)) stem_ += '_';
 }
 
 std::string Annotator::tag(size_t k) const {
