@@ -553,16 +553,6 @@ SinkOutput::SinkOutput(const std::function<void(std::string_view)>& sink, const 
   buffer_.reserve(kStreamChunk + 64 * 1024);
 }
 
-void SinkOutput::text(std::string_view t) {
-  if (t.size() >= kStreamChunk) {
-    flush(buffer_);
-    hand(t);
-    return;
-  }
-  buffer_ += t;
-  if (buffer_.size() >= kStreamChunk) flush(buffer_);
-}
-
 void SinkOutput::section(const SectionImage& image, bool indent) {
   const std::vector<uint64_t> cuts = cutPoints(image, options_);
   if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);

@@ -56,7 +56,16 @@ size_t estimateSize(const SectionImage& image, Style style);
 class SinkOutput {
  public:
   SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options);
-  void text(std::string_view t);
+  // Inline: annotate hands over its code a token or a line at a time.
+  void text(std::string_view t) {
+    if (t.size() >= kStreamChunk) {
+      flush(buffer_);
+      hand(t);
+      return;
+    }
+    buffer_ += t;
+    if (buffer_.size() >= kStreamChunk) flush(buffer_);
+  }
   void section(const SectionImage& image, bool indent);
   // Whether what was handed over and buffered so far is empty or ends a line.
   bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
