@@ -133,25 +133,26 @@ Checked memberOffset(const Dwarf& d, const Die& member) {
   return {std::nullopt, "DW_AT_data_member_location is an expression, not a constant offset"};
 }
 
+// The kinds of type typeLayouts lists: the tag that makes one, the word that names it.
+struct KindInfo {
+  uint16_t tag;
+  TypeKind kind;
+  std::string_view name;
+};
+constexpr KindInfo kKinds[] = {
+    {dw::DW_TAG_structure_type, TypeKind::structure, "struct"},
+    {dw::DW_TAG_class_type, TypeKind::class_, "class"},
+    {dw::DW_TAG_union_type, TypeKind::union_, "union"},
+    {dw::DW_TAG_enumeration_type, TypeKind::enumeration, "enum"},
+    {dw::DW_TAG_typedef, TypeKind::typedef_, "typedef"},
+    {dw::DW_TAG_array_type, TypeKind::array, "array"},
+    {dw::DW_TAG_pointer_type, TypeKind::pointer, "pointer"},
+};
+
 std::optional<TypeKind> kindOf(uint16_t tag) {
-  switch (tag) {
-    case dw::DW_TAG_structure_type:
-      return TypeKind::structure;
-    case dw::DW_TAG_class_type:
-      return TypeKind::class_;
-    case dw::DW_TAG_union_type:
-      return TypeKind::union_;
-    case dw::DW_TAG_enumeration_type:
-      return TypeKind::enumeration;
-    case dw::DW_TAG_typedef:
-      return TypeKind::typedef_;
-    case dw::DW_TAG_array_type:
-      return TypeKind::array;
-    case dw::DW_TAG_pointer_type:
-      return TypeKind::pointer;
-    default:
-      return std::nullopt;
-  }
+  for (const KindInfo& k : kKinds)
+    if (k.tag == tag) return k.kind;
+  return std::nullopt;
 }
 
 // typeSize, with `ends` to find an array's subranges by, and `problem` set
@@ -164,18 +165,16 @@ std::optional<uint64_t> sizeOf(const Dwarf& d, const Die* die, const SubtreeEnds
     return std::nullopt;
   };
   for (int i = 0; die && i < kMaxTypeChain; ++i) {
-    if (auto size = unsignedValue(d.attribute(*die, dw::DW_AT_byte_size))) {
+    std::optional<uint64_t> size = unsignedValue(d.attribute(*die, dw::DW_AT_byte_size));
+    const uint16_t tag = die->tag;
+    if (!size && (tag == dw::DW_TAG_pointer_type || tag == dw::DW_TAG_reference_type ||
+                  tag == dw::DW_TAG_rvalue_reference_type || tag == dw::DW_TAG_ptr_to_member_type))
+      size = d.unitOf(*die).addressSize;
+    if (size) {
       const u128 bytes = multiplier * *size;
       return bytes > UINT64_MAX ? tooLarge(bytes) : std::optional<uint64_t>(static_cast<uint64_t>(bytes));
     }
-    switch (die->tag) {
-      case dw::DW_TAG_pointer_type:
-      case dw::DW_TAG_reference_type:
-      case dw::DW_TAG_rvalue_reference_type:
-      case dw::DW_TAG_ptr_to_member_type: {
-        const u128 bytes = multiplier * d.unitOf(*die).addressSize;
-        return bytes > UINT64_MAX ? tooLarge(bytes) : std::optional<uint64_t>(static_cast<uint64_t>(bytes));
-      }
+    switch (tag) {
       case dw::DW_TAG_array_type: {
         std::string dimensionProblem;
         for (uint64_t n : arrayDimensions(d, *die, ends, &dimensionProblem)) {
@@ -322,22 +321,8 @@ std::string anonymousName(const Dwarf& d, const Die& die, TypeKind kind, const S
 }  // namespace
 
 std::string_view typeKindName(TypeKind k) {
-  switch (k) {
-    case TypeKind::structure:
-      return "struct";
-    case TypeKind::class_:
-      return "class";
-    case TypeKind::union_:
-      return "union";
-    case TypeKind::enumeration:
-      return "enum";
-    case TypeKind::typedef_:
-      return "typedef";
-    case TypeKind::array:
-      return "array";
-    case TypeKind::pointer:
-      return "pointer";
-  }
+  for (const KindInfo& info : kKinds)
+    if (info.kind == k) return info.name;
   return "";
 }
 
