@@ -74,13 +74,10 @@ class TypePrinter {
   static constexpr int kMaxSteps = 4096;
   // The innermost scopes a name spells (more: kScopesLeftOut in their place).
   static constexpr size_t kMaxScopes = 64;
-
- public:
   // What stands where a name leaves scopes out, and where one is cut short.
   static constexpr std::string_view kScopesLeftOut = "(enclosing scopes left out)";
   static constexpr std::string_view kCutShort = "(name cut short)";
 
- private:
   bool enter() {
     if (depth_ >= kMaxDepth || steps_ >= kMaxSteps) {
       if (!cut_) out_ += kCutShort;  // said once, where the name stops
@@ -627,8 +624,5 @@ std::string typeName(const Dwarf& dwarf, const Die* die, const SubtreeEnds* ends
   appendTypeName(dwarf, die, out, ends);
   return out;
 }
-
-std::string_view scopesLeftOutMarker() { return TypePrinter::kScopesLeftOut; }
-std::string_view nameCutShortMarker() { return TypePrinter::kCutShort; }
 
 }  // namespace ptxdwarf::view
