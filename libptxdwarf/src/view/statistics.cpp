@@ -5,6 +5,7 @@
 #include "ptxdwarf/view/statistics.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -202,23 +203,18 @@ class Collector {
     return instructionOf(r);
   }
 
-  // DWARFDie::getAddressRanges from low_pc/high_pc. A PTX file's high_pc is a
-  // label; a cubin's may be an offset from low_pc (DWARF 4's constant class).
-  std::vector<InstructionRange> ranges(const Die& die) const {
+  // DWARFDie::getAddressRanges from low_pc/high_pc: one range at most. A PTX
+  // file's high_pc is a label; a cubin's may be an offset from low_pc (DWARF
+  // 4's constant class).
+  std::optional<InstructionRange> range(const Die& die) const {
     std::optional<AttrValue> low = attr(die, dw::DW_AT_low_pc);
     std::optional<AttrValue> high = attr(die, dw::DW_AT_high_pc);
-    if (!low || !high || low->form != dw::DW_FORM_addr) return {};
+    if (!low || !high || low->form != dw::DW_FORM_addr) return std::nullopt;
     std::optional<uint64_t> first = position(low->value, low->reloc), end;
     if (high->form == dw::DW_FORM_addr) end = position(high->value, high->reloc);
     else if (inBytes_ && high->isConstant() && first) end = *first + high->value;
-    if (!first || !end) return {};
-    return {{*first, *end}};
-  }
-
-  static uint64_t total(const std::vector<InstructionRange>& rs) {
-    uint64_t n = 0;
-    for (const InstructionRange& r : rs) n += r.size();
-    return n;
+    if (!first || !end) return std::nullopt;
+    return InstructionRange{*first, *end};
   }
 
   std::string fileBasename(const Die& die) const {
@@ -305,8 +301,8 @@ class Collector {
     // (A PTX file's entries are labels: positions of their own.)
     std::optional<AttrValue> unitLow = attr(d_.dies[unit.firstDie], dw::DW_AT_low_pc);
     std::optional<uint64_t> base = unitLow ? std::optional<uint64_t>(unitLow->value) : std::nullopt;
-    std::vector<InstructionRange> parent;
-    if (const Die* p = d_.parentOf(die)) parent = ranges(*p);
+    std::optional<InstructionRange> parent;
+    if (const Die* p = d_.parentOf(die)) parent = range(*p);
     for (const read::LocEntry& e : list->entries) {
       if (e.kind == read::LocEntry::baseAddress) {
         base = e.end;
@@ -320,8 +316,7 @@ class Collector {
       if (!first || !end) continue;  // not a label: no instructions we can name
       InstructionRange r{*first, *end};
       loc.total += r.size();
-      uint64_t covered = 0;
-      for (const InstructionRange& s : parent) covered += overlap(r, s);
+      const uint64_t covered = parent ? overlap(r, *parent) : 0;
       loc.inScope += covered;
       if (isEntryValue(e.expr, unit.addressSize)) loc.entryValues += covered;
     }
@@ -340,23 +335,23 @@ class Collector {
     (entryValuesLeftOut ? c.withoutEntryValues : c.buckets)[b]++;
   }
 
-  void collectLocStats(uint64_t covered, uint64_t scope, bool isParam, bool isLocalVar, bool entryValuesLeftOut) {
-    bucket(s_.variableCoverage, covered, scope, entryValuesLeftOut);
-    if (isParam)
-      bucket(s_.paramCoverage, covered, scope, entryValuesLeftOut);
-    else if (isLocalVar)
-      bucket(s_.localVarCoverage, covered, scope, entryValuesLeftOut);
+  // The location coverages a DIE of `tag` counts in: every variable's, then
+  // a parameter's or a local variable's own (null for other DIEs).
+  std::array<LocationCoverage*, 2> coveragesOf(uint16_t tag) {
+    if (tag == dw::DW_TAG_formal_parameter) return {&s_.variableCoverage, &s_.paramCoverage};
+    if (tag == dw::DW_TAG_variable) return {&s_.variableCoverage, &s_.localVarCoverage};
+    return {&s_.variableCoverage, nullptr};
   }
 
-  void zeroCoverage(uint16_t tag) {
-    s_.variableCoverage.processed++;
-    s_.variableCoverage.buckets[0]++;
-    if (tag == dw::DW_TAG_formal_parameter) {
-      s_.paramCoverage.processed++;
-      s_.paramCoverage.buckets[0]++;
-    } else if (tag == dw::DW_TAG_variable) {
-      s_.localVarCoverage.processed++;
-      s_.localVarCoverage.buckets[0]++;
+  // Variables of inlined functions that never got a location, by their DIEs' offsets.
+  void zeroCoverage(const std::vector<uint64_t>& variables) {
+    for (uint64_t offset : variables) {
+      const Die* v = d_.dieAt(offset);
+      for (LocationCoverage* c : coveragesOf(v ? v->tag : 0)) {
+        if (!c) continue;
+        c->processed++;
+        c->buckets[0]++;
+      }
     }
   }
 
@@ -411,13 +406,12 @@ class Collector {
     }
 
     if (f.scope && !deferLocStats) {
-      s_.variableCoverage.processed++;
-      if (isParam)
-        s_.paramCoverage.processed++;
-      else if (isLocalVar)
-        s_.localVarCoverage.processed++;
-      collectLocStats(inScope, f.scope, isParam, isLocalVar, false);
-      collectLocStats(inScope - entryValues, f.scope, isParam, isLocalVar, true);
+      for (LocationCoverage* c : coveragesOf(tag)) {
+        if (!c) continue;
+        c->processed++;
+        bucket(*c, inScope, f.scope, false);
+        bucket(*c, inScope - entryValues, f.scope, true);
+      }
     }
 
     const Die* idDie = &die;
@@ -486,7 +480,7 @@ class Collector {
       if (isFunction || isInlined) f.varPrefix = VarPrefixes::kFunction;
       if (attr(die, dw::DW_AT_declaration)) return false;
       if (attr(die, dw::DW_AT_call_file) && attr(die, dw::DW_AT_call_line)) s_.callSiteEntries++;
-      uint64_t inThisScope = total(ranges(die));
+      uint64_t inThisScope = range(die).value_or(InstructionRange{}).size();
       if (!isBlock) {
         if (attr(die, dw::DW_AT_inline)) {
           collectAbstractOriginVars(f.die);
@@ -524,14 +518,7 @@ class Collector {
 
   // The part after the children: inlined variables that never got a location.
   void leave(const Frame& f) {
-    if (!f.tracksZeroCoverage) return;
-    for (uint64_t offset : f.aoVars) {
-      const Die* v = d_.dieAt(offset);
-      if (v)
-        zeroCoverage(v->tag);
-      else
-        zeroCoverage(0);
-    }
+    if (f.tracksZeroCoverage) zeroCoverage(f.aoVars);
   }
 
   void walk(uint32_t root) {
@@ -599,10 +586,7 @@ class Collector {
         if (std::optional<AttrValue> origin = attr(c, dw::DW_AT_abstract_origin))
           std::erase(vars, rawReference(d_, c, *origin));
       });
-      for (uint64_t offset : vars) {
-        const Die* v = d_.dieAt(offset);
-        zeroCoverage(v ? v->tag : 0);
-      }
+      zeroCoverage(vars);
     }
   }
 
