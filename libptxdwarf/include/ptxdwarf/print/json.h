@@ -27,8 +27,6 @@ class JsonWriter {
   void signedValue(int64_t v);
   void boolean(bool v);
   void null();
-  // A value already written as JSON (a number spelled elsewhere, a nested document).
-  void rawValue(std::string_view json);
 
   // key + value.
   template <typename T>
@@ -40,10 +38,6 @@ class JsonWriter {
   // Layout: `text` (a newline, spaces) goes before the next element of the
   // enclosing container, after the comma that separates it from the one before.
   void breakBefore(std::string_view text) { pending_ = text; }
-
-  // The document so far, for a caller that writes it out in pieces (the
-  // writer keeps only the nesting, not the text).
-  std::string& out() { return out_; }
 
  private:
   void beforeValue();
