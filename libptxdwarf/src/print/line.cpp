@@ -28,16 +28,6 @@ void appendNumberField(std::string& out, uint64_t v, size_t width) {
   padLeft(out, std::string_view(buf, static_cast<size_t>(n)), width);
 }
 
-// `path:line:col` of a source position, the path resolved through the file table.
-void appendPosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
-  if (const ptx::LineFile* f = t.file(p.file)) appendEscaped(out, ptx::pathOf(t, *f));
-  else out += "<no .file " + std::to_string(p.file) + ">";
-  out += ':';
-  appendDec(out, p.line);
-  out += ':';
-  appendDec(out, p.col);
-}
-
 std::string calleeName(const ptx::Module& m, const ptx::LineTable& t, const ptx::LocInlining& r) {
   if (const auto& name = t.functionNames[r.functionName]) return demangle(*name);
   return m.locFunctionNames[r.functionName] + " (no string in .debug_str)";
@@ -99,7 +89,7 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     out += "                   inlined: ";
     appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
     out += " at ";
-    appendPosition(out, t, m.inliningOf(frame).inlinedAt);
+    appendSourcePosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
     out += '\n';
   }
@@ -167,6 +157,15 @@ void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint3
 
 }  // namespace
 
+void appendSourcePosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
+  if (const ptx::LineFile* f = t.file(p.file)) appendEscaped(out, ptx::pathOf(t, *f));
+  else out += "<no .file " + std::to_string(p.file) + ">";
+  out += ':';
+  appendDec(out, p.line);
+  out += ':';
+  appendDec(out, p.col);
+}
+
 void lineTableText(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
   out += "\n.debug_line contents:\n";
   if (module.files.empty() && module.locs.empty()) {
@@ -182,11 +181,6 @@ void lineTableText(const ptx::Module& module, std::string& out, const std::funct
     rowText(module, t, i, out);
     if (drain) drain();
   }
-}
-
-void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
-  JsonWriter w(out);
-  lineTableJson(module, w, drain);
 }
 
 void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain) {

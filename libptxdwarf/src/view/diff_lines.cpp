@@ -12,6 +12,7 @@
 #include "diff_detail.h"
 #include "ptxdwarf/demangle.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/line.h"
 #include "ptxdwarf/ptx/lines.h"
 
 namespace ptxdwarf::view {
@@ -64,24 +65,10 @@ struct PositionedRow {
 // Frames of a row's inline stack compared: as many as `dump --debug-line` shows.
 constexpr size_t kInlineFramesCompared = 64;
 
-void appendSourcePosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
-  if (const ptx::LineFile* f = t.file(p.file)) {
-    appendEscaped(out, ptx::pathOf(t, *f));
-  } else {
-    out += "<no .file ";
-    appendDec(out, p.file);
-    out += '>';
-  }
-  out += ':';
-  appendDec(out, p.line);
-  out += ':';
-  appendDec(out, p.col);
-}
-
 std::string rowWhere(const ptx::Module& m, const ptx::LineTable& t, uint32_t row) {
   const ptx::LocRecord& r = m.locs[t.rows[row].loc];
   std::string out;
-  appendSourcePosition(out, t, r.position());
+  print::appendSourcePosition(out, t, r.position());
   if (!r.isInlined()) return out;
   for (uint32_t frameRow : t.inlineStack(row, kInlineFramesCompared)) {
     const ptx::LocRecord& frame = m.locs[t.rows[frameRow].loc];
@@ -93,7 +80,7 @@ std::string rowWhere(const ptx::Module& m, const ptx::LineTable& t, uint32_t row
     else
       appendEscaped(out, m.locFunctionNames[in.functionName]);
     out += " at ";
-    appendSourcePosition(out, t, in.inlinedAt);
+    print::appendSourcePosition(out, t, in.inlinedAt);
   }
   return out;
 }
