@@ -45,9 +45,7 @@ void diffSortedLists(const std::vector<ListEntry>& before, const std::vector<Lis
     const bool takeBefore = j == after.size() || (i < before.size() && !(after[j].key < before[i].key));
     const size_t at = takeBefore ? i++ : j++;
     if (!(takeBefore ? onlyBefore : onlyAfter)[at]) continue;
-    DiffLine line;
-    line.subject = subject;
-    line.kind = takeBefore ? DiffLine::Kind::removed : DiffLine::Kind::added;
+    DiffLine line{.kind = takeBefore ? DiffLine::Kind::removed : DiffLine::Kind::added, .subject = subject};
     (takeBefore ? line.before : line.after) = (takeBefore ? before : after)[at].shown;
     lines.push_back(std::move(line));
   }
@@ -178,6 +176,12 @@ void diffLineTables(const ptx::Module& a, const ptx::Module& b, std::vector<Diff
 
 namespace {
 
+// `n` and what it counts, singular or plural.
+void appendCount(std::string& s, uint64_t n, std::string_view one, std::string_view many) {
+  appendDec(s, n);
+  s += n == 1 ? one : many;
+}
+
 // `before -> after` for a change, else the one value there is.
 void appendValues(std::string& s, const DiffLine& line) {
   if (line.kind == DiffLine::Kind::changed) {
@@ -200,8 +204,7 @@ std::string diffLineText(const DiffLine& line) {
       s += line.path;
       if (line.descendants) {
         s += " (and ";
-        appendDec(s, line.descendants);
-        s += line.descendants == 1 ? " descendant)" : " descendants)";
+        appendCount(s, line.descendants, " descendant)", " descendants)");
       }
       break;
     case DiffLine::Subject::attribute:
@@ -275,21 +278,18 @@ DiffSummary summarize(const std::vector<DiffLine>& lines) {
 
 std::string summaryText(const DiffSummary& s) {
   std::string out;
-  appendDec(out, s.changed);
-  out += s.changed == 1 ? " DIE changed, " : " DIEs changed, ";
+  appendCount(out, s.changed, " DIE changed, ", " DIEs changed, ");
   appendDec(out, s.added);
   out += " added, ";
   appendDec(out, s.removed);
   out += " removed";
   if (s.names) {
     out += ", ";
-    appendDec(out, s.names);
-    out += s.names == 1 ? " name-table entry different" : " name-table entries different";
+    appendCount(out, s.names, " name-table entry different", " name-table entries different");
   }
   if (s.lines) {
     out += ", ";
-    appendDec(out, s.lines);
-    out += s.lines == 1 ? " line-table entry different" : " line-table entries different";
+    appendCount(out, s.lines, " line-table entry different", " line-table entries different");
   }
   return out;
 }
