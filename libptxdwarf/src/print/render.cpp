@@ -17,22 +17,11 @@ namespace ptxdwarf::print {
 using read::AttrValue;
 using read::Die;
 using read::Dwarf;
-using read::kNone;
 using read::Operation;
 using read::Unit;
 
-
 namespace {
-void appendSpaces(std::string& out, size_t n) { out.append(n, ' '); }
-}  // namespace
-
-void appendReloc(std::string& out, const Relocation& r) {
-  if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
-  out += r.symbol;
-  out += '-';
-  appendSymbolPlus(out, r.minus(), r.addend());
-}
-
+// `name`, `name+8`, `name-4`.
 void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend) {
   out += name;
   if (addend > 0) {
@@ -44,7 +33,6 @@ void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend) {
   }
 }
 
-namespace {
 void appendNameOr(std::string& out, std::string_view name, std::string_view unknownPrefix, uint64_t v) {
   if (!name.empty()) {
     out += name;
@@ -54,6 +42,13 @@ void appendNameOr(std::string& out, std::string_view name, std::string_view unkn
   }
 }
 }  // namespace
+
+void appendReloc(std::string& out, const Relocation& r) {
+  if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
+  out += r.symbol;
+  out += '-';
+  appendSymbolPlus(out, r.minus(), r.addend());
+}
 
 void appendTagName(std::string& out, uint64_t tag) { appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag); }
 void appendAttrName(std::string& out, uint64_t attr) {
@@ -85,9 +80,6 @@ bool isSectionOffsetForm(uint16_t form) {
          form == dw::DW_FORM_strp;
 }
 
-bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
-
-
 uint64_t tombstone(uint8_t addressSize) { return addressSize >= 8 ? ~0ull : (1ull << (8 * addressSize)) - 1; }
 
 bool isAbsolutePath(std::string_view p) {
@@ -104,7 +96,6 @@ void pathAppend(std::string& path, std::string_view component) {
   if (!componentHasSep && !path.empty() && !pathHasSep) path += '/';
   path += component;
 }
-
 
 }  // namespace
 
@@ -314,7 +305,7 @@ BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
   const Die& cu = d.dies[unit.firstDie];
   std::optional<AttrValue> pc = d.attribute(cu, dw::DW_AT_low_pc);
   if (!pc) pc = d.attribute(cu, dw::DW_AT_entry_pc);
-  if (pc && isAddressForm(pc->form)) {
+  if (pc && pc->form == dw::DW_FORM_addr) {
     b.known = true;
     b.value = pc->value;
     b.reloc = pc->reloc;
@@ -373,7 +364,7 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
       continue;
     }
     out += '\n';
-    if (listIndent > 0) appendSpaces(out, static_cast<size_t>(listIndent));
+    if (listIndent > 0) out.append(static_cast<size_t>(listIndent), ' ');
     if (base.known) {
       out += '[';
       appendBasedAddress(out, base, e.begin, e.beginReloc, unit.addressSize);
@@ -484,11 +475,6 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       break;
   }
 }
-
-// DWARFDie::getName(LinkageName) with findRecursively's worklist.
-std::string_view linkageOrName(const Dwarf& d, const Die* start) {
-  return start ? view::linkageOrShortName(d, *start) : std::string_view{};
-}
 }  // namespace
 
 void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue& v, int listIndent) const {
@@ -518,12 +504,12 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
       appendSigned(out, v.svalue());
     else
       appendDec(out, v.value);
-  } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
+  } else if (v.name == dw::DW_AT_low_pc && v.form == dw::DW_FORM_addr && !v.reloc &&
              v.value == tombstone(unit.addressSize)) {
     out += "dead code";
   } else if (v.name == dw::DW_AT_high_pc && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
     std::optional<AttrValue> low = dwarf_.attribute(die, dw::DW_AT_low_pc);
-    if (low && isAddressForm(low->form) && (low->reloc || low->value != tombstone(unit.addressSize))) {
+    if (low && low->form == dw::DW_FORM_addr && (low->reloc || low->value != tombstone(unit.addressSize))) {
       BaseAddress b{true, low->value, low->reloc};
       appendBasedAddress(out, b, v.value, nullptr, unit.addressSize);
     } else {
@@ -546,7 +532,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
 
   if (v.name == dw::DW_AT_specification || v.name == dw::DW_AT_abstract_origin) {
     if (const Die* t = dwarf_.referencedDie(v)) {
-      std::string_view n = linkageOrName(dwarf_, t);
+      std::string_view n = view::linkageOrShortName(dwarf_, *t);
       if (!n.empty()) {
         out += " \"";
         appendEscaped(out, n);

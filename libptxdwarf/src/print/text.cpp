@@ -58,7 +58,8 @@
 //    per name), where llvm-dwarfdump recurses until it crashes on a reference cycle;
 //  - a DW_FORM_sdata DW_AT_decl_line/call_line prints its signed value (-3),
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
-// Verified against llvm-dwarfdump 14.0.6 with tools/compare_llvm_dwarfdump.py.#include <algorithm>
+// Verified against llvm-dwarfdump 14.0.6 with tools/compare_llvm_dwarfdump.py.
+#include <algorithm>
 #include <cstring>
 #include <regex>
 
@@ -74,14 +75,12 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 using read::kNone;
-using read::Operation;
 using read::Unit;
 
 // ---------------------------------------------------------------------------
 // The text dump
 
 namespace {
-
 
 class TextDumper {
  public:

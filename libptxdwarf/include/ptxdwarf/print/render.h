@@ -24,8 +24,6 @@ namespace ptxdwarf::print {
 
 // `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
 void appendReloc(std::string& out, const Relocation& r);
-// `name`, `name+8`, `name-4`.
-void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend);
 
 // ---- .debug_loc entries, read straight from the section image ----
 
@@ -124,9 +122,6 @@ class Renderer {
   // Does llvm-dwarfdump print this attribute as a location list / expression?
   static bool isLocationList(const read::AttrValue& v);
   static bool isLocationExpr(const read::AttrValue& v);
-
-  const read::Dwarf& dwarf() const { return dwarf_; }
-  const ptx::Module& module() const { return module_; }
 
  private:
   void symbol(std::string& out, const Relocation& r) const;
