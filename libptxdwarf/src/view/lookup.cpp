@@ -21,15 +21,10 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 using detail::compDirs;
+using detail::constantValue;
 using detail::expressionText;
 using detail::stringValue;
 using detail::SourceName;
-
-std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
-  if (!v || !v->isConstant() || v->reloc) return std::nullopt;
-  return v->value;
-}
-
 
 class Lookup {
  public:
@@ -144,9 +139,9 @@ class Lookup {
       info.name = std::string(stringValue(findRecursively(d_, die, {dw::DW_AT_name})));
       info.die = die.offset;
       if (die.tag == dw::DW_TAG_inlined_subroutine) {
-        if (auto file = constant(d_.attribute(die, dw::DW_AT_call_file)); file && *file <= UINT32_MAX)
+        if (auto file = constantValue(d_.attribute(die, dw::DW_AT_call_file)); file && *file <= UINT32_MAX)
           if (const ptx::LineFile* lf = lines_.file(static_cast<unsigned>(*file))) info.callFile = ptx::pathOf(lines_, *lf);
-        info.callLine = constant(d_.attribute(die, dw::DW_AT_call_line)).value_or(0);
+        info.callLine = constantValue(d_.attribute(die, dw::DW_AT_call_line)).value_or(0);
       }
       match.scopes.push_back(std::move(info));
     }
@@ -156,7 +151,7 @@ class Lookup {
         const Die& die = d_.dies[decl];
         VariableInfo v = variable(die, instruction);
         // C++: a name is visible from its declaration on (in the same file).
-        auto file = constant(findRecursively(d_, die, {dw::DW_AT_decl_file}));
+        auto file = constantValue(findRecursively(d_, die, {dw::DW_AT_decl_file}));
         if (here && file && *file == here->file && v.declLine > here->line) continue;
         match.variables.push_back(std::move(v));
       }

@@ -96,17 +96,18 @@ std::string_view stringValue(const std::optional<read::AttrValue>& v) {
   return v && v->isString() ? v->string() : std::string_view{};
 }
 
+std::optional<uint64_t> constantValue(const std::optional<read::AttrValue>& v) {
+  if (!v || !v->isConstant() || v->reloc) return std::nullopt;
+  return v->value;
+}
+
 VariableInfo describeVariable(const read::Dwarf& dwarf, const read::Die& die, const SubtreeEnds& ends) {
-  auto constant = [](const std::optional<read::AttrValue>& v) -> std::optional<uint64_t> {
-    if (!v || !v->isConstant() || v->reloc) return std::nullopt;
-    return v->value;
-  };
   VariableInfo v;
   v.name = std::string(stringValue(findRecursively(dwarf, die, {dw::DW_AT_name})));
   v.parameter = die.tag == dw::DW_TAG_formal_parameter;
   v.die = die.offset;
-  v.declLine = constant(findRecursively(dwarf, die, {dw::DW_AT_decl_line})).value_or(0);
-  v.addressClass = constant(findRecursively(dwarf, die, {dw::DW_AT_address_class})).value_or(0);
+  v.declLine = constantValue(findRecursively(dwarf, die, {dw::DW_AT_decl_line})).value_or(0);
+  v.addressClass = constantValue(findRecursively(dwarf, die, {dw::DW_AT_address_class})).value_or(0);
   if (std::optional<read::AttrValue> t = findRecursively(dwarf, die, {dw::DW_AT_type}); t && t->isReference())
     v.type = typeName(dwarf, dwarf.referencedDie(*t), &ends);
   else
