@@ -173,9 +173,9 @@ class JsonDumper {
       scratch2_ += ')';
     } else {
       scratch2_ += '(';
-      Renderer::address(scratch2_, e.begin, e.beginReloc, addressSize);
+      r_.address(scratch2_, e.begin, e.beginReloc, addressSize);
       scratch2_ += ", ";
-      Renderer::address(scratch2_, e.end, e.endReloc, addressSize);
+      r_.address(scratch2_, e.end, e.endReloc, addressSize);
       scratch2_ += ')';
     }
     scratch2_ += ": ";

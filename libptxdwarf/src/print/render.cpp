@@ -129,9 +129,9 @@ void Renderer::symbol(std::string& out, const Relocation& r) const {
     appendReloc(out, r);
 }
 
-void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) {
+void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const {
   if (reloc)
-    appendReloc(out, *reloc);
+    symbol(out, *reloc);
   else
     appendHex(out, value, addressSize * 2);
 }
@@ -314,14 +314,14 @@ BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
 }
 
 // One bound of a list entry with the base address applied.
-void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t value, const Relocation* reloc,
-                        uint8_t addressSize) {
+void appendBasedAddress(const Renderer& r, std::string& out, const BaseAddress& base, uint64_t value,
+                        const Relocation* reloc, uint8_t addressSize) {
   if (!base.reloc && !reloc) {
     appendHex(out, base.value + value, addressSize * 2);
     return;
   }
   if (!base.reloc && base.value == 0) {
-    Renderer::address(out, value, reloc, addressSize);
+    r.address(out, value, reloc, addressSize);
     return;
   }
   if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend() == 0 &&
@@ -329,7 +329,7 @@ void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t valu
     appendSymbolPlus(out, reloc->symbol, reloc->addend());
     return;
   }
-  Renderer::address(out, base.value, base.reloc, addressSize);
+  r.address(out, base.value, base.reloc, addressSize);
   out += '+';
   if (reloc) {
     appendReloc(out, *reloc);
@@ -340,7 +340,7 @@ void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t valu
 }  // namespace
 
 void Renderer::listAddress(std::string& out, const Unit& unit, uint64_t value, const Relocation* reloc) const {
-  appendBasedAddress(out, unitBase(dwarf_, unit), value, reloc, unit.addressSize);
+  appendBasedAddress(*this, out, unitBase(dwarf_, unit), value, reloc, unit.addressSize);
 }
 
 void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue& v, int listIndent) const {
@@ -367,9 +367,9 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
     if (listIndent > 0) out.append(static_cast<size_t>(listIndent), ' ');
     if (base.known) {
       out += '[';
-      appendBasedAddress(out, base, e.begin, e.beginReloc, unit.addressSize);
+      appendBasedAddress(*this, out, base, e.begin, e.beginReloc, unit.addressSize);
       out += ", ";
-      appendBasedAddress(out, base, e.end, e.endReloc, unit.addressSize);
+      appendBasedAddress(*this, out, base, e.end, e.endReloc, unit.addressSize);
       out += ')';
     } else {
       out += '(';
@@ -511,7 +511,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     std::optional<AttrValue> low = dwarf_.attribute(die, dw::DW_AT_low_pc);
     if (low && low->form == dw::DW_FORM_addr && (low->reloc || low->value != tombstone(unit.addressSize))) {
       BaseAddress b{true, low->value, low->reloc};
-      appendBasedAddress(out, b, v.value, nullptr, unit.addressSize);
+      appendBasedAddress(*this, out, b, v.value, nullptr, unit.addressSize);
     } else {
       formValue(out, dwarf_, unit, v);
     }
@@ -553,16 +553,9 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
 // ---------------------------------------------------------------------------
 // The plain spelling
 
-void Renderer::plainAddress(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const {
-  if (reloc)
-    symbol(out, *reloc);
-  else
-    appendHex(out, value, addressSize * 2);
-}
-
 void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const read::Range& r) const {
   out += '[';
-  plainAddress(out, r.address, r.addressReloc, set.addressSize);
+  address(out, r.address, r.addressReloc, set.addressSize);
   out += ", ";
   const Relocation* a = r.addressReloc;
   const Relocation* n = r.lengthReloc;
@@ -572,11 +565,11 @@ void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const re
              r.address == 0) {
     // [func_begin0, func_end0-func_begin0): the end is func_end0.
     const Relocation end(n->offset, n->size, n->symbol);
-    plainAddress(out, 0, &end, set.addressSize);
+    address(out, 0, &end, set.addressSize);
     if (n->addend() > 0) out += '+';
     if (n->addend()) appendSigned(out, n->addend());
   } else {
-    plainAddress(out, r.address, a, set.addressSize);
+    address(out, r.address, a, set.addressSize);
     out += '+';
     if (n)
       symbol(out, *n);
@@ -608,13 +601,13 @@ void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrV
     first = false;
     if (e.kind == LocEntryView::baseAddress) {
       out += "base ";
-      plainAddress(out, e.end, e.endReloc, unit.addressSize);
+      address(out, e.end, e.endReloc, unit.addressSize);
       continue;
     }
     out += '[';
-    plainAddress(out, e.begin, e.beginReloc, unit.addressSize);
+    address(out, e.begin, e.beginReloc, unit.addressSize);
     out += ", ";
-    plainAddress(out, e.end, e.endReloc, unit.addressSize);
+    address(out, e.end, e.endReloc, unit.addressSize);
     out += "): ";
     expression(out, e.expr, dwarf_.loc, e.exprOffset, unit.addressSize);
   }

@@ -279,13 +279,11 @@ class TextDumper {
       for (const LocEntryView e : list.entries()) {
         if (e.kind == LocEntryView::endOfList) break;
         out_ += "\n            (";
-        Renderer::address(out_,
-                                  e.kind == LocEntryView::baseAddress && !e.beginReloc
-                                      ? (addressSize == 4 ? 0xffffffffull : ~0ull)
-                                      : e.begin,
-                                  e.beginReloc, addressSize);
+        // A base address selection entry begins with the largest address.
+        const bool selection = e.kind == LocEntryView::baseAddress && !e.beginReloc;
+        r_.address(out_, selection ? (addressSize == 4 ? 0xffffffffull : ~0ull) : e.begin, e.beginReloc, addressSize);
         out_ += ", ";
-        Renderer::address(out_, e.end, e.endReloc, addressSize);
+        r_.address(out_, e.end, e.endReloc, addressSize);
         out_ += ')';
         if (e.kind == LocEntryView::range) {
           out_ += ": ";
@@ -319,12 +317,12 @@ class TextDumper {
       out_ += '\n';
       for (const auto& r : set.ranges) {
         out_ += '[';
-        Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
+        r_.address(out_, r.address, r.addressReloc, set.addressSize);
         out_ += ", ";
         if (!r.addressReloc && !r.lengthReloc) {
           appendHex(out_, r.address + r.length, set.addressSize * 2);
         } else {
-          Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
+          r_.address(out_, r.address, r.addressReloc, set.addressSize);
           out_ += '+';
           if (r.lengthReloc)
             appendReloc(out_, *r.lengthReloc);

@@ -98,8 +98,6 @@ class Renderer {
   // ("[begin, end): expr; base X", no base applied), a reference as its
   // symbol or raw offset; every symbol through the symbol speller.
   void plainValue(std::string& out, const read::Die& die, const read::AttrValue& v) const;
-  // An address-sized operand: the symbol, else the number.
-  void plainAddress(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const;
   // One .debug_aranges range: `[begin, end)`, `[f_begin, f_end)` for a length `f_end-f_begin`.
   void plainRange(std::string& out, const read::ArangeSet& set, const read::Range& r) const;
 
@@ -109,8 +107,8 @@ class Renderer {
   // One range bound of a list entry as printed inside an attribute (base applied).
   void listAddress(std::string& out, const read::Unit& unit, uint64_t value,
                    const Relocation* reloc) const;
-  // A raw address operand: "0x%016x" or the relocation.
-  static void address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize);
+  // An address-sized operand: the symbol (through the symbol speller), else "0x%016x".
+  void address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const;
 
   // llvm-dwarfdump's qualified type name of `die` ("const char *", "int[32]").
   void typeName(std::string& out, const read::Die* die) const;
