@@ -261,9 +261,7 @@ class JsonDumper {
       w_.objectBegin();
       uint64_t offset = 0;
       bool known = r_.locOffset(v, offset);
-      w_.key("offset");
-      if (known) w_.value(offset);
-      else w_.null();
+      w_.field("offset", known ? std::optional(offset) : std::nullopt);
       relocKey("symbol", v.reloc);
       if (known) locEntries(d_.loc, offset, unit.addressSize, &unit);
       w_.objectEnd();
@@ -317,9 +315,8 @@ class JsonDumper {
         drain();
         lineBegin("die");
         w_.field("unit", u.offset);
-        w_.key("parent");
-        if (const Die* p = d_.parentOf(die)) w_.value(p->offset);
-        else w_.null();
+        const Die* parent = d_.parentOf(die);
+        w_.field("parent", parent ? std::optional(parent->offset) : std::nullopt);
         w_.field("depth", die.depth);
         dieFields(die);
         lineEnd();

@@ -63,10 +63,6 @@ void fileTableText(const ptx::LineTable& t, std::string& out) {
   }
 }
 
-uint32_t framesOmitted(const ptx::LineTable& t, uint32_t row) {
-  return inlineFramesOmitted(t.rows[row].inlineDepth);
-}
-
 void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::string& out) {
   const ptx::LocRecord& r = m.locs[t.rows[row].loc];
   std::string address = "ptx:";
@@ -93,15 +89,9 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
     out += '\n';
   }
-  if (const uint32_t omitted = framesOmitted(t, row)) {
+  if (const uint32_t omitted = inlineFramesOmitted(t.rows[row].inlineDepth)) {
     out += "                   (" + std::to_string(omitted) + " more inline frames)\n";
   }
-}
-
-void nullable(JsonWriter& w, std::string_view key, bool present, uint64_t v) {
-  w.key(key);
-  if (present) w.value(v);
-  else w.null();
 }
 
 void positionJson(JsonWriter& w, std::string_view key, const ptx::SourcePosition& p) {
@@ -122,10 +112,8 @@ void inlineStackJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& 
     const ptx::LocInlining& frame = m.inliningOf(record);
     w.objectBegin();
     w.field("function_name", m.locFunctionNames[frame.functionName]);
-    w.key("name");
     const auto& name = t.functionNames[frame.functionName];
-    if (name) w.value(demangle(*name));
-    else w.null();
+    w.field("name", name ? std::optional(demangle(*name)) : std::nullopt);
     positionJson(w, "inlined_at", frame.inlinedAt);
     w.key("resolved");
     w.boolean(t.rows[k].caller != ptx::kNoIndex);
@@ -141,7 +129,7 @@ void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint3
   if (r.function < 0) w.null();
   else w.value(m.functions[static_cast<size_t>(r.function)].name);
   const uint32_t line = instructionLine(m, r);
-  nullable(w, "ptx_line", line != 0, line);
+  w.field("ptx_line", line ? std::optional(line) : std::nullopt);
   w.field("loc_line", r.loc.line);
   w.field("file", r.file);
   w.field("line", r.line);
@@ -150,7 +138,8 @@ void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint3
     w.field("function_name", m.locFunctionNames[m.inliningOf(r).functionName]);
     positionJson(w, "inlined_at", m.inliningOf(r).inlinedAt);
     inlineStackJson(w, m, t, row);
-    if (const uint32_t omitted = framesOmitted(t, row)) w.field("inline_frames_omitted", omitted);
+    if (const uint32_t omitted = inlineFramesOmitted(t.rows[row].inlineDepth))
+      w.field("inline_frames_omitted", omitted);
   }
   w.objectEnd();
 }
@@ -198,8 +187,8 @@ void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function
     w.objectBegin();
     w.field("index", f.index);
     w.field("path", e.path);
-    nullable(w, "timestamp", e.timestamp.has_value(), e.timestamp.value_or(0));
-    nullable(w, "size", e.size.has_value(), e.size.value_or(0));
+    w.field("timestamp", e.timestamp);
+    w.field("size", e.size);
     w.field("directory", f.directory);
     w.field("name", f.name);
     w.objectEnd();

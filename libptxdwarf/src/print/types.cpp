@@ -170,12 +170,6 @@ void typesText(const std::vector<TypeLayout>& types, std::string& out) {
 
 namespace {
 
-void sizeOrNull(JsonWriter& w, std::string_view key, bool known, uint64_t v) {
-  w.key(key);
-  if (known) w.value(v);
-  else w.null();
-}
-
 void membersJson(JsonWriter& w, const std::vector<MemberLayout>& members) {
   w.key("members");
   w.arrayBegin();
@@ -184,8 +178,8 @@ void membersJson(JsonWriter& w, const std::vector<MemberLayout>& members) {
     w.objectBegin();
     w.field("name", m.name);
     w.field("type", m.type);
-    sizeOrNull(w, "offset", m.offsetKnown, m.offset);
-    sizeOrNull(w, "size", m.sizeKnown, m.size);
+    w.field("offset", m.offsetKnown ? std::optional(m.offset) : std::nullopt);
+    w.field("size", m.sizeKnown ? std::optional(m.size) : std::nullopt);
     if (m.bitSize) {
       w.field("bit_size", *m.bitSize);
       w.field("bit_offset", m.bitOffset.value_or(0));
@@ -206,7 +200,7 @@ void typeJson(JsonWriter& w, const TypeLayout& t) {
   w.objectBegin();
   w.field("name", t.name);
   w.field("kind", view::typeKindName(t.kind));
-  sizeOrNull(w, "size", t.sizeKnown, t.size);
+  w.field("size", t.sizeKnown ? std::optional(t.size) : std::nullopt);
   w.field("die", t.die);
   if (!t.problem.empty()) w.field("problem", t.problem);
   if (!t.target.empty()) w.field("target", t.target);

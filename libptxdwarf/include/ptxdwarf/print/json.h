@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,13 @@ class JsonWriter {
   void field(std::string_view k, const T& v) {
     key(k);
     value(v);
+  }
+  // key + value, or null where there is none.
+  template <typename T>
+  void field(std::string_view k, const std::optional<T>& v) {
+    key(k);
+    if (v) value(*v);
+    else null();
   }
 
   // Layout: `text` (a newline, spaces) goes before the next element of the
