@@ -275,19 +275,16 @@ class Collector {
 
   struct Location {
     bool has = false;
-    bool wholeScope = false;  // a single expression: no ranges
     uint64_t total = 0, inScope = 0, entryValues = 0;
   };
 
-  // DWARFDie::getLocations(DW_AT_location) and the coverage of its entries.
-  Location location(const Die& die) const {
+  // DWARFDie::getLocations(DW_AT_location) and the coverage of its entries;
+  // a single expression covers the whole `scope`.
+  Location location(const Die& die, uint64_t scope) const {
     Location loc;
     std::optional<AttrValue> v = attr(die, dw::DW_AT_location);
     if (!v) return loc;
-    if (v->isBlock()) {
-      loc.has = loc.wholeScope = true;
-      return loc;
-    }
+    if (v->isBlock()) return {true, scope, scope, 0};
     const read::Unit& unit = d_.unitOf(die);
     bool listForm = v->form == dw::DW_FORM_sec_offset ||
                     ((v->form == dw::DW_FORM_data4 || v->form == dw::DW_FORM_data8) && unit.version <= 3);
@@ -388,22 +385,9 @@ class Collector {
       }
     }
 
-    bool hasLoc = false;
-    uint64_t total = 0, inScope = 0, entryValues = 0;
-    if (attr(die, dw::DW_AT_const_value)) {
-      hasLoc = true;
-      inScope = total = f.scope;
-    } else {
-      Location loc = location(die);
-      hasLoc = loc.has;
-      if (loc.wholeScope) {
-        inScope = total = f.scope;
-      } else {
-        total = loc.total;
-        inScope = loc.inScope;
-        entryValues = loc.entryValues;
-      }
-    }
+    // A constant value covers the whole scope, as a single location expression does.
+    const auto [hasLoc, total, inScope, entryValues] =
+        attr(die, dw::DW_AT_const_value) ? Location{true, f.scope, f.scope, 0} : location(die, f.scope);
 
     if (f.scope && !deferLocStats) {
       for (LocationCoverage* c : coveragesOf(tag)) {
