@@ -259,13 +259,12 @@ class JsonDumper {
     if (Renderer::isLocationList(v)) {
       w_.key("loclist");
       w_.objectBegin();
-      uint64_t offset = 0;
-      bool known = r_.locOffset(v, offset);
-      w_.field("offset", known ? std::optional(offset) : std::nullopt);
+      std::optional<uint64_t> offset = r_.locOffset(v);
+      w_.field("offset", offset);
       relocKey("symbol", v.reloc);
-      if (known) locEntries(d_.loc, offset, unit.addressSize, &unit);
+      if (offset) locEntries(d_.loc, *offset, unit.addressSize, &unit);
       w_.objectEnd();
-    } else if (Renderer::isLocationExpr(v)) {
+    } else if (dw::holdsLocationExpression(v.name, v.form)) {
       ops(v.block(), d_.info, v.value, unit.addressSize, true);
     }
     w_.objectEnd();

@@ -136,20 +136,13 @@ void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc
     appendHex(out, value, addressSize * 2);
 }
 
-bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
+std::optional<uint64_t> Renderer::locOffset(const AttrValue& v) const {
   // `.debug_loc+N`, or a label defined in .debug_loc (LLVM 22's `$L__debug_loc0`).
-  const std::optional<uint64_t> at = dwarf_.offsetIn(".debug_loc", v.value, v.reloc);
-  if (!at) return false;
-  offset = *at;
-  return true;
+  return dwarf_.offsetIn(".debug_loc", v.value, v.reloc);
 }
 
 bool Renderer::isLocationList(const AttrValue& v) {
   return read::isLocationAttribute(v.name) && isSectionOffsetForm(v.form);
-}
-
-bool Renderer::isLocationExpr(const AttrValue& v) {
-  return dw::holdsLocationExpression(v.name, v.form);
 }
 
 void Renderer::operation(std::string& out, const Operation& op, uint8_t addressSize) const {
@@ -344,16 +337,15 @@ void Renderer::listAddress(std::string& out, const Unit& unit, uint64_t value, c
 }
 
 void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue& v, int listIndent) const {
-  uint64_t offset = 0;
-  bool known = locOffset(v, offset);
+  std::optional<uint64_t> offset = locOffset(v);
   if (v.reloc)
     appendReloc(out, *v.reloc);
   else
     appendHex(out, v.value, 8);
   out += ": ";
-  if (!known || !dwarf_.loc) return;
+  if (!offset || !dwarf_.loc) return;
   LocListReader list;
-  list.read(dwarf_.loc, unit.addressSize, offset);
+  list.read(dwarf_.loc, unit.addressSize, *offset);
   BaseAddress base = unitBase(dwarf_, unit);
   for (const LocEntryView e : list.entries()) {
     if (e.kind == LocEntryView::endOfList) break;
@@ -517,7 +509,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     }
   } else if (isLocationList(v)) {
     locationList(out, unit, v, listIndent);
-  } else if (isLocationExpr(v)) {
+  } else if (dw::holdsLocationExpression(v.name, v.form)) {
     expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
   } else {
     formValue(out, dwarf_, unit, v);
@@ -582,8 +574,8 @@ void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const re
 // A location list by its entries, as written (no base address applied):
 // "[begin, end): expr; base X; ...".
 void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrValue& v) const {
-  uint64_t offset = 0;
-  if (!locOffset(v, offset) || !dwarf_.loc) {
+  std::optional<uint64_t> offset = locOffset(v);
+  if (!offset || !dwarf_.loc) {
     out += "<no location list at ";
     if (v.reloc)
       symbol(out, *v.reloc);
@@ -593,7 +585,7 @@ void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrV
     return;
   }
   LocListReader list;
-  const bool terminated = list.read(dwarf_.loc, unit.addressSize, offset);
+  const bool terminated = list.read(dwarf_.loc, unit.addressSize, *offset);
   bool first = true;
   for (const LocEntryView e : list.entries()) {
     if (e.kind == LocEntryView::endOfList) break;
@@ -669,7 +661,7 @@ void Renderer::plainValue(std::string& out, const Die& die, const AttrValue& v) 
     return;
   }
   if (isLocationList(v)) return plainLocationList(out, unit, v);
-  if (isLocationExpr(v)) return expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
+  if (dw::holdsLocationExpression(v.name, v.form)) return expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
   if (v.form == dw::DW_FORM_string || v.form == dw::DW_FORM_strp) {
     if (v.form == dw::DW_FORM_strp && v.string().empty() && v.reloc && !dwarf_.offsetIn(".debug_str", 0, v.reloc))
       return symbol(out, *v.reloc);  // points nowhere in .debug_str

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -115,11 +116,11 @@ class Renderer {
   // The resolved path of file `index` for the unit (decl_file/call_file), or false.
   bool fileName(std::string& out, const read::Unit& unit, uint64_t index) const;
 
-  // The .debug_loc offset a location attribute names (relocation resolved), or false.
-  bool locOffset(const read::AttrValue& v, uint64_t& offset) const;
-  // Does llvm-dwarfdump print this attribute as a location list / expression?
+  // The .debug_loc offset a location attribute names (relocation resolved), or none.
+  std::optional<uint64_t> locOffset(const read::AttrValue& v) const;
+  // Does llvm-dwarfdump print this attribute as a location list? (As an
+  // expression: dw::holdsLocationExpression.)
   static bool isLocationList(const read::AttrValue& v);
-  static bool isLocationExpr(const read::AttrValue& v);
 
  private:
   void symbol(std::string& out, const Relocation& r) const;
