@@ -60,6 +60,7 @@
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
 // Verified against llvm-dwarfdump 14.0.6 with tools/compare_llvm_dwarfdump.py.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <regex>
 
@@ -175,21 +176,16 @@ class TextDumper {
       auto flags = std::regex::extended | (o.ignoreCase ? std::regex::icase : std::regex::flag_type{});
       for (const std::string& n : o.names) patterns.emplace_back(n, flags);
     }
-    auto lower = [](std::string_view s) {
-      std::string l(s);
-      for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return l;
+    auto sameChar = [&](char a, char b) {
+      if (!o.ignoreCase) return a == b;
+      return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
     };
-    std::vector<std::string> names;
-    for (const std::string& n : o.names) names.push_back(o.ignoreCase && !o.regex ? lower(n) : n);
     auto matches = [&](std::string_view name) {
-      if (o.regex) {
-        for (const std::regex& re : patterns)
-          if (std::regex_search(name.begin(), name.end(), re)) return true;
-        return false;
-      }
-      std::string key = o.ignoreCase ? lower(name) : std::string(name);
-      return std::find(names.begin(), names.end(), key) != names.end();
+      if (o.regex)
+        return std::any_of(patterns.begin(), patterns.end(),
+                           [&](const std::regex& re) { return std::regex_search(name.begin(), name.end(), re); });
+      return std::any_of(o.names.begin(), o.names.end(),
+                         [&](const std::string& n) { return std::ranges::equal(n, name, sameChar); });
     };
     for (const Die& die : d_.dies) {
       if (die.isNull()) continue;
