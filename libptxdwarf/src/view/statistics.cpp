@@ -507,11 +507,8 @@ class Collector {
 
   void walk(uint32_t root) {
     stack_.clear();
-    Frame top;
-    top.die = root;
-    top.fn = &functions_["/"];  // the global scope: zero in every total until a variable counts
-    top.varPrefix = VarPrefixes::kGlobal;
-    stack_.push_back(std::move(top));
+    // The global scope: zero in every total until a variable counts.
+    stack_.push_back({.die = root, .fn = &functions_["/"], .varPrefix = VarPrefixes::kGlobal});
     if (!enter(stack_.back())) {
       stack_.pop_back();
       return;
@@ -536,19 +533,18 @@ class Collector {
         f.cursor = i + 1;
         continue;
       }
-      Frame child;
-      child.die = i;
-      child.fn = f.fn;
-      child.varPrefix = f.varPrefix;
+      uint32_t prefix = f.varPrefix;
       if (c.tag == dw::DW_TAG_lexical_block)
-        child.varPrefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::block, f.lexicalBlocks++);
+        prefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::block, f.lexicalBlocks++);
       if (c.tag == dw::DW_TAG_formal_parameter)
-        child.varPrefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::parameter, f.formalParameters++);
-      child.scope = f.scope;
-      child.inlineDepth = f.inlineDepth;
-      child.aoOwner = f.aoOwner;
+        prefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::parameter, f.formalParameters++);
       f.cursor = i + 1;
-      stack_.push_back(std::move(child));
+      stack_.push_back({.die = i,
+                        .fn = f.fn,
+                        .varPrefix = prefix,
+                        .scope = f.scope,
+                        .inlineDepth = f.inlineDepth,
+                        .aoOwner = f.aoOwner});
       if (!enter(stack_.back())) {
         stack_.pop_back();
         stack_.back().cursor = subtreeEnd(i);
