@@ -1,10 +1,10 @@
 // The pieces view::lookup shares between PTX and cubins (lookup_internal.h).
 #include <algorithm>
-#include <charconv>
 
 #include "lookup_internal.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/view/type_name.h"
 #include "../work.h"
 
@@ -39,11 +39,7 @@ std::string expressionText(const read::Expression& e) {
         else append("DW_OP_bregx " + operand(0) + " " + signedOperand(1));
         break;
       case dw::DW_OP_addr:
-        append(op.reloc ? op.reloc->expression() : "0x" + [&] {
-          char buf[24];
-          auto r = std::to_chars(buf, buf + sizeof buf, op.operands[0], 16);
-          return std::string(buf, r.ptr);
-        }());
+        append(op.reloc ? op.reloc->expression() : hex(op.operands[0]));
         break;
       case dw::DW_OP_plus_uconst: append("+" + operand(0)); break;
       case dw::DW_OP_fbreg: append("frame_base" + signedOperand(0)); break;

@@ -6,11 +6,11 @@
 #include "ptxdwarf/view/types.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 #include <string>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
@@ -214,11 +214,7 @@ bool isEdgBaseMember(const Dwarf& d, const Die& m, const Die* type) {
 
 // "member at DIE 0x2a: " + why: a member by its DIE, not by its name (a
 // name is the producer's text, and the problem is printed as it is).
-std::string memberProblem(uint64_t die, const std::string& why) {
-  char hex[24];
-  std::snprintf(hex, sizeof hex, "%08llx", static_cast<unsigned long long>(die));
-  return "member at DIE 0x" + std::string(hex) + ": " + why;
-}
+std::string memberProblem(uint64_t die, const std::string& why) { return "member at DIE " + hex(die, 8) + ": " + why; }
 
 MemberLayout memberLayout(const Dwarf& d, const Die& m, const SubtreeEnds* ends, std::string& problem) {
   using u128 = unsigned __int128;
