@@ -38,6 +38,8 @@ class Lookup {
     LookupResult result;
     std::vector<uint32_t> places;
     if (!placesOf(where, places, result.error)) return result;
+    std::sort(places.begin(), places.end());
+    places.erase(std::unique(places.begin(), places.end()), places.end());
     std::map<std::pair<int32_t, uint32_t>, size_t> groups;  // (function, innermost scope) -> match
     for (uint32_t i : places) {
       const std::vector<uint32_t> chain = scopes_.chainAt(i);
@@ -102,8 +104,6 @@ class Lookup {
       const ptx::Function& f = m_.functions[static_cast<size_t>(r.function)];
       if (r.instruction < f.endInstruction) places.push_back(r.instruction);
     }
-    std::sort(places.begin(), places.end());
-    places.erase(std::unique(places.begin(), places.end()), places.end());
     if (places.empty()) error = "no .loc for " + std::string(source) + ":" + std::to_string(line) + " precedes an instruction";
     return !places.empty();
   }
@@ -113,8 +113,6 @@ class Lookup {
       places.push_back(f->firstInstruction);
     for (const Scope& s : scopes_.scopes())
       if (s.parent == kNoScope && s.end > s.begin && d_.name(d_.dies[s.die]) == name) places.push_back(s.begin);
-    std::sort(places.begin(), places.end());
-    places.erase(std::unique(places.begin(), places.end()), places.end());
     if (places.empty()) error = "no function named '" + std::string(name) + "' has code";
     return !places.empty();
   }
