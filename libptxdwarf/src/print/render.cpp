@@ -407,9 +407,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       appendHex(out, v.value, 16);
       break;
     case dw::DW_FORM_string:
-      out += '"';
-      appendEscaped(out, v.string());
-      out += '"';
+      appendQuoted(out, v.string());
       break;
     case dw::DW_FORM_exprloc:
     case dw::DW_FORM_block:
@@ -439,9 +437,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
     case dw::DW_FORM_strp: {
       const uint64_t at = d.offsetIn(".debug_str", v.value, v.reloc).value_or(UINT64_MAX);
       if (d.str && at < d.str->size()) {
-        out += '"';
-        appendEscaped(out, v.string());
-        out += '"';
+        appendQuoted(out, v.string());
       } else if (v.reloc) {
         appendReloc(out, *v.reloc);
       }
@@ -476,9 +472,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
       std::string path;
       if (fileName(path, unit, v.value)) {
-        out += '"';
-        appendEscaped(out, path);
-        out += '"';
+        appendQuoted(out, path);
         named = true;
       }
     }
@@ -526,18 +520,16 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     if (const Die* t = dwarf_.referencedDie(v)) {
       std::string_view n = view::linkageOrShortName(dwarf_, *t);
       if (!n.empty()) {
-        out += " \"";
-        appendEscaped(out, n);
-        out += '"';
+        out += ' ';
+        appendQuoted(out, n);
       }
     }
   } else if (v.name == dw::DW_AT_type) {
     if (const Die* t = dwarf_.referencedDie(v)) {
       std::string name;
       typeName(name, t);
-      out += " \"";
-      appendEscaped(out, name);
-      out += '"';
+      out += ' ';
+      appendQuoted(out, name);
     }
   }
 }
@@ -613,9 +605,7 @@ void Renderer::plainConstant(std::string& out, const Unit& unit, const AttrValue
   if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
     std::string path;
     if (fileName(path, unit, v.value)) {
-      out += '"';
-      appendEscaped(out, path);
-      out += '"';
+      appendQuoted(out, path);
       return;
     }
   }
@@ -665,9 +655,7 @@ void Renderer::plainValue(std::string& out, const Die& die, const AttrValue& v) 
   if (v.form == dw::DW_FORM_string || v.form == dw::DW_FORM_strp) {
     if (v.form == dw::DW_FORM_strp && v.string().empty() && v.reloc && !dwarf_.offsetIn(".debug_str", 0, v.reloc))
       return symbol(out, *v.reloc);  // points nowhere in .debug_str
-    out += '"';
-    appendEscaped(out, v.string());
-    out += '"';
+    appendQuoted(out, v.string());
     return;
   }
   if (v.reloc) return symbol(out, *v.reloc);

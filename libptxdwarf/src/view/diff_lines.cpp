@@ -226,9 +226,8 @@ std::string diffLineText(const DiffLine& line) {
         s += "\"]: ";
         appendValues(s, line);
       } else {
-        s += "pubnames: \"";
-        appendEscaped(s, line.path);
-        s += '"';
+        s += "pubnames: ";
+        appendQuoted(s, line.path);
       }
       break;
     case DiffLine::Subject::arange:
