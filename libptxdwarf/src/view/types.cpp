@@ -6,7 +6,6 @@
 #include "ptxdwarf/view/types.h"
 
 #include <algorithm>
-#include <functional>
 #include <string>
 
 #include "ptxdwarf/dwarf.h"
@@ -72,11 +71,6 @@ void forChildren(const Dwarf& d, const Die& die, const SubtreeEnds* ends, F&& f)
 struct Checked {
   std::optional<uint64_t> value;
   std::string problem = {};  // set when value is not
-
-  static Checked of(unsigned __int128 v, const std::function<std::string()>& why) {
-    if (v > UINT64_MAX) return {std::nullopt, why()};
-    return {static_cast<uint64_t>(v)};
-  }
 };
 
 std::string decimal(unsigned __int128 v) {
@@ -101,12 +95,10 @@ std::vector<uint64_t> arrayDimensions(const Dwarf& d, const Die& array, const Su
     } else if (auto upper = unsignedValue(d.attribute(c, dw::DW_AT_upper_bound))) {
       const uint64_t lower = unsignedValue(d.attribute(c, dw::DW_AT_lower_bound)).value_or(0);
       const unsigned __int128 n = *upper >= lower ? static_cast<unsigned __int128>(*upper) - lower + 1 : 0;
-      Checked count = Checked::of(n, [&] {
-        return "dimension " + std::to_string(dims.size() + 1) + ": bounds [" + std::to_string(lower) + ", " +
-               std::to_string(*upper) + "] hold " + decimal(n) + " elements, more than 64 bits count";
-      });
-      if (problem && !count.value && problem->empty()) *problem = count.problem;
-      dims.push_back(count.value.value_or(0));
+      if (n > UINT64_MAX && problem && problem->empty())
+        *problem = "dimension " + std::to_string(dims.size() + 1) + ": bounds [" + std::to_string(lower) + ", " +
+                   std::to_string(*upper) + "] hold " + decimal(n) + " elements, more than 64 bits count";
+      dims.push_back(n > UINT64_MAX ? 0 : static_cast<uint64_t>(n));
     } else {
       dims.push_back(0);
     }
