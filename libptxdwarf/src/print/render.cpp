@@ -467,24 +467,16 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
 
 void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue& v, int listIndent) const {
   const Unit& unit = dwarf_.unitOf(die);
-  bool named = false;
-  if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
-    if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
-      std::string path;
-      if (fileName(path, unit, v.value)) {
-        appendQuoted(out, path);
-        named = true;
-      }
-    }
-  } else if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
-    std::string_view n = dw::attributeValueName(v.name, v.value);
-    if (!n.empty()) {
-      out += n;
-      named = true;
-    }
-  }
-  if (named) {
-    // nothing more
+  const bool unsignedConstant = dw::isUnsignedConstantForm(v.form) && !v.reloc;
+  const bool namesFile = v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file;
+  // A file index by its path, another constant by the name DWARF gives its value.
+  const std::string_view valueName =
+      unsignedConstant && !namesFile ? dw::attributeValueName(v.name, v.value) : std::string_view();
+  std::string path;
+  if (namesFile && unsignedConstant && fileName(path, unit, v.value)) {
+    appendQuoted(out, path);
+  } else if (!valueName.empty()) {
+    out += valueName;
   } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && dw::isConstantForm(v.form) && !v.reloc) {
     if (v.form == dw::DW_FORM_sdata)
       appendSigned(out, v.svalue());
@@ -493,7 +485,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
   } else if (v.name == dw::DW_AT_low_pc && v.form == dw::DW_FORM_addr && !v.reloc &&
              v.value == tombstone(unit.addressSize)) {
     out += "dead code";
-  } else if (v.name == dw::DW_AT_high_pc && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+  } else if (v.name == dw::DW_AT_high_pc && unsignedConstant) {
     std::optional<AttrValue> low = dwarf_.attribute(die, dw::DW_AT_low_pc);
     if (low && low->form == dw::DW_FORM_addr && (low->reloc || low->value != tombstone(unit.addressSize))) {
       BaseAddress b{true, low->value, low->reloc};
@@ -507,7 +499,7 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
     expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
   } else {
     formValue(out, dwarf_, unit, v);
-    if (v.name == dw::DW_AT_address_class && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+    if (v.name == dw::DW_AT_address_class && unsignedConstant) {
       std::string_view cls = cuda::addressClassName(v.value);
       if (!cls.empty()) {
         out += ' ';
