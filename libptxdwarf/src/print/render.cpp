@@ -21,18 +21,6 @@ using read::Operation;
 using read::Unit;
 
 namespace {
-// `name`, `name+8`, `name-4`.
-void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend) {
-  out += name;
-  if (addend > 0) {
-    out += '+';
-    appendDec(out, static_cast<uint64_t>(addend));
-  } else if (addend < 0) {
-    out += '-';
-    appendDec(out, static_cast<uint64_t>(0) - static_cast<uint64_t>(addend));
-  }
-}
-
 void appendNameOr(std::string& out, std::string_view name, std::string_view unknownPrefix, uint64_t v) {
   if (!name.empty()) {
     out += name;
@@ -44,10 +32,17 @@ void appendNameOr(std::string& out, std::string_view name, std::string_view unkn
 }  // namespace
 
 void appendReloc(std::string& out, const Relocation& r) {
-  if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
   out += r.symbol;
-  out += '-';
-  appendSymbolPlus(out, r.minus(), r.addend());
+  if (r.isDifference()) {
+    out += '-';
+    out += r.minus();
+  }
+  appendAddend(out, r.addend());
+}
+
+void appendAddend(std::string& out, int64_t addend) {
+  if (addend > 0) out += '+';
+  if (addend) appendSigned(out, addend);
 }
 
 void appendTagName(std::string& out, uint64_t tag) { appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag); }
@@ -319,7 +314,8 @@ void appendBasedAddress(const Renderer& r, std::string& out, const BaseAddress& 
   }
   if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend() == 0 &&
       reloc->minus() == base.reloc->symbol && base.value == 0) {
-    appendSymbolPlus(out, reloc->symbol, reloc->addend());
+    out += reloc->symbol;
+    appendAddend(out, reloc->addend());
     return;
   }
   r.address(out, base.value, base.reloc, addressSize);
@@ -542,8 +538,7 @@ void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const re
     // [func_begin0, func_end0-func_begin0): the end is func_end0.
     const Relocation end(n->offset, n->size, n->symbol);
     address(out, 0, &end, set.addressSize);
-    if (n->addend() > 0) out += '+';
-    if (n->addend()) appendSigned(out, n->addend());
+    appendAddend(out, n->addend());
   } else {
     address(out, r.address, a, set.addressSize);
     out += '+';

@@ -25,6 +25,8 @@ namespace ptxdwarf::print {
 
 // `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
 void appendReloc(std::string& out, const Relocation& r);
+// A relocation's addend after its symbols: `+8`, `-4`, nothing for 0.
+void appendAddend(std::string& out, int64_t addend);
 
 // ---- .debug_loc entries, read straight from the section image ----
 
