@@ -85,8 +85,9 @@ namespace {
 
 class TextDumper {
  public:
-  TextDumper(const ptx::Module& m, const Dwarf& d, std::string& out, const Sink& sink)
-      : d_(d), out_(out), sink_(sink), r_(m, d, [this] { drain(); }) {}
+  TextDumper(const ptx::Module& m, const Dwarf& d, const DumpOptions& o, std::string& out, const Sink& sink)
+      : d_(d), out_(out), sink_(sink), r_(m, d, [this] { drain(); }), recurseDepth_(o.recurseDepth),
+        showForm_(o.showForm) {}
 
   // With a sink, hands it what has been rendered once it fills a chunk: the
   // dump of a large file never sits whole in memory, and the buffer is reused.
@@ -253,11 +254,6 @@ class TextDumper {
     }
   }
 
-  void setSelection(const DumpOptions& o) {
-    recurseDepth_ = o.recurseDepth;
-    showForm_ = o.showForm;
-  }
-
   void loc() {
     header(".debug_loc");
     const SectionImage* s = d_.loc;
@@ -378,8 +374,8 @@ class TextDumper {
   std::string& out_;
   const Sink& sink_;
   Renderer r_;
-  uint32_t recurseDepth_ = UINT32_MAX;  // -r
-  bool showForm_ = false;               // --show-form
+  const uint32_t recurseDepth_;  // -r
+  const bool showForm_;          // --show-form
 };
 
 }  // namespace
@@ -393,8 +389,7 @@ void dumpText(const ptx::Module& module, const Dwarf& dwarf, const DumpOptions& 
   out += ":\tfile format ";
   out += module.fileFormat;
   out += "\n";
-  TextDumper t(module, dwarf, out, sink);
-  t.setSelection(options);
+  TextDumper t(module, dwarf, options, out, sink);
   if (!options.names.empty()) {  // llvm-dwarfdump --name dumps the matching DIEs and nothing else
     t.selectedDies(options);
     t.drain(true);
