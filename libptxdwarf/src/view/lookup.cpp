@@ -165,34 +165,26 @@ class Lookup {
   }
 
   void location(const Die& die, uint32_t instruction, VariableInfo& v) const {
+    auto unavailable = [&](std::string why) {
+      v.available = false;
+      v.location = std::move(why);
+    };
     std::optional<AttrValue> loc = d_.attribute(die, dw::DW_AT_location);
     const read::Unit& unit = d_.unitOf(die);
     read::ExpressionContext ctx;
     ctx.addressSize = unit.addressSize;
     ctx.section = d_.info;
-    if (!loc) {
-      v.available = false;
-      v.location = "no location (optimized out)";
-      return;
-    }
+    if (!loc) return unavailable("no location (optimized out)");
     if (loc->isBlock()) {
       ctx.sectionOffset = static_cast<uint64_t>(loc->block().data() - d_.info->bytes.data());
       v.location = expressionText(read::decodeExpression(loc->block(), ctx));
       return;
     }
     const std::optional<uint64_t> listAt = d_.offsetIn(".debug_loc", loc->value, loc->reloc);
-    if (!listAt) {
-      v.available = false;
-      v.location = "location list " + loc->reloc->expression() + " is not in .debug_loc";
-      return;
-    }
+    if (!listAt) return unavailable("location list " + loc->reloc->expression() + " is not in .debug_loc");
     const uint64_t offset = *listAt;
     const read::LocList* list = d_.locListAt(offset);
-    if (!list || !d_.loc) {
-      v.available = false;
-      v.location = "no location list at .debug_loc+" + std::to_string(offset);
-      return;
-    }
+    if (!list || !d_.loc) return unavailable("no location list at .debug_loc+" + std::to_string(offset));
     for (const read::LocEntry& e : list->entries) {
       if (e.kind != read::LocEntry::range || !e.beginReloc || !e.endReloc) continue;
       const ptx::Label* b = m_.findLabel(e.beginReloc->symbol);
@@ -203,8 +195,7 @@ class Lookup {
       v.location = expressionText(read::decodeExpression(e.expr, ctx));
       return;
     }
-    v.available = false;
-    v.location = "not available here (no range of .debug_loc+" + std::to_string(offset) + " covers it)";
+    unavailable("not available here (no range of .debug_loc+" + std::to_string(offset) + " covers it)");
   }
 
   const ptx::Module& m_;
