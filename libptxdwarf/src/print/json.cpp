@@ -123,16 +123,14 @@ class JsonDumper {
     w_.key("operands");
     w_.arrayBegin();
     const dw::OpInfo* info = dw::opInfo(op.op);
-    if (info) {
-      const dw::OperandKind kinds[2] = {info->a, info->b};
-      for (int s = 0; s < 2; ++s) {
-        using K = dw::OperandKind;
-        if (kinds[s] == K::none || kinds[s] == K::unknown) break;
-        const bool isSigned = kinds[s] == K::s8 || kinds[s] == K::s16 || kinds[s] == K::s32 ||
-                              kinds[s] == K::s64 || kinds[s] == K::sleb;
-        if (isSigned) w_.signedValue(static_cast<int64_t>(op.operands[s]));
-        else w_.value(op.operands[s]);
-      }
+    for (int s = 0; info && s < 2; ++s) {
+      using K = dw::OperandKind;
+      const K k = s == 0 ? info->a : info->b;
+      if (k == K::none || k == K::unknown) break;
+      if (k == K::s8 || k == K::s16 || k == K::s32 || k == K::s64 || k == K::sleb)
+        w_.signedValue(static_cast<int64_t>(op.operands[s]));
+      else
+        w_.value(op.operands[s]);
     }
     w_.arrayEnd();
     if (info && !op.block.empty()) hexBytes("block", op.block);
