@@ -3,8 +3,6 @@
 // spelling with the PTX extensions the text dump's header (text.cpp) lists.
 #include "ptxdwarf/print/render.h"
 
-#include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "ptxdwarf/cuda.h"

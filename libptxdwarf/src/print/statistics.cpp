@@ -1,8 +1,6 @@
 // The --statistics JSON object. Key names are llvm-dwarfdump 14's, so that a
 // script comparing builds reads either; LLVM's "#bytes" measures are PTX
 // instructions here and named so.
-#include <cstdio>
-
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/print/json.h"
 #include "ptxdwarf/print/views.h"

@@ -1,8 +1,6 @@
 // `ptxdump types`: the layouts view::typeLayouts computes, as C
 // declarations with pahole's comments (offset and size of each member, holes,
 // padding, a summary), or as JSON.
-#include <algorithm>
-
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/print/json.h"
