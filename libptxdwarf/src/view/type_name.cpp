@@ -121,11 +121,10 @@ class TypePrinter {
         return static_cast<int64_t>(v->value);
     }
   }
-  const char* nameOf(const Die* D, std::string_view& name) const {
+  std::optional<std::string_view> nameOf(const Die* D) const {
     std::optional<AttrValue> v = find(D, dw::DW_AT_name);
-    if (!v || !v->isString()) return nullptr;
-    name = v->string();
-    return "";
+    if (!v || !v->isString()) return std::nullopt;
+    return v->string();
   }
 
   template <class F>
@@ -260,17 +259,11 @@ class TypePrinter {
       case dw::DW_TAG_volatile_type:
         appendConstVolatileQualifierBefore(D);
         break;
-      case dw::DW_TAG_namespace: {
-        std::string_view name;
-        if (nameOf(D, name))
-          out_ += name;
-        else
-          out_ += "(anonymous namespace)";
+      case dw::DW_TAG_namespace:
+        out_ += nameOf(D).value_or("(anonymous namespace)");
         break;
-      }
       case dw::DW_TAG_unspecified_type: {
-        std::string_view name;
-        nameOf(D, name);
+        std::string_view name = nameOf(D).value_or("");
         if (name == "decltype(nullptr)") name = "std::nullptr_t";
         word_ = true;
         out_ += name;
@@ -278,12 +271,13 @@ class TypePrinter {
         break;
       }
       default: {
-        std::string_view name;
-        if (!nameOf(D, name)) {
+        const std::optional<std::string_view> named = nameOf(D);
+        if (!named) {
           appendTypeTagName(D->tag);
           leave();
           return nullptr;
         }
+        std::string_view name = *named;
         word_ = true;
         constexpr std::string_view mangledPrefix = "_STN|";
         if (name.substr(0, mangledPrefix.size()) == mangledPrefix) {
@@ -372,10 +366,8 @@ class TypePrinter {
           return true;
         }
         if (tag(T) == dw::DW_TAG_pointer_type) return true;
-        std::string_view name;
-        nameOf(T, name);
         std::optional<AttrValue> V = find(C, dw::DW_AT_const_value);
-        appendTemplateValue(name, signedConstant(V).value_or(0), unsignedConstant(V).value_or(0));
+        appendTemplateValue(nameOf(T).value_or(""), signedConstant(V).value_or(0), unsignedConstant(V).value_or(0));
         return true;
       }
       if (C->tag == dw::DW_TAG_GNU_template_template_param) {
