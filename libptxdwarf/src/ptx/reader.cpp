@@ -729,10 +729,6 @@ ReadResult readWithSectionsAhead(std::string_view text, std::string_view filenam
     reader.run();
   result.diagnostics = std::move(reader.diagnostics());
   result.module = reader.take();
-  if (!options.keepAllSections) {
-    std::erase_if(result.module.sections,
-                  [](const SectionImage& s) { return !s.name.starts_with(".debug"); });
-  }
   if (options.index) result.module.reindex();
   return result;
 }

@@ -329,8 +329,6 @@ struct Module {
 };
 
 struct ReadOptions {
-  // Keep the `.section` blocks whose names do not start with ".debug" too.
-  bool keepAllSections = true;
   // Called about every `consumedStep` bytes with a range [begin, end) of the
   // text the reader will not look at again. The Module keeps no view of the
   // text, so a caller that mapped the file can drop those pages as the read
