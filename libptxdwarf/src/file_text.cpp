@@ -157,12 +157,7 @@ FileText FileText::borrowing(std::string_view text) {
   return t;
 }
 
-FileText::FileText(FileText&& other) noexcept
-    : map_(std::exchange(other.map_, nullptr)),
-      borrowed_(std::exchange(other.borrowed_, nullptr)),
-      size_(std::exchange(other.size_, 0)),
-      guard_(std::exchange(other.guard_, nullptr)),
-      owned_(std::move(other.owned_)) {}
+FileText::FileText(FileText&& other) noexcept { *this = std::move(other); }
 
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this != &other) {

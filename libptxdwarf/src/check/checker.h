@@ -113,7 +113,6 @@ class Checker {
   // "DW_TAG_variable 'x' at 0x0000002a"; a name quoted in a message is spelled
   // as every output spells names (ptxdwarf/format.h).
   std::string describe(const read::Die& die) const;
-  static std::string printable(std::string_view s);
   const read::Die* dieContaining(uint64_t offset) const;
 
   // ---- questions several rules ask --------------------------------------------------
