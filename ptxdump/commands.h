@@ -23,24 +23,17 @@ using ptxdwarf::print::DumpOptions;
 
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 
+// text for every command, json for dump, types and lookup, jsonLines for dump.
+using Format = ptxdwarf::print::DumpFormat;
 
-// Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
-// to `err` and returns nullopt.
-enum class Format { text, json, jsonLines };
-
-struct DumpRequest {
+// What print::dumpFile shows of each file (defaultSections: no section was
+// asked for: .debug_info, or the line table of a file that has line
+// information and no .debug_info, a -lineinfo build), and of which files.
+struct DumpRequest : ptxdwarf::print::FileDumpOptions {
   std::vector<std::string> files;
-  DumpOptions sections;
-  // No section was asked for: .debug_info, or the line table of a file that
-  // has line information and no .debug_info (a -lineinfo build).
-  bool defaultSections = false;
-  Format format = Format::text;
   std::FILE* stream = nullptr;  // dumps go here as they are rendered, not to `out`
   // --statistics: llvm-dwarfdump --statistics' JSON object instead of the sections.
   bool statistics = false;
-  // A cubin's register map (.nv_debug_info_reg_sass) and SASS -> PTX lines (.nv_debug_line_sass).
-  bool regmap = false;
-  bool sassLines = false;
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
 // Was the module read from a cubin (cubin::read)?

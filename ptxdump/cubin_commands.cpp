@@ -18,15 +18,7 @@ int runExtractPtx(const ExtractRequest& request, std::string& out, std::string& 
            "\n";
     return kUnreadable;
   }
-  if (request.output.empty() || request.output == "-") {
-    out.append(*ptx);
-    return kOk;
-  }
-  if (std::string error; !writeFileReplacing(request.output, *ptx, error)) {
-    err += request.output + ": error: cannot write: " + error + "\n";
-    return kUnreadable;
-  }
-  return kOk;
+  return writeOutput(request.output, *ptx, out, err) ? kOk : kUnreadable;
 }
 
 }  // namespace ptxdump

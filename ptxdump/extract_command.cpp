@@ -35,15 +35,8 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     err += "\n";
     return kUnreadable;
   }
-  if (!request.output.empty()) {
-    std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
-    if (request.output == "-") {
-      out.append(bytes);
-    } else if (std::string error; !writeFileReplacing(request.output, bytes, error)) {
-      err += request.output + ": error: cannot write: " + error + "\n";
-      return kUnreadable;
-    }
-  }
+  const std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
+  if (!request.output.empty() && !writeOutput(request.output, bytes, out, err)) return kUnreadable;
   if (request.relocations) {
     char buf[48];
     for (const Relocation& r : section->relocations) {

@@ -24,10 +24,7 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   // the name index are not looked at.
   std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});
   if (!file) return kUnreadable;
-  if (file->dwarf.diagnostics.hasErrors()) {
-    appendDiagnostics(file->dwarf.diagnostics, request.file, err);
-    return kUnreadable;
-  }
+  if (decodeFailed(*file, err)) return kUnreadable;
   // The library runs on the caller's thread unless asked; ptxdump asks for
   // every CPU it may use, as it reads the file with.
   const write::ReformatOptions options{
@@ -36,17 +33,15 @@ int runReformat(const ReformatRequest& request, std::string& out, std::string& e
   // input): to a temporary file renamed when all is written, or to the
   // stream. A refused input creates no file and writes nothing.
   const bool toFile = !request.output.empty() && request.output != "-";
-  PiecewiseFile outputFile(request.output);
+  ReplacingFile outputFile(request.output);
   write::Reformatted r;
   if (toFile) r = write::reformat(*file, options, [&](std::string_view piece) { outputFile.write(piece); });
   else if (request.stream) r = write::reformat(*file, options, [&](std::string_view piece) { writeTo(request.stream, piece); });
   else r = write::reformat(*file, options);
   appendDiagnostics(r.diagnostics, request.file, err);
   if (!r.written) return kProblems;
-  if (file->text.shrank()) {  // the text was read again while writing (a temporary file goes; a stream got it cut)
-    err += request.file + ": error: " + kShrankMessage + "\n";
-    return kUnreadable;
-  }
+  // The text was read again while writing: a temporary file goes; a stream got it cut.
+  if (inputShrank(*file, err)) return kUnreadable;
   if (toFile) return outputFile.commit(err) ? kOk : kUnreadable;
   out += r.ptx;  // empty when the stream took it; a failed write to the stream is the caller's exit 2
   return kOk;

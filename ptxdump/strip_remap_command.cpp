@@ -18,23 +18,6 @@ void report(const Diagnostics& diags, const std::string& file, std::string& err)
   for (const Diagnostic& d : diags.items) err += d.format(file) + "\n";
 }
 
-// To `out` for "-" (or no -o, where allowed), else whole or not at all.
-int writeResult(const std::string& path, std::string_view data, const LoadedFile& input, std::string& out,
-                std::string& err) {
-  if (input.text.shrank()) {
-    err += input.path + ": error: cannot read file: it shrank while it was being read\n";
-    return kUnreadable;
-  }
-  if (path.empty() || path == "-") {
-    out.append(data);
-    return kOk;
-  }
-  std::string error;
-  if (writeFileReplacing(path, data, error)) return kOk;
-  err += path + ": error: cannot write: " + error + "\n";
-  return kUnreadable;
-}
-
 }  // namespace
 
 int runStrip(const StripRequest& request, std::string& out, std::string& err) {
@@ -48,7 +31,7 @@ int runStrip(const StripRequest& request, std::string& out, std::string& err) {
                                    request.keepLines ? write::StripMode::keepLines : write::StripMode::all);
   report(s.diagnostics, request.file, err);
   if (!s.ok()) return kProblems;
-  return writeResult(request.output, s.ptx, *file, out, err);
+  return !inputShrank(*file, err) && writeOutput(request.output, s.ptx, out, err) ? kOk : kUnreadable;
 }
 
 int runRemap(const ReformatRequest& request, std::string& out, std::string& err) {
@@ -80,7 +63,7 @@ int runRemap(const ReformatRequest& request, std::string& out, std::string& err)
   write::Remapped r = write::remapPaths(file->text.view(), file->read.module, file->dwarf, maps, options);
   report(r.diagnostics, request.file, err);
   if (!r.ok()) return kProblems;
-  return writeResult(request.output, r.ptx, *file, out, err);
+  return !inputShrank(*file, err) && writeOutput(request.output, r.ptx, out, err) ? kOk : kUnreadable;
 }
 
 }  // namespace ptxdump
