@@ -9,7 +9,6 @@
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/check/cubin.h"
 #include "ptxdwarf/threads.h"
-#include "report.h"
 
 namespace ptxdump {
 

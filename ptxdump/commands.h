@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "io.h"
-#include "output.h"
 #include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/diff.h"
 
 namespace ptxdump {
 
@@ -37,7 +37,7 @@ struct DumpRequest : ptxdwarf::print::FileDumpOptions {
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
 // Was the module read from a cubin (cubin::read)?
-bool isCubinModule(const ptxdwarf::ptx::Module& m);
+inline bool isCubinModule(const ptxdwarf::ptx::Module& m) { return m.fileFormat != "ptx"; }
 
 struct TypesRequest {
   std::string file;
@@ -58,7 +58,6 @@ struct ExtractRequest {
 // Raw bytes go to `request.output` ("-" for `out`); relocations, one per line,
 // as `offset size expression` to `out`.
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err);
-int runExtractPtx(const ExtractRequest& request, std::string& out, std::string& err);
 
 struct CheckRequest {
   std::vector<std::string> files;
@@ -115,5 +114,25 @@ struct AnnotateRequest {
 // (registers that get no variable) and refusals to `err`. Exit 0 written, 1
 // refused (the file has debug information already), 2 unreadable.
 int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& err);
+
+struct LookupRequest {
+  std::string file;
+  std::string at;
+  Format format = Format::text;
+};
+// `ptxdump lookup FILE --at WHERE`: the debugger's view at a place, as text or JSON.
+int runLookup(const LookupRequest& request, std::string& out, std::string& err);
+
+struct DiffRequest {
+  std::string oldFile;
+  std::string newFile;
+  ptxdwarf::view::DiffOptions options;
+};
+// `ptxdump diff A B`: a semantic diff of two PTX files' debug information, for
+// producer regression tests (new output against a golden file); the
+// comparison and its text are the library's (ptxdwarf/view/diff.h).
+// Difference lines and the summary to `out`; load and decode errors to `err`.
+// Exit 0 equal, 1 different, 2 a file could not be read, parsed or decoded.
+int runDiff(const DiffRequest& request, std::string& out, std::string& err);
 
 }  // namespace ptxdump

@@ -1,6 +1,4 @@
 // `ptxdump diff`: both files loaded, one library call, its text out.
-#include "diff.h"
-
 #include <optional>
 
 #include "commands.h"

@@ -1,11 +1,32 @@
-// `ptxdump extract`: one section's bytes, and its relocations.
+// `ptxdump extract`: one section's bytes, and its relocations; or a cubin's
+// embedded PTX.
 #include <cstdio>
 
 #include "commands.h"
+#include "ptxdwarf/cubin/cubin.h"
 
 namespace ptxdump {
 
 using namespace ptxdwarf;
+
+namespace {
+
+int runExtractPtx(const ExtractRequest& request, std::string& out, std::string& err) {
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});
+  if (!file) return kUnreadable;
+  const ptx::Module& m = file->read.module;
+  std::optional<std::string> ptx = isCubinModule(m) ? cubin::embeddedPtx(m) : std::nullopt;
+  if (!ptx) {
+    err += request.file + ": error: --ptx: " +
+           (isCubinModule(m) ? "the cubin has no embedded PTX (.nv_debug_ptx_txt: ptxas writes it with -g or -lineinfo)"
+                             : "not a cubin (the file is PTX already)") +
+           "\n";
+    return kUnreadable;
+  }
+  return writeOutput(request.output, *ptx, out, err) ? kOk : kUnreadable;
+}
+
+}  // namespace
 
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err) {
   // Raw section bytes over the PTX they came from would lose the PTX.

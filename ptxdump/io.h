@@ -1,13 +1,17 @@
 // ptxdump's files: the input loaded through the library's load() with
-// ptxdump's defaults, and outputs written whole or not at all.
+// ptxdump's defaults, diagnostics as the commands print them, and outputs
+// written whole or not at all.
 #pragma once
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/load.h"
 
 namespace ptxdump {
@@ -36,6 +40,11 @@ struct LoadOptions {
 // or warnings worth knowing) as `file:line:col: severity: ...` lines to `err`;
 // nullopt on failure.
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load = {});
+
+// One line per diagnostic, `file:line:col: severity: message [rule]`, with
+// ` (section+0xOFFSET)` after one that has both a PTX position and a section
+// offset (one without a line names its offset in place of the position).
+void appendDiagnostics(const ptxdwarf::Diagnostics& diags, const std::string& path, std::string& err);
 
 // The DWARF's decode errors, appended to `err` as appendDiagnostics writes
 // them; false when it decoded without one.
@@ -80,5 +89,15 @@ class ReplacingFile {
 };
 // Do `a` and `b` name the same existing file?
 bool sameFile(const std::string& a, const std::string& b);
+
+// errno of the last write through writeTo() that failed (0: none did), for
+// the message that a failed write to stdout ends with.
+inline int lastWriteErrno = 0;
+
+// What a command produced, to stdout or stderr. A failure leaves the stream's
+// error flag set and its errno in lastWriteErrno.
+inline void writeTo(std::FILE* f, std::string_view s) {
+  if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size()) lastWriteErrno = errno;
+}
 
 }  // namespace ptxdump

@@ -13,8 +13,6 @@
 #include <vector>
 
 #include "commands.h"
-#include "diff.h"
-#include "lookup.h"
 
 namespace {
 

@@ -3,7 +3,6 @@
 #include "commands.h"
 #include "ptxdwarf/threads.h"
 #include "ptxdwarf/write/reformat.h"
-#include "report.h"
 
 namespace ptxdump {
 
