@@ -213,8 +213,9 @@ void Checker::sectionLabels() {
   std::stable_sort(all.begin(), all.end(), [](const Defined& a, const Defined& b) { return a.name < b.name; });
   for (size_t i = 0; i < all.size(); ++i) {
     const Defined& x = all[i];
-    auto say = [&](std::string message) {
-      errorAt(x.label->loc, x.section, x.label->offset, "section-label", std::move(message));
+    auto say = [&](std::string message) {  // at the label's definition, not the byte it stands at
+      Diagnostic& d = report(Severity::error, x.section, x.label->offset, "section-label", std::move(message));
+      if (x.label->loc.line != 0) d.loc = x.label->loc;
     };
     if (i > 0 && all[i - 1].name == x.name) {
       const SectionLabel& before = *all[i - 1].label;
