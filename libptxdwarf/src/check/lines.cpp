@@ -117,8 +117,7 @@ class LineChecker {
 
   const SectionImage* sectionDefining(std::string_view label) const {
     for (const SectionImage& s : m_.sections)
-      for (const SectionLabel& l : s.labels)
-        if (l.name == label) return &s;
+      if (s.findLabel(label)) return &s;
     return nullptr;
   }
 

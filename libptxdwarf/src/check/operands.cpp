@@ -27,8 +27,6 @@ std::string typeText(const read::Dwarf& d, const read::Die& die) {
   return s + " at " + hex(die.offset, 8);
 }
 
-bool isDebugSectionName(std::string_view name) { return name.starts_with(".debug"); }
-
 }  // namespace
 
 // ptxas computes A-B only between labels inside debug sections. Like the
@@ -113,9 +111,9 @@ void Checker::debugSectionOperands() {
   std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> byName;
   for (const SectionImage& s : m.sections) byName.try_emplace(s.name, &s);
   for (const SectionImage& s : m.sections) {
-    if (!isDebugSectionName(s.name)) continue;
+    if (!s.name.starts_with(".debug")) continue;
     for (const Relocation& r : s.relocations) {
-      if (r.isDifference() || !isDebugSectionName(r.symbol)) continue;
+      if (r.isDifference() || !r.symbol.starts_with(".debug")) continue;
       // ptxas builds .debug_line from .file/.loc: naming it needs no block.
       auto found = byName.find(r.symbol);
       const SectionImage* target = found == byName.end() ? nullptr : found->second;
