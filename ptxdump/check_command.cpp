@@ -48,11 +48,8 @@ bool runRules(const LoadedFile& file, const CheckRequest& request, unsigned thre
     diags = check::runCubin(file);
     return true;
   }
-  check::Options options;
-  options.roundTrip = request.roundTrip;
+  check::Options options = request;
   options.threads = threads;
-  options.sources = request.sources;
-  options.sourceDirectory = request.sourceDirectory;
   diags = check::run(file.read.module, file.dwarf, options);
   if (request.cubin.empty()) return true;
   std::optional<LoadedFile> cubin = loadFile(request.cubin, err, {.keepText = true, .threads = threads});

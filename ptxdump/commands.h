@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io.h"
+#include "ptxdwarf/check/check.h"
 #include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
@@ -59,13 +60,12 @@ struct ExtractRequest {
 // as `offset size expression` to `out`.
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err);
 
-struct CheckRequest {
+// check::Options for each file (its threads: what the `jobs` workers leave
+// free), and which files.
+struct CheckRequest : ptxdwarf::check::Options {
   std::vector<std::string> files;
   bool werror = false;      // warnings count as errors
-  bool roundTrip = true;
   unsigned jobs = 1;        // files checked in parallel
-  bool sources = false;     // --sources[=DIR]: rule source-file (check/sources.h)
-  std::string sourceDirectory;
   // --cubin: the cubin ptxas made of the one PTX file, held against it (check/cubin.h).
   std::string cubin;
 };
@@ -86,11 +86,6 @@ struct ReformatRequest {
 // Rewrites only the debug sections; every other byte of the file is kept.
 // Exit 0 written, 1 the sections cannot be written for this .version, 2 unreadable.
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err);
-
-// reformat --remap-path (runReformat calls it): paths rewritten, the debug
-// sections then written as reformat writes them. Exit 0 written, 1 refused, 2
-// unreadable or a malformed OLD=NEW.
-int runRemap(const ReformatRequest& request, std::string& out, std::string& err);
 
 struct StripRequest {
   std::string file;

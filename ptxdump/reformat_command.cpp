@@ -1,20 +1,58 @@
 // `ptxdump reformat`: options to the library's write::reformat (write/reformat.h),
-// the text to a file written whole or not at all, or to the stream.
+// or with --remap-path to write::remapPaths (write/remap.h), the text to a file
+// written whole or not at all, or to the stream.
+#include <vector>
+
 #include "commands.h"
 #include "ptxdwarf/threads.h"
 #include "ptxdwarf/write/reformat.h"
+#include "ptxdwarf/write/remap.h"
 
 namespace ptxdump {
 
 using namespace ptxdwarf;
 
+namespace {
+
+// reformat --remap-path: paths rewritten (write/remap.h), the debug sections
+// then written as reformat writes them. Exit 0 written, 1 refused, 2
+// unreadable or a malformed OLD=NEW.
+int remap(const ReformatRequest& request, write::Style style, std::string& out, std::string& err) {
+  std::vector<write::PathPrefixMap> maps;
+  for (const std::string& arg : request.remapPaths) {
+    std::optional<write::PathPrefixMap> m = write::parsePathPrefixMap(arg);
+    if (!m) {
+      err += "ptxdump reformat: error: --remap-path takes OLD=NEW (as -ffile-prefix-map), not '" + arg + "'\n";
+      return kUnreadable;
+    }
+    maps.push_back(std::move(*m));
+  }
+  if (request.reencode) {
+    err += "ptxdump reformat: error: --remap-path moves offsets in the sections as they are; it does not combine "
+           "with --reencode\n";
+    return kUnreadable;
+  }
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.keepText = true, .nameIndex = false, .bodies = false});
+  if (!file) return kUnreadable;
+  write::RemapOptions options;
+  options.allSections = true;  // reformat writes every debug section in --style
+  options.write.style = style;
+  options.write.threads = ptxdwarf::usableThreads();  // as reformat writes them
+  write::Remapped r = write::remapPaths(file->text.view(), file->read.module, file->dwarf, maps, options);
+  for (const Diagnostic& d : r.diagnostics.items) err += d.format(request.file) + "\n";
+  if (!r.ok()) return kProblems;
+  return !inputShrank(*file, err) && writeOutput(request.output, r.ptx, out, err) ? kOk : kUnreadable;
+}
+
+}  // namespace
+
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err) {
-  if (!request.remapPaths.empty()) return runRemap(request, out, err);
   std::optional<write::Style> style = write::parseStyle(request.style);
   if (!style) {
     err += "error: unknown style '" + request.style + "' (packed, one-per-line, verbose or dense)\n";
     return kUnreadable;
   }
+  if (!request.remapPaths.empty()) return remap(request, *style, out, err);
   // Every byte outside the debug sections goes out as it came in, read back
   // from the mapped file as it is written: the reader releases the text's
   // pages as it passes them, and the writer those of each run it hands over.
