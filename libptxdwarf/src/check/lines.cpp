@@ -121,10 +121,7 @@ class LineChecker {
     return nullptr;
   }
 
-  std::string knownFiles() const {
-    if (t_.files.empty()) return " (the file has no .file directives)";
-    return "";
-  }
+  std::string knownFiles() const { return t_.files.empty() ? " (the file has no .file directives)" : ""; }
 
   static std::string position(const ptx::SourcePosition& p) {
     return std::to_string(p.file) + " " + std::to_string(p.line) + " " + std::to_string(p.col);

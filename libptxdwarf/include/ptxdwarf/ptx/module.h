@@ -298,10 +298,6 @@ struct Module {
   void reindex();
   // Builds only the index findFile() uses (it scans without one).
   void indexFiles();
-  // Builds only the functions' variable ranges, and forgets the lookups by
-  // name declaresRegister() and findVariable() made of a function's many
-  // declarations (without them they scan).
-  void indexDeclarations();
 
  private:
   template <class T>
