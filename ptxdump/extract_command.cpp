@@ -1,9 +1,8 @@
 // `ptxdump extract`: one section's bytes, and its relocations; or a cubin's
 // embedded PTX.
-#include <cstdio>
-
 #include "commands.h"
 #include "ptxdwarf/cubin/cubin.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdump {
 
@@ -58,15 +57,9 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
   }
   const std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
   if (!request.output.empty() && !writeOutput(request.output, bytes, out, err)) return kUnreadable;
-  if (request.relocations) {
-    char buf[48];
-    for (const Relocation& r : section->relocations) {
-      std::snprintf(buf, sizeof buf, "0x%08llx %u ", static_cast<unsigned long long>(r.offset), r.size);
-      out += buf;
-      out += r.expression();
-      out += '\n';
-    }
-  }
+  if (request.relocations)
+    for (const Relocation& r : section->relocations)
+      out += hex(r.offset, 8) + " " + std::to_string(r.size) + " " + r.expression() + "\n";
   return kOk;
 }
 

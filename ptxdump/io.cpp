@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 namespace ptxdump {
 
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load) {
