@@ -1,23 +1,10 @@
 // `ptxdump annotate`: debug information for PTX that has none (write/annotate.h).
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
 #include "commands.h"
 #include "ptxdwarf/write/annotate.h"
 
 namespace ptxdump {
 
 using namespace ptxdwarf;
-
-namespace {
-// The mapped input lost pages while annotate was copying from it.
-bool shrank(const LoadedFile& file, std::string& err) {
-  if (!file.text.shrank()) return false;
-  err += file.path + ": error: cannot read file: it shrank while it was being read\n";
-  return true;
-}
-}  // namespace
 
 int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& err) {
   // Read as `check` reads (mapped, on every usable CPU), keeping the text:
@@ -35,24 +22,21 @@ int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& e
   options.replace = request.replace;
   options.threads = request.jobs;
   options.maxGrowth = request.maxGrowth;
-  if (request.output.empty() || request.output == "-") {
-    write::Annotated a = write::annotate(text, r.module, options);
-    for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
-    if (!a.written()) return kProblems;
-    if (shrank(*loaded, err)) return kUnreadable;
-    out += a.ptx;
-    return kOk;
-  }
-  // Whole or not at all: `annotate x.ptx -o x.ptx` that fails keeps x.ptx.
-  // The output (about five times the input) goes to the file as it is made,
-  // never held whole; a refused input creates nothing (PiecewiseFile).
-  PiecewiseFile file(request.output);
+  // To a file whole or not at all: `annotate x.ptx -o x.ptx` that fails
+  // keeps x.ptx. The output (about five times the input) goes to the file as
+  // it is made, never held whole; a refused input creates nothing
+  // (ReplacingFile).
+  const bool toFile = !request.output.empty() && request.output != "-";
+  ReplacingFile file(request.output);
   write::Annotated a =
-      write::annotate(text, r.module, options, [&](std::string_view piece) { file.write(piece); });
+      toFile ? write::annotate(text, r.module, options, [&](std::string_view piece) { file.write(piece); })
+             : write::annotate(text, r.module, options);
   for (const Diagnostic& d : a.diagnostics.items) err += d.format(request.file) + "\n";
   if (!a.written()) return kProblems;
-  if (shrank(*loaded, err)) return kUnreadable;  // the temporary file goes, the output stays as it was
-  return file.commit(err) ? kOk : kUnreadable;
+  if (inputShrank(*loaded, err)) return kUnreadable;  // the temporary file goes, the output stays as it was
+  if (toFile) return file.commit(err) ? kOk : kUnreadable;
+  out += a.ptx;
+  return kOk;
 }
 
 }  // namespace ptxdump

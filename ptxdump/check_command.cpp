@@ -9,7 +9,6 @@
 #include "ptxdwarf/check/check.h"
 #include "ptxdwarf/check/cubin.h"
 #include "ptxdwarf/threads.h"
-#include "report.h"
 
 namespace ptxdump {
 
@@ -22,6 +21,12 @@ struct CheckResult {
   size_t errors = 0, warnings = 0;
   bool unreadable = false;
 };
+
+// "1 error, 2 warnings"
+std::string counts(size_t errors, size_t warnings) {
+  return std::to_string(errors) + (errors == 1 ? " error, " : " errors, ") + std::to_string(warnings) +
+         (warnings == 1 ? " warning" : " warnings");
+}
 
 void appendSortedByLine(Diagnostics& to, Diagnostics from) {
   std::move(from.items.begin(), from.items.end(), std::back_inserter(to.items));
@@ -43,11 +48,8 @@ bool runRules(const LoadedFile& file, const CheckRequest& request, unsigned thre
     diags = check::runCubin(file);
     return true;
   }
-  check::Options options;
-  options.roundTrip = request.roundTrip;
+  check::Options options = request;
   options.threads = threads;
-  options.sources = request.sources;
-  options.sourceDirectory = request.sourceDirectory;
   diags = check::run(file.read.module, file.dwarf, options);
   if (request.cubin.empty()) return true;
   std::optional<LoadedFile> cubin = loadFile(request.cubin, err, {.keepText = true, .threads = threads});
@@ -129,17 +131,11 @@ int runCheck(const CheckRequest& request, std::string& out, std::string& err) {
     errors += r.errors;
     warnings += r.warnings;
     unreadable |= r.unreadable;
-    if (r.unreadable) {
-      out += request.files[i] + ": not checked (cannot read or parse)\n";
-    } else {
-      out += request.files[i] + ": " + std::to_string(r.errors) + (r.errors == 1 ? " error, " : " errors, ") +
-             std::to_string(r.warnings) + (r.warnings == 1 ? " warning\n" : " warnings\n");
-    }
+    out += request.files[i] + (r.unreadable ? ": not checked (cannot read or parse)\n"
+                                            : ": " + counts(r.errors, r.warnings) + "\n");
   }
   if (request.files.size() > 1)
-    out += "total: " + std::to_string(request.files.size()) + " files, " + std::to_string(errors) +
-           (errors == 1 ? " error, " : " errors, ") + std::to_string(warnings) +
-           (warnings == 1 ? " warning\n" : " warnings\n");
+    out += "total: " + std::to_string(request.files.size()) + " files, " + counts(errors, warnings) + "\n";
   if (unreadable) return kUnreadable;
   return errors ? kProblems : kOk;
 }

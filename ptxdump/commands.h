@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "io.h"
-#include "output.h"
+#include "ptxdwarf/check/check.h"
 #include "ptxdwarf/print/dump.h"
 #include "ptxdwarf/ptx/module.h"
 #include "ptxdwarf/read/dwarf.h"
+#include "ptxdwarf/view/diff.h"
 
 namespace ptxdump {
 
@@ -23,28 +24,21 @@ using ptxdwarf::print::DumpOptions;
 
 enum Exit : int { kOk = 0, kProblems = 1, kUnreadable = 2 };
 
+// text for every command, json for dump, types and lookup, jsonLines for dump.
+using Format = ptxdwarf::print::DumpFormat;
 
-// Reads and decodes `path`; on failure appends `file:line:col: error: ...` lines
-// to `err` and returns nullopt.
-enum class Format { text, json, jsonLines };
-
-struct DumpRequest {
+// What print::dumpFile shows of each file (defaultSections: no section was
+// asked for: .debug_info, or the line table of a file that has line
+// information and no .debug_info, a -lineinfo build), and of which files.
+struct DumpRequest : ptxdwarf::print::FileDumpOptions {
   std::vector<std::string> files;
-  DumpOptions sections;
-  // No section was asked for: .debug_info, or the line table of a file that
-  // has line information and no .debug_info (a -lineinfo build).
-  bool defaultSections = false;
-  Format format = Format::text;
   std::FILE* stream = nullptr;  // dumps go here as they are rendered, not to `out`
   // --statistics: llvm-dwarfdump --statistics' JSON object instead of the sections.
   bool statistics = false;
-  // A cubin's register map (.nv_debug_info_reg_sass) and SASS -> PTX lines (.nv_debug_line_sass).
-  bool regmap = false;
-  bool sassLines = false;
 };
 int runDump(const DumpRequest& request, std::string& out, std::string& err);
 // Was the module read from a cubin (cubin::read)?
-bool isCubinModule(const ptxdwarf::ptx::Module& m);
+inline bool isCubinModule(const ptxdwarf::ptx::Module& m) { return m.fileFormat != "ptx"; }
 
 struct TypesRequest {
   std::string file;
@@ -65,15 +59,13 @@ struct ExtractRequest {
 // Raw bytes go to `request.output` ("-" for `out`); relocations, one per line,
 // as `offset size expression` to `out`.
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err);
-int runExtractPtx(const ExtractRequest& request, std::string& out, std::string& err);
 
-struct CheckRequest {
+// check::Options for each file (its threads: what the `jobs` workers leave
+// free), and which files.
+struct CheckRequest : ptxdwarf::check::Options {
   std::vector<std::string> files;
   bool werror = false;      // warnings count as errors
-  bool roundTrip = true;
   unsigned jobs = 1;        // files checked in parallel
-  bool sources = false;     // --sources[=DIR]: rule source-file (check/sources.h)
-  std::string sourceDirectory;
   // --cubin: the cubin ptxas made of the one PTX file, held against it (check/cubin.h).
   std::string cubin;
 };
@@ -94,11 +86,6 @@ struct ReformatRequest {
 // Rewrites only the debug sections; every other byte of the file is kept.
 // Exit 0 written, 1 the sections cannot be written for this .version, 2 unreadable.
 int runReformat(const ReformatRequest& request, std::string& out, std::string& err);
-
-// reformat --remap-path (runReformat calls it): paths rewritten, the debug
-// sections then written as reformat writes them. Exit 0 written, 1 refused, 2
-// unreadable or a malformed OLD=NEW.
-int runRemap(const ReformatRequest& request, std::string& out, std::string& err);
 
 struct StripRequest {
   std::string file;
@@ -122,5 +109,25 @@ struct AnnotateRequest {
 // (registers that get no variable) and refusals to `err`. Exit 0 written, 1
 // refused (the file has debug information already), 2 unreadable.
 int runAnnotate(const AnnotateRequest& request, std::string& out, std::string& err);
+
+struct LookupRequest {
+  std::string file;
+  std::string at;
+  Format format = Format::text;
+};
+// `ptxdump lookup FILE --at WHERE`: the debugger's view at a place, as text or JSON.
+int runLookup(const LookupRequest& request, std::string& out, std::string& err);
+
+struct DiffRequest {
+  std::string oldFile;
+  std::string newFile;
+  ptxdwarf::view::DiffOptions options;
+};
+// `ptxdump diff A B`: a semantic diff of two PTX files' debug information, for
+// producer regression tests (new output against a golden file); the
+// comparison and its text are the library's (ptxdwarf/view/diff.h).
+// Difference lines and the summary to `out`; load and decode errors to `err`.
+// Exit 0 equal, 1 different, 2 a file could not be read, parsed or decoded.
+int runDiff(const DiffRequest& request, std::string& out, std::string& err);
 
 }  // namespace ptxdump

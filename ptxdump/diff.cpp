@@ -1,10 +1,7 @@
 // `ptxdump diff`: both files loaded, one library call, its text out.
-#include "diff.h"
-
 #include <optional>
 
 #include "commands.h"
-#include "report.h"
 
 namespace ptxdump {
 
@@ -14,13 +11,8 @@ int runDiff(const DiffRequest& request, std::string& out, std::string& err) {
   std::optional<LoadedFile> a = loadFile(request.oldFile, err);
   std::optional<LoadedFile> b = loadFile(request.newFile, err);
   if (!a || !b) return kUnreadable;
-  bool broken = false;
-  for (const LoadedFile* f : {&*a, &*b})
-    if (f->dwarf.diagnostics.hasErrors()) {
-      appendDiagnostics(f->dwarf.diagnostics, f->path, err);
-      broken = true;
-    }
-  if (broken) return kUnreadable;
+  const bool oldBroken = decodeFailed(*a, err), newBroken = decodeFailed(*b, err);  // each file's errors said
+  if (oldBroken || newBroken) return kUnreadable;
   const std::vector<ptxdwarf::view::DiffLine> lines =
       ptxdwarf::view::diff(a->read.module, a->dwarf, b->read.module, b->dwarf, request.options);
   ptxdwarf::view::printDiff(out, lines);

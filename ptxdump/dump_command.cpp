@@ -2,27 +2,11 @@
 // layout, as JSON, or llvm-dwarfdump --statistics' object.
 #include "commands.h"
 #include "ptxdwarf/view/statistics.h"
-#include "report.h"
 #include "ptxdwarf/print/views.h"
 
 namespace ptxdump {
 
 using namespace ptxdwarf;
-
-namespace {
-
-ptxdwarf::print::FileDumpOptions fileDumpOptions(const DumpRequest& request) {
-  using ptxdwarf::print::DumpFormat;
-  return {.sections = request.sections,
-          .defaultSections = request.defaultSections,
-          .format = request.format == Format::json        ? DumpFormat::json
-                    : request.format == Format::jsonLines ? DumpFormat::jsonLines
-                                                          : DumpFormat::text,
-          .regmap = request.regmap,
-          .sassLines = request.sassLines};
-}
-
-}  // namespace
 
 int runDump(const DumpRequest& request, std::string& out, std::string& err) {
   int status = kOk;
@@ -57,12 +41,9 @@ int runDump(const DumpRequest& request, std::string& out, std::string& err) {
     if (request.statistics) {
       ptxdwarf::print::statisticsJson(path, ptxdwarf::view::computeStatistics(m, file->dwarf), out);
     } else {
-      ptxdwarf::print::dumpFile(path, m, file->dwarf, fileDumpOptions(request), out, sink);
+      ptxdwarf::print::dumpFile(path, m, file->dwarf, request, out, sink);
     }
-    if (file->dwarf.diagnostics.hasErrors()) {
-      appendDiagnostics(file->dwarf.diagnostics, path, err);
-      status = kUnreadable;
-    }
+    if (decodeFailed(*file, err)) status = kUnreadable;
   }
   return status;
 }

@@ -1,11 +1,31 @@
-// `ptxdump extract`: one section's bytes, and its relocations.
-#include <cstdio>
-
+// `ptxdump extract`: one section's bytes, and its relocations; or a cubin's
+// embedded PTX.
 #include "commands.h"
+#include "ptxdwarf/cubin/cubin.h"
+#include "ptxdwarf/format.h"
 
 namespace ptxdump {
 
 using namespace ptxdwarf;
+
+namespace {
+
+int runExtractPtx(const ExtractRequest& request, std::string& out, std::string& err) {
+  std::optional<LoadedFile> file = loadFile(request.file, err, {.nameIndex = false, .bodies = false});
+  if (!file) return kUnreadable;
+  const ptx::Module& m = file->read.module;
+  std::optional<std::string> ptx = isCubinModule(m) ? cubin::embeddedPtx(m) : std::nullopt;
+  if (!ptx) {
+    err += request.file + ": error: --ptx: " +
+           (isCubinModule(m) ? "the cubin has no embedded PTX (.nv_debug_ptx_txt: ptxas writes it with -g or -lineinfo)"
+                             : "not a cubin (the file is PTX already)") +
+           "\n";
+    return kUnreadable;
+  }
+  return writeOutput(request.output, *ptx, out, err) ? kOk : kUnreadable;
+}
+
+}  // namespace
 
 int runExtract(const ExtractRequest& request, std::string& out, std::string& err) {
   // Raw section bytes over the PTX they came from would lose the PTX.
@@ -35,24 +55,11 @@ int runExtract(const ExtractRequest& request, std::string& out, std::string& err
     err += "\n";
     return kUnreadable;
   }
-  if (!request.output.empty()) {
-    std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
-    if (request.output == "-") {
-      out.append(bytes);
-    } else if (std::string error; !writeFileReplacing(request.output, bytes, error)) {
-      err += request.output + ": error: cannot write: " + error + "\n";
-      return kUnreadable;
-    }
-  }
-  if (request.relocations) {
-    char buf[48];
-    for (const Relocation& r : section->relocations) {
-      std::snprintf(buf, sizeof buf, "0x%08llx %u ", static_cast<unsigned long long>(r.offset), r.size);
-      out += buf;
-      out += r.expression();
-      out += '\n';
-    }
-  }
+  const std::string_view bytes(reinterpret_cast<const char*>(section->bytes.data()), section->bytes.size());
+  if (!request.output.empty() && !writeOutput(request.output, bytes, out, err)) return kUnreadable;
+  if (request.relocations)
+    for (const Relocation& r : section->relocations)
+      out += hex(r.offset, 8) + " " + std::to_string(r.size) + " " + r.expression() + "\n";
   return kOk;
 }
 

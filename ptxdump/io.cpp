@@ -11,8 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
-
 namespace ptxdump {
 
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load) {
@@ -24,6 +22,28 @@ std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, co
   appendDiagnostics(file.read.diagnostics, path, err);
   if (!file.ok()) return std::nullopt;
   return file;
+}
+
+bool decodeFailed(const LoadedFile& file, std::string& err) {
+  if (!file.dwarf.diagnostics.hasErrors()) return false;
+  appendDiagnostics(file.dwarf.diagnostics, file.path, err);
+  return true;
+}
+
+bool inputShrank(const LoadedFile& file, std::string& err) {
+  if (!file.text.shrank()) return false;
+  err += file.path + ": error: " + ptxdwarf::kShrankMessage + "\n";
+  return true;
+}
+
+bool writeOutput(const std::string& path, std::string_view data, std::string& out, std::string& err) {
+  if (path.empty() || path == "-") {
+    out.append(data);
+    return true;
+  }
+  ReplacingFile file(path);
+  file.write(data);
+  return file.commit(err);
 }
 
 void appendDiagnostics(const ptxdwarf::Diagnostics& diags, const std::string& path, std::string& err) {
@@ -58,21 +78,22 @@ bool writeAll(int fd, std::string_view data) {
 
 }  // namespace
 
-bool ReplacingFile::open(const std::string& path, std::string& error) {
-  target_ = path;
-  exists_ = stat(path.c_str(), &st_) == 0;
+void ReplacingFile::open() {
+  opened_ = true;
+  target_ = path_;
+  exists_ = stat(path_.c_str(), &st_) == 0;
   if (exists_ && !S_ISREG(st_.st_mode)) {
     // /dev/null, /dev/stdout, a FIFO: nothing to replace, and no temporary
     // file belongs beside them.
     direct_ = true;
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd_ < 0) error = std::strerror(errno);
-    return fd_ >= 0;
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) openError_ = std::strerror(errno);
+    return;
   }
   // A symbolic link stays one: its target is replaced.
   std::error_code ec;
-  if (std::filesystem::is_symlink(path, ec)) {
-    std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+  if (std::filesystem::is_symlink(path_, ec)) {
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(path_, ec);
     if (!ec) target_ = resolved.string();
   }
   for (unsigned attempt = 0; fd_ < 0 && attempt < 100; ++attempt) {
@@ -80,21 +101,26 @@ bool ReplacingFile::open(const std::string& path, std::string& error) {
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // the umask applies
     if (fd_ < 0 && errno != EEXIST) break;
   }
-  if (fd_ < 0) {
-    error = std::strerror(errno);
-    return false;
-  }
-  return true;
+  if (fd_ < 0) openError_ = std::strerror(errno);
 }
 
-void ReplacingFile::write(std::string_view data) {
-  if (ok_ && !writeAll(fd_, data)) {
+void ReplacingFile::write(std::string_view piece) {
+  if (!opened_) open();
+  if (fd_ >= 0 && ok_ && !writeAll(fd_, piece)) {
     ok_ = false;
     errno_ = errno;
   }
 }
 
-bool ReplacingFile::commit(std::string& error) {
+bool ReplacingFile::commit(std::string& err) {
+  if (!opened_) open();  // an empty text
+  std::string error = openError_;
+  if (error.empty() && replace(error)) return true;
+  err += path_ + ": error: cannot write: " + error + "\n";
+  return false;
+}
+
+bool ReplacingFile::replace(std::string& error) {
   bool ok = ok_;
   if (!ok) errno = errno_;
   if (!direct_) {
@@ -120,31 +146,10 @@ bool ReplacingFile::commit(std::string& error) {
   return ok;
 }
 
-void PiecewiseFile::write(std::string_view piece) {
-  if (!file_.isOpen() && openError_.empty()) file_.open(path_, openError_);
-  if (file_.isOpen()) file_.write(piece);
-}
-
-bool PiecewiseFile::commit(std::string& err) {
-  if (!file_.isOpen() && openError_.empty()) file_.open(path_, openError_);  // an empty text
-  std::string error = openError_;
-  if (error.empty()) file_.commit(error);
-  if (error.empty()) return true;
-  err += path_ + ": error: cannot write: " + error + "\n";
-  return false;
-}
-
 ReplacingFile::~ReplacingFile() {
   if (fd_ < 0) return;
   close(fd_);
   if (!direct_) unlink(temp_.c_str());
-}
-
-bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error) {
-  ReplacingFile file;
-  if (!file.open(path, error)) return false;
-  file.write(data);
-  return file.commit(error);
 }
 
 }  // namespace ptxdump

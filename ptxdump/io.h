@@ -1,20 +1,22 @@
 // ptxdump's files: the input loaded through the library's load() with
-// ptxdump's defaults, and outputs written whole or not at all.
+// ptxdump's defaults, diagnostics as the commands print them, and outputs
+// written whole or not at all.
 #pragma once
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "ptxdwarf/diagnostic.h"
 #include "ptxdwarf/load.h"
 
 namespace ptxdump {
 
 using ptxdwarf::FileText;
-using ptxdwarf::kMaxFileSize;
-using ptxdwarf::kShrankMessage;
 using ptxdwarf::readWholeFile;
 
 // A PTX file read and decoded (ptxdwarf::load).
@@ -39,52 +41,63 @@ struct LoadOptions {
 // nullopt on failure.
 std::optional<LoadedFile> loadFile(const std::string& path, std::string& err, const LoadOptions& load = {});
 
-// Writes `data` to `path` through a temporary file beside it, renamed over
-// `path` only once every byte is written (and, when it replaces a file,
-// synced to disk): a full disk or a file size limit leaves `path` as it was
-// (even when `path` is the input). A path
-// that exists and is not a regular file (/dev/null, a FIFO) is written to
-// directly. False with `error` set on failure.
-bool writeFileReplacing(const std::string& path, std::string_view data, std::string& error);
+// One line per diagnostic, `file:line:col: severity: message [rule]`, with
+// ` (section+0xOFFSET)` after one that has both a PTX position and a section
+// offset (one without a line names its offset in place of the position).
+void appendDiagnostics(const ptxdwarf::Diagnostics& diags, const std::string& path, std::string& err);
 
-// The same, written in pieces: open(), write() as often as needed, then
-// commit() (which replaces `path`); a file destroyed before commit() leaves
-// `path` as it was and removes its temporary file.
+// The DWARF's decode errors, appended to `err` as appendDiagnostics writes
+// them; false when it decoded without one.
+bool decodeFailed(const LoadedFile& file, std::string& err);
+
+// Did the mapped input lose bytes while it was read, or while an output was
+// copied from it? Then `FILE: error: cannot read file: ...` goes to `err`.
+bool inputShrank(const LoadedFile& file, std::string& err);
+
+// `data` to `out` for "-" or no path, else to `path` whole or not at all
+// (ReplacingFile); false with `PATH: error: cannot write: ...` appended
+// to `err` when it cannot be written.
+bool writeOutput(const std::string& path, std::string_view data, std::string& out, std::string& err);
+
+// An output file written in pieces as they are made, through a temporary
+// file beside `path` renamed over it only once every byte is written (and,
+// when it replaces a file, synced to disk): a full disk or a file size limit
+// leaves `path` as it was (even when `path` is the input). A path that exists
+// and is not a regular file (/dev/null, a FIFO) is written to directly. The
+// temporary file is opened at the first piece, so a command that refuses its
+// input creates nothing; one destroyed before commit() leaves `path` as it
+// was and removes its temporary file.
 class ReplacingFile {
  public:
-  ReplacingFile() = default;
+  explicit ReplacingFile(std::string path) : path_(std::move(path)) {}
   ReplacingFile(const ReplacingFile&) = delete;
   ReplacingFile& operator=(const ReplacingFile&) = delete;
   ~ReplacingFile();
-  bool open(const std::string& path, std::string& error);
-  bool isOpen() const { return fd_ >= 0; }
-  void write(std::string_view data);  // a failure is reported by commit()
-  bool commit(std::string& error);
-
- private:
-  std::string target_, temp_;
-  struct stat st_ {};
-  bool exists_ = false, direct_ = false, ok_ = true;
-  int fd_ = -1;
-  int errno_ = 0;
-};
-// An output file written in pieces as they are made: the temporary file
-// is opened at the first piece, so a command that refuses its input creates
-// nothing, and renamed over `path` by commit() once all is written.
-class PiecewiseFile {
- public:
-  explicit PiecewiseFile(std::string path) : path_(std::move(path)) {}
-  void write(std::string_view piece);
+  void write(std::string_view piece);  // a failure is reported by commit()
   // Puts the file in place (an empty one when no piece came); false with
   // `PATH: error: cannot write: ...` appended to `err`.
   bool commit(std::string& err);
 
  private:
-  std::string path_;
-  ReplacingFile file_;
-  std::string openError_;
+  void open();                      // at the first piece; a failure goes to openError_
+  bool replace(std::string& error);  // commit() of an opened file
+  std::string path_, target_, temp_, openError_;
+  struct stat st_ {};
+  bool opened_ = false, exists_ = false, direct_ = false, ok_ = true;
+  int fd_ = -1;
+  int errno_ = 0;
 };
 // Do `a` and `b` name the same existing file?
 bool sameFile(const std::string& a, const std::string& b);
+
+// errno of the last write through writeTo() that failed (0: none did), for
+// the message that a failed write to stdout ends with.
+inline int lastWriteErrno = 0;
+
+// What a command produced, to stdout or stderr. A failure leaves the stream's
+// error flag set and its errno in lastWriteErrno.
+inline void writeTo(std::FILE* f, std::string_view s) {
+  if (!s.empty() && std::fwrite(s.data(), 1, s.size(), f) != s.size()) lastWriteErrno = errno;
+}
 
 }  // namespace ptxdump

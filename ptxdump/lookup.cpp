@@ -1,5 +1,5 @@
-#include "lookup.h"
-
+// `ptxdump lookup`: the file loaded, view::lookup, its text or JSON out.
+#include "commands.h"
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/print/views.h"
 #include "ptxdwarf/view/lookup.h"

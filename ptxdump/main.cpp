@@ -13,8 +13,6 @@
 #include <vector>
 
 #include "commands.h"
-#include "diff.h"
-#include "lookup.h"
 
 namespace {
 
@@ -27,6 +25,13 @@ int finish(int code, const std::string& out, const std::string& err) {
   flushStdout();
   ptxdump::writeTo(stderr, err);
   return code;
+}
+
+// --format's value (each command accepts only the formats it has).
+ptxdump::Format formatNamed(const std::string& format) {
+  return format == "json"         ? ptxdump::Format::json
+         : format == "json-lines" ? ptxdump::Format::jsonLines
+                                  : ptxdump::Format::text;
 }
 
 void addSectionFlags(CLI::App* cmd, ptxdump::DumpOptions& s, bool& all) {
@@ -286,6 +291,7 @@ static int run(int argc, char** argv) {
   }
 
   std::string out, err;
+  int code = ptxdump::kUnreadable;
   if (dumpCmd->parsed()) {
     ptxdump::DumpOptions& s = dump.sections;
     if (all) s.info = s.abbrev = s.pubnames = s.aranges = s.loc = s.str = s.line = true;
@@ -293,68 +299,49 @@ static int run(int argc, char** argv) {
       s.info = true;
       dump.defaultSections = true;
     }
-    dump.format = format == "json"         ? ptxdump::Format::json
-                  : format == "json-lines" ? ptxdump::Format::jsonLines
-                                           : ptxdump::Format::text;
+    dump.format = formatNamed(format);
     dump.stream = stdout;
-    int code = ptxdump::runDump(dump, out, err);
-    return finish(code, out, err);
-  }
-  if (typesCmd->parsed()) {
-    types.format = typesFormat == "json" ? ptxdump::Format::json : ptxdump::Format::text;
-    int code = ptxdump::runTypes(types, out, err);
-    return finish(code, out, err);
-  }
-  if (extractCmd->parsed()) {
+    code = ptxdump::runDump(dump, out, err);
+  } else if (typesCmd->parsed()) {
+    types.format = formatNamed(typesFormat);
+    code = ptxdump::runTypes(types, out, err);
+  } else if (extractCmd->parsed()) {
     if (sectionOption->count() == 0 && !extract.ptx) {
       err += "--section is required (or --ptx, a cubin's embedded PTX)\nRun with --help for more information.\n";
       return finish(106, out, err);
     }
     if (extract.output.empty() && !extract.relocations) extract.output = "-";
-    int code = ptxdump::runExtract(extract, out, err);
-    return finish(code, out, err);
-  }
-  if (reformatCmd->parsed()) {
+    code = ptxdump::runExtract(extract, out, err);
+  } else if (reformatCmd->parsed()) {
     reformat.stream = stdout;
-    int code = ptxdump::runReformat(reformat, out, err);
-    return finish(code, out, err);
-  }
-  if (stripCmd->parsed()) {
-    int code = ptxdump::runStrip(strip, out, err);
-    return finish(code, out, err);
-  }
-  if (annotateCmd->parsed()) {
-    int code = ptxdump::runAnnotate(annotate, out, err);
-    return finish(code, out, err);
-  }
-  if (lookupCmd->parsed()) {
-    lookup.format = lookupFormat == "json" ? ptxdump::Format::json : ptxdump::Format::text;
-    int code = ptxdump::runLookup(lookup, out, err);
-    return finish(code, out, err);
-  }
-  if (diffCmd->parsed()) {
+    code = ptxdump::runReformat(reformat, out, err);
+  } else if (stripCmd->parsed()) {
+    code = ptxdump::runStrip(strip, out, err);
+  } else if (annotateCmd->parsed()) {
+    code = ptxdump::runAnnotate(annotate, out, err);
+  } else if (lookupCmd->parsed()) {
+    lookup.format = formatNamed(lookupFormat);
+    code = ptxdump::runLookup(lookup, out, err);
+  } else if (diffCmd->parsed()) {
     if (diff.oldFile == "-" && diff.newFile == "-") {
       std::fprintf(stderr, "ptxdump: error: diff - -: standard input can be read only once; name a file for one side\n");
       return ptxdump::kUnreadable;
     }
-    int code = ptxdump::runDiff(diff, out, err);
-    return finish(code, out, err);
-  }
-  if (checkCmd->parsed() && listRules) {
-    ptxdump::writeTo(stdout, ptxdump::listRules());
-    return 0;
-  }
-  if (checkCmd->parsed() && check.files.empty()) {
-    std::fprintf(stderr, "ptxdump check: error: files is required (or --list-rules); see ptxdump check --help\n");
-    return ptxdump::kUnreadable;
-  }
-  if (checkCmd->parsed()) {
+    code = ptxdump::runDiff(diff, out, err);
+  } else if (checkCmd->parsed()) {
+    if (listRules) {
+      ptxdump::writeTo(stdout, ptxdump::listRules());
+      return 0;
+    }
+    if (check.files.empty()) {
+      std::fprintf(stderr, "ptxdump check: error: files is required (or --list-rules); see ptxdump check --help\n");
+      return ptxdump::kUnreadable;
+    }
     check.sources = sourcesFlag->count() > 0;
     if (check.sources && sourcesArg != "-") check.sourceDirectory = sourcesArg;
-    int code = ptxdump::runCheck(check, out, err);
+    code = ptxdump::runCheck(check, out, err);
     ptxdump::writeTo(stderr, err);  // diagnostics first, then the summary
     err.clear();
-    return finish(code, out, err);
   }
-  return ptxdump::kUnreadable;
+  return finish(code, out, err);
 }

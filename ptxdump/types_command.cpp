@@ -1,10 +1,7 @@
 // `ptxdump types`: type layouts (view::typeLayouts) as C declarations with
 // pahole's comments, or as JSON.
-#include <algorithm>
-
 #include "commands.h"
 #include "ptxdwarf/view/types.h"
-#include "report.h"
 #include "ptxdwarf/print/views.h"
 
 namespace ptxdump {
@@ -21,11 +18,7 @@ int runTypes(const TypesRequest& request, std::string& out, std::string& err) {
     ptxdwarf::print::typesJson(request.file, types, out);
   else
     ptxdwarf::print::typesText(types, out);
-  int status = kOk;
-  if (file->dwarf.diagnostics.hasErrors()) {
-    appendDiagnostics(file->dwarf.diagnostics, request.file, err);
-    status = kUnreadable;
-  }
+  int status = decodeFailed(*file, err) ? kUnreadable : kOk;
   if (types.empty() && !request.names.empty() && status == kOk) {
     err += request.file + ": no type named";
     for (const std::string& n : request.names) err += " '" + n + "'";

@@ -157,12 +157,7 @@ FileText FileText::borrowing(std::string_view text) {
   return t;
 }
 
-FileText::FileText(FileText&& other) noexcept
-    : map_(std::exchange(other.map_, nullptr)),
-      borrowed_(std::exchange(other.borrowed_, nullptr)),
-      size_(std::exchange(other.size_, 0)),
-      guard_(std::exchange(other.guard_, nullptr)),
-      owned_(std::move(other.owned_)) {}
+FileText::FileText(FileText&& other) noexcept { *this = std::move(other); }
 
 FileText& FileText::operator=(FileText&& other) noexcept {
   if (this != &other) {
@@ -204,22 +199,16 @@ bool FileText::load(const std::string& path, std::string& error, bool map, std::
     error = std::strerror(errno);
     return false;
   }
+  auto fail = [&](std::string why) {
+    close(fd);
+    error = std::move(why);
+    return false;
+  };
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    error = std::strerror(errno);
-    close(fd);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close(fd);
-    error = "it is a directory, not a PTX file";
-    return false;
-  }
-  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFileSize) {
-    close(fd);
-    error = "file is " + std::to_string(st.st_size) + " bytes; " + sizeLimitMessage(program);
-    return false;
-  }
+  if (fstat(fd, &st) != 0) return fail(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return fail("it is a directory, not a PTX file");
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFileSize)
+    return fail("file is " + std::to_string(st.st_size) + " bytes; " + sizeLimitMessage(program));
   if (map && S_ISREG(st.st_mode) && st.st_size > 0) {
     // MAP_POPULATE maps every page in one call instead of faulting them in one by one; not for a cubin, of
     // which a reader copies the debug sections and looks at little else (cubin::ReadOptions::release).

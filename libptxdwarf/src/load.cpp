@@ -63,7 +63,7 @@ void finish(Loaded& file, const LoadOptions& options, unsigned threads) {
 
 // A cubin (ELF): its debug sections, relocated, read into the same model
 // (cubin::read) and decoded; it has no PTX text to read or index.
-void readCubin(Loaded& file, bool release = false) {
+void readCubin(Loaded& file, bool release) {
   cubin::ReadOptions options;
   if (release) options.release = [&file](uint64_t begin, uint64_t end) { file.text.release(begin, end); };
   cubin::ReadResult r = cubin::read(file.text.view(), file.path, options);
@@ -73,23 +73,29 @@ void readCubin(Loaded& file, bool release = false) {
   file.dwarf = read::decode(file.read.module.sections);
 }
 
+// The text in `file.text`, read as what it is: a cubin, or PTX.
+void readLoaded(Loaded& file, const LoadOptions& options, bool release) {
+  if (cubin::looksLikeCubin(file.text.view())) {
+    readCubin(file, release);
+    return;
+  }
+  const unsigned threads = threadsFor(options);
+  startThreads(threads);
+  readText(file, options, threads, release);
+  finish(file, options, threads);
+}
+
 }  // namespace
 
 Loaded load(const std::string& path, const LoadOptions& options) {
   Loaded file;
   file.path = path;
-  const unsigned threads = threadsFor(options);
-  startThreads(threads);  // awake by the time the text is mapped and scanned
+  startThreads(threadsFor(options));  // awake by the time the text is mapped and scanned
   if (std::string error; !file.text.load(path, error, options.map, options.program)) {
     file.read.diagnostics.error({}, "cannot read file: " + error);
     return file;
   }
-  if (cubin::looksLikeCubin(file.text.view())) {
-    readCubin(file, options.releaseText);
-    return file;
-  }
-  readText(file, options, threads, options.releaseText);
-  finish(file, options, threads);
+  readLoaded(file, options, options.releaseText);
   return file;
 }
 
@@ -97,14 +103,7 @@ Loaded loadText(std::string_view text, std::string_view name, const LoadOptions&
   Loaded file;
   file.path = name;
   file.text = FileText::borrowing(text);
-  const unsigned threads = threadsFor(options);
-  if (cubin::looksLikeCubin(text)) {
-    readCubin(file);
-    return file;
-  }
-  startThreads(threads);
-  readText(file, options, threads, /*release=*/false);
-  finish(file, options, threads);
+  readLoaded(file, options, /*release=*/false);
   return file;
 }
 

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <ostream>
 
-
 namespace ptxdwarf {
 
 std::string_view StringStore::keep(std::string_view s) {
@@ -133,12 +132,6 @@ const Relocation* RelocationCursor::seek(uint64_t offset, uint8_t size) {
   }
   offset_ = offset;
   return fieldAt(offset, size);
-}
-
-const SectionLabel* SectionImage::labelAt(uint64_t offset) const {
-  for (const SectionLabel& l : labels)
-    if (l.offset == offset) return &l;
-  return nullptr;
 }
 
 const SectionLabel* SectionImage::findLabel(std::string_view name) const {

@@ -27,6 +27,12 @@ std::string hex(uint64_t v, int width = 1);
 // \" and octal \ooo for every other byte outside printable ASCII (0x20-0x7e).
 void appendEscaped(std::string& out, std::string_view s);
 std::string escaped(std::string_view s);
+// appendEscaped between double quotes, as llvm-dwarfdump quotes a string value.
+inline void appendQuoted(std::string& out, std::string_view s) {
+  out += '"';
+  appendEscaped(out, s);
+  out += '"';
+}
 
 // For text already in the tool's own words with names embedded (a
 // diagnostic's message): printable ASCII as is, quotes and backslashes

@@ -234,7 +234,6 @@ struct SectionImage {
   const Relocation* relocationAt(uint64_t offset, uint8_t size) const;
   // Any relocation overlapping [offset, offset+size), or nullptr.
   const Relocation* relocationOverlapping(uint64_t offset, uint64_t size) const;
-  const SectionLabel* labelAt(uint64_t offset) const;
   const SectionLabel* findLabel(std::string_view name) const;
   // The value ptxas computes for an `A-B` whose labels are both defined in this
   // section (nvcc writes pubnames lengths this way); nullopt otherwise.

@@ -26,8 +26,7 @@ write::Assembled assembleAndCheck(const write::Program& program, std::span<const
 
 write::Assembled assembleAndCheck(const write::Program& program, const write::Unit* unit,
                                   const AssembleCheckOptions& options) {
-  if (!unit) return assembleAndCheck(program, std::span<const write::Unit* const>{}, options);
-  return assembleAndCheck(program, std::span<const write::Unit* const>(&unit, 1), options);
+  return assembleAndCheck(program, std::span<const write::Unit* const>(&unit, unit ? 1 : 0), options);
 }
 
 }  // namespace ptxdwarf::check

@@ -32,11 +32,9 @@ std::string Checker::describe(const read::Die& die) const {
   std::string s(tagName(die.tag));
   if (s.empty()) s = "tag " + hex(die.tag, 8);
   std::string_view n = dwarf_.name(die);
-  if (!n.empty()) s += " '" + printable(n) + "'";
+  if (!n.empty()) s += " '" + escaped(n) + "'";
   return s + " at " + hex(die.offset, 8);
 }
-
-std::string Checker::printable(std::string_view s) { return escaped(s); }
 
 const read::Die* Checker::dieContaining(uint64_t offset) const {
   auto it = std::upper_bound(dwarf_.dies.begin(), dwarf_.dies.end(), offset,

@@ -103,17 +103,10 @@ class Checker {
                const read::Die* die = nullptr) {
     report(Severity::warning, s, off, rule, std::move(msg), die);
   }
-  // An error at a line of its own: a label's definition rather than the section byte it stands at.
-  void errorAt(SourceLoc at, const SectionImage* s, uint64_t off, std::string_view rule, std::string msg,
-               const read::Die* die = nullptr) {
-    Diagnostic& d = report(Severity::error, s, off, rule, std::move(msg), die);
-    if (at.line != 0) d.loc = at;
-  }
 
   // "DW_TAG_variable 'x' at 0x0000002a"; a name quoted in a message is spelled
   // as every output spells names (ptxdwarf/format.h).
   std::string describe(const read::Die& die) const;
-  static std::string printable(std::string_view s);
   const read::Die* dieContaining(uint64_t offset) const;
 
   // ---- questions several rules ask --------------------------------------------------

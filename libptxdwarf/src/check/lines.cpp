@@ -117,15 +117,11 @@ class LineChecker {
 
   const SectionImage* sectionDefining(std::string_view label) const {
     for (const SectionImage& s : m_.sections)
-      for (const SectionLabel& l : s.labels)
-        if (l.name == label) return &s;
+      if (s.findLabel(label)) return &s;
     return nullptr;
   }
 
-  std::string knownFiles() const {
-    if (t_.files.empty()) return " (the file has no .file directives)";
-    return "";
-  }
+  std::string knownFiles() const { return t_.files.empty() ? " (the file has no .file directives)" : ""; }
 
   static std::string position(const ptx::SourcePosition& p) {
     return std::to_string(p.file) + " " + std::to_string(p.line) + " " + std::to_string(p.col);

@@ -108,13 +108,13 @@ void Checker::pubnames() {
       const read::Die* die = dwarf_.dieAt(u->offset + e.dieOffset);
       if (!die || &dwarf_.unitOf(*die) != u) {
         error(dwarf_.pubnames, e.offset, "pubnames-entry",
-              "entry '" + printable(e.name) + "' names offset " + std::to_string(e.dieOffset) +
+              "entry '" + escaped(e.name) + "' names offset " + std::to_string(e.dieOffset) +
                   ", which is not the start of a DIE of the unit");
       } else if (dwarf_.name(*die) != e.name && dwarf_.linkageName(*die) != e.name &&
                  !isQualifiedName(dwarf_, *die, e.name, scopes ? *scopes : scopes.emplace(namedScopes(dwarf_)))) {
         error(dwarf_.pubnames, e.offset, "pubnames-entry",
-              "entry '" + printable(e.name) + "' names " + describe(*die) + ", whose name is not '" +
-                  printable(e.name) + "'");
+              "entry '" + escaped(e.name) + "' names " + describe(*die) + ", whose name is not '" +
+                  escaped(e.name) + "'");
       }
     }
   }

@@ -27,8 +27,6 @@ std::string typeText(const read::Dwarf& d, const read::Die& die) {
   return s + " at " + hex(die.offset, 8);
 }
 
-bool isDebugSectionName(std::string_view name) { return name.starts_with(".debug"); }
-
 }  // namespace
 
 // ptxas computes A-B only between labels inside debug sections. Like the
@@ -113,9 +111,9 @@ void Checker::debugSectionOperands() {
   std::map<std::string_view, const SectionImage*, work::CountingLess<work::sectionLookup>> byName;
   for (const SectionImage& s : m.sections) byName.try_emplace(s.name, &s);
   for (const SectionImage& s : m.sections) {
-    if (!isDebugSectionName(s.name)) continue;
+    if (!s.name.starts_with(".debug")) continue;
     for (const Relocation& r : s.relocations) {
-      if (r.isDifference() || !isDebugSectionName(r.symbol)) continue;
+      if (r.isDifference() || !r.symbol.starts_with(".debug")) continue;
       // ptxas builds .debug_line from .file/.loc: naming it needs no block.
       auto found = byName.find(r.symbol);
       const SectionImage* target = found == byName.end() ? nullptr : found->second;
@@ -213,8 +211,9 @@ void Checker::sectionLabels() {
   std::stable_sort(all.begin(), all.end(), [](const Defined& a, const Defined& b) { return a.name < b.name; });
   for (size_t i = 0; i < all.size(); ++i) {
     const Defined& x = all[i];
-    auto say = [&](std::string message) {
-      errorAt(x.label->loc, x.section, x.label->offset, "section-label", std::move(message));
+    auto say = [&](std::string message) {  // at the label's definition, not the byte it stands at
+      Diagnostic& d = report(Severity::error, x.section, x.label->offset, "section-label", std::move(message));
+      if (x.label->loc.line != 0) d.loc = x.label->loc;
     };
     if (i > 0 && all[i - 1].name == x.name) {
       const SectionLabel& before = *all[i - 1].label;

@@ -39,9 +39,10 @@ std::vector<uint32_t> nextSiblingOffsets(const read::Dwarf& dwarf) {
   for (const read::Unit& u : dwarf.units) {
     const size_t first = u.firstDie, last = u.firstDie + u.dieCount;
     std::vector<size_t> open;  // DIEs whose children are not closed yet
+    auto offsetOf = [&](size_t at) { return at < last ? dwarf.dies[at].offset : static_cast<uint32_t>(u.end); };
     auto closeAt = [&](size_t at) {  // `at`: index of the entry after the subtree
       work::step(work::siblingScan);
-      next[open.back()] = at < last ? dwarf.dies[at].offset : static_cast<uint32_t>(u.end);
+      next[open.back()] = offsetOf(at);
       open.pop_back();
     };
     for (size_t k = first; k < last; ++k) {
@@ -51,21 +52,17 @@ std::vector<uint32_t> nextSiblingOffsets(const read::Dwarf& dwarf) {
         // The NULL at depth+1 closes its parent's children; what follows is the sibling.
         while (!open.empty() && dwarf.dies[open.back()].depth + 1 > die.depth) closeAt(k);  // malformed depth
         if (!open.empty() && dwarf.dies[open.back()].depth + 1 == die.depth) closeAt(k + 1);
-        next[k] = k + 1 < last ? dwarf.dies[k + 1].offset : static_cast<uint32_t>(u.end);
+        next[k] = offsetOf(k + 1);
         continue;
       }
       while (!open.empty() && dwarf.dies[open.back()].depth >= die.depth) closeAt(k);
       if (die.hasChildren) {
         open.push_back(k);
       } else {
-        next[k] = k + 1 < last ? dwarf.dies[k + 1].offset : static_cast<uint32_t>(u.end);
+        next[k] = offsetOf(k + 1);
       }
     }
-    while (!open.empty()) {
-      work::step(work::siblingScan);
-      next[open.back()] = static_cast<uint32_t>(u.end);
-      open.pop_back();
-    }
+    while (!open.empty()) closeAt(last);  // subtrees the unit's end closes
   }
   return next;
 }

@@ -63,10 +63,14 @@ std::string hint(std::string_view path) {
   return "";
 }
 
+// Rule "source-file", warnings: each `.file` path, each DW_AT_decl_file
+// index naming such a `.file` (once per index, at its first use), each unit
+// DIE's DW_AT_name that resolves to no readable file, and each
+// DW_AT_comp_dir that is no directory. `directory`: DIR of --sources=DIR.
 class SourceChecker {
  public:
-  SourceChecker(const ptx::Module& m, const read::Dwarf& d, const SourcesOptions& o, Diagnostics& out)
-      : m_(m), d_(d), o_(o), out_(out) {}
+  SourceChecker(const ptx::Module& m, const read::Dwarf& d, const std::string& directory, Diagnostics& out)
+      : m_(m), d_(d), directory_(directory), out_(out) {}
 
   void run() {
     const std::string compDir = firstCompDir();
@@ -128,7 +132,7 @@ class SourceChecker {
     if (path.empty()) return false;
     auto [it, added] = resolved_.try_emplace(path + '\0' + std::string(compDir), false);
     if (added)
-      for (const std::string& c : sourceCandidates(path, compDir, o_.directory))
+      for (const std::string& c : sourceCandidates(path, compDir, directory_))
         if (readableFile(c)) {
           it->second = true;
           break;
@@ -138,7 +142,7 @@ class SourceChecker {
 
   std::string notFound(std::string_view path) const {
     return std::string("no readable source file (looked for as gdb does: the path") +
-           (o_.directory.empty() ? "" : ", then in " + o_.directory) +
+           (directory_.empty() ? "" : ", then in " + directory_) +
            ", the compile directory and the working directory, then its base name there)" + hint(path);
   }
 
@@ -155,7 +159,7 @@ class SourceChecker {
 
   const ptx::Module& m_;
   const read::Dwarf& d_;
-  const SourcesOptions& o_;
+  const std::string& directory_;
   Diagnostics& out_;
   std::map<std::string, bool> resolved_;
 };
@@ -181,12 +185,6 @@ std::vector<std::string> sourceCandidates(std::string_view path, std::string_vie
   return out;
 }
 
-Diagnostics checkSources(const ptx::Module& module, const read::Dwarf& dwarf, const SourcesOptions& options) {
-  Diagnostics out;
-  SourceChecker(module, dwarf, options, out).run();
-  return out;
-}
-
-void Checker::sourceFiles() { SourceChecker(module_, dwarf_, {.directory = run_.options.sourceDirectory}, out_).run(); }
+void Checker::sourceFiles() { SourceChecker(module_, dwarf_, run_.options.sourceDirectory, out_).run(); }
 
 }  // namespace ptxdwarf::check

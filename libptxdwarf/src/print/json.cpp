@@ -123,16 +123,14 @@ class JsonDumper {
     w_.key("operands");
     w_.arrayBegin();
     const dw::OpInfo* info = dw::opInfo(op.op);
-    if (info) {
-      const dw::OperandKind kinds[2] = {info->a, info->b};
-      for (int s = 0; s < 2; ++s) {
-        using K = dw::OperandKind;
-        if (kinds[s] == K::none || kinds[s] == K::unknown) break;
-        const bool isSigned = kinds[s] == K::s8 || kinds[s] == K::s16 || kinds[s] == K::s32 ||
-                              kinds[s] == K::s64 || kinds[s] == K::sleb;
-        if (isSigned) w_.signedValue(static_cast<int64_t>(op.operands[s]));
-        else w_.value(op.operands[s]);
-      }
+    for (int s = 0; info && s < 2; ++s) {
+      using K = dw::OperandKind;
+      const K k = s == 0 ? info->a : info->b;
+      if (k == K::none || k == K::unknown) break;
+      if (k == K::s8 || k == K::s16 || k == K::s32 || k == K::s64 || k == K::sleb)
+        w_.signedValue(static_cast<int64_t>(op.operands[s]));
+      else
+        w_.value(op.operands[s]);
     }
     w_.arrayEnd();
     if (info && !op.block.empty()) hexBytes("block", op.block);
@@ -173,9 +171,9 @@ class JsonDumper {
       scratch2_ += ')';
     } else {
       scratch2_ += '(';
-      Renderer::address(scratch2_, e.begin, e.beginReloc, addressSize);
+      r_.address(scratch2_, e.begin, e.beginReloc, addressSize);
       scratch2_ += ", ";
-      Renderer::address(scratch2_, e.end, e.endReloc, addressSize);
+      r_.address(scratch2_, e.end, e.endReloc, addressSize);
       scratch2_ += ')';
     }
     scratch2_ += ": ";
@@ -259,15 +257,12 @@ class JsonDumper {
     if (Renderer::isLocationList(v)) {
       w_.key("loclist");
       w_.objectBegin();
-      uint64_t offset = 0;
-      bool known = r_.locOffset(v, offset);
-      w_.key("offset");
-      if (known) w_.value(offset);
-      else w_.null();
+      std::optional<uint64_t> offset = r_.locOffset(v);
+      w_.field("offset", offset);
       relocKey("symbol", v.reloc);
-      if (known) locEntries(d_.loc, offset, unit.addressSize, &unit);
+      if (offset) locEntries(d_.loc, *offset, unit.addressSize, &unit);
       w_.objectEnd();
-    } else if (Renderer::isLocationExpr(v)) {
+    } else if (dw::holdsLocationExpression(v.name, v.form)) {
       ops(v.block(), d_.info, v.value, unit.addressSize, true);
     }
     w_.objectEnd();
@@ -317,9 +312,8 @@ class JsonDumper {
         drain();
         lineBegin("die");
         w_.field("unit", u.offset);
-        w_.key("parent");
-        if (const Die* p = d_.parentOf(die)) w_.value(p->offset);
-        else w_.null();
+        const Die* parent = d_.parentOf(die);
+        w_.field("parent", parent ? std::optional(parent->offset) : std::nullopt);
         w_.field("depth", die.depth);
         dieFields(die);
         lineEnd();

@@ -85,9 +85,4 @@ void JsonWriter::null() {
   out_ += "null";
 }
 
-void JsonWriter::rawValue(std::string_view json) {
-  beforeValue();
-  out_ += json;
-}
-
 }  // namespace ptxdwarf::print

@@ -28,16 +28,6 @@ void appendNumberField(std::string& out, uint64_t v, size_t width) {
   padLeft(out, std::string_view(buf, static_cast<size_t>(n)), width);
 }
 
-// `path:line:col` of a source position, the path resolved through the file table.
-void appendPosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
-  if (const ptx::LineFile* f = t.file(p.file)) appendEscaped(out, ptx::pathOf(t, *f));
-  else out += "<no .file " + std::to_string(p.file) + ">";
-  out += ':';
-  appendDec(out, p.line);
-  out += ':';
-  appendDec(out, p.col);
-}
-
 std::string calleeName(const ptx::Module& m, const ptx::LineTable& t, const ptx::LocInlining& r) {
   if (const auto& name = t.functionNames[r.functionName]) return demangle(*name);
   return m.locFunctionNames[r.functionName] + " (no string in .debug_str)";
@@ -73,10 +63,6 @@ void fileTableText(const ptx::LineTable& t, std::string& out) {
   }
 }
 
-uint32_t framesOmitted(const ptx::LineTable& t, uint32_t row) {
-  return inlineFramesOmitted(t.rows[row].inlineDepth);
-}
-
 void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::string& out) {
   const ptx::LocRecord& r = m.locs[t.rows[row].loc];
   std::string address = "ptx:";
@@ -99,19 +85,13 @@ void rowText(const ptx::Module& m, const ptx::LineTable& t, uint32_t row, std::s
     out += "                   inlined: ";
     appendEscaped(out, calleeName(m, t, m.inliningOf(frame)));
     out += " at ";
-    appendPosition(out, t, m.inliningOf(frame).inlinedAt);
+    appendSourcePosition(out, t, m.inliningOf(frame).inlinedAt);
     if (t.rows[stack[k]].caller == ptx::kNoIndex) out += " (no earlier .loc used this location)";
     out += '\n';
   }
-  if (const uint32_t omitted = framesOmitted(t, row)) {
+  if (const uint32_t omitted = inlineFramesOmitted(t.rows[row].inlineDepth)) {
     out += "                   (" + std::to_string(omitted) + " more inline frames)\n";
   }
-}
-
-void nullable(JsonWriter& w, std::string_view key, bool present, uint64_t v) {
-  w.key(key);
-  if (present) w.value(v);
-  else w.null();
 }
 
 void positionJson(JsonWriter& w, std::string_view key, const ptx::SourcePosition& p) {
@@ -132,10 +112,8 @@ void inlineStackJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& 
     const ptx::LocInlining& frame = m.inliningOf(record);
     w.objectBegin();
     w.field("function_name", m.locFunctionNames[frame.functionName]);
-    w.key("name");
     const auto& name = t.functionNames[frame.functionName];
-    if (name) w.value(demangle(*name));
-    else w.null();
+    w.field("name", name ? std::optional(demangle(*name)) : std::nullopt);
     positionJson(w, "inlined_at", frame.inlinedAt);
     w.key("resolved");
     w.boolean(t.rows[k].caller != ptx::kNoIndex);
@@ -151,7 +129,7 @@ void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint3
   if (r.function < 0) w.null();
   else w.value(m.functions[static_cast<size_t>(r.function)].name);
   const uint32_t line = instructionLine(m, r);
-  nullable(w, "ptx_line", line != 0, line);
+  w.field("ptx_line", line ? std::optional(line) : std::nullopt);
   w.field("loc_line", r.loc.line);
   w.field("file", r.file);
   w.field("line", r.line);
@@ -160,12 +138,22 @@ void rowJson(JsonWriter& w, const ptx::Module& m, const ptx::LineTable& t, uint3
     w.field("function_name", m.locFunctionNames[m.inliningOf(r).functionName]);
     positionJson(w, "inlined_at", m.inliningOf(r).inlinedAt);
     inlineStackJson(w, m, t, row);
-    if (const uint32_t omitted = framesOmitted(t, row)) w.field("inline_frames_omitted", omitted);
+    if (const uint32_t omitted = inlineFramesOmitted(t.rows[row].inlineDepth))
+      w.field("inline_frames_omitted", omitted);
   }
   w.objectEnd();
 }
 
 }  // namespace
+
+void appendSourcePosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
+  if (const ptx::LineFile* f = t.file(p.file)) appendEscaped(out, ptx::pathOf(t, *f));
+  else out += "<no .file " + std::to_string(p.file) + ">";
+  out += ':';
+  appendDec(out, p.line);
+  out += ':';
+  appendDec(out, p.col);
+}
 
 void lineTableText(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
   out += "\n.debug_line contents:\n";
@@ -184,11 +172,6 @@ void lineTableText(const ptx::Module& module, std::string& out, const std::funct
   }
 }
 
-void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain) {
-  JsonWriter w(out);
-  lineTableJson(module, w, drain);
-}
-
 void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain) {
   const ptx::LineTable t = ptx::buildLineTable(module);
   w.key("line");
@@ -204,8 +187,8 @@ void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function
     w.objectBegin();
     w.field("index", f.index);
     w.field("path", e.path);
-    nullable(w, "timestamp", e.timestamp.has_value(), e.timestamp.value_or(0));
-    nullable(w, "size", e.size.has_value(), e.size.value_or(0));
+    w.field("timestamp", e.timestamp);
+    w.field("size", e.size);
     w.field("directory", f.directory);
     w.field("name", f.name);
     w.objectEnd();

@@ -119,9 +119,7 @@ void lookupJson(std::string_view file, std::string_view at, const view::LookupRe
         for (const std::string& s : *v.sass) w.value(s);
         w.arrayEnd();
       }
-      w.key("address_class");
-      if (v.addressClass) w.value(cuda::addressClassName(v.addressClass));
-      else w.null();
+      w.field("address_class", v.addressClass ? std::optional(cuda::addressClassName(v.addressClass)) : std::nullopt);
       w.field("decl_line", v.declLine);
       w.field("die", v.die);
       w.objectEnd();

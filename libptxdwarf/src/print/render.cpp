@@ -3,8 +3,6 @@
 // spelling with the PTX extensions the text dump's header (text.cpp) lists.
 #include "ptxdwarf/print/render.h"
 
-#include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "ptxdwarf/cuda.h"
@@ -17,32 +15,8 @@ namespace ptxdwarf::print {
 using read::AttrValue;
 using read::Die;
 using read::Dwarf;
-using read::kNone;
 using read::Operation;
 using read::Unit;
-
-
-namespace {
-void appendSpaces(std::string& out, size_t n) { out.append(n, ' '); }
-}  // namespace
-
-void appendReloc(std::string& out, const Relocation& r) {
-  if (!r.isDifference()) return appendSymbolPlus(out, r.symbol, r.addend());
-  out += r.symbol;
-  out += '-';
-  appendSymbolPlus(out, r.minus(), r.addend());
-}
-
-void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend) {
-  out += name;
-  if (addend > 0) {
-    out += '+';
-    appendDec(out, static_cast<uint64_t>(addend));
-  } else if (addend < 0) {
-    out += '-';
-    appendDec(out, static_cast<uint64_t>(0) - static_cast<uint64_t>(addend));
-  }
-}
 
 namespace {
 void appendNameOr(std::string& out, std::string_view name, std::string_view unknownPrefix, uint64_t v) {
@@ -54,6 +28,20 @@ void appendNameOr(std::string& out, std::string_view name, std::string_view unkn
   }
 }
 }  // namespace
+
+void appendReloc(std::string& out, const Relocation& r) {
+  out += r.symbol;
+  if (r.isDifference()) {
+    out += '-';
+    out += r.minus();
+  }
+  appendAddend(out, r.addend());
+}
+
+void appendAddend(std::string& out, int64_t addend) {
+  if (addend > 0) out += '+';
+  if (addend) appendSigned(out, addend);
+}
 
 void appendTagName(std::string& out, uint64_t tag) { appendNameOr(out, dw::tagName(tag), "DW_TAG_unknown_", tag); }
 void appendAttrName(std::string& out, uint64_t attr) {
@@ -85,9 +73,6 @@ bool isSectionOffsetForm(uint16_t form) {
          form == dw::DW_FORM_strp;
 }
 
-bool isAddressForm(uint16_t form) { return form == dw::DW_FORM_addr; }
-
-
 uint64_t tombstone(uint8_t addressSize) { return addressSize >= 8 ? ~0ull : (1ull << (8 * addressSize)) - 1; }
 
 bool isAbsolutePath(std::string_view p) {
@@ -104,7 +89,6 @@ void pathAppend(std::string& path, std::string_view component) {
   if (!componentHasSep && !path.empty() && !pathHasSep) path += '/';
   path += component;
 }
-
 
 }  // namespace
 
@@ -138,27 +122,20 @@ void Renderer::symbol(std::string& out, const Relocation& r) const {
     appendReloc(out, r);
 }
 
-void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) {
+void Renderer::address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const {
   if (reloc)
-    appendReloc(out, *reloc);
+    symbol(out, *reloc);
   else
     appendHex(out, value, addressSize * 2);
 }
 
-bool Renderer::locOffset(const AttrValue& v, uint64_t& offset) const {
+std::optional<uint64_t> Renderer::locOffset(const AttrValue& v) const {
   // `.debug_loc+N`, or a label defined in .debug_loc (LLVM 22's `$L__debug_loc0`).
-  const std::optional<uint64_t> at = dwarf_.offsetIn(".debug_loc", v.value, v.reloc);
-  if (!at) return false;
-  offset = *at;
-  return true;
+  return dwarf_.offsetIn(".debug_loc", v.value, v.reloc);
 }
 
 bool Renderer::isLocationList(const AttrValue& v) {
   return read::isLocationAttribute(v.name) && isSectionOffsetForm(v.form);
-}
-
-bool Renderer::isLocationExpr(const AttrValue& v) {
-  return dw::holdsLocationExpression(v.name, v.form);
 }
 
 void Renderer::operation(std::string& out, const Operation& op, uint8_t addressSize) const {
@@ -314,7 +291,7 @@ BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
   const Die& cu = d.dies[unit.firstDie];
   std::optional<AttrValue> pc = d.attribute(cu, dw::DW_AT_low_pc);
   if (!pc) pc = d.attribute(cu, dw::DW_AT_entry_pc);
-  if (pc && isAddressForm(pc->form)) {
+  if (pc && pc->form == dw::DW_FORM_addr) {
     b.known = true;
     b.value = pc->value;
     b.reloc = pc->reloc;
@@ -323,22 +300,23 @@ BaseAddress unitBase(const Dwarf& d, const Unit& unit) {
 }
 
 // One bound of a list entry with the base address applied.
-void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t value, const Relocation* reloc,
-                        uint8_t addressSize) {
+void appendBasedAddress(const Renderer& r, std::string& out, const BaseAddress& base, uint64_t value,
+                        const Relocation* reloc, uint8_t addressSize) {
   if (!base.reloc && !reloc) {
     appendHex(out, base.value + value, addressSize * 2);
     return;
   }
   if (!base.reloc && base.value == 0) {
-    Renderer::address(out, value, reloc, addressSize);
+    r.address(out, value, reloc, addressSize);
     return;
   }
   if (base.reloc && reloc && reloc->isDifference() && !base.reloc->isDifference() && base.reloc->addend() == 0 &&
       reloc->minus() == base.reloc->symbol && base.value == 0) {
-    appendSymbolPlus(out, reloc->symbol, reloc->addend());
+    out += reloc->symbol;
+    appendAddend(out, reloc->addend());
     return;
   }
-  Renderer::address(out, base.value, base.reloc, addressSize);
+  r.address(out, base.value, base.reloc, addressSize);
   out += '+';
   if (reloc) {
     appendReloc(out, *reloc);
@@ -349,20 +327,19 @@ void appendBasedAddress(std::string& out, const BaseAddress& base, uint64_t valu
 }  // namespace
 
 void Renderer::listAddress(std::string& out, const Unit& unit, uint64_t value, const Relocation* reloc) const {
-  appendBasedAddress(out, unitBase(dwarf_, unit), value, reloc, unit.addressSize);
+  appendBasedAddress(*this, out, unitBase(dwarf_, unit), value, reloc, unit.addressSize);
 }
 
 void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue& v, int listIndent) const {
-  uint64_t offset = 0;
-  bool known = locOffset(v, offset);
+  std::optional<uint64_t> offset = locOffset(v);
   if (v.reloc)
     appendReloc(out, *v.reloc);
   else
     appendHex(out, v.value, 8);
   out += ": ";
-  if (!known || !dwarf_.loc) return;
+  if (!offset || !dwarf_.loc) return;
   LocListReader list;
-  list.read(dwarf_.loc, unit.addressSize, offset);
+  list.read(dwarf_.loc, unit.addressSize, *offset);
   BaseAddress base = unitBase(dwarf_, unit);
   for (const LocEntryView e : list.entries()) {
     if (e.kind == LocEntryView::endOfList) break;
@@ -373,12 +350,12 @@ void Renderer::locationList(std::string& out, const Unit& unit, const AttrValue&
       continue;
     }
     out += '\n';
-    if (listIndent > 0) appendSpaces(out, static_cast<size_t>(listIndent));
+    if (listIndent > 0) out.append(static_cast<size_t>(listIndent), ' ');
     if (base.known) {
       out += '[';
-      appendBasedAddress(out, base, e.begin, e.beginReloc, unit.addressSize);
+      appendBasedAddress(*this, out, base, e.begin, e.beginReloc, unit.addressSize);
       out += ", ";
-      appendBasedAddress(out, base, e.end, e.endReloc, unit.addressSize);
+      appendBasedAddress(*this, out, base, e.end, e.endReloc, unit.addressSize);
       out += ')';
     } else {
       out += '(';
@@ -424,9 +401,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       appendHex(out, v.value, 16);
       break;
     case dw::DW_FORM_string:
-      out += '"';
-      appendEscaped(out, v.string());
-      out += '"';
+      appendQuoted(out, v.string());
       break;
     case dw::DW_FORM_exprloc:
     case dw::DW_FORM_block:
@@ -456,9 +431,7 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
     case dw::DW_FORM_strp: {
       const uint64_t at = d.offsetIn(".debug_str", v.value, v.reloc).value_or(UINT64_MAX);
       if (d.str && at < d.str->size()) {
-        out += '"';
-        appendEscaped(out, v.string());
-        out += '"';
+        appendQuoted(out, v.string());
       } else if (v.reloc) {
         appendReloc(out, *v.reloc);
       }
@@ -484,58 +457,43 @@ void formValue(std::string& out, const Dwarf& d, const Unit& unit, const AttrVal
       break;
   }
 }
-
-// DWARFDie::getName(LinkageName) with findRecursively's worklist.
-std::string_view linkageOrName(const Dwarf& d, const Die* start) {
-  return start ? view::linkageOrShortName(d, *start) : std::string_view{};
-}
 }  // namespace
 
 void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue& v, int listIndent) const {
   const Unit& unit = dwarf_.unitOf(die);
-  bool named = false;
-  if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
-    if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
-      std::string path;
-      if (fileName(path, unit, v.value)) {
-        out += '"';
-        appendEscaped(out, path);
-        out += '"';
-        named = true;
-      }
-    }
-  } else if (dw::isUnsignedConstantForm(v.form) && !v.reloc) {
-    std::string_view n = dw::attributeValueName(v.name, v.value);
-    if (!n.empty()) {
-      out += n;
-      named = true;
-    }
-  }
-  if (named) {
-    // nothing more
+  const bool unsignedConstant = dw::isUnsignedConstantForm(v.form) && !v.reloc;
+  const bool namesFile = v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file;
+  // A file index by its path, another constant by the name DWARF gives its value.
+  const std::string_view valueName =
+      unsignedConstant && !namesFile ? dw::attributeValueName(v.name, v.value) : std::string_view();
+  std::string path;
+  if (namesFile && unsignedConstant && fileName(path, unit, v.value)) {
+    appendQuoted(out, path);
+  } else if (!valueName.empty()) {
+    out += valueName;
   } else if ((v.name == dw::DW_AT_decl_line || v.name == dw::DW_AT_call_line) && dw::isConstantForm(v.form) && !v.reloc) {
     if (v.form == dw::DW_FORM_sdata)
       appendSigned(out, v.svalue());
     else
       appendDec(out, v.value);
-  } else if (v.name == dw::DW_AT_low_pc && isAddressForm(v.form) && !v.reloc &&
+  } else if (v.name == dw::DW_AT_low_pc && v.form == dw::DW_FORM_addr && !v.reloc &&
              v.value == tombstone(unit.addressSize)) {
     out += "dead code";
-  } else if (v.name == dw::DW_AT_high_pc && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+  } else if (v.name == dw::DW_AT_high_pc && unsignedConstant) {
     std::optional<AttrValue> low = dwarf_.attribute(die, dw::DW_AT_low_pc);
-    if (low && isAddressForm(low->form) && (low->reloc || low->value != tombstone(unit.addressSize))) {
+    if (low && low->form == dw::DW_FORM_addr && (low->reloc || low->value != tombstone(unit.addressSize))) {
       BaseAddress b{true, low->value, low->reloc};
-      appendBasedAddress(out, b, v.value, nullptr, unit.addressSize);
+      appendBasedAddress(*this, out, b, v.value, nullptr, unit.addressSize);
     } else {
       formValue(out, dwarf_, unit, v);
     }
   } else if (isLocationList(v)) {
     locationList(out, unit, v, listIndent);
-  } else if (isLocationExpr(v)) {
+  } else if (dw::holdsLocationExpression(v.name, v.form)) {
     expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
   } else {
     formValue(out, dwarf_, unit, v);
-    if (v.name == dw::DW_AT_address_class && dw::isUnsignedConstantForm(v.form) && !v.reloc) {
+    if (v.name == dw::DW_AT_address_class && unsignedConstant) {
       std::string_view cls = cuda::addressClassName(v.value);
       if (!cls.empty()) {
         out += ' ';
@@ -546,20 +504,18 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
 
   if (v.name == dw::DW_AT_specification || v.name == dw::DW_AT_abstract_origin) {
     if (const Die* t = dwarf_.referencedDie(v)) {
-      std::string_view n = linkageOrName(dwarf_, t);
+      std::string_view n = view::linkageOrShortName(dwarf_, *t);
       if (!n.empty()) {
-        out += " \"";
-        appendEscaped(out, n);
-        out += '"';
+        out += ' ';
+        appendQuoted(out, n);
       }
     }
   } else if (v.name == dw::DW_AT_type) {
     if (const Die* t = dwarf_.referencedDie(v)) {
       std::string name;
       typeName(name, t);
-      out += " \"";
-      appendEscaped(out, name);
-      out += '"';
+      out += ' ';
+      appendQuoted(out, name);
     }
   }
 }
@@ -567,16 +523,9 @@ void Renderer::attributeValue(std::string& out, const Die& die, const AttrValue&
 // ---------------------------------------------------------------------------
 // The plain spelling
 
-void Renderer::plainAddress(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const {
-  if (reloc)
-    symbol(out, *reloc);
-  else
-    appendHex(out, value, addressSize * 2);
-}
-
 void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const read::Range& r) const {
   out += '[';
-  plainAddress(out, r.address, r.addressReloc, set.addressSize);
+  address(out, r.address, r.addressReloc, set.addressSize);
   out += ", ";
   const Relocation* a = r.addressReloc;
   const Relocation* n = r.lengthReloc;
@@ -586,11 +535,10 @@ void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const re
              r.address == 0) {
     // [func_begin0, func_end0-func_begin0): the end is func_end0.
     const Relocation end(n->offset, n->size, n->symbol);
-    plainAddress(out, 0, &end, set.addressSize);
-    if (n->addend() > 0) out += '+';
-    if (n->addend()) appendSigned(out, n->addend());
+    address(out, 0, &end, set.addressSize);
+    appendAddend(out, n->addend());
   } else {
-    plainAddress(out, r.address, a, set.addressSize);
+    address(out, r.address, a, set.addressSize);
     out += '+';
     if (n)
       symbol(out, *n);
@@ -603,8 +551,8 @@ void Renderer::plainRange(std::string& out, const read::ArangeSet& set, const re
 // A location list by its entries, as written (no base address applied):
 // "[begin, end): expr; base X; ...".
 void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrValue& v) const {
-  uint64_t offset = 0;
-  if (!locOffset(v, offset) || !dwarf_.loc) {
+  std::optional<uint64_t> offset = locOffset(v);
+  if (!offset || !dwarf_.loc) {
     out += "<no location list at ";
     if (v.reloc)
       symbol(out, *v.reloc);
@@ -614,7 +562,7 @@ void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrV
     return;
   }
   LocListReader list;
-  const bool terminated = list.read(dwarf_.loc, unit.addressSize, offset);
+  const bool terminated = list.read(dwarf_.loc, unit.addressSize, *offset);
   bool first = true;
   for (const LocEntryView e : list.entries()) {
     if (e.kind == LocEntryView::endOfList) break;
@@ -622,13 +570,13 @@ void Renderer::plainLocationList(std::string& out, const Unit& unit, const AttrV
     first = false;
     if (e.kind == LocEntryView::baseAddress) {
       out += "base ";
-      plainAddress(out, e.end, e.endReloc, unit.addressSize);
+      address(out, e.end, e.endReloc, unit.addressSize);
       continue;
     }
     out += '[';
-    plainAddress(out, e.begin, e.beginReloc, unit.addressSize);
+    address(out, e.begin, e.beginReloc, unit.addressSize);
     out += ", ";
-    plainAddress(out, e.end, e.endReloc, unit.addressSize);
+    address(out, e.end, e.endReloc, unit.addressSize);
     out += "): ";
     expression(out, e.expr, dwarf_.loc, e.exprOffset, unit.addressSize);
   }
@@ -642,9 +590,7 @@ void Renderer::plainConstant(std::string& out, const Unit& unit, const AttrValue
   if (v.name == dw::DW_AT_decl_file || v.name == dw::DW_AT_call_file) {
     std::string path;
     if (fileName(path, unit, v.value)) {
-      out += '"';
-      appendEscaped(out, path);
-      out += '"';
+      appendQuoted(out, path);
       return;
     }
   }
@@ -690,13 +636,11 @@ void Renderer::plainValue(std::string& out, const Die& die, const AttrValue& v) 
     return;
   }
   if (isLocationList(v)) return plainLocationList(out, unit, v);
-  if (isLocationExpr(v)) return expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
+  if (dw::holdsLocationExpression(v.name, v.form)) return expression(out, v.block(), dwarf_.info, v.value, unit.addressSize);
   if (v.form == dw::DW_FORM_string || v.form == dw::DW_FORM_strp) {
     if (v.form == dw::DW_FORM_strp && v.string().empty() && v.reloc && !dwarf_.offsetIn(".debug_str", 0, v.reloc))
       return symbol(out, *v.reloc);  // points nowhere in .debug_str
-    out += '"';
-    appendEscaped(out, v.string());
-    out += '"';
+    appendQuoted(out, v.string());
     return;
   }
   if (v.reloc) return symbol(out, *v.reloc);

@@ -58,7 +58,9 @@
 //    per name), where llvm-dwarfdump recurses until it crashes on a reference cycle;
 //  - a DW_FORM_sdata DW_AT_decl_line/call_line prints its signed value (-3),
 //    where llvm-dwarfdump dereferences an empty Optional and prints 0.
-// Verified against llvm-dwarfdump 14.0.6 with tools/compare_llvm_dwarfdump.py.#include <algorithm>
+// Verified against llvm-dwarfdump 14.0.6 with tools/compare_llvm_dwarfdump.py.
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <regex>
 
@@ -74,7 +76,6 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 using read::kNone;
-using read::Operation;
 using read::Unit;
 
 // ---------------------------------------------------------------------------
@@ -82,11 +83,11 @@ using read::Unit;
 
 namespace {
 
-
 class TextDumper {
  public:
-  TextDumper(const ptx::Module& m, const Dwarf& d, std::string& out, const Sink& sink)
-      : d_(d), out_(out), sink_(sink), r_(m, d, [this] { drain(); }) {}
+  TextDumper(const ptx::Module& m, const Dwarf& d, const DumpOptions& o, std::string& out, const Sink& sink)
+      : d_(d), out_(out), sink_(sink), r_(m, d, [this] { drain(); }), recurseDepth_(o.recurseDepth),
+        showForm_(o.showForm) {}
 
   // With a sink, hands it what has been rendered once it fills a chunk: the
   // dump of a large file never sits whole in memory, and the buffer is reused.
@@ -176,21 +177,16 @@ class TextDumper {
       auto flags = std::regex::extended | (o.ignoreCase ? std::regex::icase : std::regex::flag_type{});
       for (const std::string& n : o.names) patterns.emplace_back(n, flags);
     }
-    auto lower = [](std::string_view s) {
-      std::string l(s);
-      for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return l;
+    auto sameChar = [&](char a, char b) {
+      if (!o.ignoreCase) return a == b;
+      return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
     };
-    std::vector<std::string> names;
-    for (const std::string& n : o.names) names.push_back(o.ignoreCase && !o.regex ? lower(n) : n);
     auto matches = [&](std::string_view name) {
-      if (o.regex) {
-        for (const std::regex& re : patterns)
-          if (std::regex_search(name.begin(), name.end(), re)) return true;
-        return false;
-      }
-      std::string key = o.ignoreCase ? lower(name) : std::string(name);
-      return std::find(names.begin(), names.end(), key) != names.end();
+      if (o.regex)
+        return std::any_of(patterns.begin(), patterns.end(),
+                           [&](const std::regex& re) { return std::regex_search(name.begin(), name.end(), re); });
+      return std::any_of(o.names.begin(), o.names.end(),
+                         [&](const std::string& n) { return std::ranges::equal(n, name, sameChar); });
     };
     for (const Die& die : d_.dies) {
       if (die.isNull()) continue;
@@ -258,11 +254,6 @@ class TextDumper {
     }
   }
 
-  void setSelection(const DumpOptions& o) {
-    recurseDepth_ = o.recurseDepth;
-    showForm_ = o.showForm;
-  }
-
   void loc() {
     header(".debug_loc");
     const SectionImage* s = d_.loc;
@@ -280,13 +271,11 @@ class TextDumper {
       for (const LocEntryView e : list.entries()) {
         if (e.kind == LocEntryView::endOfList) break;
         out_ += "\n            (";
-        Renderer::address(out_,
-                                  e.kind == LocEntryView::baseAddress && !e.beginReloc
-                                      ? (addressSize == 4 ? 0xffffffffull : ~0ull)
-                                      : e.begin,
-                                  e.beginReloc, addressSize);
+        // A base address selection entry begins with the largest address.
+        const bool selection = e.kind == LocEntryView::baseAddress && !e.beginReloc;
+        r_.address(out_, selection ? (addressSize == 4 ? 0xffffffffull : ~0ull) : e.begin, e.beginReloc, addressSize);
         out_ += ", ";
-        Renderer::address(out_, e.end, e.endReloc, addressSize);
+        r_.address(out_, e.end, e.endReloc, addressSize);
         out_ += ')';
         if (e.kind == LocEntryView::range) {
           out_ += ": ";
@@ -320,12 +309,12 @@ class TextDumper {
       out_ += '\n';
       for (const auto& r : set.ranges) {
         out_ += '[';
-        Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
+        r_.address(out_, r.address, r.addressReloc, set.addressSize);
         out_ += ", ";
         if (!r.addressReloc && !r.lengthReloc) {
           appendHex(out_, r.address + r.length, set.addressSize * 2);
         } else {
-          Renderer::address(out_, r.address, r.addressReloc, set.addressSize);
+          r_.address(out_, r.address, r.addressReloc, set.addressSize);
           out_ += '+';
           if (r.lengthReloc)
             appendReloc(out_, *r.lengthReloc);
@@ -385,8 +374,8 @@ class TextDumper {
   std::string& out_;
   const Sink& sink_;
   Renderer r_;
-  uint32_t recurseDepth_ = UINT32_MAX;  // -r
-  bool showForm_ = false;               // --show-form
+  const uint32_t recurseDepth_;  // -r
+  const bool showForm_;          // --show-form
 };
 
 }  // namespace
@@ -400,8 +389,7 @@ void dumpText(const ptx::Module& module, const Dwarf& dwarf, const DumpOptions& 
   out += ":\tfile format ";
   out += module.fileFormat;
   out += "\n";
-  TextDumper t(module, dwarf, out, sink);
-  t.setSelection(options);
+  TextDumper t(module, dwarf, options, out, sink);
   if (!options.names.empty()) {  // llvm-dwarfdump --name dumps the matching DIEs and nothing else
     t.selectedDies(options);
     t.drain(true);

@@ -1,8 +1,6 @@
 // `ptxdump types`: the layouts view::typeLayouts computes, as C
 // declarations with pahole's comments (offset and size of each member, holes,
 // padding, a summary), or as JSON.
-#include <algorithm>
-
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/format.h"
 #include "ptxdwarf/print/json.h"
@@ -49,16 +47,19 @@ void appendRight(std::string& out, uint64_t v, size_t width) {
   out += n;
 }
 
+// pahole's "XXX 3 bytes hole, try to pack": for the whole bytes, then for the bits left.
 void hole(std::string& out, uint64_t bits, std::string_view what) {
-  if (bits >= 8) {
-    out += "\n\t/* XXX " + std::to_string(bits / 8) + " byte" + (bits / 8 == 1 ? "" : "s") + " " + std::string(what) +
+  auto line = [&](uint64_t n, std::string_view unit) {
+    if (n == 0) return;
+    out += "\n\t/* XXX " + std::to_string(n) + " " + std::string(unit) + (n == 1 ? " " : "s ") + std::string(what) +
            ", try to pack */\n\n";
-  }
-  if (bits % 8) {
-    out += "\n\t/* XXX " + std::to_string(bits % 8) + " bit" + (bits % 8 == 1 ? "" : "s") + " " + std::string(what) +
-           ", try to pack */\n\n";
-  }
+  };
+  line(bits / 8, "byte");
+  line(bits % 8, "bit");
 }
+
+// A type's size, "?" where it is not known.
+std::string sizeText(const TypeLayout& t) { return t.sizeKnown ? std::to_string(t.size) : "?"; }
 
 void member(std::string& out, const MemberLayout& m) {
   size_t start = out.size();
@@ -103,7 +104,7 @@ void aggregate(std::string& out, const TypeLayout& t) {
     }
   }
   out += "\n\t/* size: ";
-  out += t.sizeKnown ? std::to_string(t.size) : "?";
+  out += sizeText(t);
   out += ", members: " + std::to_string(t.members.size()) + " */\n";
   if (!t.problem.empty()) {
     out += "\t/* no holes or padding: " + t.problem + " */\n";
@@ -147,17 +148,17 @@ void typesText(const std::vector<TypeLayout>& types, std::string& out) {
         for (size_t i = 0; i < t.enumerators.size(); ++i)
           out += "\t" + escaped(t.enumerators[i].name) + " = " + std::to_string(t.enumerators[i].value) +
                  (i + 1 < t.enumerators.size() ? ",\n" : "\n");
-        out += "};\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
+        out += "};\t/* size: " + sizeText(t) + " */\n";
         break;
       }
       case TypeKind::typedef_:
         out += "typedef " + declarator(escaped(t.target), escaped(t.name)) +
-               ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?")) + " */\n";
+               ";\t/* size: " + sizeText(t) + " */\n";
         break;
       case TypeKind::array:
       case TypeKind::pointer:
         out += "/* " + std::string(view::typeKindName(t.kind)) + " */ " + escaped(t.name) +
-               ";\t/* size: " + (t.sizeKnown ? std::to_string(t.size) : std::string("?"));
+               ";\t/* size: " + sizeText(t);
         addressClass(out, t);
         out += " */\n";
         break;
@@ -170,12 +171,6 @@ void typesText(const std::vector<TypeLayout>& types, std::string& out) {
 
 namespace {
 
-void sizeOrNull(JsonWriter& w, std::string_view key, bool known, uint64_t v) {
-  w.key(key);
-  if (known) w.value(v);
-  else w.null();
-}
-
 void membersJson(JsonWriter& w, const std::vector<MemberLayout>& members) {
   w.key("members");
   w.arrayBegin();
@@ -184,8 +179,8 @@ void membersJson(JsonWriter& w, const std::vector<MemberLayout>& members) {
     w.objectBegin();
     w.field("name", m.name);
     w.field("type", m.type);
-    sizeOrNull(w, "offset", m.offsetKnown, m.offset);
-    sizeOrNull(w, "size", m.sizeKnown, m.size);
+    w.field("offset", m.offsetKnown ? std::optional(m.offset) : std::nullopt);
+    w.field("size", m.sizeKnown ? std::optional(m.size) : std::nullopt);
     if (m.bitSize) {
       w.field("bit_size", *m.bitSize);
       w.field("bit_offset", m.bitOffset.value_or(0));
@@ -206,7 +201,7 @@ void typeJson(JsonWriter& w, const TypeLayout& t) {
   w.objectBegin();
   w.field("name", t.name);
   w.field("kind", view::typeKindName(t.kind));
-  sizeOrNull(w, "size", t.sizeKnown, t.size);
+  w.field("size", t.sizeKnown ? std::optional(t.size) : std::nullopt);
   w.field("die", t.die);
   if (!t.problem.empty()) w.field("problem", t.problem);
   if (!t.target.empty()) w.field("target", t.target);

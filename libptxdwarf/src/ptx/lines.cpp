@@ -1,6 +1,7 @@
 #include "ptxdwarf/ptx/lines.h"
 
 #include <algorithm>
+#include <numeric>
 #include <unordered_map>
 
 namespace ptxdwarf::ptx {
@@ -19,7 +20,7 @@ struct PositionHash {
 
 void addFiles(const Module& m, LineTable& t) {
   std::vector<uint32_t> order(m.files.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), uint32_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return m.files[a].index < m.files[b].index; });
   std::unordered_map<std::string_view, uint32_t> directories;

@@ -84,7 +84,6 @@ const SectionImage* Module::section(std::string_view name) const {
   return nullptr;
 }
 
-
 int32_t Module::functionOf(const Label& label, int32_t guess) const {
   const uint32_t index = static_cast<uint32_t>(&label - labels.data());
   if (guess >= 0 && static_cast<size_t>(guess) < functions.size()) {
@@ -107,11 +106,6 @@ void Module::indexFiles() {
 
 void Module::reindex() {
   indexFiles();
-  indexDeclarations();
-  nameIndex_ = std::make_shared<const NameIndex>(*this);
-}
-
-void Module::indexDeclarations() {
   // Each function's body: its variables are contiguous (a body declares
   // only its own), from where the first is to the last.
   for (Function& f : functions) f.firstVariable = f.endVariable = 0;
@@ -122,7 +116,10 @@ void Module::indexDeclarations() {
     if (f.firstVariable == f.endVariable) f.firstVariable = i;
     f.endVariable = i + 1;
   }
+  // The lookups by name declaresRegister() and findVariable() made of a
+  // function's many declarations are forgotten (without them they scan).
   declarationOrder_ = std::make_shared<DeclarationOrder>();
+  nameIndex_ = std::make_shared<const NameIndex>(*this);
 }
 
 template <class NameOf>

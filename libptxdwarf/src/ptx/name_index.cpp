@@ -182,5 +182,4 @@ const NameIndex::Slot* NameIndex::slotOf(const Module& m, const Key& key) const 
   }
 }
 
-
 }  // namespace ptxdwarf::ptx

@@ -12,7 +12,6 @@
 #include <unordered_map>
 #include <vector>
 
-
 #include "../position_encodings.h"
 #include "../reserve.h"
 #include "lexer.h"
@@ -86,7 +85,6 @@ const TypeDirective* typeOf(std::string_view d) {
     if (t.text.size() == d.size() && t.text.back() == d.back() && t.text == d) return &t;
   return nullptr;
 }
-
 
 class Reader {
  public:
@@ -291,9 +289,7 @@ class Reader {
         module_.locInlinings.push_back(inlining);
       }
     }
-    if (recorded) {
-      module_.locs.push_back(r);
-    }
+    if (recorded) module_.locs.push_back(r);
   }
 
   SourcePosition sourcePosition() {
@@ -729,10 +725,6 @@ ReadResult readWithSectionsAhead(std::string_view text, std::string_view filenam
     reader.run();
   result.diagnostics = std::move(reader.diagnostics());
   result.module = reader.take();
-  if (!options.keepAllSections) {
-    std::erase_if(result.module.sections,
-                  [](const SectionImage& s) { return !s.name.starts_with(".debug"); });
-  }
   if (options.index) result.module.reindex();
   return result;
 }

@@ -5,7 +5,6 @@
 #include "ptxdwarf/dwarf.h"
 #include "stages.h"
 
-
 namespace ptxdwarf::read {
 
 bool AttrValue::isReference() const { return dw::isReferenceForm(form); }
@@ -224,8 +223,6 @@ Dwarf decode(std::span<const SectionImage> sections, const DecodeOptions& option
     else if (s.name == ".debug_loc") dwarf.loc = &s;
     else if (s.name == ".debug_pubnames") dwarf.pubnames = &s;
     else if (s.name == ".debug_aranges") dwarf.aranges = &s;
-    else if (s.name == ".debug_macinfo") dwarf.macinfo = &s;
-    else if (s.name == ".debug_line") dwarf.line = &s;
   }
   // The location-list references, collected as .debug_info is read, when
   // the lists are to be decoded.

@@ -1,6 +1,7 @@
 #include "ptxdwarf/read/expression.h"
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
 
 namespace ptxdwarf::read {
@@ -74,10 +75,7 @@ bool OperationReader::next(Operation& op) {
 std::string OperationReader::error() const {
   switch (failure_) {
     case Failure::none: return {};
-    case Failure::unknownOpcode: {
-      const char* d = "0123456789abcdef";
-      return std::string("unknown opcode 0x") + d[failedOp_ >> 4] + d[failedOp_ & 15];
-    }
+    case Failure::unknownOpcode: return "unknown opcode " + hex(failedOp_, 2);
     case Failure::unknownLayout: return std::string(dw::opInfo(failedOp_)->name) + ": operand layout unknown";
     case Failure::truncated:
       return std::string(dw::opInfo(failedOp_)->name) + ": operand runs past the end of the expression";

@@ -231,11 +231,9 @@ void decodeDies(Dwarf& dwarf, uint32_t unitIndex, std::vector<LocListReference>*
     }
     if (code == 0) {
       dwarf.dies.push_back(die);
-      if (parents.empty()) {
-        // Padding after the unit DIE: legal, but nothing may follow but more padding.
-        continue;
-      }
-      parents.pop_back();
+      // Without an open parent: padding after the unit DIE, legal, but nothing
+      // may follow but more padding.
+      if (!parents.empty()) parents.pop_back();
       continue;
     }
     if (sawUnitDie && parents.empty()) {

@@ -193,31 +193,30 @@ void decodeLocLists(Dwarf& dwarf, std::span<const LocListReference> references) 
   placed.reserve(offsets.size());
   reserveUpTo(chains, offsets.size());  // a list decoded anew each at most
   for (auto [offset, addressSize] : offsets) {
-    LocList list;
+    size_t first = decoded.find(offset);
+    const bool tail = first != SIZE_MAX;
+    if (!tail) {
+      first = entries.size();
+      const LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
+      decoded.appended(first);
+      chains.push_back({entries.size(), read.terminated, read.end, addressSize});
+      if (!read.terminated)
+        dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.refs().back().offset,
+                    "location list at .debug_loc+" + std::to_string(offset) +
+                        " runs past the end of the section without an end-of-list entry")
+            .rule = "loclist-bounds";
+    }
+    // The chain the list's entries are in: the one just read, or the earlier
+    // one whose tail it is.
+    const Chain& c = !tail ? chains.back()
+                           : *std::upper_bound(chains.begin(), chains.end(), first,
+                                               [](size_t i, const Chain& ch) { return i < ch.end; });
+    LocList& list = dwarf.locLists.emplace_back();
     list.offset = offset;
     list.addressSize = addressSize;
-    if (size_t at = decoded.find(offset); at != SIZE_MAX) {
-      const Chain& c = *std::upper_bound(chains.begin(), chains.end(), at,
-                                         [](size_t i, const Chain& ch) { return i < ch.end; });
-      list.terminated = c.terminated;
-      list.end = c.endOffset;
-      placed.push_back({at, c.end - at, c.addressSize});
-      dwarf.locLists.push_back(std::move(list));
-      continue;
-    }
-    const size_t first = entries.size();
-    LocList read = readLocList(*dwarf.loc, offset, addressSize, entries);
-    decoded.appended(first);
-    chains.push_back({entries.size(), read.terminated, read.end, addressSize});
-    if (!read.terminated)
-      dwarf.error(dwarf.loc, read.entries.empty() ? offset : read.entries.refs().back().offset,
-                  "location list at .debug_loc+" + std::to_string(offset) +
-                      " runs past the end of the section without an end-of-list entry")
-          .rule = "loclist-bounds";
-    list.terminated = read.terminated;
-    list.end = read.end;
-    placed.push_back({first, entries.size() - first, addressSize});
-    dwarf.locLists.push_back(std::move(list));
+    list.terminated = c.terminated;
+    list.end = c.endOffset;
+    placed.push_back({first, c.end - first, c.addressSize});
   }
   // Spans last: the entries grew while the lists were read.
   dwarf.locEntries = std::make_shared<const std::vector<LocEntryRef>>(std::move(entries));

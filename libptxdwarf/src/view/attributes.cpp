@@ -14,16 +14,9 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 
-namespace {
-
-// The DIE a reference value names (a relocated one where it names a place in .debug_info).
-const Die* referenced(const Dwarf& dwarf, const AttrValue& v) { return dwarf.referencedDie(v); }
-
-}  // namespace
-
 const Die* referencedDie(const Dwarf& dwarf, const Die& die, uint16_t attr) {
   std::optional<AttrValue> v = dwarf.attribute(die, attr);
-  return v ? referenced(dwarf, *v) : nullptr;
+  return v ? dwarf.referencedDie(*v) : nullptr;
 }
 
 std::optional<AttrValue> findRecursively(const Dwarf& dwarf, const Die& die, std::initializer_list<uint16_t> attrs) {
@@ -56,7 +49,7 @@ std::optional<AttrValue> findRecursively(const Dwarf& dwarf, const Die& die, std
     if (found != SIZE_MAX) return range[found];
     for (const size_t link : {abstractOrigin, specification}) {
       if (link == SIZE_MAX) continue;
-      const Die* t = referenced(dwarf, range[link]);
+      const Die* t = dwarf.referencedDie(range[link]);
       if (t && seenCount < kMaxChain && std::find(seen.begin(), seen.begin() + seenCount, t) == seen.begin() + seenCount) {
         seen[seenCount++] = t;
         work[working++] = t;

@@ -125,18 +125,21 @@ struct Side {
   // Steps for one sibling group: tag[name], tag[name#k] for duplicates, tag[#k] unnamed.
   void nameGroup(std::span<const uint32_t> group) {
     if (group.empty()) return;
-    std::unordered_map<std::string, uint32_t> seen;
+    std::unordered_map<std::string, uint32_t> seen;  // by tag and name
     std::string key;
+    auto keyOf = [&](const Die& die) -> const std::string& {
+      key.clear();
+      appendTag(key, die.tag);
+      key += '\0';
+      key += stepName(die);
+      return key;
+    };
     for (size_t k = 0; k < group.size(); ++k) {
       uint32_t i = group[k];
       const Die& die = d.dies[i];
       position[i] = static_cast<uint32_t>(k);
       std::string_view name = stepName(die);
-      key.clear();
-      appendTag(key, die.tag);
-      key += '\0';
-      key += name;
-      uint32_t dup = seen[key]++;
+      uint32_t dup = seen[keyOf(die)]++;
       std::string& s = step[i];
       appendTag(s, die.tag);
       s += '[';
@@ -149,13 +152,7 @@ struct Side {
       }
       s += ']';
     }
-    for (uint32_t i : group) {
-      key.clear();
-      appendTag(key, d.dies[i].tag);
-      key += '\0';
-      key += stepName(d.dies[i]);
-      positional[i] = stepName(d.dies[i]).empty() || seen[key] > 1;
-    }
+    for (uint32_t i : group) positional[i] = stepName(d.dies[i]).empty() || seen[keyOf(d.dies[i])] > 1;
   }
 
   // The path of `die`, shortened in the middle when it is very deep.
@@ -445,32 +442,26 @@ class Differ {
   }
 
   void nameLine(DiffLine::Kind kind, std::string_view name, std::string before, std::string after) {
-    DiffLine line;
-    line.kind = kind;
-    line.subject = DiffLine::Subject::pubname;
-    line.path = std::string(name);
-    line.before = std::move(before);
-    line.after = std::move(after);
-    lines.push_back(std::move(line));
+    lines.push_back({.kind = kind,
+                     .subject = DiffLine::Subject::pubname,
+                     .path = std::string(name),
+                     .before = std::move(before),
+                     .after = std::move(after)});
   }
 
   void movedDie(uint32_t l, uint32_t r) {
-    DiffLine line;
-    line.kind = DiffLine::Kind::changed;
-    line.subject = DiffLine::Subject::order;
-    line.path = L.path(l);
-    appendDec(line.before, L.position[l]);
-    appendDec(line.after, R.position[r]);
-    lines.push_back(std::move(line));
+    lines.push_back({.kind = DiffLine::Kind::changed,
+                     .subject = DiffLine::Subject::order,
+                     .path = L.path(l),
+                     .before = std::to_string(L.position[l]),
+                     .after = std::to_string(R.position[r])});
   }
 
   void removedDie(uint32_t l) {
-    DiffLine line;
-    line.kind = DiffLine::Kind::removed;
-    line.subject = DiffLine::Subject::die;
-    line.path = L.path(l);
-    line.descendants = L.descendants(l);
-    lines.push_back(std::move(line));
+    lines.push_back({.kind = DiffLine::Kind::removed,
+                     .subject = DiffLine::Subject::die,
+                     .path = L.path(l),
+                     .descendants = L.descendants(l)});
   }
 
   // An added DIE is addressed through its matched ancestor's old path.
@@ -487,12 +478,10 @@ class Differ {
   }
 
   void addedDie(uint32_t r) {
-    DiffLine line;
-    line.kind = DiffLine::Kind::added;
-    line.subject = DiffLine::Subject::die;
-    line.path = newPath(r);
-    line.descendants = R.descendants(r);
-    lines.push_back(std::move(line));
+    lines.push_back({.kind = DiffLine::Kind::added,
+                     .subject = DiffLine::Subject::die,
+                     .path = newPath(r),
+                     .descendants = R.descendants(r)});
   }
 
   struct AttrRef {
@@ -540,13 +529,12 @@ class Differ {
     std::string path;  // computed on the first difference
     auto emit = [&](DiffLine::Kind kind, uint16_t name, std::string before, std::string after) {
       if (path.empty()) path = L.path(l);
-      DiffLine line;
-      line.kind = kind;
-      line.subject = DiffLine::Subject::attribute;
-      line.path = path;
+      DiffLine line{.kind = kind,
+                    .subject = DiffLine::Subject::attribute,
+                    .path = path,
+                    .before = std::move(before),
+                    .after = std::move(after)};
       print::appendAttrName(line.attribute, name);
-      line.before = std::move(before);
-      line.after = std::move(after);
       lines.push_back(std::move(line));
     };
     for (const AttrRef& a : la) {

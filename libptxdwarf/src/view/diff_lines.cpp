@@ -12,6 +12,7 @@
 #include "diff_detail.h"
 #include "ptxdwarf/demangle.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/line.h"
 #include "ptxdwarf/ptx/lines.h"
 
 namespace ptxdwarf::view {
@@ -44,9 +45,7 @@ void diffSortedLists(const std::vector<ListEntry>& before, const std::vector<Lis
     const bool takeBefore = j == after.size() || (i < before.size() && !(after[j].key < before[i].key));
     const size_t at = takeBefore ? i++ : j++;
     if (!(takeBefore ? onlyBefore : onlyAfter)[at]) continue;
-    DiffLine line;
-    line.subject = subject;
-    line.kind = takeBefore ? DiffLine::Kind::removed : DiffLine::Kind::added;
+    DiffLine line{.kind = takeBefore ? DiffLine::Kind::removed : DiffLine::Kind::added, .subject = subject};
     (takeBefore ? line.before : line.after) = (takeBefore ? before : after)[at].shown;
     lines.push_back(std::move(line));
   }
@@ -64,24 +63,10 @@ struct PositionedRow {
 // Frames of a row's inline stack compared: as many as `dump --debug-line` shows.
 constexpr size_t kInlineFramesCompared = 64;
 
-void appendSourcePosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p) {
-  if (const ptx::LineFile* f = t.file(p.file)) {
-    appendEscaped(out, ptx::pathOf(t, *f));
-  } else {
-    out += "<no .file ";
-    appendDec(out, p.file);
-    out += '>';
-  }
-  out += ':';
-  appendDec(out, p.line);
-  out += ':';
-  appendDec(out, p.col);
-}
-
 std::string rowWhere(const ptx::Module& m, const ptx::LineTable& t, uint32_t row) {
   const ptx::LocRecord& r = m.locs[t.rows[row].loc];
   std::string out;
-  appendSourcePosition(out, t, r.position());
+  print::appendSourcePosition(out, t, r.position());
   if (!r.isInlined()) return out;
   for (uint32_t frameRow : t.inlineStack(row, kInlineFramesCompared)) {
     const ptx::LocRecord& frame = m.locs[t.rows[frameRow].loc];
@@ -93,7 +78,7 @@ std::string rowWhere(const ptx::Module& m, const ptx::LineTable& t, uint32_t row
     else
       appendEscaped(out, m.locFunctionNames[in.functionName]);
     out += " at ";
-    appendSourcePosition(out, t, in.inlinedAt);
+    print::appendSourcePosition(out, t, in.inlinedAt);
   }
   return out;
 }
@@ -191,6 +176,12 @@ void diffLineTables(const ptx::Module& a, const ptx::Module& b, std::vector<Diff
 
 namespace {
 
+// `n` and what it counts, singular or plural.
+void appendCount(std::string& s, uint64_t n, std::string_view one, std::string_view many) {
+  appendDec(s, n);
+  s += n == 1 ? one : many;
+}
+
 // `before -> after` for a change, else the one value there is.
 void appendValues(std::string& s, const DiffLine& line) {
   if (line.kind == DiffLine::Kind::changed) {
@@ -213,8 +204,7 @@ std::string diffLineText(const DiffLine& line) {
       s += line.path;
       if (line.descendants) {
         s += " (and ";
-        appendDec(s, line.descendants);
-        s += line.descendants == 1 ? " descendant)" : " descendants)";
+        appendCount(s, line.descendants, " descendant)", " descendants)");
       }
       break;
     case DiffLine::Subject::attribute:
@@ -236,9 +226,8 @@ std::string diffLineText(const DiffLine& line) {
         s += "\"]: ";
         appendValues(s, line);
       } else {
-        s += "pubnames: \"";
-        appendEscaped(s, line.path);
-        s += '"';
+        s += "pubnames: ";
+        appendQuoted(s, line.path);
       }
       break;
     case DiffLine::Subject::arange:
@@ -288,21 +277,18 @@ DiffSummary summarize(const std::vector<DiffLine>& lines) {
 
 std::string summaryText(const DiffSummary& s) {
   std::string out;
-  appendDec(out, s.changed);
-  out += s.changed == 1 ? " DIE changed, " : " DIEs changed, ";
+  appendCount(out, s.changed, " DIE changed, ", " DIEs changed, ");
   appendDec(out, s.added);
   out += " added, ";
   appendDec(out, s.removed);
   out += " removed";
   if (s.names) {
     out += ", ";
-    appendDec(out, s.names);
-    out += s.names == 1 ? " name-table entry different" : " name-table entries different";
+    appendCount(out, s.names, " name-table entry different", " name-table entries different");
   }
   if (s.lines) {
     out += ", ";
-    appendDec(out, s.lines);
-    out += s.lines == 1 ? " line-table entry different" : " line-table entries different";
+    appendCount(out, s.lines, " line-table entry different", " line-table entries different");
   }
   return out;
 }

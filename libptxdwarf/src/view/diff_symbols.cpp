@@ -7,16 +7,11 @@
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/format.h"
+#include "ptxdwarf/print/render.h"
 
 namespace ptxdwarf::view::diffdetail {
 
 namespace {
-
-// `+8`, `-4`, nothing for 0.
-void appendAddend(std::string& out, int64_t addend) {
-  if (addend > 0) out += '+';
-  if (addend) appendSigned(out, addend);
-}
 
 std::string_view lastComponent(std::string_view path) {
   const size_t slash = path.find_last_of("/\\");
@@ -247,7 +242,7 @@ void SymbolMeanings::append(std::string& out, const Relocation& r, Spelling spel
     out += '-';
     appendSymbol(out, r.minus(), spelling);
   }
-  appendAddend(out, r.addend());
+  print::appendAddend(out, r.addend());
   if (spelling != Spelling::shown) return;
   std::string meanings;
   for (std::string_view name : {std::string_view(r.symbol), std::string_view(r.minus())}) {

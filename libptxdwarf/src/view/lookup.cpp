@@ -21,15 +21,10 @@ using read::AttrValue;
 using read::Die;
 using read::Dwarf;
 using detail::compDirs;
+using detail::constantValue;
 using detail::expressionText;
 using detail::stringValue;
 using detail::SourceName;
-
-std::optional<uint64_t> constant(const std::optional<AttrValue>& v) {
-  if (!v || !v->isConstant() || v->reloc) return std::nullopt;
-  return v->value;
-}
-
 
 class Lookup {
  public:
@@ -43,6 +38,8 @@ class Lookup {
     LookupResult result;
     std::vector<uint32_t> places;
     if (!placesOf(where, places, result.error)) return result;
+    std::sort(places.begin(), places.end());
+    places.erase(std::unique(places.begin(), places.end()), places.end());
     std::map<std::pair<int32_t, uint32_t>, size_t> groups;  // (function, innermost scope) -> match
     for (uint32_t i : places) {
       const std::vector<uint32_t> chain = scopes_.chainAt(i);
@@ -107,8 +104,6 @@ class Lookup {
       const ptx::Function& f = m_.functions[static_cast<size_t>(r.function)];
       if (r.instruction < f.endInstruction) places.push_back(r.instruction);
     }
-    std::sort(places.begin(), places.end());
-    places.erase(std::unique(places.begin(), places.end()), places.end());
     if (places.empty()) error = "no .loc for " + std::string(source) + ":" + std::to_string(line) + " precedes an instruction";
     return !places.empty();
   }
@@ -118,8 +113,6 @@ class Lookup {
       places.push_back(f->firstInstruction);
     for (const Scope& s : scopes_.scopes())
       if (s.parent == kNoScope && s.end > s.begin && d_.name(d_.dies[s.die]) == name) places.push_back(s.begin);
-    std::sort(places.begin(), places.end());
-    places.erase(std::unique(places.begin(), places.end()), places.end());
     if (places.empty()) error = "no function named '" + std::string(name) + "' has code";
     return !places.empty();
   }
@@ -144,9 +137,9 @@ class Lookup {
       info.name = std::string(stringValue(findRecursively(d_, die, {dw::DW_AT_name})));
       info.die = die.offset;
       if (die.tag == dw::DW_TAG_inlined_subroutine) {
-        if (auto file = constant(d_.attribute(die, dw::DW_AT_call_file)); file && *file <= UINT32_MAX)
+        if (auto file = constantValue(d_.attribute(die, dw::DW_AT_call_file)); file && *file <= UINT32_MAX)
           if (const ptx::LineFile* lf = lines_.file(static_cast<unsigned>(*file))) info.callFile = ptx::pathOf(lines_, *lf);
-        info.callLine = constant(d_.attribute(die, dw::DW_AT_call_line)).value_or(0);
+        info.callLine = constantValue(d_.attribute(die, dw::DW_AT_call_line)).value_or(0);
       }
       match.scopes.push_back(std::move(info));
     }
@@ -156,7 +149,7 @@ class Lookup {
         const Die& die = d_.dies[decl];
         VariableInfo v = variable(die, instruction);
         // C++: a name is visible from its declaration on (in the same file).
-        auto file = constant(findRecursively(d_, die, {dw::DW_AT_decl_file}));
+        auto file = constantValue(findRecursively(d_, die, {dw::DW_AT_decl_file}));
         if (here && file && *file == here->file && v.declLine > here->line) continue;
         match.variables.push_back(std::move(v));
       }
@@ -172,34 +165,26 @@ class Lookup {
   }
 
   void location(const Die& die, uint32_t instruction, VariableInfo& v) const {
+    auto unavailable = [&](std::string why) {
+      v.available = false;
+      v.location = std::move(why);
+    };
     std::optional<AttrValue> loc = d_.attribute(die, dw::DW_AT_location);
     const read::Unit& unit = d_.unitOf(die);
     read::ExpressionContext ctx;
     ctx.addressSize = unit.addressSize;
     ctx.section = d_.info;
-    if (!loc) {
-      v.available = false;
-      v.location = "no location (optimized out)";
-      return;
-    }
+    if (!loc) return unavailable("no location (optimized out)");
     if (loc->isBlock()) {
       ctx.sectionOffset = static_cast<uint64_t>(loc->block().data() - d_.info->bytes.data());
       v.location = expressionText(read::decodeExpression(loc->block(), ctx));
       return;
     }
     const std::optional<uint64_t> listAt = d_.offsetIn(".debug_loc", loc->value, loc->reloc);
-    if (!listAt) {
-      v.available = false;
-      v.location = "location list " + loc->reloc->expression() + " is not in .debug_loc";
-      return;
-    }
+    if (!listAt) return unavailable("location list " + loc->reloc->expression() + " is not in .debug_loc");
     const uint64_t offset = *listAt;
     const read::LocList* list = d_.locListAt(offset);
-    if (!list || !d_.loc) {
-      v.available = false;
-      v.location = "no location list at .debug_loc+" + std::to_string(offset);
-      return;
-    }
+    if (!list || !d_.loc) return unavailable("no location list at .debug_loc+" + std::to_string(offset));
     for (const read::LocEntry& e : list->entries) {
       if (e.kind != read::LocEntry::range || !e.beginReloc || !e.endReloc) continue;
       const ptx::Label* b = m_.findLabel(e.beginReloc->symbol);
@@ -210,8 +195,7 @@ class Lookup {
       v.location = expressionText(read::decodeExpression(e.expr, ctx));
       return;
     }
-    v.available = false;
-    v.location = "not available here (no range of .debug_loc+" + std::to_string(offset) + " covers it)";
+    unavailable("not available here (no range of .debug_loc+" + std::to_string(offset) + " covers it)");
   }
 
   const ptx::Module& m_;

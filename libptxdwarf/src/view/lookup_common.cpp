@@ -1,10 +1,10 @@
 // The pieces view::lookup shares between PTX and cubins (lookup_internal.h).
 #include <algorithm>
-#include <charconv>
 
 #include "lookup_internal.h"
 #include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/view/type_name.h"
 #include "../work.h"
 
@@ -39,11 +39,7 @@ std::string expressionText(const read::Expression& e) {
         else append("DW_OP_bregx " + operand(0) + " " + signedOperand(1));
         break;
       case dw::DW_OP_addr:
-        append(op.reloc ? op.reloc->expression() : "0x" + [&] {
-          char buf[24];
-          auto r = std::to_chars(buf, buf + sizeof buf, op.operands[0], 16);
-          return std::string(buf, r.ptr);
-        }());
+        append(op.reloc ? op.reloc->expression() : hex(op.operands[0]));
         break;
       case dw::DW_OP_plus_uconst: append("+" + operand(0)); break;
       case dw::DW_OP_fbreg: append("frame_base" + signedOperand(0)); break;
@@ -96,17 +92,18 @@ std::string_view stringValue(const std::optional<read::AttrValue>& v) {
   return v && v->isString() ? v->string() : std::string_view{};
 }
 
+std::optional<uint64_t> constantValue(const std::optional<read::AttrValue>& v) {
+  if (!v || !v->isConstant() || v->reloc) return std::nullopt;
+  return v->value;
+}
+
 VariableInfo describeVariable(const read::Dwarf& dwarf, const read::Die& die, const SubtreeEnds& ends) {
-  auto constant = [](const std::optional<read::AttrValue>& v) -> std::optional<uint64_t> {
-    if (!v || !v->isConstant() || v->reloc) return std::nullopt;
-    return v->value;
-  };
   VariableInfo v;
   v.name = std::string(stringValue(findRecursively(dwarf, die, {dw::DW_AT_name})));
   v.parameter = die.tag == dw::DW_TAG_formal_parameter;
   v.die = die.offset;
-  v.declLine = constant(findRecursively(dwarf, die, {dw::DW_AT_decl_line})).value_or(0);
-  v.addressClass = constant(findRecursively(dwarf, die, {dw::DW_AT_address_class})).value_or(0);
+  v.declLine = constantValue(findRecursively(dwarf, die, {dw::DW_AT_decl_line})).value_or(0);
+  v.addressClass = constantValue(findRecursively(dwarf, die, {dw::DW_AT_address_class})).value_or(0);
   if (std::optional<read::AttrValue> t = findRecursively(dwarf, die, {dw::DW_AT_type}); t && t->isReference())
     v.type = typeName(dwarf, dwarf.referencedDie(*t), &ends);
   else

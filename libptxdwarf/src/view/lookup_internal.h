@@ -22,6 +22,8 @@ std::string expressionText(const read::Expression& e);
 
 // A string attribute's characters; empty when it is absent or no string.
 std::string_view stringValue(const std::optional<read::AttrValue>& v);
+// A constant attribute's value; none when it is absent, no constant or a symbol.
+std::optional<uint64_t> constantValue(const std::optional<read::AttrValue>& v);
 
 // Every unit's DW_AT_comp_dir, each once: a relative `.file` path's full
 // name is joined to it, as `dump` prints DW_AT_decl_file.

@@ -5,6 +5,7 @@
 #include "ptxdwarf/view/statistics.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -202,23 +203,18 @@ class Collector {
     return instructionOf(r);
   }
 
-  // DWARFDie::getAddressRanges from low_pc/high_pc. A PTX file's high_pc is a
-  // label; a cubin's may be an offset from low_pc (DWARF 4's constant class).
-  std::vector<InstructionRange> ranges(const Die& die) const {
+  // DWARFDie::getAddressRanges from low_pc/high_pc: one range at most. A PTX
+  // file's high_pc is a label; a cubin's may be an offset from low_pc (DWARF
+  // 4's constant class).
+  std::optional<InstructionRange> range(const Die& die) const {
     std::optional<AttrValue> low = attr(die, dw::DW_AT_low_pc);
     std::optional<AttrValue> high = attr(die, dw::DW_AT_high_pc);
-    if (!low || !high || low->form != dw::DW_FORM_addr) return {};
+    if (!low || !high || low->form != dw::DW_FORM_addr) return std::nullopt;
     std::optional<uint64_t> first = position(low->value, low->reloc), end;
     if (high->form == dw::DW_FORM_addr) end = position(high->value, high->reloc);
     else if (inBytes_ && high->isConstant() && first) end = *first + high->value;
-    if (!first || !end) return {};
-    return {{*first, *end}};
-  }
-
-  static uint64_t total(const std::vector<InstructionRange>& rs) {
-    uint64_t n = 0;
-    for (const InstructionRange& r : rs) n += r.size();
-    return n;
+    if (!first || !end) return std::nullopt;
+    return InstructionRange{*first, *end};
   }
 
   std::string fileBasename(const Die& die) const {
@@ -279,19 +275,16 @@ class Collector {
 
   struct Location {
     bool has = false;
-    bool wholeScope = false;  // a single expression: no ranges
     uint64_t total = 0, inScope = 0, entryValues = 0;
   };
 
-  // DWARFDie::getLocations(DW_AT_location) and the coverage of its entries.
-  Location location(const Die& die) const {
+  // DWARFDie::getLocations(DW_AT_location) and the coverage of its entries;
+  // a single expression covers the whole `scope`.
+  Location location(const Die& die, uint64_t scope) const {
     Location loc;
     std::optional<AttrValue> v = attr(die, dw::DW_AT_location);
     if (!v) return loc;
-    if (v->isBlock()) {
-      loc.has = loc.wholeScope = true;
-      return loc;
-    }
+    if (v->isBlock()) return {true, scope, scope, 0};
     const read::Unit& unit = d_.unitOf(die);
     bool listForm = v->form == dw::DW_FORM_sec_offset ||
                     ((v->form == dw::DW_FORM_data4 || v->form == dw::DW_FORM_data8) && unit.version <= 3);
@@ -305,8 +298,8 @@ class Collector {
     // (A PTX file's entries are labels: positions of their own.)
     std::optional<AttrValue> unitLow = attr(d_.dies[unit.firstDie], dw::DW_AT_low_pc);
     std::optional<uint64_t> base = unitLow ? std::optional<uint64_t>(unitLow->value) : std::nullopt;
-    std::vector<InstructionRange> parent;
-    if (const Die* p = d_.parentOf(die)) parent = ranges(*p);
+    std::optional<InstructionRange> parent;
+    if (const Die* p = d_.parentOf(die)) parent = range(*p);
     for (const read::LocEntry& e : list->entries) {
       if (e.kind == read::LocEntry::baseAddress) {
         base = e.end;
@@ -320,8 +313,7 @@ class Collector {
       if (!first || !end) continue;  // not a label: no instructions we can name
       InstructionRange r{*first, *end};
       loc.total += r.size();
-      uint64_t covered = 0;
-      for (const InstructionRange& s : parent) covered += overlap(r, s);
+      const uint64_t covered = parent ? overlap(r, *parent) : 0;
       loc.inScope += covered;
       if (isEntryValue(e.expr, unit.addressSize)) loc.entryValues += covered;
     }
@@ -340,23 +332,23 @@ class Collector {
     (entryValuesLeftOut ? c.withoutEntryValues : c.buckets)[b]++;
   }
 
-  void collectLocStats(uint64_t covered, uint64_t scope, bool isParam, bool isLocalVar, bool entryValuesLeftOut) {
-    bucket(s_.variableCoverage, covered, scope, entryValuesLeftOut);
-    if (isParam)
-      bucket(s_.paramCoverage, covered, scope, entryValuesLeftOut);
-    else if (isLocalVar)
-      bucket(s_.localVarCoverage, covered, scope, entryValuesLeftOut);
+  // The location coverages a DIE of `tag` counts in: every variable's, then
+  // a parameter's or a local variable's own (null for other DIEs).
+  std::array<LocationCoverage*, 2> coveragesOf(uint16_t tag) {
+    if (tag == dw::DW_TAG_formal_parameter) return {&s_.variableCoverage, &s_.paramCoverage};
+    if (tag == dw::DW_TAG_variable) return {&s_.variableCoverage, &s_.localVarCoverage};
+    return {&s_.variableCoverage, nullptr};
   }
 
-  void zeroCoverage(uint16_t tag) {
-    s_.variableCoverage.processed++;
-    s_.variableCoverage.buckets[0]++;
-    if (tag == dw::DW_TAG_formal_parameter) {
-      s_.paramCoverage.processed++;
-      s_.paramCoverage.buckets[0]++;
-    } else if (tag == dw::DW_TAG_variable) {
-      s_.localVarCoverage.processed++;
-      s_.localVarCoverage.buckets[0]++;
+  // Variables of inlined functions that never got a location, by their DIEs' offsets.
+  void zeroCoverage(const std::vector<uint64_t>& variables) {
+    for (uint64_t offset : variables) {
+      const Die* v = d_.dieAt(offset);
+      for (LocationCoverage* c : coveragesOf(v ? v->tag : 0)) {
+        if (!c) continue;
+        c->processed++;
+        c->buckets[0]++;
+      }
     }
   }
 
@@ -393,31 +385,17 @@ class Collector {
       }
     }
 
-    bool hasLoc = false;
-    uint64_t total = 0, inScope = 0, entryValues = 0;
-    if (attr(die, dw::DW_AT_const_value)) {
-      hasLoc = true;
-      inScope = total = f.scope;
-    } else {
-      Location loc = location(die);
-      hasLoc = loc.has;
-      if (loc.wholeScope) {
-        inScope = total = f.scope;
-      } else {
-        total = loc.total;
-        inScope = loc.inScope;
-        entryValues = loc.entryValues;
-      }
-    }
+    // A constant value covers the whole scope, as a single location expression does.
+    const auto [hasLoc, total, inScope, entryValues] =
+        attr(die, dw::DW_AT_const_value) ? Location{true, f.scope, f.scope, 0} : location(die, f.scope);
 
     if (f.scope && !deferLocStats) {
-      s_.variableCoverage.processed++;
-      if (isParam)
-        s_.paramCoverage.processed++;
-      else if (isLocalVar)
-        s_.localVarCoverage.processed++;
-      collectLocStats(inScope, f.scope, isParam, isLocalVar, false);
-      collectLocStats(inScope - entryValues, f.scope, isParam, isLocalVar, true);
+      for (LocationCoverage* c : coveragesOf(tag)) {
+        if (!c) continue;
+        c->processed++;
+        bucket(*c, inScope, f.scope, false);
+        bucket(*c, inScope - entryValues, f.scope, true);
+      }
     }
 
     const Die* idDie = &die;
@@ -486,7 +464,7 @@ class Collector {
       if (isFunction || isInlined) f.varPrefix = VarPrefixes::kFunction;
       if (attr(die, dw::DW_AT_declaration)) return false;
       if (attr(die, dw::DW_AT_call_file) && attr(die, dw::DW_AT_call_line)) s_.callSiteEntries++;
-      uint64_t inThisScope = total(ranges(die));
+      uint64_t inThisScope = range(die).value_or(InstructionRange{}).size();
       if (!isBlock) {
         if (attr(die, dw::DW_AT_inline)) {
           collectAbstractOriginVars(f.die);
@@ -524,23 +502,13 @@ class Collector {
 
   // The part after the children: inlined variables that never got a location.
   void leave(const Frame& f) {
-    if (!f.tracksZeroCoverage) return;
-    for (uint64_t offset : f.aoVars) {
-      const Die* v = d_.dieAt(offset);
-      if (v)
-        zeroCoverage(v->tag);
-      else
-        zeroCoverage(0);
-    }
+    if (f.tracksZeroCoverage) zeroCoverage(f.aoVars);
   }
 
   void walk(uint32_t root) {
     stack_.clear();
-    Frame top;
-    top.die = root;
-    top.fn = &functions_["/"];  // the global scope: zero in every total until a variable counts
-    top.varPrefix = VarPrefixes::kGlobal;
-    stack_.push_back(std::move(top));
+    // The global scope: zero in every total until a variable counts.
+    stack_.push_back({.die = root, .fn = &functions_["/"], .varPrefix = VarPrefixes::kGlobal});
     if (!enter(stack_.back())) {
       stack_.pop_back();
       return;
@@ -565,19 +533,18 @@ class Collector {
         f.cursor = i + 1;
         continue;
       }
-      Frame child;
-      child.die = i;
-      child.fn = f.fn;
-      child.varPrefix = f.varPrefix;
+      uint32_t prefix = f.varPrefix;
       if (c.tag == dw::DW_TAG_lexical_block)
-        child.varPrefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::block, f.lexicalBlocks++);
+        prefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::block, f.lexicalBlocks++);
       if (c.tag == dw::DW_TAG_formal_parameter)
-        child.varPrefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::parameter, f.formalParameters++);
-      child.scope = f.scope;
-      child.inlineDepth = f.inlineDepth;
-      child.aoOwner = f.aoOwner;
+        prefix = prefixes_.child(f.varPrefix, VarPrefixes::Segment::parameter, f.formalParameters++);
       f.cursor = i + 1;
-      stack_.push_back(std::move(child));
+      stack_.push_back({.die = i,
+                        .fn = f.fn,
+                        .varPrefix = prefix,
+                        .scope = f.scope,
+                        .inlineDepth = f.inlineDepth,
+                        .aoOwner = f.aoOwner});
       if (!enter(stack_.back())) {
         stack_.pop_back();
         stack_.back().cursor = subtreeEnd(i);
@@ -599,10 +566,7 @@ class Collector {
         if (std::optional<AttrValue> origin = attr(c, dw::DW_AT_abstract_origin))
           std::erase(vars, rawReference(d_, c, *origin));
       });
-      for (uint64_t offset : vars) {
-        const Die* v = d_.dieAt(offset);
-        zeroCoverage(v ? v->tag : 0);
-      }
+      zeroCoverage(vars);
     }
   }
 

@@ -2,6 +2,8 @@
 // moved here from ptxdump so that the view, the dump and bindings share it.
 #include "ptxdwarf/view/type_name.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -29,53 +31,20 @@ void appendDec(std::string& out, unsigned __int128 v) {
   out.append(digits.rbegin(), digits.rend());
 }
 
-// LLVM 14's LanguageLowerBound (Dwarf.def): the default array lower bound.
+// LLVM 14's LanguageLowerBound (Dwarf.def): the default array lower bound,
+// 1 in the languages below, 0 in the other languages DWARF 5 defines and in
+// RenderScript and Delphi, none for the rest.
 std::optional<unsigned> languageLowerBound(uint64_t lang) {
-  switch (lang) {
-    case 0x0001:
-    case 0x0002:
-    case 0x0004:
-    case 0x000b:
-    case 0x000c:
-    case 0x000d:
-    case 0x0010:
-    case 0x0011:
-    case 0x0012:
-    case 0x0013:
-    case 0x0014:
-    case 0x0015:
-    case 0x0016:
-    case 0x0018:
-    case 0x0019:
-    case 0x001a:
-    case 0x001b:
-    case 0x001c:
-    case 0x001d:
-    case 0x001e:
-    case 0x0020:
-    case 0x0021:
-    case 0x0024:
-    case 0x0025:
-    case 0x8e57:
-    case 0xb000:
-      return 0u;
-    case 0x0003:
-    case 0x0005:
-    case 0x0006:
-    case 0x0007:
-    case 0x0008:
-    case 0x0009:
-    case 0x000a:
-    case 0x000e:
-    case 0x000f:
-    case 0x0017:
-    case 0x001f:
-    case 0x0022:
-    case 0x0023:
-      return 1u;
-    default:
-      return std::nullopt;
-  }
+  static constexpr uint64_t kFromOne[] = {
+      dw::DW_LANG_Ada83,    dw::DW_LANG_Cobol74,   dw::DW_LANG_Cobol85,   dw::DW_LANG_Fortran77, dw::DW_LANG_Fortran90,
+      dw::DW_LANG_Pascal83, dw::DW_LANG_Modula2,   dw::DW_LANG_Fortran95, dw::DW_LANG_PLI,       dw::DW_LANG_Modula3,
+      dw::DW_LANG_Julia,    dw::DW_LANG_Fortran03, dw::DW_LANG_Fortran08,
+  };
+  if (std::find(std::begin(kFromOne), std::end(kFromOne), lang) != std::end(kFromOne)) return 1u;
+  if ((lang >= dw::DW_LANG_C89 && lang <= dw::DW_LANG_BLISS) || lang == dw::DW_LANG_GOOGLE_RenderScript ||
+      lang == dw::DW_LANG_BORLAND_Delphi)
+    return 0u;
+  return std::nullopt;
 }
 
 // llvm::DWARFTypePrinter (LLVM 14, DWARFDie.cpp) over our flat DIE array.
@@ -105,13 +74,10 @@ class TypePrinter {
   static constexpr int kMaxSteps = 4096;
   // The innermost scopes a name spells (more: kScopesLeftOut in their place).
   static constexpr size_t kMaxScopes = 64;
-
- public:
   // What stands where a name leaves scopes out, and where one is cut short.
   static constexpr std::string_view kScopesLeftOut = "(enclosing scopes left out)";
   static constexpr std::string_view kCutShort = "(name cut short)";
 
- private:
   bool enter() {
     if (depth_ >= kMaxDepth || steps_ >= kMaxSteps) {
       if (!cut_) out_ += kCutShort;  // said once, where the name stops
@@ -155,11 +121,10 @@ class TypePrinter {
         return static_cast<int64_t>(v->value);
     }
   }
-  const char* nameOf(const Die* D, std::string_view& name) const {
+  std::optional<std::string_view> nameOf(const Die* D) const {
     std::optional<AttrValue> v = find(D, dw::DW_AT_name);
-    if (!v || !v->isString()) return nullptr;
-    name = v->string();
-    return "";
+    if (!v || !v->isString()) return std::nullopt;
+    return v->string();
   }
 
   template <class F>
@@ -294,17 +259,11 @@ class TypePrinter {
       case dw::DW_TAG_volatile_type:
         appendConstVolatileQualifierBefore(D);
         break;
-      case dw::DW_TAG_namespace: {
-        std::string_view name;
-        if (nameOf(D, name))
-          out_ += name;
-        else
-          out_ += "(anonymous namespace)";
+      case dw::DW_TAG_namespace:
+        out_ += nameOf(D).value_or("(anonymous namespace)");
         break;
-      }
       case dw::DW_TAG_unspecified_type: {
-        std::string_view name;
-        nameOf(D, name);
+        std::string_view name = nameOf(D).value_or("");
         if (name == "decltype(nullptr)") name = "std::nullptr_t";
         word_ = true;
         out_ += name;
@@ -312,12 +271,13 @@ class TypePrinter {
         break;
       }
       default: {
-        std::string_view name;
-        if (!nameOf(D, name)) {
+        const std::optional<std::string_view> named = nameOf(D);
+        if (!named) {
           appendTypeTagName(D->tag);
           leave();
           return nullptr;
         }
+        std::string_view name = *named;
         word_ = true;
         constexpr std::string_view mangledPrefix = "_STN|";
         if (name.substr(0, mangledPrefix.size()) == mangledPrefix) {
@@ -406,87 +366,8 @@ class TypePrinter {
           return true;
         }
         if (tag(T) == dw::DW_TAG_pointer_type) return true;
-        std::string_view name;
-        nameOf(T, name);
         std::optional<AttrValue> V = find(C, dw::DW_AT_const_value);
-        auto sv = signedConstant(V);
-        auto uv = unsignedConstant(V);
-        bool isQualifiedChar = false;
-        if (name == "bool") {
-          out_ += uv.value_or(0) ? "true" : "false";
-        } else if (name == "short") {
-          out_ += "(short)";
-          appendSigned(out_, sv.value_or(0));
-        } else if (name == "unsigned short") {
-          out_ += "(unsigned short)";
-          appendSigned(out_, sv.value_or(0));
-        } else if (name == "int") {
-          appendSigned(out_, sv.value_or(0));
-        } else if (name == "long") {
-          appendSigned(out_, sv.value_or(0));
-          out_ += 'L';
-        } else if (name == "long long") {
-          appendSigned(out_, sv.value_or(0));
-          out_ += "LL";
-        } else if (name == "unsigned int") {
-          appendDec(out_, uv.value_or(0));
-          out_ += 'U';
-        } else if (name == "unsigned long") {
-          appendDec(out_, uv.value_or(0));
-          out_ += "UL";
-        } else if (name == "unsigned long long") {
-          appendDec(out_, uv.value_or(0));
-          out_ += "ULL";
-        } else if (name == "char" || (isQualifiedChar = (name == "unsigned char" || name == "signed char"))) {
-          int64_t val = sv.value_or(0);
-          if (isQualifiedChar) {
-            out_ += '(';
-            out_ += name;
-            out_ += ')';
-          }
-          switch (val) {
-            case '\\':
-              out_ += "'\\\\'";
-              break;
-            case '\'':
-              out_ += "'\\''";
-              break;
-            case '\a':
-              out_ += "'\\a'";
-              break;
-            case '\b':
-              out_ += "'\\b'";
-              break;
-            case '\f':
-              out_ += "'\\f'";
-              break;
-            case '\n':
-              out_ += "'\\n'";
-              break;
-            case '\r':
-              out_ += "'\\r'";
-              break;
-            case '\t':
-              out_ += "'\\t'";
-              break;
-            case '\v':
-              out_ += "'\\v'";
-              break;
-            default: {
-              if ((val & ~0xFFll) == ~0xFFll) val &= 0xFF;
-              if (val < 127 && val >= 32) {
-                out_ += '\'';
-                out_ += static_cast<char>(val);
-                out_ += '\'';
-              } else {
-                int width = val < 256 ? 2 : val <= 0xFFFF ? 4 : 8;
-                out_ += val < 256 ? "'\\x" : val <= 0xFFFF ? "'\\u" : "'\\U";
-                appendHexDigits(out_, static_cast<uint64_t>(val) & (width == 8 ? 0xffffffffull : ~0ull), width);
-                out_ += '\'';
-              }
-            }
-          }
-        }
+        appendTemplateValue(nameOf(T).value_or(""), signedConstant(V).value_or(0), unsignedConstant(V).value_or(0));
         return true;
       }
       if (C->tag == dw::DW_TAG_GNU_template_template_param) {
@@ -506,6 +387,68 @@ class TypePrinter {
       endedWithTemplate_ = false;
     }
     return isTemplate;
+  }
+
+  // A template value argument of the type named `name`, as LLVM spells it:
+  // `true`, `(short)3`, `5UL`, `'a'`, `(unsigned char)'\\x80'`; nothing for
+  // another type.
+  void appendTemplateValue(std::string_view name, int64_t sv, uint64_t uv) {
+    struct Integer {
+      std::string_view type, cast, suffix;
+      bool isSigned;
+    };
+    static constexpr Integer kIntegers[] = {
+        {"short", "(short)", "", true},
+        {"unsigned short", "(unsigned short)", "", true},
+        {"int", "", "", true},
+        {"long", "", "L", true},
+        {"long long", "", "LL", true},
+        {"unsigned int", "", "U", false},
+        {"unsigned long", "", "UL", false},
+        {"unsigned long long", "", "ULL", false},
+    };
+    if (name == "bool") {
+      out_ += uv ? "true" : "false";
+      return;
+    }
+    for (const Integer& i : kIntegers) {
+      if (name != i.type) continue;
+      out_ += i.cast;
+      if (i.isSigned)
+        appendSigned(out_, sv);
+      else
+        appendDec(out_, uv);
+      out_ += i.suffix;
+      return;
+    }
+    const bool isQualifiedChar = name == "unsigned char" || name == "signed char";
+    if (name != "char" && !isQualifiedChar) return;
+    if (isQualifiedChar) {
+      out_ += '(';
+      out_ += name;
+      out_ += ')';
+    }
+    static constexpr std::pair<int64_t, std::string_view> kEscapes[] = {
+        {'\\', "'\\\\'"}, {'\'', "'\\''"}, {'\a', "'\\a'"}, {'\b', "'\\b'"}, {'\f', "'\\f'"},
+        {'\n', "'\\n'"},  {'\r', "'\\r'"}, {'\t', "'\\t'"}, {'\v', "'\\v'"},
+    };
+    for (const auto& [c, escape] : kEscapes)
+      if (sv == c) {
+        out_ += escape;
+        return;
+      }
+    int64_t val = sv;
+    if ((val & ~0xFFll) == ~0xFFll) val &= 0xFF;
+    if (val < 127 && val >= 32) {
+      out_ += '\'';
+      out_ += static_cast<char>(val);
+      out_ += '\'';
+    } else {
+      int width = val < 256 ? 2 : val <= 0xFFFF ? 4 : 8;
+      out_ += val < 256 ? "'\\x" : val <= 0xFFFF ? "'\\u" : "'\\U";
+      appendHexDigits(out_, static_cast<uint64_t>(val) & (width == 8 ? 0xffffffffull : ~0ull), width);
+      out_ += '\'';
+    }
   }
 
   void decomposeConstVolatile(const Die* N, const Die*& T, const Die*& C, const Die*& V) {
@@ -673,8 +616,5 @@ std::string typeName(const Dwarf& dwarf, const Die* die, const SubtreeEnds* ends
   appendTypeName(dwarf, die, out, ends);
   return out;
 }
-
-std::string_view scopesLeftOutMarker() { return TypePrinter::kScopesLeftOut; }
-std::string_view nameCutShortMarker() { return TypePrinter::kCutShort; }
 
 }  // namespace ptxdwarf::view

@@ -6,11 +6,10 @@
 #include "ptxdwarf/view/types.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <functional>
 #include <string>
 
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/read/expression.h"
 #include "ptxdwarf/view/attributes.h"
 #include "ptxdwarf/view/type_name.h"
@@ -72,11 +71,6 @@ void forChildren(const Dwarf& d, const Die& die, const SubtreeEnds* ends, F&& f)
 struct Checked {
   std::optional<uint64_t> value;
   std::string problem = {};  // set when value is not
-
-  static Checked of(unsigned __int128 v, const std::function<std::string()>& why) {
-    if (v > UINT64_MAX) return {std::nullopt, why()};
-    return {static_cast<uint64_t>(v)};
-  }
 };
 
 std::string decimal(unsigned __int128 v) {
@@ -101,12 +95,10 @@ std::vector<uint64_t> arrayDimensions(const Dwarf& d, const Die& array, const Su
     } else if (auto upper = unsignedValue(d.attribute(c, dw::DW_AT_upper_bound))) {
       const uint64_t lower = unsignedValue(d.attribute(c, dw::DW_AT_lower_bound)).value_or(0);
       const unsigned __int128 n = *upper >= lower ? static_cast<unsigned __int128>(*upper) - lower + 1 : 0;
-      Checked count = Checked::of(n, [&] {
-        return "dimension " + std::to_string(dims.size() + 1) + ": bounds [" + std::to_string(lower) + ", " +
-               std::to_string(*upper) + "] hold " + decimal(n) + " elements, more than 64 bits count";
-      });
-      if (problem && !count.value && problem->empty()) *problem = count.problem;
-      dims.push_back(count.value.value_or(0));
+      if (n > UINT64_MAX && problem && problem->empty())
+        *problem = "dimension " + std::to_string(dims.size() + 1) + ": bounds [" + std::to_string(lower) + ", " +
+                   std::to_string(*upper) + "] hold " + decimal(n) + " elements, more than 64 bits count";
+      dims.push_back(n > UINT64_MAX ? 0 : static_cast<uint64_t>(n));
     } else {
       dims.push_back(0);
     }
@@ -133,25 +125,26 @@ Checked memberOffset(const Dwarf& d, const Die& member) {
   return {std::nullopt, "DW_AT_data_member_location is an expression, not a constant offset"};
 }
 
+// The kinds of type typeLayouts lists: the tag that makes one, the word that names it.
+struct KindInfo {
+  uint16_t tag;
+  TypeKind kind;
+  std::string_view name;
+};
+constexpr KindInfo kKinds[] = {
+    {dw::DW_TAG_structure_type, TypeKind::structure, "struct"},
+    {dw::DW_TAG_class_type, TypeKind::class_, "class"},
+    {dw::DW_TAG_union_type, TypeKind::union_, "union"},
+    {dw::DW_TAG_enumeration_type, TypeKind::enumeration, "enum"},
+    {dw::DW_TAG_typedef, TypeKind::typedef_, "typedef"},
+    {dw::DW_TAG_array_type, TypeKind::array, "array"},
+    {dw::DW_TAG_pointer_type, TypeKind::pointer, "pointer"},
+};
+
 std::optional<TypeKind> kindOf(uint16_t tag) {
-  switch (tag) {
-    case dw::DW_TAG_structure_type:
-      return TypeKind::structure;
-    case dw::DW_TAG_class_type:
-      return TypeKind::class_;
-    case dw::DW_TAG_union_type:
-      return TypeKind::union_;
-    case dw::DW_TAG_enumeration_type:
-      return TypeKind::enumeration;
-    case dw::DW_TAG_typedef:
-      return TypeKind::typedef_;
-    case dw::DW_TAG_array_type:
-      return TypeKind::array;
-    case dw::DW_TAG_pointer_type:
-      return TypeKind::pointer;
-    default:
-      return std::nullopt;
-  }
+  for (const KindInfo& k : kKinds)
+    if (k.tag == tag) return k.kind;
+  return std::nullopt;
 }
 
 // typeSize, with `ends` to find an array's subranges by, and `problem` set
@@ -164,18 +157,16 @@ std::optional<uint64_t> sizeOf(const Dwarf& d, const Die* die, const SubtreeEnds
     return std::nullopt;
   };
   for (int i = 0; die && i < kMaxTypeChain; ++i) {
-    if (auto size = unsignedValue(d.attribute(*die, dw::DW_AT_byte_size))) {
+    std::optional<uint64_t> size = unsignedValue(d.attribute(*die, dw::DW_AT_byte_size));
+    const uint16_t tag = die->tag;
+    if (!size && (tag == dw::DW_TAG_pointer_type || tag == dw::DW_TAG_reference_type ||
+                  tag == dw::DW_TAG_rvalue_reference_type || tag == dw::DW_TAG_ptr_to_member_type))
+      size = d.unitOf(*die).addressSize;
+    if (size) {
       const u128 bytes = multiplier * *size;
       return bytes > UINT64_MAX ? tooLarge(bytes) : std::optional<uint64_t>(static_cast<uint64_t>(bytes));
     }
-    switch (die->tag) {
-      case dw::DW_TAG_pointer_type:
-      case dw::DW_TAG_reference_type:
-      case dw::DW_TAG_rvalue_reference_type:
-      case dw::DW_TAG_ptr_to_member_type: {
-        const u128 bytes = multiplier * d.unitOf(*die).addressSize;
-        return bytes > UINT64_MAX ? tooLarge(bytes) : std::optional<uint64_t>(static_cast<uint64_t>(bytes));
-      }
+    switch (tag) {
       case dw::DW_TAG_array_type: {
         std::string dimensionProblem;
         for (uint64_t n : arrayDimensions(d, *die, ends, &dimensionProblem)) {
@@ -215,11 +206,7 @@ bool isEdgBaseMember(const Dwarf& d, const Die& m, const Die* type) {
 
 // "member at DIE 0x2a: " + why: a member by its DIE, not by its name (a
 // name is the producer's text, and the problem is printed as it is).
-std::string memberProblem(uint64_t die, const std::string& why) {
-  char hex[24];
-  std::snprintf(hex, sizeof hex, "%08llx", static_cast<unsigned long long>(die));
-  return "member at DIE 0x" + std::string(hex) + ": " + why;
-}
+std::string memberProblem(uint64_t die, const std::string& why) { return "member at DIE " + hex(die, 8) + ": " + why; }
 
 MemberLayout memberLayout(const Dwarf& d, const Die& m, const SubtreeEnds* ends, std::string& problem) {
   using u128 = unsigned __int128;
@@ -322,22 +309,8 @@ std::string anonymousName(const Dwarf& d, const Die& die, TypeKind kind, const S
 }  // namespace
 
 std::string_view typeKindName(TypeKind k) {
-  switch (k) {
-    case TypeKind::structure:
-      return "struct";
-    case TypeKind::class_:
-      return "class";
-    case TypeKind::union_:
-      return "union";
-    case TypeKind::enumeration:
-      return "enum";
-    case TypeKind::typedef_:
-      return "typedef";
-    case TypeKind::array:
-      return "array";
-    case TypeKind::pointer:
-      return "pointer";
-  }
+  for (const KindInfo& info : kKinds)
+    if (info.kind == k) return info.name;
   return "";
 }
 

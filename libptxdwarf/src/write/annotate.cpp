@@ -1,25 +1,12 @@
 #include "ptxdwarf/write/annotate.h"
 
-#include <algorithm>
 #include <array>
-#include <charconv>
-#include <exception>
-#include <cstring>
-#include <map>
-#include <optional>
-#include <string>
-#include <unordered_map>
 #include <thread>
-#include <vector>
 
 #include "../parallel.h"
-#include "../reserve.h"
-#include "ptxdwarf/dwarf.h"
-#include "../work.h"
-#include "ptxdwarf/write/builder.h"
 #include "ptxdwarf/write/encode.h"
-#include "ptxdwarf/write/line_table.h"
 #include "annotate_internal.h"
+#include "ptx_writer_internal.h"
 #include "unit_store.h"
 
 #ifndef PTXDWARF_VERSION_STRING
@@ -30,8 +17,7 @@ namespace ptxdwarf::write::annotating {
 
 void Annotator::run() {
   if (!refuse()) return;
-  size_t firstBreak = text_.find('\n');
-  crlf_ = firstBreak != std::string_view::npos && firstBreak > 0 && text_[firstBreak - 1] == '\r';
+  crlf_ = ptx_text::firstLineEndsInCrlf(text_);
   chooseLabelPrefix();
   if (options_.renameRegisters) chooseStem();
   sourceName_ = options_.sourceName.empty() ? m_.filename : options_.sourceName;
@@ -86,10 +72,10 @@ void Annotator::countRepeatedWarnings() {
 }
 
 void Annotator::reserveDies() {
-  size_t dies = 16 + m_.variables.size() + 2 * m_.blocks.size(), declarations = 0;
   // A declaration's registers are one record (a run).
-  dies += m_.functions.size() + m_.parameters.size() + m_.registers.size();
-  declarations += m_.registers.size();
+  const size_t declarations = m_.registers.size();
+  const size_t dies =
+      16 + m_.variables.size() + 2 * m_.blocks.size() + m_.functions.size() + m_.parameters.size() + declarations;
   constexpr size_t kAttributesPerDie = 7;  // name, decl file and line, type, location, class, +1
   // A declaration's encoded bytes are one register variable's ("%rd1234",
   // 8, 4, 11, 1): a range keeps its first register's (Unit::addRegisterRun).
@@ -163,8 +149,8 @@ void Annotator::removeDebugInformation() {
   }
   if (options_.keepLines) return;
   auto eraseDirective = [&](SourceLoc at) {  // from the directive to the end of its line
-    uint64_t begin = lineStart(at.line) + (at.col ? at.col - 1 : 0);
-    uint64_t end = starts_.has(at.line + 1) ? lineStart(at.line + 1) - 1 : text_.size();
+    uint64_t begin = lineIndex_.offset(at.line, at.col);
+    uint64_t end = lineIndex_.has(at.line + 1) ? lineStart(at.line + 1) - 1 : text_.size();
     if (end > begin && text_[end - 1] == '\r') --end;
     if (end > begin) edits_.replace(begin, static_cast<uint32_t>(end - begin), "");
   };
@@ -213,13 +199,13 @@ void Annotator::headerEdits() {
   files_.write(file);
   insertLines(header == 0 ? 0 : lineStart(header + 1), file);
   if (!m_.debug && m_.targetLoc.line != 0) {
-    uint64_t begin = lineStart(m_.targetLoc.line) + (m_.targetLoc.col ? m_.targetLoc.col - 1 : 0);
-    uint64_t end = starts_.has(m_.targetLoc.line + 1) ? lineStart(m_.targetLoc.line + 1) : text_.size();
+    uint64_t begin = lineIndex_.offset(m_.targetLoc.line, m_.targetLoc.col);
+    uint64_t end = lineIndex_.has(m_.targetLoc.line + 1) ? lineStart(m_.targetLoc.line + 1) : text_.size();
     std::string_view line = text_.substr(begin, end - begin);
     size_t comment = std::min({line.find("//"), line.find("/*"), line.find('\n')});
     if (comment != std::string_view::npos) line = line.substr(0, comment);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
-    edits_.insert(begin + line.size(), ", debug");
+    edits_.replace(begin + line.size(), 0, ", debug");  // inserted: nothing erased
   }
 }
 
@@ -306,48 +292,27 @@ bool Annotator::encodeDwarf() {
 }
 
 WriteOptions Annotator::writeOptions() const {
-  WriteOptions wo;
-  wo.style = options_.style;
-  wo.version = m_.version;
-  wo.crlf = crlf_;
-  wo.threads = options_.threads;
-  wo.bytesPerLine = 32;  // 8 words a line when dense: fewer, longer lines
-  return wo;
+  return {.style = options_.style,
+          .version = m_.version,
+          .bytesPerLine = 32,  // 8 words a line when dense: fewer, longer lines
+          .crlf = crlf_,
+          .threads = options_.threads};
 }
 
 void Annotator::writeCode() {
-  constexpr size_t kChunk = size_t{1} << 20;
-  std::string buffer;
-  buffer.reserve(kChunk + 64 * 1024);
-  auto put = [&](std::string_view piece) {
-    if (buffer.size() + piece.size() > kChunk && !buffer.empty()) {
-      sink_(buffer);
-      buffer.clear();
-    }
-    if (piece.size() >= kChunk)
-      sink_(piece);  // a long stretch of the input: straight through
-    else
-      buffer.append(piece);
-  };
+  const WriteOptions options = writeOptions();
+  ptx_text::SinkOutput out(sink_, options);
   LocStream locs(*this);
-  edits_.apply(text_, put, locs);
+  edits_.apply(text_, [&](std::string_view piece) { out.text(piece); }, locs);
   edits_ = Edits();
-  starts_.release();  // every line is placed
-  if (!text_.empty() && text_.back() != '\n') put(eol());
-  put(eol());
-  if (!buffer.empty()) sink_(buffer);
+  lineIndex_.release();  // every line is placed
+  if (!text_.empty() && text_.back() != '\n') out.text(eol());
+  out.text(eol());
+  out.finish();
 }
 
-void Annotator::writeDwarf() {
-  bool endsInNewline = false;
-  const bool written = streamSections(
-      [&](std::string_view piece) {
-        if (!piece.empty()) endsInNewline = piece.back() == '\n';
-        sink_(piece);
-      },
-      sections_, writeOptions(), result_.diagnostics);
-  if (written && !endsInNewline) sink_(eol());
-}
+// Every section's text ends a line: nothing to add after the last.
+void Annotator::writeDwarf() { streamSections(sink_, sections_, writeOptions(), result_.diagnostics); }
 
 }  // namespace ptxdwarf::write::annotating
 

@@ -77,15 +77,8 @@ DieId Annotator::arrayOf(const ptx::Variable& v) {
 }
 
 void Annotator::variable(DieId scope, const ptx::Variable& v) {
-  switch (v.space) {
-    case ptx::StateSpace::global:
-    case ptx::StateSpace::shared:
-    case ptx::StateSpace::const_:
-    case ptx::StateSpace::local:
-      break;
-    default:
-      return;
-  }
+  using S = ptx::StateSpace;
+  if (v.space != S::global && v.space != S::shared && v.space != S::const_ && v.space != S::local) return;
   b_.variable(scope, {.name = v.name.str(),
                       .declFile = declFile(),
                       .declLine = declFile() ? v.loc.line : 0,

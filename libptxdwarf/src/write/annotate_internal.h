@@ -6,30 +6,22 @@
 // --rename-registers in annotate_rename.cpp. Not part of the library's interface.
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <exception>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <thread>
 #include <vector>
 
-#include "../parallel.h"
 #include "../reserve.h"
 #include "ptxdwarf/dwarf.h"
 #include "../work.h"
 #include "ptxdwarf/write/annotate.h"
 #include "ptxdwarf/write/builder.h"
-#include "ptxdwarf/write/encode.h"
 #include "ptxdwarf/write/line_table.h"
+#include "text_edits.h"
 
 namespace ptxdwarf::write::annotating {
 
-// Text added at an offset of the input. Several at one offset keep the order
-// they were added in.
 // Text added at an offset of the input, in place of `erase` bytes of it.
 struct Insertion {
   uint64_t offset;
@@ -45,11 +37,6 @@ class Edits {
   void insertSince(uint64_t offset, size_t mark, bool late = false) {
     if (arena.size() > mark)
       items.push_back({offset, static_cast<uint32_t>(mark), static_cast<uint32_t>(arena.size() - mark), 0, late});
-  }
-  void insert(uint64_t offset, std::string_view s) {
-    size_t m = mark();
-    arena += s;
-    insertSince(offset, m);
   }
   void replace(uint64_t offset, uint32_t erase, std::string_view s) {
     items.push_back({offset, static_cast<uint32_t>(arena.size()), static_cast<uint32_t>(s.size()), erase});
@@ -105,54 +92,6 @@ class Edits {
   }
   std::vector<Insertion> items;
 };
-
-// Where the text's lines start, found as far as they are asked for: the
-// edits ask in about increasing order, so the text is scanned once, as
-// they are made (on the thread that makes them, not before the threads
-// part).
-class LineStarts {
- public:
-  explicit LineStarts(std::string_view text) : text_(text) {}
-
-  // Line N (from 1) starts at this offset; the text's size past its last line.
-  uint64_t operator()(uint32_t line) {
-    if (line == 0) return 0;
-    scanTo(line);
-    return line <= starts_.size() ? starts_[line - 1] : text_.size();
-  }
-  bool has(uint32_t line) {
-    scanTo(line);
-    return line <= starts_.size();
-  }
-  void release() { starts_ = {}; }
-
- private:
-  void scanTo(uint32_t line) {
-    if (starts_.empty()) {
-      // Room for a line of every 8 bytes, filled once, in place: nvcc -O3
-      // writes lines of 14 bytes on average, and a vector that outgrows its
-      // room copies itself into twice the memory.
-      reserveUpTo(starts_, text_.size() / 8 + 2);
-      starts_.push_back(0);
-    }
-    const char* base = text_.data();
-    const char* end = base + text_.size();
-    while (starts_.size() < line && !done_) {
-      const char* p = base + starts_.back();
-      const void* nl = p < end ? std::memchr(p, '\n', static_cast<size_t>(end - p)) : nullptr;
-      if (!nl) {
-        done_ = true;
-        break;
-      }
-      starts_.push_back(static_cast<uint32_t>(static_cast<const char*>(nl) + 1 - base));
-    }
-  }
-
-  std::string_view text_;
-  std::vector<uint32_t> starts_;  // line N starts at starts_[N-1] (ptx::read takes at most 4 GiB)
-  bool done_ = false;             // no line break after the last start
-};
-
 
 class Annotator {
   // --rename-registers: a function's long register names (and range prefixes)
@@ -232,7 +171,7 @@ class Annotator {
   // A label prefix no label of the input starts with.
   void chooseLabelPrefix();
 
-  uint64_t lineStart(uint32_t line) { return starts_(line); }
+  uint64_t lineStart(uint32_t line) { return lineIndex_.start(line); }
   std::string_view eol() const { return crlf_ ? "\r\n" : "\n"; }
 
   // Appends `s` (lines ending in '\n') to the arena with the file's line ending.
@@ -397,7 +336,7 @@ class Annotator {
   Builder b_{UnitOptions{.policy = FormPolicy::compact}};
   Edits edits_;
   std::vector<SectionImage> sections_;
-  LineStarts starts_{text_};
+  detail::LineIndex lineIndex_{text_};
   bool crlf_ = false;
   std::string sourceName_;
   // What both halves of a function's annotation (its edits, its DIEs) take

@@ -11,12 +11,8 @@ bool Annotator::identifierChar(char c) {
 
 void Annotator::chooseStem() {
   stem_ = "%_";
-  auto taken = [&] {
-    for (const ptx::RegisterDecl& r : m_.registers)
-      if (r.name.starts_with(stem_)) return true;
-    return false;
-  };
-  while (taken()) stem_ += '_';
+  auto taken = [&](const ptx::RegisterDecl& r) { return r.name.starts_with(stem_); };
+  while (std::any_of(m_.registers.begin(), m_.registers.end(), taken)) stem_ += '_';
 }
 
 std::string Annotator::tag(size_t k) const {
@@ -70,7 +66,7 @@ std::string Annotator::renamed(std::string_view name, const Renames& renames) {
 
 void Annotator::renameRegisters(const ptx::Function& f, const Renames& renames) {
   if (renames.empty()) return;
-  uint64_t begin = lineStart(f.bodyBegin.line) + (f.bodyBegin.col ? f.bodyBegin.col - 1 : 0);
+  uint64_t begin = lineIndex_.offset(f.bodyBegin.line, f.bodyBegin.col);
   uint64_t end = std::min<uint64_t>(lineStart(f.bodyEnd.line) + f.bodyEnd.col, text_.size());
   for (uint64_t i = begin; i < end;) {
     char c = text_[i];

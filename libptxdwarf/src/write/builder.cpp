@@ -16,15 +16,36 @@ unsigned formBytes(uint16_t dataForm) {
   return dataForm == DW_FORM_data1 ? 1 : dataForm == DW_FORM_data2 ? 2 : dataForm == DW_FORM_data4 ? 4 : 8;
 }
 
-// A register variable's last two values: DW_AT_location as a block1 of
-// DW_OP_regx <packed name>, and DW_AT_address_class ADDR_reg_space.
-size_t registerLocation(uint8_t* out, uint64_t packed) {
-  size_t size = 1;
+// A register variable's bytes, in the order and forms variable() would make
+// the encoder write for a Location::reg: its name (at most 8 bytes:
+// packRegister checked) and NUL, `common` (decl file and line, type), then
+// DW_AT_location as a block1 of DW_OP_regx <packed name>, and
+// DW_AT_address_class ADDR_reg_space (see the equality test in builder_test.cpp).
+size_t registerDie(uint8_t* out, std::string_view name, std::span<const uint8_t> common, uint64_t packed) {
+  std::memcpy(out, name.data(), name.size());
+  size_t size = name.size();
+  out[size++] = 0;
+  std::memcpy(out + size, common.data(), common.size());
+  size += common.size();
+  const size_t lengthAt = size++;
   out[size++] = DW_OP_regx;
   encodeUleb(packed, [&](uint8_t b) { out[size++] = b; });
-  out[0] = static_cast<uint8_t>(size - 1);
+  out[lengthAt] = static_cast<uint8_t>(size - lengthAt - 1);
   out[size++] = cuda::ADDR_reg_space;
   return size;
+}
+
+// DW_AT_decl_file and DW_AT_decl_line, when there is a file.
+void setDecl(Unit& u, DieId die, unsigned file, unsigned line) {
+  if (!file) return;
+  u.setUnsigned(die, DW_AT_decl_file, file);
+  u.setUnsigned(die, DW_AT_decl_line, line);
+}
+
+DieId modifier(Unit& u, uint16_t tag, DieId type, DieId parent) {
+  DieId t = u.add(parent, tag);
+  if (type != kNoDie) u.setReference(t, DW_AT_type, type);
+  return t;
 }
 }  // namespace
 
@@ -45,10 +66,7 @@ DieId Builder::subprogram(const SubprogramDesc& d, DieId parent) {
   if (linkage && d.linkageNameFirst) unit_.setString(sp, d.linkageAttribute, d.linkageName);
   if (!d.name.empty()) unit_.setString(sp, DW_AT_name, d.name);
   if (linkage && !d.linkageNameFirst) unit_.setString(sp, d.linkageAttribute, d.linkageName);
-  if (d.declFile) {
-    unit_.setUnsigned(sp, DW_AT_decl_file, d.declFile);
-    unit_.setUnsigned(sp, DW_AT_decl_line, d.declLine);
-  }
+  setDecl(unit_, sp, d.declFile, d.declLine);
   if (d.type != kNoDie) unit_.setReference(sp, DW_AT_type, d.type);
   if (d.external) unit_.setFlag(sp, DW_AT_external, true);
   if (d.lowPc) unit_.setAddress(sp, DW_AT_low_pc, *d.lowPc);
@@ -78,10 +96,7 @@ void Builder::setLocation(DieId die, const Location& location) {
 DieId Builder::variableLike(DieId scope, uint16_t tag, const VariableDesc& d) {
   DieId v = unit_.add(scope, tag);
   if (!d.name.empty()) unit_.setString(v, DW_AT_name, d.name);
-  if (d.declFile) {
-    unit_.setUnsigned(v, DW_AT_decl_file, d.declFile);
-    unit_.setUnsigned(v, DW_AT_decl_line, d.declLine);
-  }
+  setDecl(unit_, v, d.declFile, d.declLine);
   if (d.type != kNoDie) unit_.setReference(v, DW_AT_type, d.type);
   if (d.external) unit_.setFlag(v, DW_AT_external, true);
   setLocation(v, d.location);
@@ -93,16 +108,8 @@ DieId Builder::registerVariable(DieId scope, const RegisterVariableDesc& d) {
   std::optional<uint64_t> packed = cuda::packRegister(d.reg);
   if (!packed) throw BuildError(registerProblem(d.reg));
   const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
-  // The bytes variable() would make the encoder write for a Location::reg,
-  // in the same order and forms: name, decl file and line, type, location,
-  // class (see the equality test in builder_test.cpp).
   uint8_t bytes[64];
-  std::memcpy(bytes, d.reg.data(), d.reg.size());  // at most 8 bytes: packRegister checked
-  size_t size = d.reg.size();
-  bytes[size++] = 0;
-  std::memcpy(bytes + size, layout.common, layout.commonSize);
-  size += layout.commonSize;
-  size += registerLocation(bytes + size, *packed);
+  const size_t size = registerDie(bytes, d.reg, {layout.common, layout.commonSize}, *packed);
   // The bytes follow the shape by construction: no check of each value.
   return unit_.addEncodedUnchecked(scope, layout.shape, {bytes, size});
 }
@@ -117,13 +124,8 @@ void Builder::registerVariables(DieId scope, const RegisterRangeDesc& d) {
   const RegisterLayout layout = registerLayout(d.declFile, d.declLine, d.type);
   // The first register's DIE; the unit makes the others from it as they are written.
   uint8_t bytes[64];
-  std::memcpy(bytes, d.stem.data(), d.stem.size());
-  size_t size = d.stem.size();
-  bytes[size++] = '0';
-  bytes[size++] = 0;
-  std::memcpy(bytes + size, layout.common, layout.commonSize);
-  size += layout.commonSize;
-  size += registerLocation(bytes + size, *stem << 8 | '0');
+  const std::string firstName = std::string(d.stem) + '0';
+  const size_t size = registerDie(bytes, firstName, {layout.common, layout.commonSize}, *stem << 8 | '0');
   unit_.addRegisterRun(scope, layout.shape, {bytes, size}, static_cast<uint32_t>(d.stem.size()), *stem, d.count);
 }
 
@@ -202,19 +204,10 @@ DieId Builder::unspecifiedType(std::string_view name, DieId parent) {
 }
 
 DieId Builder::pointerType(DieId pointee, uint8_t addressClass, DieId parent) {
-  DieId t = unit_.add(parent, DW_TAG_pointer_type);
-  if (pointee != kNoDie) unit_.setReference(t, DW_AT_type, pointee);
+  DieId t = modifier(unit_, DW_TAG_pointer_type, pointee, parent);
   if (addressClass) unit_.setUnsigned(t, DW_AT_address_class, addressClass);
   return t;
 }
-
-namespace {
-DieId modifier(Unit& u, uint16_t tag, DieId type, DieId parent) {
-  DieId t = u.add(parent, tag);
-  if (type != kNoDie) u.setReference(t, DW_AT_type, type);
-  return t;
-}
-}  // namespace
 
 DieId Builder::referenceType(DieId pointee, DieId parent) {
   return modifier(unit_, DW_TAG_reference_type, pointee, parent);
@@ -242,10 +235,7 @@ DieId Builder::member(DieId aggregate, const MemberDesc& d) {
   DieId m = unit_.add(aggregate, DW_TAG_member);
   if (!d.name.empty()) unit_.setString(m, DW_AT_name, d.name);
   if (d.type != kNoDie) unit_.setReference(m, DW_AT_type, d.type);
-  if (d.declFile) {
-    unit_.setUnsigned(m, DW_AT_decl_file, d.declFile);
-    unit_.setUnsigned(m, DW_AT_decl_line, d.declLine);
-  }
+  setDecl(unit_, m, d.declFile, d.declLine);
   if (d.byteSize) unit_.setUnsigned(m, DW_AT_byte_size, *d.byteSize);
   if (d.bitSize) unit_.setUnsigned(m, DW_AT_bit_size, *d.bitSize);
   if (d.bitOffset) unit_.setUnsigned(m, DW_AT_bit_offset, *d.bitOffset);
@@ -255,11 +245,7 @@ DieId Builder::member(DieId aggregate, const MemberDesc& d) {
   return m;
 }
 
-DieId Builder::arrayType(DieId element, DieId parent) {
-  DieId t = unit_.add(parent, DW_TAG_array_type);
-  if (element != kNoDie) unit_.setReference(t, DW_AT_type, element);
-  return t;
-}
+DieId Builder::arrayType(DieId element, DieId parent) { return modifier(unit_, DW_TAG_array_type, element, parent); }
 
 DieId Builder::subrange(DieId array, uint64_t count, DieId indexType) {
   DieId s = unit_.add(array, DW_TAG_subrange_type);

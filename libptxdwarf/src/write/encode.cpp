@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
-#include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"

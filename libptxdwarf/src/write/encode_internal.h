@@ -64,38 +64,29 @@ class SectionWriter {
   explicit SectionWriter(SectionImage& image) : img_(image) {}
   uint64_t offset() const { return img_.bytes.size(); }
   void u8(uint64_t v) { img_.bytes.push_back(static_cast<uint8_t>(v)); }
-  void fixed(uint64_t v, unsigned size) {
-    appendLittleEndian(img_.bytes, v, size);
-  }
+  void fixed(uint64_t v, unsigned size) { appendLittleEndian(img_.bytes, v, size); }
+  // Overwrites `size` bytes written already at `at`.
+  void patch(uint64_t at, uint64_t v, unsigned size) { storeLittleEndian(std::span(img_.bytes).subspan(at, size), v); }
   void uleb(uint64_t v) {
     encodeUleb(v, [this](uint8_t b) { u8(b); });
   }
-  void sleb(int64_t v) {
-    encodeSleb(v, [this](uint8_t b) { u8(b); });
-  }
-  void bytes(std::span<const uint8_t> b) { img_.bytes.insert(img_.bytes.end(), b.begin(), b.end()); }
   void string(std::string_view s) {
     img_.bytes.insert(img_.bytes.end(), s.begin(), s.end());
     u8(0);
   }
   // A symbolic operand: relocation plus zero bytes (a symbol with an empty
   // name is the plain number `addend`).
-  void symbol(const SymbolRef& s, unsigned size, std::string_view minus = {}) { symbol(s.name, s.addend, size, minus); }
-  void symbol(std::string_view name, int64_t addend, unsigned size, std::string_view minus = {}) {
-    if (name.empty() && minus.empty()) return fixed(static_cast<uint64_t>(addend), size);
-    img_.addRelocation(offset(), static_cast<uint8_t>(size), name, minus, addend);
+  void symbol(const SymbolRef& s, unsigned size) { symbol(s.name, s.addend, size); }
+  void symbol(std::string_view name, int64_t addend, unsigned size) {
+    if (name.empty()) return fixed(static_cast<uint64_t>(addend), size);
+    img_.addRelocation(offset(), static_cast<uint8_t>(size), name, {}, addend);
     fixed(0, size);
   }
   void expr(const Expr& e) {
     uint64_t base = offset();
-    bytes(e.bytes());
+    img_.bytes.insert(img_.bytes.end(), e.bytes().begin(), e.bytes().end());
     for (const Expr::Fixup& f : e.fixups())
       img_.addRelocation(base + f.offset, f.size, f.symbol.name, {}, f.symbol.addend);
-  }
-  void expr(const AttributeView& a) {
-    uint64_t base = offset();
-    bytes(a.bytes());
-    for (const StoredFixup& f : a.fixups()) img_.addRelocation(base + f.offset, f.size, a.fixupName(f), {}, f.addend);
   }
 
  private:

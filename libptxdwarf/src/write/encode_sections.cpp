@@ -3,18 +3,7 @@
 // .debug_aranges from the unit's laid-out DIEs.
 #include "ptxdwarf/write/encode.h"
 
-#include "ptxdwarf/write/encode.h"
-
-#include <algorithm>
-#include <cstring>
-#include <deque>
-#include <unordered_map>
-
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
-#include "../parallel.h"
-#include "../reserve.h"
-#include "unit_store.h"
 #include "encode_internal.h"
 
 namespace ptxdwarf::write::encoding {
@@ -81,8 +70,7 @@ void emitPubnames(SectionImage& img, const UnitLayout& L, UnitLengthConvention c
     }
   }
   w.fixed(0, 4);
-  uint64_t length = w.offset() - start - 4;
-  for (int i = 0; i < 4; ++i) img.bytes[start + i] = static_cast<uint8_t>(length >> (8 * i));
+  w.patch(start, w.offset() - start - 4, 4);
 }
 
 void emitAranges(SectionImage& img, const UnitLayout& L) {
@@ -112,8 +100,7 @@ void emitAranges(SectionImage& img, const UnitLayout& L) {
   }
   w.fixed(0, as);
   w.fixed(0, as);
-  uint64_t length = w.offset() - start - 4;
-  for (int i = 0; i < 4; ++i) img.bytes[start + i] = static_cast<uint8_t>(length >> (8 * i));
+  w.patch(start, w.offset() - start - 4, 4);
 }
 
 }  // namespace ptxdwarf::write::encoding

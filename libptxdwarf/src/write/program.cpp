@@ -90,16 +90,14 @@ Labels::Function Program::beginFunction() {
   function_ = labels_.function();
   inFunction_ = true;
   lines_.beginFunction();
-  code_ += function_.begin;
-  code_ += ":\n";
+  place(function_.begin);
   return function_;
 }
 
 const std::string& Program::endFunction() {
   if (!inFunction_) throw BuildError("endFunction() without beginFunction()");
   inFunction_ = false;
-  code_ += function_.end;
-  code_ += ":\n";
+  place(function_.end);
   return function_.end;
 }
 
@@ -149,10 +147,7 @@ Assembled Program::assemble(std::span<const Unit* const> units, const AssembleOp
   if (!text.ends_with('\n')) text += '\n';
   if (!sections.empty()) {
     text += '\n';
-    WriteOptions wo;
-    wo.style = options.style;
-    wo.version = options_.version;
-    if (!writeSections(text, sections, wo, diags)) return result;
+    if (!writeSections(text, sections, {.style = options.style, .version = options_.version}, diags)) return result;
     if (!text.ends_with('\n')) text += '\n';
   }
 

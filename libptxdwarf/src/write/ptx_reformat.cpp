@@ -3,26 +3,13 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <charconv>
-#include <cstring>
-#include <exception>
 #include <functional>
 #include <map>
 #include <optional>
-#include <ostream>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
-#include "ptxdwarf/cuda.h"
-#include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
-#include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
-#include "../parallel.h"
 #include "../work.h"
 #include "ptx_writer_internal.h"
 
@@ -56,10 +43,7 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   WriteOptions& opt = plan.options;
   opt = options;
   if (!opt.version.present) opt.version = module.version;
-  if (!options.crlf) {
-    const size_t nl = text.find('\n');
-    opt.crlf = nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r';
-  }
+  opt.crlf = options.crlf || firstLineEndsInCrlf(text);
   if (!validate(sections, opt, diags)) return std::nullopt;
 
   // The replacement images by name: each block of the module finds its own
@@ -67,19 +51,15 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   std::map<std::string_view, size_t, work::CountingLess<work::sectionLookup>> byName;
   for (size_t i = 0; i < sections.size(); ++i)
     if (!byName.try_emplace(sections[i].name, i).second) {
-      Diagnostic& d = diags.error(sections[i].loc, "two replacement images named " + sections[i].name);
-      d.rule = "ptx-write";
-      d.section = sections[i].name;
+      writeError(diags, sections[i].loc, sections[i].name, "two replacement images named " + sections[i].name);
       return std::nullopt;
     }
   plan.placed.assign(sections.size(), false);
   for (const SectionImage& original : module.sections) {
     for (const TextRange& b : original.blocks) {
       if (b.begin > b.end || b.end > text.size()) {
-        Diagnostic& d = diags.error(original.loc, "block of section " + original.name +
-                                                      " lies outside the text: was the module read from this text?");
-        d.rule = "ptx-write";
-        d.section = original.name;
+        writeError(diags, original.loc, original.name,
+                   "block of section " + original.name + " lies outside the text: was the module read from this text?");
         return std::nullopt;
       }
       plan.lastEnd = std::max(plan.lastEnd, b.end);
@@ -102,122 +82,45 @@ std::optional<ReformatPlan> planReformat(std::string_view text, const ptx::Modul
   return plan;
 }
 
-// Makes the text a plan describes, in order, into `out`: out.text() takes
-// bytes of the original text, out.section() renders an image, and
-// out.endsLine() says whether what was made so far is empty or ends a line.
-template <class Output>
+// Makes the text a plan describes, in order, into `out`.
 void emitReformat(const ReformatPlan& plan, std::string_view text, std::span<const SectionImage> sections,
-                  Output& out) {
-  const WriteOptions& opt = plan.options;
-  std::vector<bool> placed = plan.placed;
-  const std::string_view nl = opt.crlf ? "\r\n" : "\n";
-  bool anyBlock = plan.anyBlock;
+                  SinkOutput& out) {
+  const std::string_view nl = plan.options.crlf ? "\r\n" : "\n";
   uint64_t pos = 0;
-  auto appendNew = [&] {
-    for (size_t i = 0; i < sections.size(); ++i) {
-      if (placed[i]) continue;
-      out.text(nl);
-      out.section(sections[i], true);
-      if (!anyBlock) out.text(nl);
-    }
+  auto copyTo = [&](uint64_t end) {
+    out.text(text.substr(pos, end - pos));
+    pos = end;
   };
-  for (const ReformatPlan::Edit& e : plan.edits) {
-    out.text(text.substr(pos, e.range.begin - pos));
+  for (const ReformatPlan::Edit& e : plan.edits) {  // every one ends at or before the last block's end
+    copyTo(e.range.begin);
     if (e.image) out.section(*e.image, false);
     pos = e.range.end;
-    if (anyBlock && pos == plan.lastEnd) {
-      appendNew();
-      anyBlock = false;  // appended
-      std::fill(placed.begin(), placed.end(), true);
-    }
   }
-  if (anyBlock && plan.lastEnd > pos) {  // the last block belongs to a kept section
-    out.text(text.substr(pos, plan.lastEnd - pos));
-    pos = plan.lastEnd;
-    appendNew();
-    std::fill(placed.begin(), placed.end(), true);
-    anyBlock = false;
+  // The images no block names: after the text's last block, each on a line
+  // of its own; in a text that has none, at its end, each ending its line.
+  const bool anyNew = std::find(plan.placed.begin(), plan.placed.end(), false) != plan.placed.end();
+  copyTo(plan.anyBlock ? plan.lastEnd : text.size());
+  if (anyNew && !plan.anyBlock && !out.endsLine()) out.text(nl);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (plan.placed[i]) continue;
+    out.text(nl);
+    out.section(sections[i], true);
+    if (!plan.anyBlock) out.text(nl);
   }
-  out.text(text.substr(pos));
-  if (std::find(placed.begin(), placed.end(), false) != placed.end()) {
-    if (!out.endsLine()) out.text(nl);
-    anyBlock = false;
-    appendNew();
-  }
+  copyTo(text.size());
 }
-
-// reformat()'s text as one string, reserved for its estimated size.
-class StringOutput {
- public:
-  StringOutput(std::string& out, const WriteOptions& options) : out_(out), options_(options) {}
-  void text(std::string_view t) { out_.append(t); }
-  void section(const SectionImage& image, bool indent) { render(out_, image, options_, indent); }
-  bool endsLine() const { return out_.empty() || out_.back() == '\n'; }
-
- private:
-  std::string& out_;
-  const WriteOptions& options_;
-};
-
-// reformat()'s text handed to a sink in pieces of about kStreamChunk: the
-// original text's long runs as they are (views of the text, not copies), a
-// large section rendered in parts on two threads (renderInParts).
-class SinkOutput {
- public:
-  SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
-      : sink_(sink), options_(options) {
-    buffer_.reserve(kStreamChunk + 64 * 1024);
-  }
-  void text(std::string_view t) {
-    if (t.size() >= kStreamChunk) {
-      flush(buffer_);
-      hand(t);
-      return;
-    }
-    buffer_ += t;
-    if (buffer_.size() >= kStreamChunk) flush(buffer_);
-  }
-  void section(const SectionImage& image, bool indent) {
-    const std::vector<uint64_t> cuts = cutPoints(image, options_);
-    if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);
-    else renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent);
-  }
-  bool endsLine() const { return buffer_.empty() ? last_ == 0 || last_ == '\n' : buffer_.back() == '\n'; }
-  void finish() { flush(buffer_); }
-
- private:
-  void hand(std::string_view piece) {
-    if (piece.empty()) return;
-    last_ = piece.back();
-    sink_(piece);
-  }
-  void flush(std::string& text) {
-    hand(text);
-    text.clear();
-  }
-
-  const std::function<void(std::string_view)>& sink_;
-  const WriteOptions& options_;
-  std::string buffer_;
-  char last_ = 0;  // the last byte handed over; 0 before the first
-  // hand() and flush() as the section writers take them.
-  const std::function<void(std::string_view)> counted_ = [this](std::string_view piece) { hand(piece); };
-  const std::function<void(std::string&)> flushing_ = [this](std::string& text) { flush(text); };
-};
 
 }  // namespace
 
 std::optional<std::string> reformat(std::string_view text, const ptx::Module& module,
                                     std::span<const SectionImage> sections, const WriteOptions& options,
                                     Diagnostics& diags) {
-  std::optional<ReformatPlan> plan = planReformat(text, module, sections, options, diags);
-  if (!plan) return std::nullopt;
   std::string out;
   size_t need = text.size();
-  for (const SectionImage& s : sections) need += estimateSize(s, plan->options.style);
+  for (const SectionImage& s : sections) need += estimateSize(s, options.style);
   out.reserve(need);
-  StringOutput output(out, plan->options);
-  emitReformat(*plan, text, sections, output);
+  if (!reformat(text, module, sections, options, diags, [&](std::string_view piece) { out += piece; }))
+    return std::nullopt;
   return out;
 }
 

@@ -3,27 +3,15 @@
 #include "ptxdwarf/write/ptx_writer.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <charconv>
-#include <cstring>
-#include <exception>
-#include <functional>
-#include <map>
-#include <optional>
-#include <ostream>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
-#include "ptxdwarf/cuda.h"
 #include "ptxdwarf/dwarf.h"
+#include "ptxdwarf/format.h"
 #include "ptxdwarf/leb128.h"
-#include "ptxdwarf/read/dwarf.h"
 #include "ptxdwarf/print/render.h"
-#include "../parallel.h"
-#include "../work.h"
+#include "ptxdwarf/read/dwarf.h"
 #include "ptx_writer_internal.h"
 
 namespace ptxdwarf::write {
@@ -140,7 +128,7 @@ void infoFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
       const uint64_t codeSize = fb.ulebSize(d.offset);
       if (codeSize == 0) break;
       std::string c = "Abbrev [";
-      appendUnsigned(c, dwarf.abbrevCode(d));
+      appendDec(c, dwarf.abbrevCode(d));
       c += "] ";
       appendHex(c, d.offset);
       c += ':';
@@ -272,10 +260,10 @@ void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
           b += ": beginning address offset";
           fb.fixed(e.offset, a, std::move(b));
           fb.fixed(e.offset + a, a, "ending address offset");
-          std::string c = "Loc expr size";
-          const std::string ops = describeExpression(fb.image(), e.exprOffset, e.expr.size(), uint8_t(a));
-          fb.add(e.offset + 2u * a, 2, std::move(c));
-          if (!e.expr.empty()) fb.add(e.exprOffset, e.expr.size(), ops);
+          fb.add(e.offset + 2u * a, 2, "Loc expr size");
+          if (!e.expr.empty())
+            fb.add(e.exprOffset, e.expr.size(),
+                   describeExpression(fb.image(), e.exprOffset, e.expr.size(), uint8_t(a)));
           break;
         }
         case read::LocEntry::baseAddress:
@@ -291,17 +279,13 @@ void locFields(const read::Dwarf& dwarf, FieldBuilder& fb) {
   }
 }
 
-bool sameBytes(const SectionImage* a, const SectionImage& b) {
-  if (!a) return false;
-  if (a == &b) return true;
-  return a->bytes == b.bytes;
-}
+bool sameBytes(const SectionImage* a, const SectionImage& b) { return a && (a == &b || a->bytes == b.bytes); }
 
 }  // namespace
 
 namespace ptx_text {
 
-std::optional<std::vector<Field>> verboseFields(const read::Dwarf& dwarf, const SectionImage& image) {
+std::vector<Field> verboseFields(const read::Dwarf& dwarf, const SectionImage& image) {
   FieldBuilder fb(image);
   if (image.name == ".debug_info" && sameBytes(dwarf.info, image)) {
     infoFields(dwarf, fb);

@@ -3,11 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cstring>
-#include <exception>
 #include <functional>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -15,13 +12,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ptxdwarf/cuda.h"
-#include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
-#include "ptxdwarf/read/dwarf.h"
-#include "ptxdwarf/read/expression.h"
+#include "ptxdwarf/format.h"
 #include "../parallel.h"
-#include "../work.h"
 #include "ptx_writer_internal.h"
 
 namespace ptxdwarf::write {
@@ -52,47 +44,30 @@ namespace {
 
 bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool isIdentChar(char c) { return isAlpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '$'; }
+bool allIdentChars(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return isIdentChar(c); });
+}
 
 // A PTX identifier: [a-zA-Z][a-zA-Z0-9_$]* or [_$%][a-zA-Z0-9_$]+.
 bool isIdentifier(std::string_view s) {
   if (s.empty()) return false;
-  const char c = s[0];
-  if (isAlpha(c)) {
-  } else if (c == '_' || c == '$' || c == '%') {
-    if (s.size() < 2) return false;
-  } else {
-    return false;
-  }
-  for (size_t i = 1; i < s.size(); ++i)
-    if (!isIdentChar(s[i])) return false;
-  return true;
+  if (isAlpha(s[0])) return allIdentChars(s.substr(1));
+  return (s[0] == '_' || s[0] == '$' || s[0] == '%') && s.size() >= 2 && allIdentChars(s.substr(1));
 }
 
 // A symbolic operand: an identifier, or a section name `.debug_abbrev`
 // (ptxas and our reader read `.` followed by identifier characters).
 bool isSymbol(std::string_view s) {
-  if (!s.empty() && s[0] == '.') {
-    if (s.size() < 2) return false;
-    for (size_t i = 1; i < s.size(); ++i)
-      if (!isIdentChar(s[i])) return false;
-    return true;
-  }
+  if (s.starts_with('.')) return s.size() >= 2 && allIdentChars(s.substr(1));
   return isIdentifier(s);
 }
 
 bool isSectionName(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!isIdentChar(c) && c != '.') return false;
-  return true;
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return isIdentChar(c) || c == '.'; });
 }
 
-ptx::Version effectiveVersion(const WriteOptions& o) { return o.version; }
-
 Diagnostic& fault(Diagnostics& diags, const SectionImage& image, uint64_t offset, std::string message) {
-  Diagnostic& d = diags.error(image.locate(offset), std::move(message));
-  d.rule = "ptx-write";
-  d.section = image.name;
+  Diagnostic& d = writeError(diags, image.locate(offset), image.name, std::move(message));
   d.offset = static_cast<int64_t>(offset);
   return d;
 }
@@ -110,13 +85,9 @@ std::string versionText(const ptx::Version& v) {
 bool validateImage(const SectionImage& image, const ptx::Version& version,
                    const std::unordered_set<std::string_view>& sectionLabels, const ptx::Module* module,
                    Diagnostics& diags) {
-  auto isSectionLabel = [&](std::string_view name) { return sectionLabels.contains(name); };
   const size_t before = diags.errorCount();
-  if (!isSectionName(image.name)) {
-    Diagnostic& d = diags.error(image.loc, "cannot write section name '" + image.name + "' in PTX");
-    d.rule = "ptx-write";
-    d.section = image.name;
-  }
+  if (!isSectionName(image.name))
+    writeError(diags, image.loc, image.name, "cannot write section name '" + image.name + "' in PTX");
   const uint64_t size = image.bytes.size();
   uint64_t prevEnd = 0;
   for (const Relocation& r : image.relocations) {
@@ -137,7 +108,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
       fault(diags, image, r.offset, what() + ": not a valid PTX symbol name");
     if (module)  // ptxas itself accepts an undefined label and writes 0 there
       for (std::string_view name : {r.symbol, r.minus()})
-        if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !isSectionLabel(name))
+        if (!name.empty() && !name.starts_with(".debug") && !module->definesSymbol(name) && !sectionLabels.contains(name))
           fault(diags, image, r.offset, what() + ": '" + std::string(name) + "' is not defined in the PTX module");
     if (r.isDifference()) {
       if (r.addend() != 0)
@@ -146,7 +117,7 @@ bool validateImage(const SectionImage& image, const ptx::Version& version,
       if (!version.present || !version.atLeast(7, 5))
         fault(diags, image, r.offset,
               what() + ": a label difference needs PTX .version 7.5 or later (target is " + versionText(version) + ")");
-      if (!isSectionLabel(r.symbol) || !isSectionLabel(r.minus()))
+      if (!sectionLabels.contains(r.symbol) || !sectionLabels.contains(r.minus()))
         fault(diags, image, r.offset,
               what() + ": ptxas computes a label difference only between labels defined inside debug sections "
                      "(code labels give \"label invalid\")");
@@ -266,44 +237,6 @@ char* appendWord(char* p, uint32_t v) {
   return p + 2 + count;
 }
 
-}  // namespace
-
-namespace ptx_text {
-
-void appendUnsigned(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  (void)ec;
-  out.append(buf, p);
-}
-
-void appendHex(std::string& out, uint64_t v) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, 16);
-  (void)ec;
-  out += "0x";
-  out.append(buf, p);
-}
-
-// Comment text is printed after `// `: no line breaks, no backslashes (a trailing
-// one could splice lines in a preprocessor), printable ASCII only.
-void appendCommentText(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += char(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-}
-
-}  // namespace ptx_text
-
-namespace {
-
 uint64_t readLe(const std::vector<uint8_t>& b, uint64_t off, unsigned size) {
   uint64_t v = 0;
   for (unsigned i = 0; i < size; ++i) v |= uint64_t(b[off + i]) << (8 * i);
@@ -312,18 +245,11 @@ uint64_t readLe(const std::vector<uint8_t>& b, uint64_t off, unsigned size) {
 
 class SectionWriter {
  public:
-  // `flush`, when given, takes the text made so far (and empties `out`)
-  // whenever it passes kStreamChunk bytes.
+  // `sorted`: the image's labels in offset order (sortedLabels), which the
+  // writers of parts of one section share. `flush`, when given, takes the
+  // text made so far (and empties `out`) whenever it passes kStreamChunk bytes.
   SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
-                const std::function<void(std::string&)>* flush = nullptr)
-      : SectionWriter(out, image, options, {}, flush) {
-    ownLabels_ = sortedLabels(image);
-    labels_ = ownLabels_;
-  }
-  // With the image's labels in offset order already (sortedLabels), for
-  // writers of parts of one section.
-  SectionWriter(std::string& out, const SectionImage& image, const WriteOptions& options,
-                std::span<const SectionLabel* const> sorted, const std::function<void(std::string&)>* flush = nullptr)
+                std::span<const SectionLabel* const> sorted, const std::function<void(std::string&)>* flush)
       : out_(out), image_(image), opt_(options), nl_(options.crlf ? "\r\n" : "\n"), labels_(sorted), flush_(flush) {
     perLine_ = std::clamp(options.bytesPerLine, 1u, 4096u);
   }
@@ -358,29 +284,25 @@ class SectionWriter {
     out_ += "\t}";
   }
 
-  void write(bool indent, std::vector<Field>* fields) {
+  // A verbose section: a line per field, the bytes between fields one per line.
+  void writeFields(bool indent, const std::vector<Field>& fields) {
     opening(indent);
-    const uint64_t size = image_.bytes.size();
-    if (fields) {
-      for (const Field& f : *fields) {
-        if (f.offset < pos_) continue;  // overlapping field: dropped
-        if (f.offset > pos_) range(f.offset, Style::onePerLine, {});
-        if (f.fixed && !relocationIn(f.offset, f.offset + f.size) && !labelInside(f.offset, f.offset + f.size)) {
-          labelsAt(pos_);
-          out_ += f.size == 8 ? ".b64 " : ".b32 ";
-          appendUnsigned(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
-          comment(f.comment);
-          out_ += nl_;
-          pos_ = f.offset + f.size;
-        } else {
-          range(f.offset + f.size, Style::packed, f.comment);
-        }
+    for (const Field& f : fields) {
+      if (f.offset < pos_) continue;  // overlapping field: dropped
+      if (f.offset > pos_) range(f.offset, Style::onePerLine, {});
+      if (f.fixed && !relocationIn(f.offset, f.offset + f.size) && !labelInside(f.offset, f.offset + f.size)) {
+        labelsAt(pos_);
+        out_ += f.size == 8 ? ".b64 " : ".b32 ";
+        appendDec(out_, readLe(image_.bytes, f.offset, unsigned(f.size)));
+        comment(f.comment);
+        out_ += nl_;
+        pos_ = f.offset + f.size;
+      } else {
+        range(f.offset + f.size, Style::packed, f.comment);
       }
-      range(size, Style::onePerLine, {});
-    } else {
-      range(size, dataStyle(), {});
     }
-    labelsAt(size);
+    range(image_.bytes.size(), Style::onePerLine, {});
+    labelsAt(image_.bytes.size());
     out_ += "\t}";
   }
 
@@ -434,11 +356,10 @@ class SectionWriter {
           out_ += r->minus();
         } else if (r->addend() > 0) {
           out_ += '+';
-          appendUnsigned(out_, uint64_t(r->addend()));
+          appendDec(out_, uint64_t(r->addend()));
         }
-        if (!commented) comment(firstComment), commented = true;
-        out_ += nl_;
         pos_ += r->size;
+        endLine(commented, firstComment);
         continue;
       }
       uint64_t stop = std::min({end, nextLabel(), r ? r->offset : UINT64_MAX});
@@ -447,9 +368,7 @@ class SectionWriter {
         for (; pos_ < stop; ++pos_) {
           out_ += ".b8 ";
           appendByte(out_, b[pos_]);
-          if (!commented) comment(firstComment), commented = true;
-          out_ += nl_;
-          if (flush_ && out_.size() >= kStreamChunk) (*flush_)(out_);
+          endLine(commented, firstComment);
         }
       } else {
         if (style == Style::dense) {
@@ -521,7 +440,6 @@ class SectionWriter {
   const WriteOptions& opt_;
   std::string_view nl_;
   unsigned perLine_ = 16;
-  std::vector<const SectionLabel*> ownLabels_;
   std::span<const SectionLabel* const> labels_;
   std::vector<char> line_;  // one packed line being formatted (5 chars per byte at most, and ".b8 ")
   const std::function<void(std::string&)>* flush_;
@@ -529,59 +447,14 @@ class SectionWriter {
   uint64_t pos_ = 0;
 };
 
-}  // namespace
-
-namespace ptx_text {
-
-size_t estimateSize(const SectionImage& image, Style style) {
-  const size_t perByte = style == Style::dense ? 3 : style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
-  return 32 + image.name.size() + image.bytes.size() * perByte + image.relocations.size() * 40 +
-         image.labels.size() * 24;
-}
-
+// A section's text into `out`; `flush`, when given, takes it as it grows.
 void render(std::string& out, const SectionImage& image, const WriteOptions& options, bool indent,
             const std::function<void(std::string&)>* flush) {
-  SectionWriter w(out, image, options, flush);
-  if (options.style == Style::verbose) {
-    std::vector<Field> fields;
-    if (options.dwarf) {
-      if (auto f = verboseFields(*options.dwarf, image)) fields = std::move(*f);
-    }
-    w.write(indent, &fields);
-  } else {
-    w.write(indent, nullptr);
-  }
+  const std::vector<const SectionLabel*> labels = SectionWriter::sortedLabels(image);
+  SectionWriter w(out, image, options, labels, flush);
+  if (options.style != Style::verbose) return w.writePart(indent, 0, image.bytes.size(), true, true);
+  w.writeFields(indent, options.dwarf ? verboseFields(*options.dwarf, image) : std::vector<Field>{});
 }
-
-}  // namespace ptx_text
-
-bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
-  bool ok = true;
-  const ptx::Version version = effectiveVersion(options);
-  // A set: every relocation naming a label is looked up in it (LLVM 22
-  // names each location list by a label inside .debug_loc).
-  std::unordered_set<std::string_view> sectionLabels;
-  for (const SectionImage& image : images)
-    for (const SectionLabel& l : image.labels) sectionLabels.insert(l.name);
-  for (const SectionImage& image : images)
-    ok = validateImage(image, version, sectionLabels, options.module, diags) && ok;
-  return ok;
-}
-
-bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
-                   Diagnostics& diags) {
-  if (!validate(images, options, diags)) return false;
-  size_t need = out.size();
-  for (const SectionImage& image : images) need += estimateSize(image, options.style);
-  out.reserve(need);
-  for (const SectionImage& image : images) {
-    render(out, image, options, true);
-    out += options.crlf ? "\r\n" : "\n";
-  }
-  return true;
-}
-
-namespace ptx_text {
 
 // Where a large section's text is cut into parts rendered on two threads:
 // relocations about kPartBytes apart (a relocation starts a line, and
@@ -643,24 +516,91 @@ void renderInParts(const std::function<void(std::string_view)>& sink, const Sect
   if (parts % 2 == 0) handOverOdd(parts - 1);
 }
 
+}  // namespace
+
+namespace ptx_text {
+
+Diagnostic& writeError(Diagnostics& diags, SourceLoc at, const std::string& section, std::string message) {
+  Diagnostic& d = diags.error(at, std::move(message));
+  d.rule = "ptx-write";
+  d.section = section;
+  return d;
+}
+
+// Comment text is printed after `// `: no line breaks, no backslashes (a trailing
+// one could splice lines in a preprocessor), printable ASCII only.
+void appendCommentText(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+}
+
+size_t estimateSize(const SectionImage& image, Style style) {
+  const size_t perByte = style == Style::dense ? 3 : style == Style::packed ? 5 : style == Style::onePerLine ? 8 : 10;
+  return 32 + image.name.size() + image.bytes.size() * perByte + image.relocations.size() * 40 +
+         image.labels.size() * 24;
+}
+
+SinkOutput::SinkOutput(const std::function<void(std::string_view)>& sink, const WriteOptions& options)
+    : sink_(sink), options_(options) {
+  buffer_.reserve(kStreamChunk + 64 * 1024);
+}
+
+void SinkOutput::section(const SectionImage& image, bool indent) {
+  const std::vector<uint64_t> cuts = cutPoints(image, options_);
+  if (cuts.size() < 3) render(buffer_, image, options_, indent, &flushing_);
+  else renderInParts(counted_, image, options_, cuts, buffer_, flushing_, indent);
+}
+
+void SinkOutput::hand(std::string_view piece) {
+  if (piece.empty()) return;
+  last_ = piece.back();
+  sink_(piece);
+}
+
+void SinkOutput::flush(std::string& text) {
+  hand(text);
+  text.clear();
+}
+
 }  // namespace ptx_text
+
+bool validate(std::span<const SectionImage> images, const WriteOptions& options, Diagnostics& diags) {
+  bool ok = true;
+  // A set: every relocation naming a label is looked up in it (LLVM 22
+  // names each location list by a label inside .debug_loc).
+  std::unordered_set<std::string_view> sectionLabels;
+  for (const SectionImage& image : images)
+    for (const SectionLabel& l : image.labels) sectionLabels.insert(l.name);
+  for (const SectionImage& image : images)
+    ok = validateImage(image, options.version, sectionLabels, options.module, diags) && ok;
+  return ok;
+}
+
+bool writeSections(std::string& out, std::span<const SectionImage> images, const WriteOptions& options,
+                   Diagnostics& diags) {
+  size_t need = out.size();
+  for (const SectionImage& image : images) need += estimateSize(image, options.style);
+  out.reserve(need);
+  return streamSections([&](std::string_view piece) { out += piece; }, images, options, diags);
+}
 
 bool streamSections(const std::function<void(std::string_view)>& sink, std::span<const SectionImage> images,
                     const WriteOptions& options, Diagnostics& diags) {
   if (!validate(images, options, diags)) return false;
-  std::string buffer;
-  buffer.reserve(kStreamChunk + 64 * 1024);
-  const std::function<void(std::string&)> flush = [&](std::string& text) {
-    sink(text);
-    text.clear();
-  };
+  SinkOutput out(sink, options);
   for (const SectionImage& image : images) {
-    const std::vector<uint64_t> cuts = cutPoints(image, options);
-    if (cuts.size() < 3) render(buffer, image, options, true, &flush);
-    else renderInParts(sink, image, options, cuts, buffer, flush, true);
-    buffer += options.crlf ? "\r\n" : "\n";
+    out.section(image, true);
+    out.text(options.crlf ? "\r\n" : "\n");
   }
-  if (!buffer.empty()) sink(buffer);
+  out.finish();
   return true;
 }
 

@@ -4,9 +4,6 @@
 #include <bit>
 #include <cstring>
 #include <map>
-#include <memory>
-#include <set>
-#include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
@@ -17,13 +14,6 @@ namespace ptxdwarf::write {
 using namespace dw;
 
 namespace {
-
-// A re-encoded relocation as a reference to the source relocation it copies:
-// 8 bytes, not a 32-byte copy. A round trip that only compares keeps these.
-struct RelocationRef {
-  uint32_t offset = 0;  // in the re-encoded section
-  uint32_t source = 0;  // index into the source section's relocations
-};
 
 // How the round trip names a relocation that differs: source relocation
 // `x` re-encoded as `y` (nullopt when they agree), one lost, one added.
@@ -123,15 +113,12 @@ class StreamComparison {
   std::optional<ImageDifference> relocationDifference_;  // the first, or the first added
 };
 
-// What preserve-mode encoding makes of one section: its bytes, and its
-// relocations either copied into `image` or referred to in `refs`; or, with
-// `compare`, neither kept: each value is compared as it is written, and
-// `bytes` stays empty.
+// Where preserve-mode encoding puts one section: into `image`, its bytes
+// and its relocations copied; or, with `compare`, nowhere: each value is
+// compared as it is written.
 struct PreserveOutput {
-  std::vector<uint8_t>& bytes;
-  SectionImage* image = nullptr;              // relocations copied here ...
-  std::vector<RelocationRef>* refs = nullptr;  // ... or referred to here ...
-  StreamComparison* compare = nullptr;         // ... or compared as they come
+  SectionImage* image = nullptr;
+  StreamComparison* compare = nullptr;
 };
 
 // Appends bytes and copies relocations of the source section that fall in
@@ -143,16 +130,14 @@ class PreserveWriter {
   // name store instead of copying every name.
   PreserveWriter(PreserveOutput out, const SectionImage* source) : out_(out), src_(source) {
     if (!src_ || out_.compare) return;
-    out_.bytes.reserve(src_->bytes.size());
-    if (out_.refs) out_.refs->reserve(src_->relocations.size());
-    if (!out_.image) return;
+    out_.image->bytes.reserve(src_->bytes.size());
     out_.image->relocations.reserve(src_->relocations.size());
     out_.image->names = src_->names;
   }
 
   void fixed(uint64_t v, unsigned size) {
     if (out_.compare) out_.compare->fixed(v, size);
-    else appendLittleEndian(out_.bytes, v, size);
+    else appendLittleEndian(out_.image->bytes, v, size);
   }
   // ULEB128 padded to `width` bytes (inputs may pad; preserve keeps it).
   void uleb(uint64_t v, uint64_t width) { leb(v, width); }
@@ -165,7 +150,7 @@ class PreserveWriter {
   }
   void raw(std::span<const uint8_t> b) {
     if (out_.compare) out_.compare->bytes(b.data(), b.size());
-    else out_.bytes.insert(out_.bytes.end(), b.begin(), b.end());
+    else out_.image->bytes.insert(out_.image->bytes.end(), b.begin(), b.end());
   }
   void string(std::string_view s) {
     raw(std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
@@ -184,16 +169,16 @@ class PreserveWriter {
     for (next_ = firstAtOrAfter(from); next_ < source.size() && source[next_].offset < from + size; ++next_) {
       const Relocation& r = source[next_];
       const auto offset = static_cast<uint32_t>(at + (r.offset - from));
-      if (out_.compare) out_.compare->relocation(offset, next_);
-      else if (out_.refs) out_.refs->push_back({offset, static_cast<uint32_t>(next_)});
-      else {
+      if (out_.compare) {
+        out_.compare->relocation(offset, next_);
+      } else {
         Relocation moved = r;  // a difference's names stay the source's
         moved.offset = offset;
         out_.image->relocations.push_back(moved);
       }
     }
   }
-  uint64_t offset() const { return (out_.compare ? out_.compare->taken() : 0) + out_.bytes.size(); }
+  uint64_t offset() const { return out_.compare ? out_.compare->taken() : out_.image->bytes.size(); }
 
  private:
   // The index of the first source relocation at or after `from`. Values are
@@ -376,24 +361,16 @@ struct LocImageWriter {
   }
 };
 
-void preserveLoc(const read::Dwarf& dwarf, PreserveOutput out) {
-  const uint64_t size = locImageSize(dwarf);
-  out.bytes.clear();
-  out.bytes.resize(size);
-  LocImageWriter w{out.bytes};
+// (Never compared as written: locDifference does that.)
+void preserveLoc(const read::Dwarf& dwarf, SectionImage& image) {
+  image.bytes.assign(locImageSize(dwarf), 0);
+  LocImageWriter w{image.bytes};
   const std::vector<bool> covered = writeLocEntries(dwarf, w);
-  const std::vector<Relocation>* source = dwarf.loc ? &dwarf.loc->relocations : nullptr;
-  const size_t count = static_cast<size_t>(std::count(covered.begin(), covered.end(), true));
-  if (out.refs) {  // the entries were written at their own offsets: the source's
-    out.refs->reserve(count);
-    for (size_t i = 0; i < covered.size(); ++i)
-      if (covered[i]) out.refs->push_back({(*source)[i].offset, static_cast<uint32_t>(i)});
-    return;
-  }
-  out.image->relocations.reserve(count);
-  if (dwarf.loc) out.image->names = dwarf.loc->names;  // the names stay where the source keeps them
+  // The entries were written at their own offsets: the source's relocations as they are.
+  image.relocations.reserve(static_cast<size_t>(std::count(covered.begin(), covered.end(), true)));
+  if (dwarf.loc) image.names = dwarf.loc->names;  // the names stay where the source keeps them
   for (size_t i = 0; i < covered.size(); ++i)
-    if (covered[i]) out.image->relocations.push_back((*source)[i]);
+    if (covered[i]) image.relocations.push_back(dwarf.loc->relocations[i]);
 }
 
 void preservePubnames(const read::Dwarf& dwarf, PreserveOutput out) {
@@ -437,43 +414,20 @@ void preserveAranges(const read::Dwarf& dwarf, PreserveOutput out) {
   }
 }
 
-// Whether preserve-mode encoding models `in` (else it copies it).
-bool isModelled(const read::Dwarf& dwarf, const SectionImage& in) {
-  return &in == dwarf.abbrev || &in == dwarf.info || &in == dwarf.loc || &in == dwarf.pubnames ||
-         &in == dwarf.aranges;
-}
-
-void preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput out, Diagnostics& diags) {
+// Encodes `in` as preserve mode models it; false when it does not model it
+// (.debug_str, .debug_macinfo, ...: such a section is copied).
+bool preserve(const read::Dwarf& dwarf, const SectionImage& in, PreserveOutput out, Diagnostics& diags) {
   if (&in == dwarf.abbrev) preserveAbbrevs(dwarf, out);
   else if (&in == dwarf.info) preserveInfo(dwarf, out, diags);
-  else if (&in == dwarf.loc) preserveLoc(dwarf, out);
+  else if (&in == dwarf.loc) preserveLoc(dwarf, *out.image);
   else if (&in == dwarf.pubnames) preservePubnames(dwarf, out);
   else if (&in == dwarf.aranges) preserveAranges(dwarf, out);
+  else return false;
+  return true;
 }
 
-template <typename ActualRelocation>
-std::optional<ImageDifference> compareRelocations(const SectionImage& e, size_t actualRelocations,
-                                                  ActualRelocation actualRelocation);
-
-// compareImages() for one section, whose re-encoded relocations are given by
-// count and index: copies or references, the same differences in the same words.
-template <typename ActualRelocation>
-std::optional<ImageDifference> compareSection(const SectionImage& e, std::span<const uint8_t> actualBytes,
-                                              size_t actualRelocations, ActualRelocation actualRelocation) {
-  size_t n = std::min(e.bytes.size(), actualBytes.size());
-  auto mismatch = std::mismatch(e.bytes.begin(), e.bytes.begin() + static_cast<ptrdiff_t>(n), actualBytes.begin());
-  if (mismatch.first != e.bytes.begin() + static_cast<ptrdiff_t>(n)) {
-    uint64_t off = static_cast<uint64_t>(mismatch.first - e.bytes.begin());
-    return ImageDifference{e.name, off, "byte " + std::to_string(*mismatch.first) + " re-encoded as " +
-                                            std::to_string(*mismatch.second)};
-  }
-  if (e.bytes.size() != actualBytes.size())
-    return ImageDifference{e.name, n, "size " + std::to_string(e.bytes.size()) + " re-encoded as " +
-                                          std::to_string(actualBytes.size())};
-  return compareRelocations(e, actualRelocations, actualRelocation);
-}
-
-// compareSection's second half: the relocations, once the bytes agree.
+// The relocations, once the bytes agree; the re-encoded ones given by count
+// and index (an image's, or the source's that .debug_loc's entries cover).
 template <typename ActualRelocation>
 std::optional<ImageDifference> compareRelocations(const SectionImage& e, size_t actualRelocations,
                                                   ActualRelocation actualRelocation) {
@@ -485,13 +439,28 @@ std::optional<ImageDifference> compareRelocations(const SectionImage& e, size_t 
   return std::nullopt;
 }
 
+// compareImages() for one section.
+std::optional<ImageDifference> compareSection(const SectionImage& e, const SectionImage& actual) {
+  const std::vector<uint8_t>& actualBytes = actual.bytes;
+  size_t n = std::min(e.bytes.size(), actualBytes.size());
+  auto mismatch = std::mismatch(e.bytes.begin(), e.bytes.begin() + static_cast<ptrdiff_t>(n), actualBytes.begin());
+  if (mismatch.first != e.bytes.begin() + static_cast<ptrdiff_t>(n)) {
+    uint64_t off = static_cast<uint64_t>(mismatch.first - e.bytes.begin());
+    return ImageDifference{e.name, off, "byte " + std::to_string(*mismatch.first) + " re-encoded as " +
+                                            std::to_string(*mismatch.second)};
+  }
+  if (e.bytes.size() != actualBytes.size())
+    return ImageDifference{e.name, n, "size " + std::to_string(e.bytes.size()) + " re-encoded as " +
+                                          std::to_string(actualBytes.size())};
+  return compareRelocations(e, actual.relocations.size(), [&](size_t i) { return actual.relocations[i]; });
+}
+
 }  // namespace
 
 SectionImage encodePreserve(const read::Dwarf& dwarf, const SectionImage& in, Diagnostics& diags) {
-  if (!isModelled(dwarf, in)) return in;  // .debug_str, .debug_macinfo, ...: not modelled, copied
   SectionImage img;
   img.name = in.name;
-  preserve(dwarf, in, PreserveOutput{img.bytes, &img, nullptr}, diags);
+  if (!preserve(dwarf, in, PreserveOutput{&img}, diags)) return in;
   img.labels = in.labels;  // labels mark offsets; the same offsets if the round trip holds
   return img;
 }
@@ -567,15 +536,10 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
   const uint64_t size = locImageSize(dwarf);
   LocComparer c{in.bytes, WrittenBytes(size)};
   const std::vector<bool> covered = writeLocEntries(dwarf, c);
-  if (c.overlapped) {
-    std::vector<uint8_t> bytes;
-    std::vector<RelocationRef> refs;
-    preserveLoc(dwarf, PreserveOutput{bytes, nullptr, &refs});
-    return compareSection(in, bytes, refs.size(), [&](size_t i) {
-      Relocation r = in.relocations[refs[i].source];
-      r.offset = refs[i].offset;
-      return r;
-    });
+  if (c.overlapped) {  // malformed, and rare: compared on the image
+    SectionImage image;
+    preserveLoc(dwarf, image);
+    return compareSection(in, image);
   }
   // A byte no entry wrote is zero in the image.
   const uint64_t n = std::min<uint64_t>(size, in.bytes.size());
@@ -603,11 +567,9 @@ std::optional<ImageDifference> locDifference(const read::Dwarf& dwarf, const Sec
 
 std::optional<ImageDifference> preserveDifference(const read::Dwarf& dwarf, const SectionImage& in,
                                                   Diagnostics& diags) {
-  if (!isModelled(dwarf, in)) return std::nullopt;  // copied: the same
   if (&in == dwarf.loc) return locDifference(dwarf, in);
-  std::vector<uint8_t> unused;  // compared as written: nothing is kept
   StreamComparison comparison(in);
-  preserve(dwarf, in, PreserveOutput{unused, nullptr, nullptr, &comparison}, diags);
+  if (!preserve(dwarf, in, PreserveOutput{nullptr, &comparison}, diags)) return std::nullopt;  // copied: the same
   return comparison.finish();
 }
 
@@ -628,8 +590,7 @@ std::optional<ImageDifference> compareImages(std::span<const SectionImage> expec
     const auto found = lastOfName.find(e.name);
     const SectionImage* a = found == lastOfName.end() ? nullptr : found->second;
     if (!a) return ImageDifference{e.name, 0, "section missing after re-encoding"};
-    if (auto diff = compareSection(e, a->bytes, a->relocations.size(), [&](size_t i) { return a->relocations[i]; }))
-      return diff;
+    if (auto diff = compareSection(e, *a)) return diff;
   }
   return std::nullopt;
 }

@@ -3,15 +3,11 @@
 #include "ptxdwarf/write/reencode.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
-#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
 
 #include "ptxdwarf/dwarf.h"
-#include "ptxdwarf/leb128.h"
 #include "../work.h"
 
 namespace ptxdwarf::write {
@@ -173,10 +169,7 @@ std::vector<SectionImage> encodeCanonical(const read::Dwarf& dwarf, Diagnostics&
   }
   std::vector<const Unit*> pointers;
   for (auto& u : units) pointers.push_back(u.get());
-  EncodeOptions options;
-  options.threads = threads;
-  options.pubnames = dwarf.pubnames != nullptr;
-  options.aranges = dwarf.aranges != nullptr;
+  EncodeOptions options{.pubnames = dwarf.pubnames != nullptr, .aranges = dwarf.aranges != nullptr, .threads = threads};
   if (!dwarf.pubnameSets.empty() && !dwarf.units.empty() && dwarf.pubnameSets[0].infoLength == dwarf.units[0].length)
     options.pubnamesLength = UnitLengthConvention::unitLengthField;  // keep the input's convention
   std::vector<SectionImage> out = encode(pointers, options, diags);

@@ -42,10 +42,8 @@ Reformatted run(const Loaded& in, const ReformatOptions& options, const std::fun
   // Verbose comments need the model of exactly these bytes (other styles use no model).
   const bool annotate = options.reencode && options.style == Style::verbose;
   read::Dwarf annotated = annotate ? read::decode(images) : read::Dwarf{};
-  WriteOptions w;
-  w.style = options.style;
-  w.dwarf = options.reencode ? &annotated : &in.dwarf;
-  w.threads = options.threads;
+  const WriteOptions w{
+      .style = options.style, .dwarf = options.reencode ? &annotated : &in.dwarf, .threads = options.threads};
   const std::string_view text = in.text.view();
   // A run of the input handed over whole (a view of the text, read back from
   // the file) is not read again once written: its pages may go again.

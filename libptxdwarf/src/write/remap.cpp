@@ -45,7 +45,6 @@ class Layout {
     return true;
   }
   bool empty() const { return splices_.empty(); }
-  const std::vector<Splice>& splices() const { return splices_; }
 
   // Where old offset `x` is afterwards: past a splice, moved by the length
   // it changed by; inside one, as far into the new string as it can be.

@@ -1,7 +1,6 @@
 #include "ptxdwarf/write/unit.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -197,10 +196,6 @@ void Unit::appendToRun(DieId run, std::span<const uint8_t> bytes) {
   check(run);
   if (!dies_[run].run) throw BuildError("DIE " + std::to_string(run) + " is not a run");
   checkEncoded(dies_[run].shape - 1, bytes);
-  appendToRunUnchecked(run, bytes);
-}
-
-void Unit::appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes) {
   Die& d = dies_[run];
   if (d.firstAttribute + d.attributeCount != encoded_.size())
     throw BuildError("DIE " + std::to_string(run) + " is not the last DIE added encoded: its run is closed");
@@ -445,7 +440,8 @@ uint16_t Unit::formOf(const Record& r) const {
   return chooseForm(r.name, r.kind, r.form, number, blockSize, options_);
 }
 
-void Unit::put(DieId id, const Record& r, bool append) {
+void Unit::put(DieId id, uint16_t name, Record r, bool append) {
+  r.name = name;
   if (r.kind == Value::Kind::reference && r.lo != kNoDie) check(r.lo);
   if (r.kind == Value::Kind::locationList && r.lo >= lists_.size())
     throw BuildError("location list " + std::to_string(r.lo) + " does not exist");
@@ -484,59 +480,45 @@ void Unit::put(DieId id, const Record& r, bool append) {
 
 void Unit::set(DieId id, uint16_t name, const Value& value) {
   checkName(id, name);
-  Record r = recordOf(value);
-  r.name = name;
-  put(id, r, false);
+  put(id, name, recordOf(value), false);
 }
 
 void Unit::append(DieId id, uint16_t name, const Value& value) {
   checkName(id, name);
-  Record r = recordOf(value);
-  r.name = name;
-  put(id, r, true);
+  put(id, name, recordOf(value), true);
 }
 
 void Unit::setUnsigned(DieId id, uint16_t name, uint64_t v, uint16_t form) {
   checkName(id, name);
-  put(id,
-      {.lo = static_cast<uint32_t>(v),
-       .hi = static_cast<uint32_t>(v >> 32),
-       .name = name,
-       .form = form,
-       .kind = Value::Kind::unsigned_},
-      false);
+  put(id, name, {.lo = static_cast<uint32_t>(v), .hi = static_cast<uint32_t>(v >> 32), .form = form}, false);
 }
 
 void Unit::setFlag(DieId id, uint16_t name, bool v, uint16_t form) {
   checkName(id, name);
-  put(id, {.lo = v ? 1u : 0u, .name = name, .form = form, .kind = Value::Kind::flag}, false);
+  put(id, name, {.lo = v ? 1u : 0u, .form = form, .kind = Value::Kind::flag}, false);
 }
 
 void Unit::setString(DieId id, uint16_t name, std::string_view s, uint16_t form) {
   checkName(id, name);
   if (s.find('\0') != std::string_view::npos) throw BuildError("DWARF strings cannot contain NUL bytes");
-  Record r = bytesRecord(Value::Kind::string, asBytes(s), form);
-  r.name = name;
-  put(id, r, false);
+  put(id, name, bytesRecord(Value::Kind::string, asBytes(s), form), false);
 }
 
 void Unit::setReference(DieId id, uint16_t name, DieId target, uint16_t form) {
   checkName(id, name);
-  put(id, {.lo = target, .name = name, .form = form, .kind = Value::Kind::reference}, false);
+  put(id, name, {.lo = target, .form = form, .kind = Value::Kind::reference}, false);
 }
 
 void Unit::setAddress(DieId id, uint16_t name, const SymbolRef& symbol, uint16_t form) {
   checkName(id, name);
-  Record r{.lo = static_cast<uint32_t>(symbols_.size()), .name = name, .form = form, .kind = Value::Kind::address};
+  const Record r{.lo = static_cast<uint32_t>(symbols_.size()), .form = form, .kind = Value::Kind::address};
   symbols_.push_back({keepString(symbol.name), static_cast<uint32_t>(symbol.name.size()), symbol.addend});
-  put(id, r, false);
+  put(id, name, r, false);
 }
 
 void Unit::setExpression(DieId id, uint16_t name, const Expr& expr, uint16_t form) {
   checkName(id, name);
-  Record r = expressionRecord(Value::Kind::expression, expr, form);
-  r.name = name;
-  put(id, r, false);
+  put(id, name, expressionRecord(Value::Kind::expression, expr, form), false);
 }
 
 // A producer's attribute must be in a form ptxas reads: the output is for

@@ -2,18 +2,8 @@
 // locations (Location) and attribute values (Value).
 #include "ptxdwarf/write/unit.h"
 
-#include <algorithm>
-#include <charconv>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-#include "../reserve.h"
-#include "unit_store.h"
 #include "ptxdwarf/dwarf.h"
 #include "ptxdwarf/leb128.h"
-#include "../work.h"
-#include "ptxdwarf/write/encode.h"
 
 namespace ptxdwarf::write {
 
@@ -28,33 +18,24 @@ Expr& Expr::u8(uint8_t v) {
   return *this;
 }
 Expr& Expr::u16(uint16_t v) {
-  for (int i = 0; i < 2; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  appendLittleEndian(bytes_, v, 2);
   return *this;
 }
 Expr& Expr::u32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  appendLittleEndian(bytes_, v, 4);
   return *this;
 }
 Expr& Expr::u64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) u8(static_cast<uint8_t>(v >> (8 * i)));
+  appendLittleEndian(bytes_, v, 8);
   return *this;
 }
 Expr& Expr::uleb(uint64_t v) {
-  do {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    u8(v ? (b | 0x80) : b);
-  } while (v);
+  encodeUleb(v, [this](uint8_t b) { u8(b); });
   return *this;
 }
 Expr& Expr::sleb(int64_t v) {
-  for (;;) {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    bool done = (v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40));
-    u8(done ? b : (b | 0x80));
-    if (done) return *this;
-  }
+  encodeSleb(v, [this](uint8_t b) { u8(b); });
+  return *this;
 }
 
 std::string registerProblem(std::string_view reg) {
@@ -74,14 +55,9 @@ uint64_t packedOrThrow(std::string_view reg) {
 
 Expr& Expr::regx(std::string_view ptxRegister) {
   // One append of the whole operation: annotate writes one per register.
-  uint64_t v = packedOrThrow(ptxRegister);
   uint8_t op[11] = {DW_OP_regx};
   size_t n = 1;
-  do {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    op[n++] = v ? (b | 0x80) : b;
-  } while (v);
+  encodeUleb(packedOrThrow(ptxRegister), [&](uint8_t b) { op[n++] = b; });
   bytes_.insert(bytes_.end(), op, op + n);
   return *this;
 }
@@ -131,38 +107,26 @@ uint8_t addressClassOf(ptx::StateSpace space) {
 }
 
 Location Location::reg(std::string_view ptxRegister, uint8_t addressSize) {
-  Location l;
-  l.kind_ = Kind::expression;
-  l.expr_ = Expr(addressSize);
-  l.expr_.regx(ptxRegister);
-  l.addressClass_ = cuda::ADDR_reg_space;
-  return l;
+  return expression(Expr(addressSize).regx(ptxRegister), cuda::ADDR_reg_space);
 }
 
 Location Location::symbol(SymbolRef symbol, ptx::StateSpace space, uint8_t addressSize) {
-  Location l;
-  l.kind_ = Kind::expression;
-  l.expr_ = Expr(addressSize);
+  Expr e(addressSize);
   if (symbol.name.starts_with("__local_depot") && symbol.addend != 0) {
     // ptxas rewrites `DW_OP_addr __local_depotN` into DW_OP_fbreg and drops an
     // addend silently; an offset into the depot must follow as an operation.
     if (symbol.addend < 0) throw BuildError("negative offset into " + symbol.name);
     int64_t offset = symbol.addend;
     symbol.addend = 0;
-    l.expr_.addr(std::move(symbol)).plusUconst(static_cast<uint64_t>(offset));
+    e.addr(std::move(symbol)).plusUconst(static_cast<uint64_t>(offset));
   } else {
-    l.expr_.addr(std::move(symbol));
+    e.addr(std::move(symbol));
   }
-  l.addressClass_ = addressClassOf(space);
-  return l;
+  return expression(std::move(e), addressClassOf(space));
 }
 
 Location Location::frameOffset(int64_t offset, uint8_t addressClass) {
-  Location l;
-  l.kind_ = Kind::expression;
-  l.expr_.fbreg(offset);
-  l.addressClass_ = addressClass;
-  return l;
+  return expression(Expr().fbreg(offset), addressClass);
 }
 
 Location Location::expression(Expr expr, uint8_t addressClass) {

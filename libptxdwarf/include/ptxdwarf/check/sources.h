@@ -20,23 +20,10 @@
 #include <string_view>
 #include <vector>
 
-#include "ptxdwarf/diagnostic.h"
-#include "ptxdwarf/ptx/module.h"
-#include "ptxdwarf/read/dwarf.h"
-
 namespace ptxdwarf::check {
 
-struct SourcesOptions {
-  std::string directory = {};  // DIR of --sources=DIR (gdb's `directory DIR`); empty: none
-};
-
-// The files a debugger tries for `path`, in its order (see above).
+// The files a debugger tries for `path`, in its order (see above), with
+// `directory` the DIR of --sources=DIR (gdb's `directory DIR`; empty: none).
 std::vector<std::string> sourceCandidates(std::string_view path, std::string_view compDir, std::string_view directory);
-
-// Rule "source-file", warnings: each `.file` path, each DW_AT_decl_file
-// index naming such a `.file` (once per index, at its first use), each unit
-// DIE's DW_AT_name that resolves to no readable file, and each
-// DW_AT_comp_dir that is no directory.
-Diagnostics checkSources(const ptx::Module& module, const read::Dwarf& dwarf, const SourcesOptions& options = {});
 
 }  // namespace ptxdwarf::check

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +28,6 @@ class JsonWriter {
   void signedValue(int64_t v);
   void boolean(bool v);
   void null();
-  // A value already written as JSON (a number spelled elsewhere, a nested document).
-  void rawValue(std::string_view json);
 
   // key + value.
   template <typename T>
@@ -36,14 +35,17 @@ class JsonWriter {
     key(k);
     value(v);
   }
+  // key + value, or null where there is none.
+  template <typename T>
+  void field(std::string_view k, const std::optional<T>& v) {
+    key(k);
+    if (v) value(*v);
+    else null();
+  }
 
   // Layout: `text` (a newline, spaces) goes before the next element of the
   // enclosing container, after the comma that separates it from the one before.
   void breakBefore(std::string_view text) { pending_ = text; }
-
-  // The document so far, for a caller that writes it out in pieces (the
-  // writer keeps only the nesting, not the text).
-  std::string& out() { return out_; }
 
  private:
   void beforeValue();

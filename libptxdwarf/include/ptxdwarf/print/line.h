@@ -14,11 +14,13 @@ namespace ptxdwarf::print {
 // after each row, so a streaming caller can write out what has accumulated.
 void lineTableText(const ptx::Module& module, std::string& out, const std::function<void()>& drain = {});
 
-// Appends `"line":{"files":[...],"rows":[...]}` (no separator before it),
-// calling `drain` after each row as lineTableText does.
-void lineTableJson(const ptx::Module& module, std::string& out, const std::function<void()>& drain = {});
-// The same member written through `w`, inside the object `w` has open.
+// Writes the member `"line":{"files":[...],"rows":[...]}` through `w`, inside
+// the object `w` has open, calling `drain` after each row as lineTableText does.
 class JsonWriter;
 void lineTableJson(const ptx::Module& module, JsonWriter& w, const std::function<void()>& drain = {});
+
+// `path:line:col` of a source position, the path resolved through the file
+// table and escaped as the dump escapes it.
+void appendSourcePosition(std::string& out, const ptx::LineTable& t, const ptx::SourcePosition& p);
 
 }  // namespace ptxdwarf::print

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,8 +25,8 @@ namespace ptxdwarf::print {
 
 // `sym`, `sym+8`, `sym-4`, `A-B`, `A-B+8`: Relocation::expression() without a temporary.
 void appendReloc(std::string& out, const Relocation& r);
-// `name`, `name+8`, `name-4`.
-void appendSymbolPlus(std::string& out, std::string_view name, int64_t addend);
+// A relocation's addend after its symbols: `+8`, `-4`, nothing for 0.
+void appendAddend(std::string& out, int64_t addend);
 
 // ---- .debug_loc entries, read straight from the section image ----
 
@@ -100,8 +101,6 @@ class Renderer {
   // ("[begin, end): expr; base X", no base applied), a reference as its
   // symbol or raw offset; every symbol through the symbol speller.
   void plainValue(std::string& out, const read::Die& die, const read::AttrValue& v) const;
-  // An address-sized operand: the symbol, else the number.
-  void plainAddress(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const;
   // One .debug_aranges range: `[begin, end)`, `[f_begin, f_end)` for a length `f_end-f_begin`.
   void plainRange(std::string& out, const read::ArangeSet& set, const read::Range& r) const;
 
@@ -111,22 +110,19 @@ class Renderer {
   // One range bound of a list entry as printed inside an attribute (base applied).
   void listAddress(std::string& out, const read::Unit& unit, uint64_t value,
                    const Relocation* reloc) const;
-  // A raw address operand: "0x%016x" or the relocation.
-  static void address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize);
+  // An address-sized operand: the symbol (through the symbol speller), else "0x%016x".
+  void address(std::string& out, uint64_t value, const Relocation* reloc, uint8_t addressSize) const;
 
   // llvm-dwarfdump's qualified type name of `die` ("const char *", "int[32]").
   void typeName(std::string& out, const read::Die* die) const;
   // The resolved path of file `index` for the unit (decl_file/call_file), or false.
   bool fileName(std::string& out, const read::Unit& unit, uint64_t index) const;
 
-  // The .debug_loc offset a location attribute names (relocation resolved), or false.
-  bool locOffset(const read::AttrValue& v, uint64_t& offset) const;
-  // Does llvm-dwarfdump print this attribute as a location list / expression?
+  // The .debug_loc offset a location attribute names (relocation resolved), or none.
+  std::optional<uint64_t> locOffset(const read::AttrValue& v) const;
+  // Does llvm-dwarfdump print this attribute as a location list? (As an
+  // expression: dw::holdsLocationExpression.)
   static bool isLocationList(const read::AttrValue& v);
-  static bool isLocationExpr(const read::AttrValue& v);
-
-  const read::Dwarf& dwarf() const { return dwarf_; }
-  const ptx::Module& module() const { return module_; }
 
  private:
   void symbol(std::string& out, const Relocation& r) const;

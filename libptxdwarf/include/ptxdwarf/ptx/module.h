@@ -298,10 +298,6 @@ struct Module {
   void reindex();
   // Builds only the index findFile() uses (it scans without one).
   void indexFiles();
-  // Builds only the functions' variable ranges, and forgets the lookups by
-  // name declaresRegister() and findVariable() made of a function's many
-  // declarations (without them they scan).
-  void indexDeclarations();
 
  private:
   template <class T>
@@ -329,8 +325,6 @@ struct Module {
 };
 
 struct ReadOptions {
-  // Keep the `.section` blocks whose names do not start with ".debug" too.
-  bool keepAllSections = true;
   // Called about every `consumedStep` bytes with a range [begin, end) of the
   // text the reader will not look at again. The Module keeps no view of the
   // text, so a caller that mapped the file can drop those pages as the read

@@ -393,8 +393,6 @@ class Dwarf {
   const SectionImage* loc = nullptr;
   const SectionImage* pubnames = nullptr;
   const SectionImage* aranges = nullptr;
-  const SectionImage* macinfo = nullptr;
-  const SectionImage* line = nullptr;
   std::span<const SectionImage> sections;  // every section of the module
 
   std::vector<AbbrevTable> abbrevTables;  // those units name first, then the rest; see tablesInOrder()

@@ -14,10 +14,9 @@ namespace ptxdwarf::view {
 // Appends the name of the type `die` describes (llvm::DWARFTypePrinter's
 // spelling, LLVM 14); "void" for none. Bounded work per name, whatever the
 // DIEs: a type nested more than 64 scopes deep is named by its innermost 64
-// after scopesLeftOutMarker() ("(enclosing scopes left out)::N1937::..."),
-// and a name whose spelling would take more steps than the bound (DIEs that
+// after "(enclosing scopes left out)::", and a name whose spelling would take more steps than the bound (DIEs that
 // reference each other in a cycle, templates of templates) stops where the
-// bound is reached with nameCutShortMarker(). `ends` (made of this Dwarf)
+// bound is reached with "(name cut short)". `ends` (made of this Dwarf)
 // lets the children of a type -- template parameters, subranges, function
 // parameters -- be found without walking its members' subtrees: callers
 // naming many types pass one, so the work does not grow with how deep the
@@ -25,8 +24,5 @@ namespace ptxdwarf::view {
 void appendTypeName(const read::Dwarf& dwarf, const read::Die* die, std::string& out,
                     const SubtreeEnds* ends = nullptr);
 std::string typeName(const read::Dwarf& dwarf, const read::Die* die, const SubtreeEnds* ends = nullptr);
-
-std::string_view scopesLeftOutMarker();  // "(enclosing scopes left out)"
-std::string_view nameCutShortMarker();   // "(name cut short)"
 
 }  // namespace ptxdwarf::view

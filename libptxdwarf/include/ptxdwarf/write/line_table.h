@@ -79,7 +79,6 @@ class Labels {
   std::string temporary();
   // A fresh label for a string in `.debug_str`.
   std::string string();
-  const std::string& prefix() const { return prefix_; }
 
  private:
   std::string prefix_;
@@ -139,8 +138,6 @@ class LineEmitter {
   const SectionImage& strings() const { return strings_; }
   // The label of `function`'s string, added when new.
   const std::string& stringLabel(std::string_view function);
-
-  const LineOptions& options() const { return options_; }
 
  private:
   // An inline context: the code of `function` (a strings_ entry) called at

@@ -322,8 +322,6 @@ class Unit {
   // Adds one DIE's bytes to `run`, which must be the last DIE added encoded;
   // checked as addEncoded checks them.
   void appendToRun(DieId run, std::span<const uint8_t> bytes);
-  // The same unchecked, for bytes made in the shape's forms by construction.
-  void appendToRunUnchecked(DieId run, std::span<const uint8_t> bytes);
   // A register run: the variables %stem0 .. %stem<count-1> of a `.reg .T
   // %stem<count>` declaration, leaves of one shape kept as the first DIE's
   // bytes and a count (a run keeps every DIE's: 8 MB for the 400,000
@@ -423,7 +421,7 @@ class Unit {
   void checkName(DieId id, uint16_t name) const;
   void checkPtxasReads(DieId id, uint16_t name, Value::Kind kind, bool pinned, uint16_t form) const;
   // Links `r` in as the DIE's attribute `name` (replacing one of that name unless `append`).
-  void put(DieId id, const Record& r, bool append);
+  void put(DieId id, uint16_t name, Record r, bool append);
   Record bytesRecord(Value::Kind kind, std::span<const uint8_t> bytes, uint16_t form);
   Record expressionRecord(Value::Kind kind, const Expr& expr, uint16_t form);
   Record recordOf(const Value& value);
