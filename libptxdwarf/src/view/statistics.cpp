@@ -406,16 +406,13 @@ class Collector {
 
     s_.coveredInAnyScope += total;
     if (f.scope) {
-      auto add = [&](ScopeCoverage& c) {
-        c.coveredInParentScope += inScope;
-        c.inParentScope += f.scope;
-        c.coveredByEntryValues += entryValues;
-      };
-      add(s_.variables);
-      if (isParam)
-        add(s_.paramScopes);
-      else if (isLocalVar)
-        add(s_.localVarScopes);
+      ScopeCoverage* kind = isParam ? &s_.paramScopes : isLocalVar ? &s_.localVarScopes : nullptr;
+      for (ScopeCoverage* c : {&s_.variables, kind}) {
+        if (!c) continue;
+        c->coveredInParentScope += inScope;
+        c->inParentScope += f.scope;
+        c->coveredByEntryValues += entryValues;
+      }
     }
     if (isConstantMember) {
       fn.constantMembers++;
