@@ -105,15 +105,20 @@ void tablesText(const ptx::Module& m, std::string_view section, bool withInlinin
   }
 }
 
+// A source position's members, as every position in these tables spells them.
+void positionFields(uint32_t file, uint32_t line, uint32_t column, JsonWriter& w) {
+  w.field("file", file);
+  w.field("line", line);
+  w.field("column", column);
+}
+
 void inlineStackJson(const LineTable& t, const LineRow& r, const ShownInlineStack& stack, JsonWriter& w) {
   w.key("inlined_at");
   w.arrayBegin();
   for (const InlineFrame& f : stack.frames) {
     w.objectBegin();
     w.field("function", f.function);
-    w.field("file", f.callFile);
-    w.field("line", f.callLine);
-    w.field("column", f.callColumn);
+    positionFields(f.callFile, f.callLine, f.callColumn, w);
     w.objectEnd();
   }
   w.arrayEnd();
@@ -127,9 +132,7 @@ void inlineStackJson(const LineTable& t, const LineRow& r, const ShownInlineStac
   if (r.cudaGdbCallSite == LineRow::kNoRow) return w.null();
   const LineRow& site = t.rows[r.cudaGdbCallSite];
   w.objectBegin();
-  w.field("file", site.file);
-  w.field("line", site.line);
-  w.field("column", site.column);
+  positionFields(site.file, site.line, site.column, w);
   w.objectEnd();
 }
 
@@ -137,9 +140,7 @@ void rowJson(const LineTable& t, size_t row, bool withInlining, std::span<const 
   const LineRow& r = t.rows[row];
   w.objectBegin();
   w.field("address", r.address);
-  w.field("file", r.file);
-  w.field("line", r.line);
-  w.field("column", r.column);
+  positionFields(r.file, r.line, r.column, w);
   w.key("is_stmt");
   w.boolean(r.isStmt);
   if (r.endSequence) {
